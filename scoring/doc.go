@@ -1,0 +1,84 @@
+// Package scoring scores resolved yes/no forecasts: the Brier score, the
+// log score, the base rate, the Brier skill score, a calibration table and
+// the Murphy decomposition of the Brier score, over all forecasts and per
+// forecaster.
+//
+// It imports only the standard library; the score_forecasts tool (HTTP and
+// MCP) and the forecast-file checker call it.
+//
+//	res, err := scoring.Score([]scoring.Forecast{
+//		{Who: "agent:ann", P: 0.8, Outcome: true},
+//		{Who: "agent:bob", P: 0.3, Outcome: false},
+//	}, scoring.Options{})
+//	fmt.Println(res.Overall.Brier, res.Forecasters[0].Who)
+//
+// [Score] does everything in one pass. [Brier], [Log], [Calibration] and
+// [Decompose] compute one thing each. [ParseOutcome] reads "yes", "no",
+// "1" and "0".
+//
+// # Formulas
+//
+// For n forecasts p_i with outcomes o_i (1 = yes, 0 = no):
+//
+//   - Brier score = (1/n) Σ (p_i − o_i)², from 0 (best) to 1.
+//     Brier, "Verification of forecasts expressed in terms of
+//     probability", Monthly Weather Review 78 (1950) 1–3.
+//   - Log score = (1/n) Σ ln q_i, where q_i = p_i if o_i = 1 and 1 − p_i
+//     otherwise: the probability given to what happened. At most 0, higher
+//     is better; in bits divide by ln 2. It is the negative of
+//     scikit-learn's log_loss. Good, "Rational decisions", J. Royal
+//     Statistical Society B 14 (1952) 107–114. Before taking the logarithm
+//     p is clipped to [ClipLow, ClipHigh] = [0.001, 0.999] (as the project
+//     decided for every tool that needs odds), so a forecast of 0% or 100%
+//     on the wrong side costs ln 0.001 ≈ −6.9 instead of minus infinity;
+//     [Summary.Clipped] counts them and a note says so.
+//   - Base rate ō = (1/n) Σ o_i.
+//   - Brier skill score = 1 − Brier / (ō (1 − ō)): the reference forecast
+//     is the sample base rate ("climatology"), whose Brier score is
+//     ō (1 − ō). Above 0 beats it, 1 is perfect. When every outcome is the
+//     same the reference is perfect and the ratio undefined: the skill is
+//     nil (JSON null) with a note. Wilks, Statistical Methods in the
+//     Atmospheric Sciences, chapter "Forecast verification" (skill scores).
+//   - Calibration table (reliability diagram): K equal-width bins; bin k
+//     holds the forecasts with k/K ≤ p < (k+1)/K, and the last bin also
+//     p = 1. Each row gives its range, count, how many resolved yes, the
+//     mean forecast p̄_k and the observed frequency ō_k. Empty bins are
+//     kept, with count 0 and null means, so tables always have K rows and
+//     line up across forecasters and plots. (scikit-learn's
+//     calibration_curve drops empty bins; otherwise its "uniform" strategy
+//     gives the same means, except that it puts a p lying exactly on an
+//     inner edge in the lower bin.)
+//   - Murphy decomposition over the same bins, with n_k forecasts in bin k:
+//     reliability REL = (1/n) Σ_k n_k (p̄_k − ō_k)²,
+//     resolution RES = (1/n) Σ_k n_k (ō_k − ō)²,
+//     uncertainty UNC = ō (1 − ō). Murphy, "A new vector partition of the
+//     probability score", J. Applied Meteorology 12 (1973) 595–600.
+//     Brier = REL − RES + UNC holds exactly only when all forecasts in a
+//     bin are equal. Binned forecasts add two terms (Stephenson, Coelho
+//     and Jolliffe, "Two extra components in the Brier score
+//     decomposition", Weather and Forecasting 23 (2008) 752–757):
+//     within-bin variance WBV = (1/n) Σ_k Σ_{i∈k} (p_i − p̄_k)² and
+//     within-bin covariance WBC = (2/n) Σ_k Σ_{i∈k} (p_i − p̄_k)(o_i − ō_k),
+//     so that Brier = REL − RES + UNC + WBV − WBC exactly. This package
+//     reports all five terms ([Murphy]) rather than grouping by distinct
+//     forecast value, which would need memory per distinct value.
+//
+// # Decisions
+//
+//   - Forecasts with an empty Who are scored as the forecaster "" (the
+//     empty string, not a label that could clash with a real name). Who is
+//     compared exactly; forecasters are listed sorted by Who in byte order.
+//   - Options.Bins = 0 means 10; a negative value or one above [MaxBins]
+//     is an error ([ErrBins]). The tools limit it further, to 2..20.
+//   - P must be in [0, 1] and not NaN; the first bad forecast is reported
+//     by index ([ForecastError]). Percent input is the adapters' job.
+//   - No result holds NaN or Inf: the log score is clipped, the skill is
+//     nil when undefined, and empty bins have nil means.
+//
+// # Cost
+//
+// [Score] reads the forecasts once, with one accumulator per forecaster;
+// the overall scores are the sum of the forecasters' accumulators. Time is
+// O(n) plus sorting the forecasters, and memory O(forecasters × bins),
+// independent of n.
+package scoring
