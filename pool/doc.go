@@ -1,0 +1,76 @@
+// Package pool combines several forecasts of one yes/no question into a
+// single probability.
+//
+// [Combine] always computes three pools and reports all of them; the
+// [Options.Method] field only says which one leads ([Result.P]):
+//
+//   - [GeoOdds]: the geometric mean of odds, that is the weighted mean of the
+//     log-odds mapped back to a probability (Satopää et al. 2014; Sevilla,
+//     "When pooling forecasts, use the geometric mean of odds", EA Forum 2021).
+//     This is the default.
+//   - [Mean]: the weighted arithmetic mean of the probabilities.
+//   - [Median]: the weighted median of the probabilities, by the rule of the
+//     Metaculus community prediction.
+//
+// Usage:
+//
+//	res, err := pool.Combine([]pool.Forecast{{Who: "a", P: 0.7}, {Who: "b", P: 0.4}}, pool.Options{})
+//	if err != nil { ... }
+//	fmt.Println(res.P, res.SpreadPts, res.Disagree)
+//
+// # Weights
+//
+// [Forecast.Weight] is a pointer so that its zero value (nil) means weight 1:
+// a plain []Forecast pools with equal weights. Weight 0 leaves the forecast
+// out (it is counted in [Result.Excluded] and named in the notes), a negative,
+// NaN or infinite weight is an error ([ErrWeight]), and all weights 0 is an
+// error ([ErrAllExcluded]). Weights are relative: {1, 3} and {0.25, 0.75}
+// give the same pool. In Go 1.26, new(2.0) makes a weight pointer inline.
+//
+// # Weighted median
+//
+// The included forecasts are sorted by probability and their weights
+// accumulated. With half the total weight W/2, the median is the mean of the
+// first value whose cumulative weight is at least W/2 and the first value
+// whose cumulative weight is more than W/2. When no cumulative weight hits
+// W/2 exactly these are the same value; when one does (an even number of
+// equal weights, for instance) the two middle values are averaged, so equal
+// weights give the ordinary median. This is the weighted_median of the
+// Metaculus community prediction (ilow: first cmf >= wmid; ihigh: first
+// cmf > wmid; result 0.5*(x[ilow]+x[ihigh])), as published in the public R
+// and Julia ports of that Python function. Cumulative weights within 1e-12
+// (relative to W) of W/2 count as hitting it, so that decimal weights such as
+// 0.1 and 0.2 behave as they read.
+//
+// # Extremizing
+//
+// [Options.Extremize] multiplies the pooled log-odds by a factor k >= 1
+// (p' = logistic(k*logit(p)), Satopää et al. 2014); it is applied to each of
+// the three results. 0 and 1 mean no extremizing. A pooled value of exactly
+// 0 or 1 stays where it is.
+//
+// # Clipping
+//
+// A probability of 0 or 1 has infinite log-odds. For the geometric mean of
+// odds, every probability is clipped into [0.001, 0.999] ([ClipLow],
+// [ClipHigh]) and each clipped forecast is named in [Result.Notes]. The mean,
+// the median and the spread use the probabilities as given. No result field
+// is ever NaN or infinite.
+//
+// # Spread and disagreement
+//
+// [Result.SpreadPts] is the highest minus the lowest included probability in
+// percentage points, rounded to 9 decimal places so that float noise (0.5 -
+// 0.3 = 0.20000000000000004) does not trip the flag. [Result.Disagree] is set
+// when the spread is strictly greater than the threshold
+// [Options.DisagreePts]: nil means [DefaultDisagreePts] (20 points), and a
+// pointer to 0 flags any spread at all.
+//
+// # Errors
+//
+// [Combine] returns [ErrNoForecasts] for an empty slice, a [*ForecastError]
+// wrapping [ErrProbability] or [ErrWeight] for a bad forecast (its Index is
+// the position in the slice), [ErrAllExcluded] when every weight is 0, and
+// [ErrMethod], [ErrExtremize] or [ErrDisagreePts] for bad options. Test with
+// errors.Is and errors.As.
+package pool

@@ -1,0 +1,57 @@
+package pool_test
+
+import (
+	"fmt"
+
+	"github.com/predictions-md/predictions/pool"
+)
+
+// The four forecasts of a nuclear war within a year from Sevilla's essay
+// "When pooling forecasts, use the geometric mean of odds" (EA Forum, 2021):
+// the mean is 1.10%, the geometric mean of odds about 1:118 (1:118.65 unrounded),
+// or 0.84%.
+func ExampleCombine() {
+	res, err := pool.Combine([]pool.Forecast{
+		{Who: "a", P: 0.0140},
+		{Who: "b", P: 0.0221},
+		{Who: "c", P: 0.0039},
+		{Who: "d", P: 0.0040},
+	}, pool.Options{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("geo_odds %.2f%% (odds 1:%.1f)\n", 100*res.GeoOdds, (1-res.GeoOdds)/res.GeoOdds)
+	fmt.Printf("mean %.2f%%, median %.2f%%\n", 100*res.Mean, 100*res.Median)
+	fmt.Printf("lead %s: %.2f%%; spread %.2f points, disagree %v\n", res.Method, 100*res.P, res.SpreadPts, res.Disagree)
+	// Output:
+	// geo_odds 0.84% (odds 1:118.7)
+	// mean 1.10%, median 0.90%
+	// lead geo_odds: 0.84%; spread 1.82 points, disagree false
+}
+
+// Weights, an excluded forecast, a certainty that is clipped, extremizing and
+// a custom disagreement threshold.
+func ExampleCombine_options() {
+	res, err := pool.Combine([]pool.Forecast{
+		{Who: "agent:alpha", P: 0.70, Weight: new(2.0)},
+		{Who: "agent:beta", P: 0.55},
+		{Who: "person", P: 1},
+		{Who: "agent:stale", P: 0.10, Weight: new(0.0)},
+	}, pool.Options{Method: pool.Median, Extremize: 1.5, DisagreePts: new(10.0)})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("%s %.1f%% (geo_odds %.1f%%, mean %.1f%%)\n", res.Method, 100*res.P, 100*res.GeoOdds, 100*res.Mean)
+	fmt.Printf("n %d, excluded %d, spread %.0f points, disagree %v\n", res.N, res.Excluded, res.SpreadPts, res.Disagree)
+	for _, n := range res.Notes {
+		fmt.Println("note:", n)
+	}
+	// Output:
+	// median 78.1% (geo_odds 96.4%, mean 82.5%)
+	// n 3, excluded 1, spread 45 points, disagree true
+	// note: forecasts[2] ("person"): p = 1 clipped to 0.999 for the geometric mean of odds (odds of 0 or 1 are infinite)
+	// note: forecasts[3] ("agent:stale") has weight 0 and was left out
+	// note: every pooled result extremized: log-odds multiplied by 1.5
+}

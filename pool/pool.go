@@ -1,0 +1,311 @@
+package pool
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+)
+
+// Method names one way of pooling forecasts. The string values are the ones
+// the tools accept and return.
+type Method string
+
+// The pooling methods. The zero value "" of [Method] means [GeoOdds].
+const (
+	GeoOdds Method = "geo_odds" // geometric mean of odds (weighted mean of log-odds)
+	Mean    Method = "mean"     // weighted arithmetic mean of probabilities
+	Median  Method = "median"   // weighted median of probabilities
+)
+
+// Methods returns the pooling methods in the order the tools list them.
+func Methods() []Method { return []Method{GeoOdds, Mean, Median} }
+
+// ParseMethod reads a method name, ignoring case and surrounding spaces. An
+// empty string gives [GeoOdds]. Anything else wraps [ErrMethod].
+func ParseMethod(s string) (Method, error) {
+	m := Method(strings.ToLower(strings.TrimSpace(s)))
+	if m == "" {
+		return GeoOdds, nil
+	}
+	if slices.Contains(Methods(), m) {
+		return m, nil
+	}
+	return "", fmt.Errorf("%w %q: use geo_odds, mean or median", ErrMethod, s)
+}
+
+// Clipping bounds for probabilities where odds are needed (DECISIONS.md:
+// [0.1%, 99.9%]).
+const (
+	ClipLow  = 0.001
+	ClipHigh = 0.999
+)
+
+// DefaultDisagreePts is the disagreement threshold, in percentage points,
+// used when [Options.DisagreePts] is nil.
+const DefaultDisagreePts = 20.0
+
+// Forecast is one forecaster's probability for the question.
+type Forecast struct {
+	// Who made the forecast; optional, used only in notes and errors.
+	Who string `json:"who,omitempty"`
+	// P is the probability of yes, in [0, 1].
+	P float64 `json:"p"`
+	// Weight is the forecast's relative weight. nil means 1; 0 leaves the
+	// forecast out; negative is an error.
+	Weight *float64 `json:"weight,omitempty"`
+}
+
+// Options tune [Combine]. The zero value pools by geometric mean of odds,
+// without extremizing, with a disagreement threshold of 20 points.
+type Options struct {
+	// Method chooses the leading result, copied to [Result.P]. "" means
+	// [GeoOdds]. All three results are computed whatever it says.
+	Method Method
+	// Extremize multiplies the pooled log-odds; it must be at least 1.
+	// 0 (the zero value) and 1 mean no extremizing.
+	Extremize float64
+	// DisagreePts is the spread, in percentage points, above which
+	// [Result.Disagree] is set. nil means [DefaultDisagreePts]; a pointer
+	// to 0 flags any spread. Negative or NaN is an error.
+	DisagreePts *float64
+}
+
+// Result is the pooled forecast. Every probability is in [0, 1]; no field
+// is NaN or infinite.
+type Result struct {
+	// GeoOdds is the geometric mean of odds as a probability.
+	GeoOdds float64 `json:"geo_odds"`
+	// Mean is the weighted mean of the probabilities.
+	Mean float64 `json:"mean"`
+	// Median is the weighted median of the probabilities.
+	Median float64 `json:"median"`
+	// Method is the leading method; P is its result.
+	Method Method  `json:"method"`
+	P      float64 `json:"p"`
+	// Extremize is the factor applied (1 when none).
+	Extremize float64 `json:"extremize"`
+	// Low and High are the lowest and highest included probabilities.
+	Low  float64 `json:"low"`
+	High float64 `json:"high"`
+	// SpreadPts is High − Low in percentage points (rounded to 9 decimals).
+	SpreadPts float64 `json:"spread_pts"`
+	// DisagreePts is the threshold used; Disagree is SpreadPts > DisagreePts.
+	DisagreePts float64 `json:"disagree_pts"`
+	Disagree    bool    `json:"disagree"`
+	// N counts the forecasts included (weight > 0); Excluded those with
+	// weight 0.
+	N        int `json:"n"`
+	Excluded int `json:"excluded"`
+	// Notes name clipped and excluded forecasts. Never nil.
+	Notes []string `json:"notes"`
+}
+
+// Errors returned by [Combine] and [ParseMethod]; test with errors.Is.
+var (
+	ErrNoForecasts = errors.New("pool: no forecasts: give at least one forecast")
+	ErrProbability = errors.New("pool: probability outside [0, 1]")
+	ErrWeight      = errors.New("pool: weight is negative or not a number")
+	ErrAllExcluded = errors.New("pool: every weight is 0: give at least one forecast a weight above 0")
+	ErrMethod      = errors.New("pool: unknown method")
+	ErrExtremize   = errors.New("pool: extremize must be at least 1 (0 or 1 for none)")
+	ErrDisagreePts = errors.New("pool: disagree_pts must be 0 or more")
+)
+
+// ForecastError reports a bad forecast. Index is its 0-based position in
+// the slice given to [Combine]; Field is "p" or "weight"; Err is
+// [ErrProbability] or [ErrWeight].
+type ForecastError struct {
+	Index int
+	Who   string
+	Field string
+	Value float64
+	Err   error
+}
+
+func (e *ForecastError) Error() string {
+	who := ""
+	if e.Who != "" {
+		who = fmt.Sprintf(" (%q)", e.Who)
+	}
+	switch {
+	case errors.Is(e.Err, ErrProbability):
+		return fmt.Sprintf("pool: forecasts[%d]%s: p = %v is not a probability in [0, 1]: write 70%% as 0.7", e.Index, who, e.Value)
+	case errors.Is(e.Err, ErrWeight):
+		return fmt.Sprintf("pool: forecasts[%d]%s: weight = %v must be a finite number, 0 or more (0 leaves the forecast out)", e.Index, who, e.Value)
+	}
+	return fmt.Sprintf("pool: forecasts[%d]%s: %s = %v: %v", e.Index, who, e.Field, e.Value, e.Err)
+}
+
+func (e *ForecastError) Unwrap() error { return e.Err }
+
+// item is an included forecast with its normalised weight.
+type item struct {
+	p, w float64
+}
+
+// halfTol is the relative tolerance within which a cumulative weight counts
+// as hitting exactly half the total in the weighted median.
+const halfTol = 1e-12
+
+// Combine pools forecasts by every method and reports the spread. See the
+// package documentation for the rules. Errors: [ErrNoForecasts],
+// [*ForecastError] (wrapping [ErrProbability] or [ErrWeight]),
+// [ErrAllExcluded], [ErrMethod], [ErrExtremize], [ErrDisagreePts].
+func Combine(forecasts []Forecast, opt Options) (Result, error) {
+	method, err := ParseMethod(string(opt.Method))
+	if err != nil {
+		return Result{}, err
+	}
+	k := opt.Extremize
+	if k == 0 {
+		k = 1
+	}
+	if math.IsNaN(k) || math.IsInf(k, 0) || k < 1 {
+		return Result{}, fmt.Errorf("%w: got %v; try 1.5", ErrExtremize, opt.Extremize)
+	}
+	threshold := DefaultDisagreePts
+	if opt.DisagreePts != nil {
+		threshold = *opt.DisagreePts
+		if math.IsNaN(threshold) || threshold < 0 {
+			return Result{}, fmt.Errorf("%w: got %v; try 20", ErrDisagreePts, threshold)
+		}
+	}
+	if len(forecasts) == 0 {
+		return Result{}, ErrNoForecasts
+	}
+
+	// Validate everything first, so the first bad forecast is reported
+	// whatever the weights.
+	maxW := 0.0
+	for i, f := range forecasts {
+		if math.IsNaN(f.P) || f.P < 0 || f.P > 1 {
+			return Result{}, &ForecastError{Index: i, Who: f.Who, Field: "p", Value: f.P, Err: ErrProbability}
+		}
+		w := 1.0
+		if f.Weight != nil {
+			w = *f.Weight
+		}
+		if math.IsNaN(w) || math.IsInf(w, 0) || w < 0 {
+			return Result{}, &ForecastError{Index: i, Who: f.Who, Field: "weight", Value: w, Err: ErrWeight}
+		}
+		maxW = max(maxW, w)
+	}
+	if maxW == 0 {
+		return Result{}, ErrAllExcluded
+	}
+
+	res := Result{Method: method, Extremize: k, DisagreePts: threshold, Notes: []string{}}
+	items := make([]item, 0, len(forecasts))
+	var sumW, sumWP, sumWL float64
+	low, high := math.Inf(1), math.Inf(-1)
+	for i, f := range forecasts {
+		w := 1.0
+		if f.Weight != nil {
+			w = *f.Weight
+		}
+		if w == 0 {
+			res.Excluded++
+			res.Notes = append(res.Notes, fmt.Sprintf("forecasts[%d]%s has weight 0 and was left out", i, whoSuffix(f.Who)))
+			continue
+		}
+		// Dividing by the largest weight keeps sums finite for huge weights.
+		w /= maxW
+		if w == 0 { // underflow of a tiny positive weight: keep it, barely.
+			w = math.SmallestNonzeroFloat64
+		}
+		items = append(items, item{p: f.P, w: w})
+		sumW += w
+		sumWP += w * f.P
+		c := min(max(f.P, ClipLow), ClipHigh)
+		if c != f.P {
+			res.Notes = append(res.Notes, fmt.Sprintf("forecasts[%d]%s: p = %v clipped to %v for the geometric mean of odds (odds of 0 or 1 are infinite)", i, whoSuffix(f.Who), f.P, c))
+		}
+		sumWL += w * logit(c)
+		low, high = min(low, f.P), max(high, f.P)
+	}
+	res.N = len(items)
+	res.Low, res.High = low, high
+
+	res.GeoOdds = extremize(logistic(sumWL/sumW), k)
+	res.Mean = extremize(clamp01(sumWP/sumW), k)
+	res.Median = extremize(weightedMedian(items, sumW), k)
+	switch method {
+	case Mean:
+		res.P = res.Mean
+	case Median:
+		res.P = res.Median
+	default:
+		res.P = res.GeoOdds
+	}
+	if k != 1 {
+		res.Notes = append(res.Notes, fmt.Sprintf("every pooled result extremized: log-odds multiplied by %v", k))
+	}
+
+	res.SpreadPts = math.Round((high-low)*100*1e9) / 1e9
+	res.Disagree = res.SpreadPts > threshold
+	return res, nil
+}
+
+func whoSuffix(who string) string {
+	if who == "" {
+		return ""
+	}
+	return fmt.Sprintf(" (%q)", who)
+}
+
+// weightedMedian implements the Metaculus rule described in the package
+// documentation. items must be non-empty with positive weights summing to
+// total; it is sorted in place.
+func weightedMedian(items []item, total float64) float64 {
+	slices.SortStableFunc(items, func(a, b item) int {
+		switch {
+		case a.p < b.p:
+			return -1
+		case a.p > b.p:
+			return 1
+		}
+		return 0
+	})
+	half := total / 2
+	tol := total * halfTol
+	lowIdx, highIdx := -1, len(items)-1
+	cum := 0.0
+	for i, it := range items {
+		cum += it.w
+		if lowIdx < 0 && cum >= half-tol {
+			lowIdx = i
+		}
+		if cum > half+tol {
+			highIdx = i
+			break
+		}
+	}
+	if lowIdx < 0 { // unreachable with positive weights; be safe
+		lowIdx = len(items) - 1
+	}
+	return (items[lowIdx].p + items[highIdx].p) / 2
+}
+
+// logit is the natural log-odds; p must be in (0, 1).
+func logit(p float64) float64 { return math.Log(p / (1 - p)) }
+
+// logistic is the inverse of logit; ±Inf map to 1 and 0.
+func logistic(x float64) float64 {
+	if x >= 0 {
+		return 1 / (1 + math.Exp(-x))
+	}
+	e := math.Exp(x)
+	return e / (1 + e)
+}
+
+// extremize multiplies the log-odds of p by k; 0 and 1 stay fixed.
+func extremize(p, k float64) float64 {
+	if k == 1 || p <= 0 || p >= 1 {
+		return p
+	}
+	return logistic(k * logit(p))
+}
+
+func clamp01(p float64) float64 { return min(max(p, 0), 1) }
