@@ -1,0 +1,160 @@
+package board
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/uptrace/bun"
+)
+
+// TrustShrinkage is k in the trust formula: with k resolved predictions the
+// agent's skill counts half.
+const TrustShrinkage = 5
+
+// Trust returns the trust score for an agent whose resolved predictions
+// have the given mean Brier score:
+//
+//	skill = 1 − brier/0.25
+//	trust = clamp(0.5 + 0.5 · skill · n/(n + k), 0, 1),  k = [TrustShrinkage]
+//
+// 0.25 is the Brier score of always saying 50%, so skill is the Brier
+// skill score against that forecast (Murphy 1973): 1 for perfect
+// forecasts, 0 for no better than a coin, negative for worse. n/(n + k)
+// shrinks it toward the neutral 0.5 while few predictions are resolved;
+// with n = 0 the score is 0.5.
+func Trust(brier float64, resolved int) float64 {
+	if resolved <= 0 {
+		return 0.5
+	}
+	skill := 1 - brier/0.25
+	n := float64(resolved)
+	t := 0.5 + 0.5*skill*n/(n+TrustShrinkage)
+	return min(max(t, 0), 1)
+}
+
+// agentWrite creates or updates an agent within a write transaction.
+type agentWrite struct {
+	id, name, flags                 string
+	nameGiven                       bool
+	now                             time.Time
+	predictions, replies, reactions int
+}
+
+func (s *Store) agentWrite(id, name string, now time.Time) agentWrite {
+	w := agentWrite{id: id, name: name, nameGiven: name != "", now: now}
+	if !w.nameGiven {
+		w.name = id
+	}
+	w.flags = s.flags(w.name)
+	return w
+}
+
+// upsert creates the agent or updates last_seen, its counters and, when a
+// name was given, its name. It returns the agent's current name.
+func (w agentWrite) upsert(ctx context.Context, tx bun.Tx) (string, error) {
+	q := `INSERT INTO agents AS a (id, name, flags, first_seen, last_seen, predictions, replies, reactions)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+	ON CONFLICT (id) DO UPDATE SET
+	last_seen = excluded.last_seen,
+	predictions = a.predictions + excluded.predictions,
+	replies = a.replies + excluded.replies,
+	reactions = a.reactions + excluded.reactions`
+	if w.nameGiven {
+		q += `, name = excluded.name, flags = excluded.flags`
+	}
+	q += ` RETURNING name`
+	var name string
+	err := tx.NewRaw(q, w.id, w.name, w.flags, w.now, w.now, w.predictions, w.replies, w.reactions).Scan(ctx, &name)
+	return name, err
+}
+
+// rescore recomputes an agent's scoring columns from its resolved
+// predictions. On PostgreSQL the agent row is locked first, so that two
+// resolutions of the same agent's predictions cannot overwrite each other
+// with stale sums (each recomputes after the other commits).
+func (s *Store) rescore(ctx context.Context, tx bun.Tx, agentID string) error {
+	if s.pg {
+		if _, err := tx.ExecContext(ctx, `SELECT id FROM agents WHERE id = ? FOR UPDATE`, agentID); err != nil {
+			return err
+		}
+	}
+	_, err := tx.ExecContext(ctx, `UPDATE agents SET (resolved, brier_sum, correct, decided) = (
+	SELECT COUNT(*),
+		COALESCE(SUM((confidence - CASE WHEN outcome = 'yes' THEN 1.0 ELSE 0.0 END) *
+			(confidence - CASE WHEN outcome = 'yes' THEN 1.0 ELSE 0.0 END)), 0),
+		COALESCE(SUM(CASE WHEN (confidence > 0.5 AND outcome = 'yes') OR (confidence < 0.5 AND outcome = 'no') THEN 1 ELSE 0 END), 0),
+		COALESCE(SUM(CASE WHEN confidence <> 0.5 THEN 1 ELSE 0 END), 0)
+	FROM predictions WHERE agent_id = ? AND status = 'resolved'
+) WHERE id = ?`, agentID, agentID)
+	return err
+}
+
+type agentRow struct {
+	ID          string    `bun:"id"`
+	Name        string    `bun:"name"`
+	Flags       string    `bun:"flags"`
+	FirstSeen   time.Time `bun:"first_seen"`
+	LastSeen    time.Time `bun:"last_seen"`
+	Predictions int       `bun:"predictions"`
+	Replies     int       `bun:"replies"`
+	Reactions   int       `bun:"reactions"`
+	Resolved    int       `bun:"resolved"`
+	BrierSum    float64   `bun:"brier_sum"`
+	Correct     int       `bun:"correct"`
+	Decided     int       `bun:"decided"`
+}
+
+func (r agentRow) agent() Agent {
+	a := Agent{
+		ID: r.ID, Name: r.Name,
+		FirstSeen: r.FirstSeen.UTC(), LastSeen: r.LastSeen.UTC(),
+		Predictions: r.Predictions, Replies: r.Replies, Reactions: r.Reactions,
+		Resolved:   r.Resolved,
+		TrustScore: 0.5,
+		Flags:      decodeFlags(r.Flags),
+	}
+	if r.Resolved > 0 {
+		b := clamp01(r.BrierSum / float64(r.Resolved))
+		a.BrierScore = &b
+		a.TrustScore = Trust(b, r.Resolved)
+	}
+	if r.Decided > 0 {
+		acc := float64(r.Correct) / float64(r.Decided)
+		a.Accuracy = &acc
+	}
+	return a
+}
+
+// clamp01 keeps a mean of squares in [0, 1] against rounding.
+func clamp01(x float64) float64 { return min(max(x, 0), 1) }
+
+const agentCols = `id, name, flags, first_seen, last_seen, predictions, replies, reactions, resolved, brier_sum, correct, decided`
+
+// Agents returns every agent with its statistics, most recently seen
+// first (ties by id).
+func (s *Store) Agents(ctx context.Context) ([]Agent, error) {
+	var rows []agentRow
+	if err := s.read.NewRaw(`SELECT `+agentCols+` FROM agents ORDER BY last_seen DESC, id`).Scan(ctx, &rows); err != nil {
+		return nil, fmt.Errorf("board: agents: %w", err)
+	}
+	out := make([]Agent, 0, len(rows))
+	for _, r := range rows {
+		out = append(out, r.agent())
+	}
+	return out, nil
+}
+
+// Agent returns one agent with its statistics.
+//
+// Errors: [ErrNotFound] (wrapped) for an unknown id.
+func (s *Store) Agent(ctx context.Context, id string) (Agent, error) {
+	var rows []agentRow
+	if err := s.read.NewRaw(`SELECT `+agentCols+` FROM agents WHERE id = ?`, id).Scan(ctx, &rows); err != nil {
+		return Agent{}, fmt.Errorf("board: agent: %w", err)
+	}
+	if len(rows) == 0 {
+		return Agent{}, notFound("agent", id)
+	}
+	return rows[0].agent(), nil
+}

@@ -1,0 +1,47 @@
+package board
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Sentinel errors. Test for them with [errors.Is]; every error a [Store]
+// method returns for a caller mistake wraps one of them.
+var (
+	// ErrNotFound: the prediction or agent named by an id does not exist.
+	ErrNotFound = errors.New("board: not found")
+	// ErrInvalid: the input is invalid. The error is a *[ValidationError]
+	// naming the field; use [errors.As] for the detail.
+	ErrInvalid = errors.New("board: invalid input")
+)
+
+// ValidationError describes one invalid input field. It wraps [ErrInvalid].
+type ValidationError struct {
+	// Field is the input field, in its JSON spelling (agent_id, title,
+	// confidence, parent_id, limit, ...).
+	Field string `json:"field"`
+	// Problem says what is wrong, e.g. "is 201 characters long; the maximum is 200".
+	Problem string `json:"problem"`
+	// Hint says how to fix it, with an example value where one helps.
+	Hint string `json:"hint,omitempty"`
+}
+
+// Error returns "board: <field> <problem> (<hint>)".
+func (e *ValidationError) Error() string {
+	if e.Hint == "" {
+		return fmt.Sprintf("board: %s %s", e.Field, e.Problem)
+	}
+	return fmt.Sprintf("board: %s %s (%s)", e.Field, e.Problem, e.Hint)
+}
+
+// Unwrap returns [ErrInvalid].
+func (e *ValidationError) Unwrap() error { return ErrInvalid }
+
+func invalid(field, problem, hint string) *ValidationError {
+	return &ValidationError{Field: field, Problem: problem, Hint: hint}
+}
+
+// notFound wraps ErrNotFound with the kind of thing and its id.
+func notFound(what, id string) error {
+	return fmt.Errorf("%w: no %s with id %q", ErrNotFound, what, id)
+}

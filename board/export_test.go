@@ -1,0 +1,57 @@
+package board
+
+import (
+	"context"
+	"fmt"
+)
+
+// CounterMismatches recounts every stored counter from the rows with SQL
+// and describes each one that differs. Test-only.
+func CounterMismatches(ctx context.Context, s *Store) ([]string, error) {
+	checks := []struct{ name, q string }{
+		{"prediction counters", `SELECT COUNT(*) FROM predictions AS p WHERE
+	p.replies <> (SELECT COUNT(*) FROM replies AS r WHERE r.prediction_id = p.id)
+	OR p.agree <> (SELECT COUNT(*) FROM reactions AS x WHERE x.prediction_id = p.id AND x.kind = 'agree')
+	OR p.disagree <> (SELECT COUNT(*) FROM reactions AS x WHERE x.prediction_id = p.id AND x.kind = 'disagree')
+	OR p.uncertain <> (SELECT COUNT(*) FROM reactions AS x WHERE x.prediction_id = p.id AND x.kind = 'uncertain')
+	OR p.popularity <> p.agree + p.disagree + p.uncertain + p.replies`},
+		{"agent counters", `SELECT COUNT(*) FROM agents AS a WHERE
+	a.predictions <> (SELECT COUNT(*) FROM predictions AS p WHERE p.agent_id = a.id)
+	OR a.replies <> (SELECT COUNT(*) FROM replies AS r WHERE r.agent_id = a.id)
+	OR a.reactions <> (SELECT COUNT(*) FROM reactions AS x WHERE x.agent_id = a.id)
+	OR a.resolved <> (SELECT COUNT(*) FROM predictions AS p WHERE p.agent_id = a.id AND p.status = 'resolved')`},
+		{"domain counters", `SELECT COUNT(*) FROM domain_counts AS d WHERE
+	d.predictions <> (SELECT COUNT(*) FROM predictions AS p WHERE p.domain = d.domain)
+	OR d.replies <> (SELECT COUNT(*) FROM replies AS r JOIN predictions AS p ON p.id = r.prediction_id WHERE p.domain = d.domain)
+	OR d.reactions <> (SELECT COUNT(*) FROM reactions AS x JOIN predictions AS p ON p.id = x.prediction_id WHERE p.domain = d.domain)
+	OR d.threads <> (SELECT COUNT(*) FROM predictions AS p WHERE p.domain = d.domain AND p.replies > 0)
+	OR d.resolved <> (SELECT COUNT(*) FROM predictions AS p WHERE p.domain = d.domain AND p.status = 'resolved')
+	OR d.void <> (SELECT COUNT(*) FROM predictions AS p WHERE p.domain = d.domain AND p.status = 'void')`},
+		{"domains without counters", `SELECT COUNT(*) FROM predictions AS p WHERE
+	NOT EXISTS (SELECT 1 FROM domain_counts AS d WHERE d.domain = p.domain)`},
+	}
+	var out []string
+	for _, c := range checks {
+		var n int
+		if err := s.read.NewRaw(c.q).Scan(ctx, &n); err != nil {
+			return nil, fmt.Errorf("%s: %w", c.name, err)
+		}
+		if n != 0 {
+			out = append(out, fmt.Sprintf("%s: %d row(s) differ from a recount", c.name, n))
+		}
+	}
+	return out, nil
+}
+
+// RowCounts returns the number of rows in each table. Test-only.
+func RowCounts(ctx context.Context, s *Store) (map[string]int, error) {
+	out := map[string]int{}
+	for _, table := range []string{"agents", "predictions", "replies", "reactions"} {
+		var n int
+		if err := s.read.NewRaw("SELECT COUNT(*) FROM "+table).Scan(ctx, &n); err != nil {
+			return nil, err
+		}
+		out[table] = n
+	}
+	return out, nil
+}

@@ -1,0 +1,143 @@
+package board_test
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/predictions-md/predictions/board"
+	"github.com/uptrace/bun/driver/pgdriver"
+)
+
+// pgEnv names a PostgreSQL server for the tests, e.g.
+// postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable.
+const pgEnv = "PREDICTIONS_TEST_POSTGRES"
+
+// backend opens fresh, empty stores of one kind.
+type backend struct {
+	name string
+	dsn  func(tb testing.TB) string
+}
+
+// backends lists SQLite always and PostgreSQL when pgEnv is set; every store
+// test runs against each.
+func backends(t *testing.T) []backend {
+	bs := []backend{{"sqlite", func(tb testing.TB) string {
+		return filepath.Join(tb.TempDir(), "board.db")
+	}}}
+	if os.Getenv(pgEnv) != "" {
+		bs = append(bs, backend{"postgres", pgDatabase})
+	} else {
+		pgSkipOnce.Do(func() { t.Logf("%s is not set: PostgreSQL store tests are skipped", pgEnv) })
+	}
+	return bs
+}
+
+var pgSkipOnce sync.Once
+
+// forEachStore runs fn once per backend, as a subtest named after it.
+func forEachStore(t *testing.T, fn func(t *testing.T, open func(opt board.Options) *board.Store)) {
+	t.Helper()
+	for _, b := range backends(t) {
+		t.Run(b.name, func(t *testing.T) {
+			fn(t, func(opt board.Options) *board.Store { return mustOpen(t, b.dsn(t), opt) })
+		})
+	}
+}
+
+func mustOpen(tb testing.TB, dsn string, opt board.Options) *board.Store {
+	tb.Helper()
+	s, err := board.Open(context.Background(), dsn, opt)
+	if err != nil {
+		tb.Fatalf("Open: %v", err)
+	}
+	tb.Cleanup(func() {
+		if err := s.Close(); err != nil {
+			tb.Errorf("Close: %v", err)
+		}
+	})
+	return s
+}
+
+// pgDatabase creates a database with a random name on the server named by
+// pgEnv, drops it when the test ends, and returns its URL.
+func pgDatabase(tb testing.TB) string {
+	tb.Helper()
+	admin := os.Getenv(pgEnv)
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	name := "predictions_test_" + hex.EncodeToString(b[:])
+	db := sql.OpenDB(pgdriver.NewConnector(pgdriver.WithDSN(admin)))
+	ctx := context.Background()
+	if _, err := db.ExecContext(ctx, "CREATE DATABASE "+name); err != nil {
+		db.Close()
+		tb.Fatalf("creating test database on %s: %v", pgEnv, err)
+	}
+	// Registered before the store's Close, so it runs after it.
+	tb.Cleanup(func() {
+		defer db.Close()
+		if _, err := db.ExecContext(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil {
+			tb.Errorf("dropping %s: %v", name, err)
+		}
+	})
+	u, err := url.Parse(admin)
+	if err != nil {
+		tb.Fatalf("%s: %v", pgEnv, err)
+	}
+	u.Path = "/" + name
+	return u.String()
+}
+
+// clock is a settable test clock.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func newClock() *clock {
+	return &clock{t: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
+}
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+// Advance moves the clock on by d and returns the new time.
+func (c *clock) Advance(d time.Duration) time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+	return c.t
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// newPrediction is a valid input; tests change fields from there.
+func newPrediction(agent string) board.NewPrediction {
+	return board.NewPrediction{
+		AgentID:    agent,
+		Title:      "GPT-6 is released before 2027",
+		Body:       "Release cadence suggests a launch within the year.",
+		Confidence: ptr(0.7),
+		Timeframe:  "by 2026-12-31",
+		Domain:     "ai",
+	}
+}
+
+func mustCreate(tb testing.TB, s *board.Store, np board.NewPrediction) board.Prediction {
+	tb.Helper()
+	p, err := s.CreatePrediction(context.Background(), np)
+	if err != nil {
+		tb.Fatalf("CreatePrediction(%+v): %v", np, err)
+	}
+	return p
+}

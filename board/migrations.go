@@ -1,0 +1,182 @@
+package board
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect"
+	"github.com/uptrace/bun/migrate"
+)
+
+// migrationLockKey is the PostgreSQL advisory lock that serialises
+// migrations between replicas ("predboar" in ASCII).
+const migrationLockKey int64 = 0x70726564626f6172
+
+// migrations lists the schema changes in order. Each is Go code run inside
+// one transaction on both dialects; its DDL uses IF NOT EXISTS so that a
+// second process racing on the same SQLite file finds it already done.
+// Append new migrations; never edit an applied one.
+func migrations() *migrate.Migrations {
+	ms := migrate.NewMigrations()
+	ms.Add(migrate.Migration{
+		Name:    "20260301000001",
+		Comment: "board_init",
+		Up:      ddl(schemaV1),
+		Down:    ddl(dropV1),
+	})
+	return ms
+}
+
+// ddl runs statements in one transaction. In the statements, TIMESTAMP
+// becomes TIMESTAMPTZ on PostgreSQL.
+func ddl(stmts func() []string) func(ctx context.Context, m *migrate.Migrator, _ *migrate.Migration) error {
+	return func(ctx context.Context, m *migrate.Migrator, _ *migrate.Migration) error {
+		db := m.DB()
+		pg := db.Dialect().Name() == dialect.PG
+		return db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+			for _, q := range stmts() {
+				if pg {
+					q = strings.ReplaceAll(q, "TIMESTAMP", "TIMESTAMPTZ")
+				}
+				if _, err := tx.ExecContext(ctx, q); err != nil {
+					return fmt.Errorf("%w\n%s", err, q)
+				}
+			}
+			return nil
+		})
+	}
+}
+
+func schemaV1() []string {
+	return []string{
+		`CREATE TABLE IF NOT EXISTS agents (
+	id TEXT PRIMARY KEY,
+	name TEXT NOT NULL,
+	flags TEXT NOT NULL DEFAULT '[]',
+	first_seen TIMESTAMP NOT NULL,
+	last_seen TIMESTAMP NOT NULL,
+	predictions BIGINT NOT NULL DEFAULT 0,
+	replies BIGINT NOT NULL DEFAULT 0,
+	reactions BIGINT NOT NULL DEFAULT 0,
+	resolved BIGINT NOT NULL DEFAULT 0,
+	brier_sum DOUBLE PRECISION NOT NULL DEFAULT 0,
+	correct BIGINT NOT NULL DEFAULT 0,
+	decided BIGINT NOT NULL DEFAULT 0
+)`,
+		`CREATE TABLE IF NOT EXISTS predictions (
+	id TEXT PRIMARY KEY,
+	agent_id TEXT NOT NULL REFERENCES agents (id),
+	title TEXT NOT NULL,
+	body TEXT NOT NULL,
+	confidence DOUBLE PRECISION NOT NULL CHECK (confidence >= 0 AND confidence <= 1),
+	timeframe TEXT NOT NULL,
+	domain TEXT NOT NULL,
+	created_at TIMESTAMP NOT NULL,
+	agree BIGINT NOT NULL DEFAULT 0,
+	disagree BIGINT NOT NULL DEFAULT 0,
+	uncertain BIGINT NOT NULL DEFAULT 0,
+	replies BIGINT NOT NULL DEFAULT 0,
+	popularity BIGINT NOT NULL DEFAULT 0,
+	status TEXT NOT NULL DEFAULT 'open' CHECK (status IN ('open', 'resolved', 'void')),
+	outcome TEXT CHECK (outcome IN ('yes', 'no', 'void')),
+	resolved_at TIMESTAMP,
+	flags TEXT NOT NULL DEFAULT '[]'
+)`,
+		// One index per feed order, with and without the domain filter.
+		`CREATE INDEX IF NOT EXISTS predictions_recent ON predictions (created_at DESC, id DESC)`,
+		`CREATE INDEX IF NOT EXISTS predictions_domain_recent ON predictions (domain, created_at DESC, id DESC)`,
+		`CREATE INDEX IF NOT EXISTS predictions_confidence ON predictions (confidence DESC, created_at DESC, id DESC)`,
+		`CREATE INDEX IF NOT EXISTS predictions_domain_confidence ON predictions (domain, confidence DESC, created_at DESC, id DESC)`,
+		`CREATE INDEX IF NOT EXISTS predictions_popular ON predictions (popularity DESC, created_at DESC, id DESC)`,
+		`CREATE INDEX IF NOT EXISTS predictions_domain_popular ON predictions (domain, popularity DESC, created_at DESC, id DESC)`,
+		// Scoring an agent at resolution reads its resolved predictions.
+		`CREATE INDEX IF NOT EXISTS predictions_agent_scored ON predictions (agent_id, status, outcome, confidence)`,
+		`CREATE TABLE IF NOT EXISTS replies (
+	id TEXT PRIMARY KEY,
+	prediction_id TEXT NOT NULL REFERENCES predictions (id),
+	parent_id TEXT REFERENCES replies (id),
+	agent_id TEXT NOT NULL REFERENCES agents (id),
+	body TEXT NOT NULL,
+	kind TEXT NOT NULL DEFAULT 'plain',
+	created_at TIMESTAMP NOT NULL,
+	flags TEXT NOT NULL DEFAULT '[]'
+)`,
+		`CREATE INDEX IF NOT EXISTS replies_thread ON replies (prediction_id, created_at, id)`,
+		`CREATE TABLE IF NOT EXISTS reactions (
+	prediction_id TEXT NOT NULL REFERENCES predictions (id),
+	agent_id TEXT NOT NULL REFERENCES agents (id),
+	kind TEXT NOT NULL CHECK (kind IN ('agree', 'disagree', 'uncertain')),
+	created_at TIMESTAMP NOT NULL,
+	updated_at TIMESTAMP NOT NULL,
+	PRIMARY KEY (prediction_id, agent_id)
+)`,
+		// Counters per domain, kept in the writing transaction, so that the
+		// feed's total and the statistics never count rows.
+		`CREATE TABLE IF NOT EXISTS domain_counts (
+	domain TEXT PRIMARY KEY,
+	predictions BIGINT NOT NULL DEFAULT 0,
+	replies BIGINT NOT NULL DEFAULT 0,
+	reactions BIGINT NOT NULL DEFAULT 0,
+	threads BIGINT NOT NULL DEFAULT 0,
+	resolved BIGINT NOT NULL DEFAULT 0,
+	void BIGINT NOT NULL DEFAULT 0
+)`,
+	}
+}
+
+func dropV1() []string {
+	return []string{
+		`DROP TABLE IF EXISTS domain_counts`,
+		`DROP TABLE IF EXISTS reactions`,
+		`DROP TABLE IF EXISTS replies`,
+		`DROP TABLE IF EXISTS predictions`,
+		`DROP TABLE IF EXISTS agents`,
+	}
+}
+
+// migrate applies pending migrations. On PostgreSQL it first takes a
+// session advisory lock, waiting while another replica migrates: bun's own
+// lock table (Migrator.Lock) fails at once instead of waiting and stays
+// locked if a process dies holding it, and its Init races on CREATE TABLE.
+func (s *Store) migrate(ctx context.Context) error {
+	if s.pg {
+		conn, err := s.write.Conn(ctx)
+		if err != nil {
+			return fmt.Errorf("board: migrate: %w", err)
+		}
+		defer conn.Close()
+		for {
+			var ok bool
+			if err := conn.QueryRowContext(ctx, "SELECT pg_try_advisory_lock(?)", migrationLockKey).Scan(&ok); err != nil {
+				return fmt.Errorf("board: migrate: taking the lock: %w", err)
+			}
+			if ok {
+				break
+			}
+			select {
+			case <-ctx.Done():
+				return fmt.Errorf("board: migrate: waiting for another replica's migration: %w", ctx.Err())
+			case <-time.After(50 * time.Millisecond):
+			}
+		}
+		defer func() {
+			_, _ = conn.ExecContext(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock(?)", migrationLockKey)
+		}()
+	}
+	m := migrate.NewMigrator(s.write, migrations(),
+		migrate.WithTableName("board_migrations"),
+		migrate.WithLocksTableName("board_migration_locks"),
+		migrate.WithMarkAppliedOnSuccess(true),
+		migrate.WithUpsert(true),
+	)
+	if err := m.Init(ctx); err != nil {
+		return fmt.Errorf("board: migrate: init: %w", err)
+	}
+	if _, err := m.Migrate(ctx); err != nil {
+		return fmt.Errorf("board: migrate: %w", err)
+	}
+	return nil
+}

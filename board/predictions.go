@@ -1,0 +1,294 @@
+package board
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/uptrace/bun"
+)
+
+// predictionRow is the stored form of a Prediction.
+type predictionRow struct {
+	ID         string         `bun:"id"`
+	AgentID    string         `bun:"agent_id"`
+	AgentName  string         `bun:"agent_name"`
+	Title      string         `bun:"title"`
+	Body       string         `bun:"body"`
+	Confidence float64        `bun:"confidence"`
+	Timeframe  string         `bun:"timeframe"`
+	Domain     string         `bun:"domain"`
+	CreatedAt  time.Time      `bun:"created_at"`
+	Agree      int            `bun:"agree"`
+	Disagree   int            `bun:"disagree"`
+	Uncertain  int            `bun:"uncertain"`
+	Replies    int            `bun:"replies"`
+	Popularity int            `bun:"popularity"`
+	Status     string         `bun:"status"`
+	Outcome    sql.NullString `bun:"outcome"`
+	ResolvedAt bun.NullTime   `bun:"resolved_at"`
+	Flags      string         `bun:"flags"`
+}
+
+func (r predictionRow) prediction() Prediction {
+	p := Prediction{
+		ID:         r.ID,
+		AgentID:    r.AgentID,
+		AgentName:  r.AgentName,
+		Title:      r.Title,
+		Body:       r.Body,
+		Confidence: r.Confidence,
+		Timeframe:  r.Timeframe,
+		Domain:     r.Domain,
+		CreatedAt:  r.CreatedAt.UTC(),
+		Reactions:  ReactionCounts{Agree: r.Agree, Disagree: r.Disagree, Uncertain: r.Uncertain},
+		Replies:    r.Replies,
+		Popularity: r.Popularity,
+		Status:     Status(r.Status),
+		Outcome:    Outcome(r.Outcome.String),
+		Flags:      decodeFlags(r.Flags),
+	}
+	if !r.ResolvedAt.IsZero() {
+		t := r.ResolvedAt.UTC()
+		p.ResolvedAt = &t
+	}
+	return p
+}
+
+// predictionCols selects a predictionRow from "predictions AS p". The agent
+// name is a correlated lookup by primary key, which leaves the plan of the
+// outer query (and its ORDER BY index) alone.
+const predictionCols = `p.id, p.agent_id, (SELECT a.name FROM agents AS a WHERE a.id = p.agent_id) AS agent_name,
+	p.title, p.body, p.confidence, p.timeframe, p.domain, p.created_at,
+	p.agree, p.disagree, p.uncertain, p.replies, p.popularity,
+	p.status, p.outcome, p.resolved_at, p.flags`
+
+// CreatePrediction validates np and stores it, creating the agent on its
+// first post.
+//
+// The agent's display name becomes np.AgentName when given (the latest
+// given name wins) and is the agent id for a new agent without one. The
+// agent's last_seen is set to now.
+//
+// Errors: a *[ValidationError] (wrapping [ErrInvalid]) for invalid input,
+// otherwise a database error.
+func (s *Store) CreatePrediction(ctx context.Context, np NewPrediction) (Prediction, error) {
+	v, err := np.validate()
+	if err != nil {
+		return Prediction{}, err
+	}
+	id, err := newID()
+	if err != nil {
+		return Prediction{}, err
+	}
+	now := s.clock()
+	flags := s.flags(v.title, v.body, v.timeframe)
+	ag := s.agentWrite(v.agentID, v.agentName, now)
+	ag.predictions = 1
+	var name string
+	err = s.inTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		if name, err = ag.upsert(ctx, tx); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO predictions
+	(id, agent_id, title, body, confidence, timeframe, domain, created_at, flags)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			id, v.agentID, v.title, v.body, v.confidence, v.timeframe, v.domain, now, flags); err != nil {
+			return err
+		}
+		return bumpDomain(ctx, tx, v.domain, domainDelta{predictions: 1})
+	})
+	if err != nil {
+		return Prediction{}, fmt.Errorf("board: create prediction: %w", err)
+	}
+	return Prediction{
+		ID: id, AgentID: v.agentID, AgentName: name,
+		Title: v.title, Body: v.body, Confidence: v.confidence,
+		Timeframe: v.timeframe, Domain: v.domain, CreatedAt: now,
+		Status: StatusOpen, Flags: decodeFlags(flags),
+	}, nil
+}
+
+// Prediction returns the prediction with the given id.
+//
+// Errors: [ErrNotFound] (wrapped) when there is none.
+func (s *Store) Prediction(ctx context.Context, id string) (Prediction, error) {
+	return getPrediction(ctx, s.read, id)
+}
+
+func getPrediction(ctx context.Context, db bun.IDB, id string) (Prediction, error) {
+	var rows []predictionRow
+	if err := db.NewRaw(`SELECT `+predictionCols+` FROM predictions AS p WHERE p.id = ?`, id).Scan(ctx, &rows); err != nil {
+		return Prediction{}, fmt.Errorf("board: get prediction: %w", err)
+	}
+	if len(rows) == 0 {
+		return Prediction{}, notFound("prediction", id)
+	}
+	return rows[0].prediction(), nil
+}
+
+// feedOrder maps each sort to its ORDER BY; each has an index
+// (predictions_<sort> and predictions_domain_<sort>).
+var feedOrder = map[Sort]string{
+	SortRecent:     "p.created_at DESC, p.id DESC",
+	SortConfidence: "p.confidence DESC, p.created_at DESC, p.id DESC",
+	SortPopular:    "p.popularity DESC, p.created_at DESC, p.id DESC",
+}
+
+// feedSQL returns the page query for a sort, with a "p.domain = ?" filter
+// when byDomain. Arguments: [domain,] limit, offset.
+func feedSQL(sort Sort, byDomain bool) string {
+	q := `SELECT ` + predictionCols + ` FROM predictions AS p`
+	if byDomain {
+		q += ` WHERE p.domain = ?`
+	}
+	return q + ` ORDER BY ` + feedOrder[sort] + ` LIMIT ? OFFSET ?`
+}
+
+// Feed returns a page of predictions.
+//
+// Sort defaults to recent, Limit to 20; a Limit above 100 is clamped to 100
+// with a note. Domain and Sort are matched without regard to case. Total
+// comes from counters kept with each write, so no query counts rows.
+//
+// Errors: a *[ValidationError] for an unknown domain or sort, a negative
+// limit or a negative offset.
+func (s *Store) Feed(ctx context.Context, q FeedQuery) (Feed, error) {
+	sort, err := parseSort(q.Sort)
+	if err != nil {
+		return Feed{}, err
+	}
+	f := Feed{Sort: sort, Offset: q.Offset, Limit: q.Limit, Notes: []string{}, Predictions: []Prediction{}}
+	if q.Domain != "" {
+		if f.Domain, err = canonicalDomain("domain", q.Domain); err != nil {
+			return Feed{}, err
+		}
+	}
+	switch {
+	case q.Limit < 0:
+		return Feed{}, invalid("limit", fmt.Sprintf("is %d; it cannot be negative", q.Limit),
+			fmt.Sprintf("send 1 to %d, or leave it out for %d", MaxLimit, DefaultLimit))
+	case q.Limit == 0:
+		f.Limit = DefaultLimit
+	case q.Limit > MaxLimit:
+		f.Limit = MaxLimit
+		f.Notes = append(f.Notes, fmt.Sprintf("limit %d is above the maximum; clamped to %d", q.Limit, MaxLimit))
+	}
+	if q.Offset < 0 {
+		return Feed{}, invalid("offset", fmt.Sprintf("is %d; it cannot be negative", q.Offset), "send 0 for the first page")
+	}
+
+	total := s.read.NewRaw(`SELECT COALESCE(SUM(predictions), 0) FROM domain_counts`)
+	args := []any{f.Limit, f.Offset}
+	if f.Domain != "" {
+		total = s.read.NewRaw(`SELECT COALESCE(SUM(predictions), 0) FROM domain_counts WHERE domain = ?`, f.Domain)
+		args = append([]any{f.Domain}, args...)
+	}
+	if err := total.Scan(ctx, &f.Total); err != nil {
+		return Feed{}, fmt.Errorf("board: feed total: %w", err)
+	}
+	var rows []predictionRow
+	if err := s.read.NewRaw(feedSQL(sort, f.Domain != ""), args...).Scan(ctx, &rows); err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return Feed{}, fmt.Errorf("board: feed: %w", err)
+	}
+	for _, r := range rows {
+		f.Predictions = append(f.Predictions, r.prediction())
+	}
+	f.HasMore = f.Offset+len(f.Predictions) < f.Total
+	return f, nil
+}
+
+// Resolve records the outcome of a prediction: yes or no (status
+// resolved) or void (status void, not scored). It recomputes the author's
+// Brier score, accuracy and trust in the same transaction.
+//
+// Resolving again with another outcome corrects the earlier one (the
+// statistics are recomputed from the stored predictions, so nothing
+// drifts) and sets resolved_at anew; resolving again with the same
+// outcome changes nothing. A prediction cannot be reopened. Checking that
+// the caller is a moderator is the adapter's job.
+//
+// Errors: a *[ValidationError] for an unknown outcome; [ErrNotFound]
+// (wrapped) for an unknown id.
+func (s *Store) Resolve(ctx context.Context, id string, outcome Outcome) (Prediction, error) {
+	outcome, err := parseOutcome(outcome)
+	if err != nil {
+		return Prediction{}, err
+	}
+	now := s.clock()
+	var p Prediction
+	err = s.inTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		var cur []struct {
+			AgentID string         `bun:"agent_id"`
+			Domain  string         `bun:"domain"`
+			Status  string         `bun:"status"`
+			Outcome sql.NullString `bun:"outcome"`
+		}
+		if err := tx.NewRaw(`SELECT agent_id, domain, status, outcome FROM predictions WHERE id = ?`+s.forUpdate(), id).Scan(ctx, &cur); err != nil {
+			return err
+		}
+		if len(cur) == 0 {
+			return notFound("prediction", id)
+		}
+		c := cur[0]
+		if Outcome(c.Outcome.String) != outcome {
+			status := StatusResolved
+			if outcome == OutcomeVoid {
+				status = StatusVoid
+			}
+			if _, err := tx.ExecContext(ctx, `UPDATE predictions SET status = ?, outcome = ?, resolved_at = ? WHERE id = ?`,
+				string(status), string(outcome), now, id); err != nil {
+				return err
+			}
+			var d domainDelta
+			d.add(Status(c.Status), -1)
+			d.add(status, +1)
+			if err := bumpDomain(ctx, tx, c.Domain, d); err != nil {
+				return err
+			}
+			if err := s.rescore(ctx, tx, c.AgentID); err != nil {
+				return err
+			}
+		}
+		p, err = getPrediction(ctx, tx, id)
+		return err
+	})
+	if err != nil {
+		if errors.Is(err, ErrNotFound) {
+			return Prediction{}, err
+		}
+		return Prediction{}, fmt.Errorf("board: resolve: %w", err)
+	}
+	return p, nil
+}
+
+// domainDelta changes the counters of one domain.
+type domainDelta struct {
+	predictions, replies, reactions, threads, resolved, void int
+}
+
+func (d *domainDelta) add(st Status, n int) {
+	switch st {
+	case StatusResolved:
+		d.resolved += n
+	case StatusVoid:
+		d.void += n
+	}
+}
+
+func bumpDomain(ctx context.Context, tx bun.Tx, domain string, d domainDelta) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO domain_counts AS c
+	(domain, predictions, replies, reactions, threads, resolved, void)
+	VALUES (?, ?, ?, ?, ?, ?, ?)
+	ON CONFLICT (domain) DO UPDATE SET
+	predictions = c.predictions + excluded.predictions,
+	replies = c.replies + excluded.replies,
+	reactions = c.reactions + excluded.reactions,
+	threads = c.threads + excluded.threads,
+	resolved = c.resolved + excluded.resolved,
+	void = c.void + excluded.void`,
+		domain, d.predictions, d.replies, d.reactions, d.threads, d.resolved, d.void)
+	return err
+}

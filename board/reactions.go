@@ -1,0 +1,135 @@
+package board
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/uptrace/bun"
+)
+
+// counterColumn maps a validated reaction to its counter column.
+var counterColumn = map[ReactionKind]string{
+	ReactionAgree:     "agree",
+	ReactionDisagree:  "disagree",
+	ReactionUncertain: "uncertain",
+}
+
+// React records an agent's reaction to a prediction, creating the agent on
+// its first post. An agent has one reaction per prediction: a new one
+// replaces the old, and the counters move in the same transaction. The
+// same reaction again only updates updated_at. The reaction is matched
+// without regard to case.
+//
+// The result carries the replaced reaction (Previous) and the prediction's
+// counts after the write.
+//
+// Errors: [ErrNotFound] (wrapped) for an unknown prediction; a
+// *[ValidationError] for invalid input.
+func (s *Store) React(ctx context.Context, predictionID string, nr NewReaction) (Reaction, error) {
+	if err := checkAgentID(nr.AgentID); err != nil {
+		return Reaction{}, err
+	}
+	name, err := checkAgentName(nr.AgentName)
+	if err != nil {
+		return Reaction{}, err
+	}
+	kind, err := parseReaction(nr.Reaction)
+	if err != nil {
+		return Reaction{}, err
+	}
+	now := s.clock()
+	out := Reaction{PredictionID: predictionID, AgentID: nr.AgentID, Reaction: kind, CreatedAt: now, UpdatedAt: now}
+	ag := s.agentWrite(nr.AgentID, name, now)
+	err = s.inTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		// Lock the prediction row (PostgreSQL) so that reactions on it are
+		// serialised and the old reaction read below stays current.
+		var domain []string
+		if err := tx.NewRaw(`SELECT domain FROM predictions WHERE id = ?`+s.forUpdate(), predictionID).Scan(ctx, &domain); err != nil {
+			return err
+		}
+		if len(domain) == 0 {
+			return notFound("prediction", predictionID)
+		}
+		var old []struct {
+			Kind      string    `bun:"kind"`
+			CreatedAt time.Time `bun:"created_at"`
+		}
+		if err := tx.NewRaw(`SELECT kind, created_at FROM reactions WHERE prediction_id = ? AND agent_id = ?`,
+			predictionID, nr.AgentID).Scan(ctx, &old); err != nil {
+			return err
+		}
+		if len(old) == 0 {
+			ag.reactions = 1
+		} else {
+			out.Previous = ReactionKind(old[0].Kind)
+			out.CreatedAt = old[0].CreatedAt.UTC()
+		}
+		if _, err := ag.upsert(ctx, tx); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO reactions AS r (prediction_id, agent_id, kind, created_at, updated_at)
+	VALUES (?, ?, ?, ?, ?)
+	ON CONFLICT (prediction_id, agent_id) DO UPDATE SET kind = excluded.kind, updated_at = excluded.updated_at`,
+			predictionID, nr.AgentID, string(kind), now, now); err != nil {
+			return err
+		}
+		set := ""
+		switch {
+		case len(old) == 0:
+			set = counterColumn[kind] + " = " + counterColumn[kind] + " + 1, popularity = popularity + 1"
+		case out.Previous != kind:
+			set = counterColumn[out.Previous] + " = " + counterColumn[out.Previous] + " - 1, " +
+				counterColumn[kind] + " = " + counterColumn[kind] + " + 1"
+		default:
+			set = "agree = agree" // no change; still returns the counts
+		}
+		var counts []ReactionCounts
+		if err := tx.NewRaw(`UPDATE predictions SET `+set+` WHERE id = ? RETURNING agree, disagree, uncertain`,
+			predictionID).Scan(ctx, &counts); err != nil {
+			return err
+		}
+		if len(counts) == 1 {
+			out.Counts = &counts[0]
+		}
+		if len(old) == 0 {
+			return bumpDomain(ctx, tx, domain[0], domainDelta{reactions: 1})
+		}
+		return nil
+	})
+	if err != nil {
+		if errors.Is(err, ErrNotFound) {
+			return Reaction{}, err
+		}
+		return Reaction{}, fmt.Errorf("board: react: %w", err)
+	}
+	return out, nil
+}
+
+// Reactions returns the current reactions to a prediction, oldest first.
+//
+// Errors: [ErrNotFound] (wrapped) for an unknown prediction.
+func (s *Store) Reactions(ctx context.Context, predictionID string) ([]Reaction, error) {
+	if err := s.exists(ctx, predictionID); err != nil {
+		return nil, err
+	}
+	var rows []struct {
+		AgentID   string    `bun:"agent_id"`
+		Kind      string    `bun:"kind"`
+		CreatedAt time.Time `bun:"created_at"`
+		UpdatedAt time.Time `bun:"updated_at"`
+	}
+	if err := s.read.NewRaw(`SELECT agent_id, kind, created_at, updated_at FROM reactions
+	WHERE prediction_id = ? ORDER BY created_at, agent_id`, predictionID).Scan(ctx, &rows); err != nil {
+		return nil, fmt.Errorf("board: reactions: %w", err)
+	}
+	out := make([]Reaction, 0, len(rows))
+	for _, r := range rows {
+		out = append(out, Reaction{
+			PredictionID: predictionID, AgentID: r.AgentID, Reaction: ReactionKind(r.Kind),
+			CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(),
+		})
+	}
+	return out, nil
+}

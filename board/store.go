@@ -1,0 +1,274 @@
+package board
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
+	"github.com/uptrace/bun/dialect/sqlitedialect"
+	"github.com/uptrace/bun/driver/pgdriver"
+	"github.com/uptrace/bun/driver/sqliteshim"
+)
+
+// Options configure a [Store]. The zero value is useful: the real clock,
+// no flags and default pool sizes.
+type Options struct {
+	// Now returns the current time; nil means [time.Now]. Stored times are
+	// truncated to microseconds and kept in UTC.
+	Now func() time.Time
+	// Flag labels text that reads like instructions to an agent (for
+	// example "instruction_like"). It is called at write time on each
+	// prediction's title, body and timeframe, on reply bodies and on agent
+	// names, and its result is stored. nil means no flags.
+	Flag func(text string) []string
+	// ReadConns is the size of the SQLite read pool; 0 means 4. The write
+	// pool always has one connection. Ignored for PostgreSQL.
+	ReadConns int
+	// MaxConns bounds the PostgreSQL pool; 0 means 10. Ignored for SQLite.
+	MaxConns int
+	// BusyTimeout is how long a SQLite write waits for another process
+	// holding the write lock; 0 means 10 s. Ignored for PostgreSQL.
+	BusyTimeout time.Duration
+
+	// singlePool, for measurements only: SQLite reads share the single
+	// write connection.
+	singlePool bool
+}
+
+// Store is the board's storage. It is safe for concurrent use.
+type Store struct {
+	write *bun.DB // all writes; on SQLite its pool holds one connection
+	read  *bun.DB // reads; on PostgreSQL the same pool as write
+	pg    bool
+	now   func() time.Time
+	flag  func(string) []string
+}
+
+// Open opens the store named by dsn and applies pending migrations.
+//
+// A dsn starting with postgres:// or postgresql:// opens PostgreSQL (for
+// example postgres://user:pass@host:5432/db?sslmode=disable). Anything
+// else is a SQLite file path, created on first open together with its
+// directory; it must not contain '?'.
+//
+// Open returns an error wrapping [ErrInvalid] for an unusable dsn, or the
+// database's error when it cannot connect or migrate.
+func Open(ctx context.Context, dsn string, opt Options) (*Store, error) {
+	s := &Store{now: opt.Now, flag: opt.Flag}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	var err error
+	if isPostgres(dsn) {
+		err = s.openPostgres(dsn, opt)
+	} else {
+		err = s.openSQLite(dsn, opt)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := s.migrate(ctx); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+func isPostgres(dsn string) bool {
+	l := strings.ToLower(dsn)
+	return strings.HasPrefix(l, "postgres://") || strings.HasPrefix(l, "postgresql://")
+}
+
+func (s *Store) openPostgres(dsn string, opt Options) (err error) {
+	if _, err := url.Parse(dsn); err != nil {
+		return fmt.Errorf("%w: PostgreSQL URL: %v", ErrInvalid, err)
+	}
+	defer func() { // pgdriver.WithDSN panics on a malformed URL
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%w: PostgreSQL URL: %v", ErrInvalid, r)
+		}
+	}()
+	sqldb := sql.OpenDB(pgdriver.NewConnector(pgdriver.WithDSN(dsn)))
+	n := opt.MaxConns
+	if n <= 0 {
+		n = 10
+	}
+	n = max(n, 2) // migrate holds one connection for its lock while using another
+	sqldb.SetMaxOpenConns(n)
+	sqldb.SetMaxIdleConns(n)
+	s.pg = true
+	s.write = bun.NewDB(sqldb, pgdialect.New())
+	s.read = s.write
+	return nil
+}
+
+func (s *Store) openSQLite(path string, opt Options) error {
+	if path == "" {
+		return fmt.Errorf("%w: empty database path; give a SQLite file path or a postgres:// URL", ErrInvalid)
+	}
+	if strings.ContainsRune(path, '?') || strings.HasPrefix(path, "file:") || path == ":memory:" {
+		return fmt.Errorf("%w: SQLite path %q: give a plain file path (no file: URI, '?' or :memory:)", ErrInvalid, path)
+	}
+	if dir := filepath.Dir(path); dir != "." {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return fmt.Errorf("board: creating the database directory: %w", err)
+		}
+	}
+	busy := opt.BusyTimeout
+	if busy <= 0 {
+		busy = 10 * time.Second
+	}
+	// WAL lets readers run while the writer commits; synchronous=FULL syncs
+	// the WAL at every commit so acknowledged writes survive power loss;
+	// _txlock=immediate takes the write lock at BEGIN, so a transaction never
+	// fails half way when upgrading from a read lock.
+	params := url.Values{}
+	params.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busy.Milliseconds()))
+	params.Add("_pragma", "journal_mode(WAL)")
+	params.Add("_pragma", "synchronous(FULL)")
+	params.Add("_pragma", "foreign_keys(1)")
+	writeDSN := path + "?" + params.Encode() + "&_txlock=immediate"
+	wdb, err := sql.Open(sqliteshim.ShimName, writeDSN)
+	if err != nil {
+		return fmt.Errorf("board: opening %s: %w", path, err)
+	}
+	wdb.SetMaxOpenConns(1)
+	wdb.SetMaxIdleConns(1)
+	wdb.SetConnMaxLifetime(0)
+	wdb.SetConnMaxIdleTime(0)
+	s.write = bun.NewDB(wdb, sqlitedialect.New())
+	if opt.singlePool {
+		s.read = s.write
+		return nil
+	}
+	// Connect the writer first so the file exists and is in WAL mode before
+	// any reader opens it.
+	if err := wdb.Ping(); err != nil {
+		wdb.Close()
+		return fmt.Errorf("board: opening %s: %w", path, err)
+	}
+	params.Add("_pragma", "query_only(1)")
+	rdb, err := sql.Open(sqliteshim.ShimName, path+"?"+params.Encode())
+	if err != nil {
+		wdb.Close()
+		return fmt.Errorf("board: opening %s: %w", path, err)
+	}
+	n := opt.ReadConns
+	if n <= 0 {
+		n = 4
+	}
+	rdb.SetMaxOpenConns(n)
+	rdb.SetMaxIdleConns(n)
+	rdb.SetConnMaxIdleTime(0)
+	s.read = bun.NewDB(rdb, sqlitedialect.New())
+	return nil
+}
+
+// Close closes the database pools.
+func (s *Store) Close() error {
+	var errs []error
+	if s.read != nil && s.read != s.write {
+		errs = append(errs, s.read.Close())
+	}
+	if s.write != nil {
+		errs = append(errs, s.write.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// Ping checks that the database answers, for readiness probes.
+func (s *Store) Ping(ctx context.Context) error {
+	if err := s.write.PingContext(ctx); err != nil {
+		return err
+	}
+	if s.read != s.write {
+		return s.read.PingContext(ctx)
+	}
+	return nil
+}
+
+// Dialect returns "sqlite" or "postgres".
+func (s *Store) Dialect() string {
+	if s.pg {
+		return "postgres"
+	}
+	return "sqlite"
+}
+
+// PoolStats are the connection pool statistics, for metrics.
+type PoolStats struct {
+	Write sql.DBStats `json:"write"`
+	Read  sql.DBStats `json:"read"` // the same pool as Write on PostgreSQL
+}
+
+// PoolStats returns the connection pool statistics.
+func (s *Store) PoolStats() PoolStats {
+	return PoolStats{Write: s.write.Stats(), Read: s.read.Stats()}
+}
+
+// forUpdate locks selected rows on PostgreSQL. SQLite needs no row lock: its
+// single writer connection and immediate transactions serialise writes.
+func (s *Store) forUpdate() string {
+	if s.pg {
+		return " FOR UPDATE"
+	}
+	return ""
+}
+
+func (s *Store) clock() time.Time {
+	return s.now().UTC().Truncate(time.Microsecond)
+}
+
+func (s *Store) inTx(ctx context.Context, fn func(ctx context.Context, tx bun.Tx) error) error {
+	return s.write.RunInTx(ctx, nil, fn)
+}
+
+func newID() (string, error) {
+	id, err := uuid.NewV7()
+	if err != nil {
+		return "", fmt.Errorf("board: generating an id: %w", err)
+	}
+	return id.String(), nil
+}
+
+// flags runs the injected detector over texts and returns the sorted,
+// de-duplicated labels as stored JSON.
+func (s *Store) flags(texts ...string) string {
+	if s.flag == nil {
+		return "[]"
+	}
+	var all []string
+	for _, t := range texts {
+		all = append(all, s.flag(t)...)
+	}
+	slices.Sort(all)
+	all = slices.Compact(all)
+	all = slices.DeleteFunc(all, func(f string) bool { return f == "" })
+	if len(all) == 0 {
+		return "[]"
+	}
+	b, _ := json.Marshal(all) // []string always marshals
+	return string(b)
+}
+
+func decodeFlags(raw string) []string {
+	out := []string{}
+	if raw != "" {
+		_ = json.Unmarshal([]byte(raw), &out) // written by flags; an unreadable value reads as none
+	}
+	if out == nil {
+		out = []string{}
+	}
+	return out
+}

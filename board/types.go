@@ -1,0 +1,217 @@
+package board
+
+import "time"
+
+// Sort orders the feed. The zero value means [SortRecent].
+type Sort string
+
+// The feed orders. Ties are broken by newer first, then by id.
+const (
+	SortRecent     Sort = "recent"     // newest first
+	SortConfidence Sort = "confidence" // highest confidence first
+	SortPopular    Sort = "popular"    // most reactions plus replies first
+)
+
+// Status is the state of a prediction: open until a moderator resolves it.
+type Status string
+
+// The prediction states.
+const (
+	StatusOpen     Status = "open"
+	StatusResolved Status = "resolved" // outcome yes or no
+	StatusVoid     Status = "void"     // outcome void: not scored
+)
+
+// Outcome is how a prediction resolved.
+type Outcome string
+
+// The outcomes accepted by [Store.Resolve].
+const (
+	OutcomeYes  Outcome = "yes"
+	OutcomeNo   Outcome = "no"
+	OutcomeVoid Outcome = "void"
+)
+
+// ReactionKind is an agent's reaction to a prediction.
+type ReactionKind string
+
+// The reactions accepted by [Store.React].
+const (
+	ReactionAgree     ReactionKind = "agree"
+	ReactionDisagree  ReactionKind = "disagree"
+	ReactionUncertain ReactionKind = "uncertain"
+)
+
+// ReplyKind classifies a reply. Only [ReplyPlain] exists today; the
+// coordination tags ([AGREE], [DISAGREE], [CHALLENGE], [DEBATE]) will add
+// kinds (see the package documentation, "Reply kinds").
+type ReplyKind string
+
+// ReplyPlain is an ordinary reply.
+const ReplyPlain ReplyKind = "plain"
+
+// NewPrediction is the input of [Store.CreatePrediction]. Its JSON tags
+// match the request body of POST /api/predictions.
+type NewPrediction struct {
+	AgentID   string `json:"agent_id"`
+	AgentName string `json:"agent_name,omitempty"` // optional; see [Store.CreatePrediction]
+	Title     string `json:"title"`
+	Body      string `json:"body"`
+	// Confidence is a probability in [0, 1] (0.75 means 75%). It is a
+	// pointer so that a missing value is told apart from 0.
+	Confidence *float64 `json:"confidence"`
+	Timeframe  string   `json:"timeframe"`
+	Domain     string   `json:"domain"`
+}
+
+// NewReply is the input of [Store.Reply].
+type NewReply struct {
+	AgentID   string `json:"agent_id"`
+	AgentName string `json:"agent_name,omitempty"`
+	Body      string `json:"body"`
+	// ParentID optionally names the reply this one answers; it must be a
+	// reply on the same prediction.
+	ParentID string `json:"parent_id,omitempty"`
+}
+
+// NewReaction is the input of [Store.React].
+type NewReaction struct {
+	AgentID   string       `json:"agent_id"`
+	AgentName string       `json:"agent_name,omitempty"`
+	Reaction  ReactionKind `json:"reaction"`
+}
+
+// ReactionCounts counts the reactions on a prediction by kind.
+type ReactionCounts struct {
+	Agree     int `json:"agree"`
+	Disagree  int `json:"disagree"`
+	Uncertain int `json:"uncertain"`
+}
+
+// Prediction is a stored prediction with its counters.
+type Prediction struct {
+	ID         string         `json:"id"`
+	AgentID    string         `json:"agent_id"`
+	AgentName  string         `json:"agent_name"` // the agent's current display name
+	Title      string         `json:"title"`
+	Body       string         `json:"body"`
+	Confidence float64        `json:"confidence"`
+	Timeframe  string         `json:"timeframe"`
+	Domain     string         `json:"domain"` // canonical spelling, e.g. "AI"
+	CreatedAt  time.Time      `json:"created_at"`
+	Reactions  ReactionCounts `json:"reactions"`
+	Replies    int            `json:"replies"`
+	// Popularity is reactions plus replies, the key of [SortPopular].
+	Popularity int    `json:"popularity"`
+	Status     Status `json:"status"`
+	// Outcome is set once resolved: yes or no (status resolved) or void.
+	Outcome    Outcome    `json:"outcome,omitempty"`
+	ResolvedAt *time.Time `json:"resolved_at,omitempty"`
+	// Flags are the labels [Options.Flag] gave the title, body or timeframe
+	// at creation, sorted; never nil.
+	Flags []string `json:"flags"`
+}
+
+// FeedQuery selects a page of the feed. The zero value asks for the 20
+// newest predictions of every domain.
+type FeedQuery struct {
+	Domain string `json:"domain,omitempty"` // one of [Domains], any case; "" for all
+	Sort   Sort   `json:"sort,omitempty"`   // "" means [SortRecent]
+	Limit  int    `json:"limit,omitempty"`  // 0 means 20; above 100 is clamped to 100
+	Offset int    `json:"offset,omitempty"` // ≥ 0
+}
+
+// Feed is a page of predictions.
+type Feed struct {
+	Predictions []Prediction `json:"predictions"` // never nil
+	Total       int          `json:"total"`       // predictions matching the domain filter
+	Limit       int          `json:"limit"`       // the limit applied
+	Offset      int          `json:"offset"`
+	HasMore     bool         `json:"has_more"` // more predictions after this page
+	Sort        Sort         `json:"sort"`     // the sort applied
+	Domain      string       `json:"domain,omitempty"`
+	Notes       []string     `json:"notes"` // e.g. a clamped limit; never nil
+}
+
+// Reply is a stored reply in a prediction's thread.
+type Reply struct {
+	ID           string    `json:"id"`
+	PredictionID string    `json:"prediction_id"`
+	ParentID     string    `json:"parent_id,omitempty"` // "" for a reply to the prediction itself
+	AgentID      string    `json:"agent_id"`
+	AgentName    string    `json:"agent_name"`
+	Body         string    `json:"body"`
+	Kind         ReplyKind `json:"kind"`
+	CreatedAt    time.Time `json:"created_at"`
+	Flags        []string  `json:"flags"` // never nil
+}
+
+// ReplyNode is a reply with the replies that answer it, as built by [Tree].
+type ReplyNode struct {
+	Reply
+	Children []*ReplyNode `json:"children"` // never nil
+}
+
+// Reaction is an agent's current reaction to a prediction.
+type Reaction struct {
+	PredictionID string       `json:"prediction_id"`
+	AgentID      string       `json:"agent_id"`
+	Reaction     ReactionKind `json:"reaction"`
+	CreatedAt    time.Time    `json:"created_at"`
+	UpdatedAt    time.Time    `json:"updated_at"`
+	// Previous is the reaction this one replaced; set by [Store.React] only,
+	// "" when the agent had not reacted before.
+	Previous ReactionKind `json:"previous,omitempty"`
+	// Counts are the prediction's reaction counts after the write; set by
+	// [Store.React] only.
+	Counts *ReactionCounts `json:"counts,omitempty"`
+}
+
+// Agent is an agent with its statistics.
+type Agent struct {
+	ID          string    `json:"agent_id"`
+	Name        string    `json:"agent_name"`
+	FirstSeen   time.Time `json:"first_seen"`
+	LastSeen    time.Time `json:"last_seen"` // time of its latest write
+	Predictions int       `json:"predictions"`
+	Replies     int       `json:"replies"`
+	Reactions   int       `json:"reactions"` // predictions it has reacted to
+	// Resolved counts its predictions resolved yes or no (void excluded).
+	Resolved int `json:"resolved"`
+	// BrierScore is the mean squared error of its resolved predictions;
+	// null while none is resolved.
+	BrierScore *float64 `json:"brier_score"`
+	// Accuracy is the share of its resolved predictions on the right side
+	// of 50%; null while none counts (confidence exactly 0.5 is excluded).
+	Accuracy *float64 `json:"accuracy"`
+	// TrustScore is in [0, 1], 0.5 neutral; see the package documentation.
+	TrustScore float64  `json:"trust_score"`
+	Flags      []string `json:"flags"` // labels of its display name; never nil
+}
+
+// DomainCount is the number of predictions in a domain.
+type DomainCount struct {
+	Domain      string `json:"domain"`
+	Predictions int    `json:"predictions"`
+}
+
+// Stats are the board's statistics.
+type Stats struct {
+	Predictions int `json:"predictions"`
+	Agents      int `json:"agents"`
+	Threads     int `json:"threads"` // predictions with at least one reply
+	Replies     int `json:"replies"`
+	Reactions   int `json:"reactions"`
+	Open        int `json:"open"`
+	Resolved    int `json:"resolved"` // resolved yes or no
+	Void        int `json:"void"`
+	// AccuracyRate is the share of resolved (non-void) predictions on the
+	// right side of 50%; null while none counts.
+	AccuracyRate *float64 `json:"accuracy_rate"`
+	// BrierScore is the mean Brier score of resolved predictions; null
+	// while none is resolved.
+	BrierScore *float64 `json:"brier_score"`
+	// ByDomain lists every domain in [Domains] order, zeros included.
+	ByDomain []DomainCount `json:"by_domain"`
+	Notes    []string      `json:"notes"` // never nil
+}

@@ -1,0 +1,114 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+	"text/tabwriter"
+
+	"github.com/predictions-md/predictions/forecastfile"
+	"github.com/predictions-md/predictions/scoring"
+)
+
+// runScore implements `predictions score [--bins N] [--json] FILE`: the
+// per-forecaster scores of the resolved questions and the calibration table.
+func runScore(_ context.Context, env *cmdEnv, args []string) int {
+	fs := flag.NewFlagSet("score", flag.ContinueOnError)
+	fs.SetOutput(env.stderr)
+	bins := fs.Int("bins", scoring.DefaultBins, "number of calibration bins (2 to 20)")
+	asJSON := fs.Bool("json", false, "print the whole report as JSON")
+	today := fs.String("today", "", "date that counts as today, YYYY-MM-DD (default: today in UTC)")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "Usage: predictions score [--bins N] [--json] FILE")
+		fmt.Fprintln(fs.Output(), "\nScores each forecaster's latest forecast on the resolved questions of a")
+		fmt.Fprintln(fs.Output(), "forecast file and prints the calibration table. A FILE of - reads standard input.")
+		fs.PrintDefaults()
+	}
+	opt, files, code := commonFlags(fs, args, today)
+	if code >= 0 {
+		return code
+	}
+	if len(files) != 1 {
+		fmt.Fprintln(env.stderr, "predictions score: give exactly one FILE")
+		return 2
+	}
+	if *bins < 2 || *bins > 20 {
+		fmt.Fprintf(env.stderr, "predictions score: --bins %d is outside 2 to 20; try --bins 10\n", *bins)
+		return 2
+	}
+	opt.Bins = *bins
+	f, err := readForecastFile(env, files[0])
+	if err != nil {
+		fmt.Fprintf(env.stderr, "predictions score: %v\n", err)
+		return 2
+	}
+	rep, err := f.Report(opt)
+	if err != nil {
+		fmt.Fprintf(env.stderr, "predictions score: %v\n", err)
+		return 2
+	}
+	if *asJSON {
+		enc := json.NewEncoder(env.stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(rep); err != nil {
+			fmt.Fprintf(env.stderr, "predictions score: %v\n", err)
+			return 2
+		}
+		return 0
+	}
+	if n := len(rep.Findings); n > 0 {
+		fmt.Fprintf(env.stderr, "predictions score: %s has %d finding(s); run predictions check %s\n", files[0], n, files[0])
+	}
+	writeScores(env.stdout, files[0], rep)
+	return 0
+}
+
+// writeScores prints the scores of rep as aligned text tables.
+func writeScores(w io.Writer, name string, rep *forecastfile.Report) {
+	fmt.Fprintf(w, "%s: %s\n", name, rep.Summary)
+	if rep.Scores == nil {
+		fmt.Fprintln(w, "\nNo resolved question has forecasts to score.")
+		return
+	}
+	fmt.Fprintln(w, "\nScores (each forecaster's latest forecast on or before resolve_by; Brier: lower is better; log: higher is better)")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "forecaster\tforecasts\tyes\tBrier\tlog score\tBrier skill\t")
+	row := func(who string, s scoring.Summary) {
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%.4f\t%.4f\t%s\t\n", who, s.N, s.Yes, s.Brier, s.LogScore, optional(s.BrierSkill, 3))
+	}
+	for _, fc := range rep.Scores.Forecasters {
+		row(fc.Who, fc.Summary)
+	}
+	row("all", rep.Scores.Overall)
+	tw.Flush()
+
+	fmt.Fprintf(w, "\nCalibration (all forecasters, %d bins)\n", rep.Scores.Bins)
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "range\tforecasts\tyes\tmean forecast\tobserved\t")
+	for _, b := range rep.Scores.Overall.Calibration {
+		fmt.Fprintf(tw, "%s–%s%%\t%d\t%d\t%s\t%s\t\n", pct(b.Lo), pct(b.Hi), b.Count, b.Yes, optionalPct(b.MeanForecast), optionalPct(b.ObservedFrequency))
+	}
+	tw.Flush()
+	for _, n := range append(rep.Notes, rep.Scores.Overall.Notes...) {
+		fmt.Fprintln(w, "note:", n)
+	}
+}
+
+func pct(p float64) string { return strconv.FormatFloat(p*100, 'f', -1, 64) }
+
+func optional(v *float64, prec int) string {
+	if v == nil {
+		return "-"
+	}
+	return strconv.FormatFloat(*v, 'f', prec, 64)
+}
+
+func optionalPct(v *float64) string {
+	if v == nil {
+		return "-"
+	}
+	return strconv.FormatFloat(*v*100, 'f', 1, 64) + "%"
+}

@@ -1,0 +1,92 @@
+package forecastfile
+
+import (
+	"fmt"
+	"strings"
+)
+
+const forecastExample = "e.g. - 2026-03-01 14:05 · agent:alice · 62% · note"
+
+// readForecast reads the text of a forecast bullet: date [time] · who ·
+// probability [· note]. problem says what is missing or unreadable (empty
+// when the line is complete); sep is the separator used when it is not the
+// middle dot; pct is false when the probability has no % sign.
+func readForecast(s string) (fc Forecast, problem, sep string, pct bool) {
+	var parts []string
+	joiner := " · "
+	if strings.Contains(s, "·") {
+		parts = strings.Split(s, "·")
+	} else {
+		for _, c := range []string{" - ", " – ", " — ", " | "} {
+			if strings.Contains(s, c) {
+				parts = strings.Split(s, c)
+				sep, joiner = strings.TrimSpace(c), c
+				break
+			}
+		}
+		if parts == nil {
+			parts = []string{s}
+		}
+	}
+	for i := range parts {
+		parts[i] = strings.TrimSpace(parts[i])
+	}
+	var problems []string
+
+	dt := parts[0]
+	ds, ts := dt, ""
+	if i := strings.IndexAny(dt, " \tT"); i >= 0 {
+		ds, ts = dt[:i], strings.TrimSpace(dt[i+1:])
+	}
+	if d, err := ParseDate(ds); err != nil {
+		problems = append(problems, fmt.Sprintf("date %q is not a date written YYYY-MM-DD (optionally followed by HH:MM)", dt))
+	} else {
+		fc.Date = d
+		if ts != "" {
+			if validTime(ts) {
+				fc.Time = ts
+			} else {
+				problems = append(problems, fmt.Sprintf("time %q is not HH:MM (24-hour clock)", ts))
+			}
+		}
+	}
+
+	switch {
+	case len(parts) < 2 || parts[1] == "":
+		problems = append(problems, "it does not say who made the forecast (agent:<name> or person)")
+	default:
+		if _, _, bad := readPercent(parts[1]); bad == "" || strings.HasSuffix(parts[1], "%") {
+			problems = append(problems, fmt.Sprintf("the second part %q should say who made the forecast (agent:<name> or person), before the probability", parts[1]))
+		} else {
+			fc.Who = parts[1]
+		}
+	}
+
+	switch {
+	case len(parts) < 3 || parts[2] == "":
+		problems = append(problems, "it has no probability (a percent such as 62%)")
+	default:
+		p, hasPct, bad := readPercent(parts[2])
+		if bad != "" {
+			problems = append(problems, bad)
+		} else {
+			fc.P, pct = p, hasPct
+		}
+	}
+	if len(parts) > 3 {
+		fc.Note = strings.Join(parts[3:], joiner)
+	}
+	if len(problems) > 0 {
+		problem = "forecast line cannot be read: " + strings.Join(problems, "; ") + " (" + forecastExample + ")"
+	}
+	return fc, problem, sep, pct
+}
+
+func validTime(s string) bool {
+	if len(s) != 5 || s[2] != ':' {
+		return false
+	}
+	h, ok1 := digits(s[:2])
+	m, ok2 := digits(s[3:])
+	return ok1 && ok2 && h < 24 && m < 60
+}

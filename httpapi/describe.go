@@ -1,0 +1,224 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/predictions-md/predictions/internal/tools"
+)
+
+// serviceDescription opens openapi.json, llms.txt and the manifest.
+const serviceDescription = "Stateless forecast arithmetic for teams of AI agents and people who keep yes/no forecasts in a Markdown file: " +
+	"convert odds between notations, turn a set of odds into probabilities, pool forecasts, apply Bayes' rule, " +
+	"score resolved forecasts, check a forecast file and write settings into the agents' skill file. " +
+	"The tools use only the numbers sent, fetch nothing and store nothing. " +
+	"Every tool answers GET (query parameters; arrays and objects as URL-encoded JSON) and POST (a JSON body of at most 64 KB). " +
+	"Success is 200 with a Result; bad input is 400 with a Problem that names the field and says how to fix it. " +
+	"Probabilities: a number below 1 is a fraction (0.62), a number from 1 to 100 is a percent (62), a string ending in % is a percent (\"62%\")."
+
+// llmsText writes llms.txt (llmstxt.org layout): a title, a summary in a
+// block quote, the rules, then one section per tool, whose heading is the
+// anchor that Problems link to.
+func (s *Server) llmsText(base string) []byte {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "# %s\n\n", tools.Name)
+	b.WriteString("> Forecast arithmetic for teams of agents and people: odds, pooling, Bayes updates, scoring, forecast files and settings. Information only; stateless; nothing sent is stored.\n\n")
+	b.WriteString(serviceDescription + "\n\n")
+	b.WriteString("Rule about settings: " + tools.DraftedSettingsRule + "\n\n")
+	b.WriteString("Disclaimer: " + tools.Disclaimer + "\n\n")
+	fmt.Fprintf(&b, "Terms of service: %s/terms. Contact: %s.\n\n", base, s.opt.Contact)
+
+	b.WriteString("## Tools\n\n")
+	for _, t := range tools.All() {
+		fmt.Fprintf(&b, "- [%s](%s%s/%s): %s. %s\n", t.Name, base, tools.PathPrefix, t.Name, t.Title, firstSentence(t.Description))
+	}
+	b.WriteString("\n")
+	for _, t := range tools.All() {
+		fmt.Fprintf(&b, "## %s\n\n", t.Name)
+		fmt.Fprintf(&b, "- [POST or GET %s/%s](%s%s/%s): %s\n\n", tools.PathPrefix, t.Name, base, tools.PathPrefix, t.Name, t.Title)
+		b.WriteString(t.Description + "\n\n")
+		b.WriteString("Input fields:\n\n")
+		for _, name := range propertyNames(t.InputSchema) {
+			fs := t.InputSchema.Properties[name]
+			req := "optional"
+			if contains(t.InputSchema.Required, name) {
+				req = "required"
+			}
+			fmt.Fprintf(&b, "- `%s` (%s, %s)", name, typeText(fs.Type, fs.Types, isStructured(fs)), req)
+			if fs.Description != "" {
+				b.WriteString(": " + fs.Description)
+			}
+			b.WriteString(limitText(fs) + "\n")
+		}
+		fmt.Fprintf(&b, "\nExample:\n\n    curl -s %s%s/%s -H 'Content-Type: application/json' -d '%s'\n", base, tools.PathPrefix, t.Name, shellQuoted(string(t.Example)))
+		fmt.Fprintf(&b, "    curl -s '%s%s/%s?%s'\n\n", base, tools.PathPrefix, t.Name, exampleQuery(t))
+	}
+
+	b.WriteString("## Docs\n\n")
+	fmt.Fprintf(&b, "- [Skill file](%s/%s.md): the agents' skill file; settings go in the query, such as ?preset=recommended\n", base, tools.Name)
+	fmt.Fprintf(&b, "- [Settings catalog](%s%s/settings): every setting with its range, options and default, and the presets\n", base, tools.PathPrefix)
+	fmt.Fprintf(&b, "- [OpenAPI description](%s/openapi.json): OpenAPI 3.1, with input schemas and examples\n", base)
+	fmt.Fprintf(&b, "- [Manifest](%s%s): tools, addresses, input schemas and example bodies as JSON\n", base, ManifestPath)
+	if s.opt.MCP != nil {
+		fmt.Fprintf(&b, "- [MCP endpoint](%s/mcp): the same tools over the Model Context Protocol (streamable HTTP)\n", base)
+	}
+	fmt.Fprintf(&b, "- [Terms of service](%s/terms): read-only, nothing stored by the tools, information only\n", base)
+	return b.Bytes()
+}
+
+func (s *Server) llmsTxt(w http.ResponseWriter, r *http.Request) error {
+	writeBody(w, http.StatusOK, "text/plain; charset=utf-8", s.llmsText(s.baseURL(r)))
+	return nil
+}
+
+// manifestTool is one tool in the manifest.
+type manifestTool struct {
+	Name        string          `json:"name"`
+	Title       string          `json:"title"`
+	Description string          `json:"description"`
+	URL         string          `json:"url"`
+	Methods     []string        `json:"methods"`
+	InputSchema any             `json:"input_schema"`
+	ExampleBody json.RawMessage `json:"example_body"`
+	ExampleGET  string          `json:"example_get"`
+	Docs        string          `json:"docs"`
+}
+
+// manifestDoc is the manifest published at [ManifestPath].
+type manifestDoc struct {
+	Name                string         `json:"name"`
+	Version             string         `json:"version"`
+	Description         string         `json:"description"`
+	BaseURL             string         `json:"base_url"`
+	Tools               []manifestTool `json:"tools"`
+	Settings            string         `json:"settings"`
+	SkillFile           string         `json:"skill_file"`
+	OpenAPI             string         `json:"openapi"`
+	LLMsTxt             string         `json:"llms_txt"`
+	MCP                 string         `json:"mcp,omitempty"`
+	MaxBodyBytes        int            `json:"max_body_bytes"`
+	DraftedSettingsRule string         `json:"drafted_settings_rule"`
+	Contact             string         `json:"contact"`
+	Disclaimer          string         `json:"disclaimer"`
+	Terms               string         `json:"terms"`
+}
+
+func (s *Server) manifestFor(base string) *manifestDoc {
+	m := &manifestDoc{
+		Name: tools.Name, Version: tools.Version, Description: serviceDescription, BaseURL: base,
+		Settings:  base + tools.PathPrefix + "/settings",
+		SkillFile: base + "/" + tools.Name + ".md",
+		OpenAPI:   base + "/openapi.json", LLMsTxt: base + "/llms.txt",
+		MaxBodyBytes:        MaxBodyBytes,
+		DraftedSettingsRule: tools.DraftedSettingsRule,
+		Contact:             s.opt.Contact,
+		Disclaimer:          tools.Disclaimer,
+		Terms:               base + "/terms",
+		Tools:               []manifestTool{},
+	}
+	if s.opt.MCP != nil {
+		m.MCP = base + "/mcp"
+	}
+	for _, t := range tools.All() {
+		u := base + tools.PathPrefix + "/" + t.Name
+		m.Tools = append(m.Tools, manifestTool{
+			Name: t.Name, Title: t.Title, Description: t.Description, URL: u,
+			Methods: []string{http.MethodGet, http.MethodPost}, InputSchema: t.InputSchema,
+			ExampleBody: t.Example, ExampleGET: u + "?" + exampleQuery(t),
+			Docs: base + "/llms.txt#" + t.Name,
+		})
+	}
+	return m
+}
+
+func (s *Server) manifest(w http.ResponseWriter, r *http.Request) error {
+	return s.writeJSON(w, http.StatusOK, s.manifestFor(s.baseURL(r)))
+}
+
+// shellQuoted escapes s for use inside single quotes in a shell command.
+func shellQuoted(s string) string { return strings.ReplaceAll(s, "'", `'\''`) }
+
+func firstSentence(s string) string {
+	if i := strings.Index(s, ". "); i >= 0 {
+		return s[:i+1]
+	}
+	return s
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+// typeText names a field's type for people.
+func typeText(t string, ts []string, structured bool) string {
+	if t == "" {
+		for _, x := range ts {
+			if x != "null" {
+				t = x
+			}
+		}
+	}
+	switch {
+	case structured:
+		return t + ", as JSON"
+	case t == "":
+		return "number or string"
+	}
+	return t
+}
+
+// limitText states the limits of a field schema.
+func limitText(fs interface{}) string {
+	b, err := json.Marshal(fs)
+	if err != nil {
+		return ""
+	}
+	var m struct {
+		MinLength *int            `json:"minLength"`
+		MaxLength *int            `json:"maxLength"`
+		MinItems  *int            `json:"minItems"`
+		MaxItems  *int            `json:"maxItems"`
+		Minimum   *float64        `json:"minimum"`
+		Maximum   *float64        `json:"maximum"`
+		Enum      []any           `json:"enum"`
+		Default   json.RawMessage `json:"default"`
+	}
+	if json.Unmarshal(b, &m) != nil {
+		return ""
+	}
+	var parts []string
+	if m.MaxLength != nil {
+		parts = append(parts, fmt.Sprintf("at most %d characters", *m.MaxLength))
+	}
+	if m.MinItems != nil && m.MaxItems != nil {
+		parts = append(parts, fmt.Sprintf("%d to %d items", *m.MinItems, *m.MaxItems))
+	}
+	switch {
+	case m.Minimum != nil && m.Maximum != nil:
+		parts = append(parts, fmt.Sprintf("from %g to %g", *m.Minimum, *m.Maximum))
+	case m.Minimum != nil:
+		parts = append(parts, fmt.Sprintf("at least %g", *m.Minimum))
+	}
+	if len(m.Enum) > 0 {
+		vs := make([]string, len(m.Enum))
+		for i, v := range m.Enum {
+			vs[i] = fmt.Sprint(v)
+		}
+		parts = append(parts, "one of "+strings.Join(vs, ", "))
+	}
+	if len(m.Default) > 0 {
+		parts = append(parts, "default "+string(m.Default))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "; " + strings.Join(parts, "; ")
+}

@@ -1,0 +1,176 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+
+	"github.com/gorilla/mux"
+	"github.com/predictions-md/predictions/internal/tools"
+)
+
+// Sentinel errors of the adapter. Each maps to one status in [statusTable].
+var (
+	// ErrBadRequest is bad input found before a tool runs: a body that is not
+	// one JSON object, a duplicate key, a malformed query string. 400.
+	ErrBadRequest = errors.New("httpapi: bad request")
+	// ErrNotFound is an unknown path. 404.
+	ErrNotFound = errors.New("httpapi: not found")
+	// ErrMethodNotAllowed is a known path with a method it does not serve. 405.
+	ErrMethodNotAllowed = errors.New("httpapi: method not allowed")
+	// ErrTooLarge is a body over [MaxBodyBytes]. 413.
+	ErrTooLarge = errors.New("httpapi: request body too large")
+	// ErrQueryTooLong is a query string over [MaxQueryBytes]. 414.
+	ErrQueryTooLong = errors.New("httpapi: query string too long")
+	// ErrMediaType is a body whose Content-Type is present and not JSON. 415.
+	ErrMediaType = errors.New("httpapi: unsupported media type")
+)
+
+// statusTable is the one place where errors become statuses: the first
+// entry whose error matches (errors.Is) gives the status. Anything that
+// matches none is a 500 whose detail goes only to the log. Add rows here
+// (board errors, 401, 403, 409, 429) rather than writing statuses in handlers.
+var statusTable = []struct {
+	err    error
+	status int
+}{
+	{tools.ErrInput, http.StatusBadRequest},
+	{ErrBadRequest, http.StatusBadRequest},
+	{ErrNotFound, http.StatusNotFound},
+	{ErrMethodNotAllowed, http.StatusMethodNotAllowed},
+	{ErrTooLarge, http.StatusRequestEntityTooLarge},
+	{ErrQueryTooLong, http.StatusRequestURITooLong},
+	{ErrMediaType, http.StatusUnsupportedMediaType},
+}
+
+// StatusOf returns the HTTP status for err: 200 for nil, the status of the
+// first matching row of the table, else 500.
+func StatusOf(err error) int {
+	if err == nil {
+		return http.StatusOK
+	}
+	for _, row := range statusTable {
+		if errors.Is(err, row.err) {
+			return row.status
+		}
+	}
+	return http.StatusInternalServerError
+}
+
+// Error is a client error found by the adapter, with what the Problem body
+// says: the field, what is wrong and how to fix it. Err is one of the
+// sentinel errors above and decides the status.
+type Error struct {
+	// Field names what is wrong: "body", "forecasts[0].who", "Content-Type".
+	Field string
+	// Problem says what is wrong, without the field name.
+	Problem string
+	// Hint says how to fix it.
+	Hint string
+	// Err is the sentinel error that decides the status.
+	Err error
+
+	dupKey bool // a duplicate key in a JSON object
+}
+
+// Error returns "field: problem".
+func (e *Error) Error() string { return e.Field + ": " + e.Problem }
+
+// Unwrap returns the sentinel error.
+func (e *Error) Unwrap() error { return e.Err }
+
+// Problem is the body of every error response.
+type Problem struct {
+	// Error names the field and what is wrong with it: "value: is required".
+	Error string `json:"error"`
+	// Hint says how to fix it, with an example where one helps.
+	Hint string `json:"hint,omitempty"`
+	// Docs links the documentation of the tool or route.
+	Docs string `json:"docs,omitempty"`
+	// Disclaimer is [tools.Disclaimer].
+	Disclaimer string `json:"disclaimer"`
+	// Terms is the address of the terms of service.
+	Terms string `json:"terms"`
+}
+
+// problemFor builds the Problem body for err and returns its status.
+func (s *Server) problemFor(r *http.Request, err error) (int, Problem) {
+	status := StatusOf(err)
+	p := Problem{Docs: s.docsURL(r), Disclaimer: tools.Disclaimer, Terms: s.terms(r)}
+	var ie *tools.InputError
+	var ae *Error
+	switch {
+	case errors.As(err, &ie):
+		p.Error, p.Hint = ie.Error(), ie.Hint
+	case errors.As(err, &ae):
+		p.Error, p.Hint = ae.Error(), ae.Hint
+	case status == http.StatusInternalServerError:
+		p.Error = "server: internal error"
+		p.Hint = "this is a fault of the service, not of your input; try again later, and report it with the X-Request-Id if it persists"
+	default:
+		p.Error = http.StatusText(status)
+	}
+	return status, p
+}
+
+// docsURL links the llms.txt section of the matched tool, else llms.txt.
+func (s *Server) docsURL(r *http.Request) string {
+	u := s.baseURL(r) + "/llms.txt"
+	if route := mux.CurrentRoute(r); route != nil {
+		if name := route.GetName(); name != "" {
+			u += "#" + name
+		}
+	}
+	return u
+}
+
+// writeError writes the Problem for err. Headers set before (Allow,
+// WWW-Authenticate) are kept. The detail of a 500 goes only to the log.
+func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	status, p := s.problemFor(r, err)
+	if status >= 500 {
+		s.log.ErrorContext(r.Context(), "request failed", "request_id", RequestID(r.Context()),
+			"method", r.Method, "path", r.URL.Path, "error", err.Error())
+	}
+	body, merr := marshal(p)
+	if merr != nil { // cannot happen: Problem holds strings only
+		http.Error(w, `{"error":"server: internal error"}`, http.StatusInternalServerError)
+		return
+	}
+	writeBody(w, status, jsonType, body)
+}
+
+// marshal encodes v as JSON without escaping <, > and &.
+func marshal(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// writeBody writes a complete body, already encoded, with its status.
+func writeBody(w http.ResponseWriter, status int, contentType string, body []byte) {
+	h := w.Header()
+	h.Set("Content-Type", contentType)
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	h.Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+}
+
+// handlerFunc is a handler that returns its error instead of writing it.
+type handlerFunc func(w http.ResponseWriter, r *http.Request) error
+
+// handle wraps h so that its error is written in one place.
+func (s *Server) handle(h handlerFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := h(w, r); err != nil {
+			s.writeError(w, r, err)
+		}
+	})
+}

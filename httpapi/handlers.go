@@ -1,0 +1,159 @@
+package httpapi
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/predictions-md/predictions/internal/tools"
+)
+
+// toolGET runs t with the input taken from the query string.
+func (s *Server) toolGET(t *tools.Tool) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		q, err := parseQuery(r)
+		if err != nil {
+			return err
+		}
+		// Arrays and objects arrive as URL-encoded JSON: refuse duplicate
+		// keys there as in a POST body. Other defects are named by FromQuery.
+		for k, vs := range q {
+			for _, v := range vs {
+				if v = strings.TrimSpace(v); v != "" && (v[0] == '{' || v[0] == '[') {
+					if err := checkJSONValue(v, k); err != nil {
+						return err
+					}
+				}
+			}
+		}
+		raw, err := t.FromQuery(q)
+		if err != nil {
+			return err
+		}
+		return s.run(w, r, t, raw)
+	}
+}
+
+// toolPOST runs t with the JSON body as input.
+func (s *Server) toolPOST(t *tools.Tool) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		raw, err := readObject(w, r)
+		if err != nil {
+			return err
+		}
+		return s.run(w, r, t, raw)
+	}
+}
+
+func (s *Server) run(w http.ResponseWriter, r *http.Request, t *tools.Tool, raw []byte) error {
+	res, err := t.Call(r.Context(), raw)
+	if err != nil {
+		return err
+	}
+	return s.writeResult(w, r, res)
+}
+
+func (s *Server) writeResult(w http.ResponseWriter, r *http.Request, res *tools.Result) error {
+	body, err := res.Envelope(s.terms(r))
+	if err != nil {
+		return err
+	}
+	writeBody(w, http.StatusOK, jsonType, body)
+	return nil
+}
+
+// settings serves the settings catalog.
+func (s *Server) settings(w http.ResponseWriter, r *http.Request) error {
+	return s.writeResult(w, r, tools.SettingsCatalog())
+}
+
+// skillFile serves the skill file with the query's settings written in.
+// Clamped or ignored settings are listed in X-Settings-Notes, separated by
+// "; ", with control characters replaced by spaces.
+func (s *Server) skillFile(w http.ResponseWriter, r *http.Request) error {
+	q, err := parseQuery(r)
+	if err != nil {
+		return err
+	}
+	md, notes := tools.SkillFile(s.baseURL(r), q)
+	if len(notes) > 0 {
+		w.Header().Set("X-Settings-Notes", headerSafe(strings.Join(notes, "; ")))
+	}
+	writeBody(w, http.StatusOK, "text/markdown; charset=utf-8", md)
+	return nil
+}
+
+// healthz answers 200 while the server runs.
+func (s *Server) healthz(w http.ResponseWriter, r *http.Request) error {
+	return s.writeJSON(w, http.StatusOK, struct {
+		Status     string `json:"status"`
+		Version    string `json:"version"`
+		Time       string `json:"time"`
+		Disclaimer string `json:"disclaimer"`
+		Terms      string `json:"terms"`
+	}{"ok", tools.Version, s.now().UTC().Format(time.RFC3339), tools.Disclaimer, s.terms(r)})
+}
+
+func (s *Server) notFound(w http.ResponseWriter, r *http.Request) error {
+	return &Error{Field: "path", Err: ErrNotFound,
+		Problem: fmt.Sprintf("%s does not exist", r.URL.Path),
+		Hint:    fmt.Sprintf("the tools are under %s/<tool> (%s); see %s/llms.txt", tools.PathPrefix, strings.Join(tools.Names(), ", "), s.baseURL(r))}
+}
+
+func (s *Server) methodNotAllowed(w http.ResponseWriter, r *http.Request) error {
+	allow := s.allowed(r)
+	w.Header().Set("Allow", strings.Join(allow, ", "))
+	return &Error{Field: "method", Err: ErrMethodNotAllowed,
+		Problem: fmt.Sprintf("%s is not allowed on %s", r.Method, r.URL.Path),
+		Hint:    "use " + strings.Join(allow, ", ")}
+}
+
+// writeJSON encodes v into a buffer, then writes it.
+func (s *Server) writeJSON(w http.ResponseWriter, status int, v any) error {
+	body, err := marshal(v)
+	if err != nil {
+		return err
+	}
+	writeBody(w, status, jsonType, body)
+	return nil
+}
+
+// parseQuery parses the raw query strictly: a malformed escape is a 400
+// rather than a silently dropped parameter.
+func parseQuery(r *http.Request) (url.Values, error) {
+	if len(r.URL.RawQuery) > MaxQueryBytes {
+		return nil, &Error{Field: "query", Err: ErrQueryTooLong,
+			Problem: fmt.Sprintf("is %d bytes long; the limit is %d", len(r.URL.RawQuery), MaxQueryBytes),
+			Hint:    "send the same input as a JSON body with POST (up to 64 KB)"}
+	}
+	q, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		return nil, &Error{Field: "query", Err: ErrBadRequest,
+			Problem: "is not a valid query string: " + err.Error(),
+			Hint:    "URL-encode each value, for example %2B150 for +150 and %25 for %"}
+	}
+	return q, nil
+}
+
+// checkJSONValue reports a duplicate key in a query parameter's JSON; other
+// JSON defects are left to the tool, which names them.
+func checkJSONValue(v, field string) error {
+	if err := checkJSONAny([]byte(v), field); err != nil {
+		if e, ok := err.(*Error); ok && e.dupKey {
+			return err
+		}
+	}
+	return nil
+}
+
+// headerSafe replaces control characters, which may not appear in a header.
+func headerSafe(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r < ' ' || r == 0x7f {
+			return ' '
+		}
+		return r
+	}, s)
+}

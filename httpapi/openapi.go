@@ -1,0 +1,332 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/predictions-md/predictions/internal/tools"
+)
+
+// The OpenAPI 3.1 document is built from tools.All() with these types; the
+// field order of the structs is the order of the published JSON.
+type (
+	oaDoc struct {
+		OpenAPI     string                `json:"openapi"`
+		Info        oaInfo                `json:"info"`
+		Servers     []oaServer            `json:"servers"`
+		Tags        []oaTag               `json:"tags"`
+		Paths       map[string]oaPathItem `json:"paths"`
+		Components  oaComponents          `json:"components"`
+		Disclaimer  string                `json:"x-disclaimer"`
+		Terms       string                `json:"x-terms"`
+		DraftedRule string                `json:"x-drafted-settings-rule"`
+	}
+	oaInfo struct {
+		Title          string    `json:"title"`
+		Version        string    `json:"version"`
+		Summary        string    `json:"summary"`
+		Description    string    `json:"description"`
+		TermsOfService string    `json:"termsOfService"`
+		Contact        oaContact `json:"contact"`
+	}
+	oaContact struct {
+		Name  string `json:"name"`
+		URL   string `json:"url,omitempty"`
+		Email string `json:"email,omitempty"`
+	}
+	oaServer struct {
+		URL string `json:"url"`
+	}
+	oaTag struct {
+		Name        string `json:"name"`
+		Description string `json:"description"`
+	}
+	oaPathItem struct {
+		Get  *oaOperation `json:"get,omitempty"`
+		Post *oaOperation `json:"post,omitempty"`
+	}
+	oaOperation struct {
+		OperationID string                `json:"operationId"`
+		Tags        []string              `json:"tags,omitempty"`
+		Summary     string                `json:"summary"`
+		Description string                `json:"description,omitempty"`
+		Parameters  []oaParameter         `json:"parameters,omitempty"`
+		RequestBody *oaRequestBody        `json:"requestBody,omitempty"`
+		Responses   map[string]oaResponse `json:"responses"`
+	}
+	oaParameter struct {
+		Name        string             `json:"name"`
+		In          string             `json:"in"`
+		Description string             `json:"description,omitempty"`
+		Required    bool               `json:"required,omitempty"`
+		Schema      *jsonschema.Schema `json:"schema,omitempty"`
+		Content     map[string]oaMedia `json:"content,omitempty"`
+		Example     json.RawMessage    `json:"example,omitempty"`
+	}
+	oaRequestBody struct {
+		Required bool               `json:"required"`
+		Content  map[string]oaMedia `json:"content"`
+	}
+	oaMedia struct {
+		Schema  any             `json:"schema,omitempty"`
+		Example json.RawMessage `json:"example,omitempty"`
+	}
+	oaResponse struct {
+		Ref         string              `json:"$ref,omitempty"`
+		Description string              `json:"description,omitempty"`
+		Headers     map[string]oaHeader `json:"headers,omitempty"`
+		Content     map[string]oaMedia  `json:"content,omitempty"`
+	}
+	oaHeader struct {
+		Description string             `json:"description"`
+		Schema      *jsonschema.Schema `json:"schema"`
+	}
+	oaComponents struct {
+		Schemas   map[string]any        `json:"schemas"`
+		Responses map[string]oaResponse `json:"responses"`
+	}
+	oaRef struct {
+		Ref string `json:"$ref"`
+	}
+)
+
+func schemaRef(name string) oaRef { return oaRef{Ref: "#/components/schemas/" + name} }
+
+func respRef(name string) oaResponse { return oaResponse{Ref: "#/components/responses/" + name} }
+
+// problemSchema describes [Problem].
+func problemSchema() *jsonschema.Schema {
+	str := func(d string) *jsonschema.Schema { return &jsonschema.Schema{Type: "string", Description: d} }
+	return &jsonschema.Schema{
+		Type:        "object",
+		Description: "the body of every error response",
+		Properties: map[string]*jsonschema.Schema{
+			"error":      str("the field and what is wrong with it: \"value: is required\""),
+			"hint":       str("how to fix it, with an example value where one helps"),
+			"docs":       str("link to the documentation of the tool"),
+			"disclaimer": str("information only; not advice"),
+			"terms":      str("address of the terms of service"),
+		},
+		PropertyOrder: []string{"error", "hint", "docs", "disclaimer", "terms"},
+		Required:      []string{"error", "disclaimer", "terms"},
+	}
+}
+
+// openAPIDoc builds the OpenAPI 3.1 description of the service at base.
+func (s *Server) openAPIDoc(ctx context.Context, base string) *oaDoc {
+	terms := base + "/terms"
+	anyObject := &jsonschema.Schema{Type: "object"}
+	text := func(mt, d string) oaResponse {
+		return oaResponse{Description: d, Content: map[string]oaMedia{mt: {Schema: &jsonschema.Schema{Type: "string"}}}}
+	}
+	jsonResp := func(d string, schema any, example json.RawMessage) oaResponse {
+		return oaResponse{Description: d, Content: map[string]oaMedia{jsonType: {Schema: schema, Example: example}}}
+	}
+	withDefault := func(m map[string]oaResponse) map[string]oaResponse {
+		m["default"] = respRef("Problem")
+		return m
+	}
+	doc := &oaDoc{
+		OpenAPI: "3.1.0",
+		Info: oaInfo{
+			Title:          tools.Name,
+			Version:        tools.Version,
+			Summary:        "Forecast arithmetic for teams of agents and people: odds, pooling, Bayes updates, scoring, forecast files and settings.",
+			Description:    serviceDescription + "\n\n" + tools.DraftedSettingsRule + "\n\n" + tools.Disclaimer,
+			TermsOfService: terms,
+			Contact:        contactFor(s.opt.Contact),
+		},
+		Servers: []oaServer{{URL: base}},
+		Tags: []oaTag{
+			{Name: "tools", Description: "stateless calculation tools: GET with query parameters or POST with a JSON body"},
+			{Name: "settings", Description: "the settings catalog and the skill file"},
+			{Name: "meta", Description: "published descriptions, terms and health"},
+		},
+		Paths: map[string]oaPathItem{},
+		Components: oaComponents{
+			Schemas: map[string]any{"Problem": problemSchema()},
+			Responses: map[string]oaResponse{
+				"Problem":    jsonResp("an error, as a Problem", schemaRef("Problem"), nil),
+				"BadRequest": jsonResp("bad input: the Problem names the field, what is wrong and how to fix it", schemaRef("Problem"), nil),
+				"TooLarge":   jsonResp("the body is over 64 KB (65536 bytes)", schemaRef("Problem"), nil),
+				"QueryTooLong": jsonResp("the query string is over 64 KB; send the input as a POST body",
+					schemaRef("Problem"), nil),
+				"MediaType": jsonResp("the Content-Type is present and not application/json", schemaRef("Problem"), nil),
+			},
+		},
+		Disclaimer:  tools.Disclaimer,
+		Terms:       terms,
+		DraftedRule: tools.DraftedSettingsRule,
+	}
+
+	for _, t := range tools.All() {
+		in, res := t.Name+"_input", t.Name+"_result"
+		doc.Components.Schemas[in] = t.InputSchema
+		doc.Components.Schemas[res] = t.OutputSchema
+		var example json.RawMessage
+		if r, err := t.Call(ctx, t.Example); err == nil {
+			if b, err := r.Envelope(terms); err == nil {
+				example = b
+			}
+		}
+		ok := jsonResp("the Result", schemaRef(res), example)
+		desc := t.Description + "\n\nGET example: `" + tools.PathPrefix + "/" + t.Name + "?" + exampleQuery(t) + "`"
+		doc.Paths[tools.PathPrefix+"/"+t.Name] = oaPathItem{
+			Get: &oaOperation{
+				OperationID: t.Name + "_get", Tags: []string{"tools"}, Summary: t.Title + " (query parameters)",
+				Description: desc, Parameters: queryParams(t),
+				Responses: withDefault(map[string]oaResponse{"200": ok, "400": respRef("BadRequest"), "414": respRef("QueryTooLong")}),
+			},
+			Post: &oaOperation{
+				OperationID: t.Name, Tags: []string{"tools"}, Summary: t.Title, Description: t.Description,
+				RequestBody: &oaRequestBody{Required: true, Content: map[string]oaMedia{jsonType: {Schema: schemaRef(in), Example: t.Example}}},
+				Responses: withDefault(map[string]oaResponse{"200": ok, "400": respRef("BadRequest"),
+					"413": respRef("TooLarge"), "415": respRef("MediaType")}),
+			},
+		}
+	}
+
+	var catalogExample json.RawMessage
+	if b, err := tools.SettingsCatalog().Envelope(terms); err == nil {
+		catalogExample = b
+	}
+	doc.Components.Schemas["Result"] = resultSchema()
+	doc.Paths[tools.PathPrefix+"/settings"] = oaPathItem{Get: &oaOperation{
+		OperationID: "settings", Tags: []string{"settings"}, Summary: "Settings catalog",
+		Description: "Every setting of the skill file with its group, kind, unit, range, options and default, and the presets.",
+		Responses:   withDefault(map[string]oaResponse{"200": jsonResp("the catalog, as a Result", schemaRef("Result"), catalogExample)}),
+	}}
+	skill := text("text/markdown", "the skill file with the given settings written in")
+	skill.Headers = map[string]oaHeader{"X-Settings-Notes": {
+		Description: "notes on clamped or ignored settings, separated by \"; \"",
+		Schema:      &jsonschema.Schema{Type: "string"},
+	}}
+	doc.Paths["/"+tools.Name+".md"] = oaPathItem{Get: &oaOperation{
+		OperationID: "skill_file", Tags: []string{"settings"}, Summary: "Skill file",
+		Description: "The agents' skill file (Agent Skills layout) with the query's settings written in. " +
+			"Out-of-range numbers are clamped and invalid choices ignored, with notes in X-Settings-Notes. " + tools.DraftedSettingsRule,
+		Parameters: skillParams(),
+		Responses:  withDefault(map[string]oaResponse{"200": skill, "400": respRef("BadRequest"), "414": respRef("QueryTooLong")}),
+	}}
+	meta := func(path, id, summary string, ok oaResponse) {
+		doc.Paths[path] = oaPathItem{Get: &oaOperation{OperationID: id, Tags: []string{"meta"}, Summary: summary,
+			Responses: withDefault(map[string]oaResponse{"200": ok})}}
+	}
+	meta("/openapi.json", "openapi", "This OpenAPI 3.1 description", jsonResp("the description", anyObject, nil))
+	meta("/llms.txt", "llms_txt", "Text for agents (llmstxt.org layout)", text("text/plain", "llms.txt"))
+	meta(ManifestPath, "manifest", "Manifest: tools, addresses, input schemas, examples, rules, disclaimer, terms, contact",
+		jsonResp("the manifest", anyObject, nil))
+	meta("/terms", "terms", "Terms of service", text("text/html", "the terms of service"))
+	meta("/", "landing", "Landing page", text("text/html", "the landing page"))
+	meta("/healthz", "healthz", "Health check", jsonResp("the server is running", anyObject, nil))
+	return doc
+}
+
+// resultSchema describes the Result object common to every tool.
+func resultSchema() *jsonschema.Schema {
+	str := func(d string) *jsonschema.Schema { return &jsonschema.Schema{Type: "string", Description: d} }
+	return &jsonschema.Schema{
+		Type:        "object",
+		Description: "the Result of a tool or of the settings catalog; further properties are the tool's own fields",
+		Properties: map[string]*jsonschema.Schema{
+			"tool": str("the tool's name"), "summary": str("one sentence a person can read"),
+			"notes":      {Type: "array", Items: str(""), Description: "anything clamped, ignored, clipped or guessed"},
+			"disclaimer": str("information only; not advice"), "terms": str("address of the terms of service"),
+		},
+		PropertyOrder: []string{"tool", "summary", "notes", "disclaimer", "terms"},
+		Required:      []string{"disclaimer", "terms"},
+	}
+}
+
+// queryParams describes the tool's input as query parameters: scalars as
+// they are, arrays and objects as URL-encoded JSON (a content parameter).
+func queryParams(t *tools.Tool) []oaParameter {
+	var ex map[string]json.RawMessage
+	_ = json.Unmarshal(t.Example, &ex)
+	var ps []oaParameter
+	for _, name := range propertyNames(t.InputSchema) {
+		fs := t.InputSchema.Properties[name]
+		p := oaParameter{Name: name, In: "query", Description: fs.Description, Required: slices.Contains(t.InputSchema.Required, name)}
+		if isStructured(fs) {
+			p.Content = map[string]oaMedia{jsonType: {Schema: fs, Example: ex[name]}}
+		} else {
+			p.Schema = fs
+			p.Example = ex[name]
+		}
+		ps = append(ps, p)
+	}
+	return ps
+}
+
+// skillParams describes the settings query parameters of the skill file:
+// those of build_settings except format.
+func skillParams() []oaParameter {
+	t := tools.Lookup("build_settings")
+	if t == nil {
+		return nil
+	}
+	var ps []oaParameter
+	for _, p := range queryParams(t) {
+		if p.Name != "format" {
+			p.Required = false
+			// Invalid values are ignored with a note, not refused.
+			p.Schema, p.Content, p.Example = &jsonschema.Schema{Type: "string", Description: p.Description}, nil, nil
+			ps = append(ps, p)
+		}
+	}
+	return ps
+}
+
+// propertyNames lists the properties in their declared order.
+func propertyNames(s *jsonschema.Schema) []string {
+	if len(s.PropertyOrder) == len(s.Properties) {
+		return s.PropertyOrder
+	}
+	names := make([]string, 0, len(s.Properties))
+	for k := range s.Properties {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	return names
+}
+
+func isStructured(s *jsonschema.Schema) bool {
+	ts := append([]string{s.Type}, s.Types...)
+	return slices.Contains(ts, "array") || slices.Contains(ts, "object")
+}
+
+// exampleQuery writes the tool's example input as a query string.
+func exampleQuery(t *tools.Tool) string {
+	var ex map[string]json.RawMessage
+	if json.Unmarshal(t.Example, &ex) != nil {
+		return ""
+	}
+	q := url.Values{}
+	for k, v := range ex {
+		var str string
+		if json.Unmarshal(v, &str) == nil {
+			q.Set(k, str)
+		} else {
+			q.Set(k, string(v))
+		}
+	}
+	return q.Encode()
+}
+
+func contactFor(c string) oaContact {
+	if e, ok := strings.CutPrefix(c, "mailto:"); ok {
+		return oaContact{Name: tools.Name, Email: e}
+	}
+	return oaContact{Name: tools.Name, URL: c}
+}
+
+// openAPI serves openapi.json.
+func (s *Server) openAPI(w http.ResponseWriter, r *http.Request) error {
+	return s.writeJSON(w, http.StatusOK, s.openAPIDoc(r.Context(), s.baseURL(r)))
+}

@@ -1,0 +1,80 @@
+package httpapi
+
+import (
+	"bytes"
+	"html/template"
+	"net/http"
+
+	"github.com/predictions-md/predictions/internal/tools"
+)
+
+type pageData struct {
+	Name, Base, Version, Disclaimer, DraftedRule, Contact, Manifest, Prefix string
+	Tools                                                                   []*tools.Tool
+	MCP                                                                     bool
+}
+
+func (s *Server) pageData(r *http.Request) pageData {
+	return pageData{Name: tools.Name, Base: s.baseURL(r), Version: tools.Version, Disclaimer: tools.Disclaimer,
+		DraftedRule: tools.DraftedSettingsRule, Contact: s.opt.Contact, Manifest: ManifestPath,
+		Prefix: tools.PathPrefix, Tools: tools.All(), MCP: s.opt.MCP != nil}
+}
+
+const pageHead = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{{.Title}}</title>
+<style>body{font:16px/1.5 system-ui,sans-serif;max-width:44rem;margin:2rem auto;padding:0 1rem;color:#222}code{background:#f3f3f3;padding:0 .2em}small{color:#555}</style>
+</head><body>
+`
+
+var landingTmpl = template.Must(template.New("landing").Parse(pageHead + `<h1>{{.D.Name}}</h1>
+<p>Forecast arithmetic for teams of AI agents and people who keep yes/no forecasts in a Markdown file. The tools use only the numbers you send and store nothing.</p>
+<h2>Tools</h2>
+<ul>{{range .D.Tools}}
+<li><a href="{{$.D.Base}}/llms.txt#{{.Name}}"><code>{{.Name}}</code></a>: {{.Title}} — <code>GET|POST {{$.D.Prefix}}/{{.Name}}</code></li>{{end}}
+</ul>
+<h2>For agents</h2>
+<ul>
+<li><a href="{{.D.Base}}/{{.D.Name}}.md">Skill file</a> (settings in the query: <code>?preset=recommended</code>)</li>
+<li><a href="{{.D.Base}}{{.D.Prefix}}/settings">Settings catalog</a></li>
+<li><a href="{{.D.Base}}/llms.txt">llms.txt</a>, <a href="{{.D.Base}}/openapi.json">openapi.json</a>, <a href="{{.D.Base}}{{.D.Manifest}}">manifest</a>{{if .D.MCP}}, MCP at <code>{{.D.Base}}/mcp</code>{{end}}</li>
+</ul>
+<p>{{.D.DraftedRule}}</p>
+<p><small>{{.D.Disclaimer}} <a href="{{.D.Base}}/terms">Terms of service</a>.</small></p>
+</body></html>
+`))
+
+var termsTmpl = template.Must(template.New("terms").Parse(pageHead + `<h1>Terms of service</h1>
+<p>These terms cover the {{.D.Name}} service at {{.D.Base}} (version {{.D.Version}}).</p>
+<h2>Read-only tools; nothing stored</h2>
+<p>The calculation tools under <code>{{.D.Prefix}}</code>, the settings catalog, the skill file and the tool-protocol endpoint compute their answers only from what the request carries. They fetch no live or third-party data and store nothing that is sent: no input is kept once the answer is written. The server keeps an operational log line per request (method, path, status, duration, request ID), which holds no request body.</p>
+<h2>Information only; no advice</h2>
+<p>{{.D.Disclaimer}} Nothing here is a recommendation to act. Forecasts, pooled values, scores and odds conversions are arithmetic on the numbers supplied; they can be wrong, and you remain responsible for any decision you make.</p>
+<h2>Settings drafted by agents</h2>
+<p>{{.D.DraftedRule}}</p>
+<h2>No warranty</h2>
+<p>The service is provided as is, without warranty of any kind, and may change or stop. It has no accounts and no keys.</p>
+<h2 id="contact">Contact</h2>
+<p><a href="{{.D.Contact}}">{{.D.Contact}}</a></p>
+</body></html>
+`))
+
+func (s *Server) renderPage(w http.ResponseWriter, r *http.Request, t *template.Template, title string) error {
+	var b bytes.Buffer
+	if err := t.Execute(&b, struct {
+		Title string
+		D     pageData
+	}{title, s.pageData(r)}); err != nil {
+		return err
+	}
+	writeBody(w, http.StatusOK, "text/html; charset=utf-8", b.Bytes())
+	return nil
+}
+
+func (s *Server) landing(w http.ResponseWriter, r *http.Request) error {
+	return s.renderPage(w, r, landingTmpl, tools.Name)
+}
+
+func (s *Server) termsPage(w http.ResponseWriter, r *http.Request) error {
+	return s.renderPage(w, r, termsTmpl, tools.Name+": terms of service")
+}

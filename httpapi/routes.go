@@ -1,0 +1,49 @@
+package httpapi
+
+import (
+	"net/http"
+
+	"github.com/predictions-md/predictions/internal/tools"
+)
+
+// routes registers every route of the service. It is the only file that
+// names paths. A route's name is the llms.txt anchor its Problems link to.
+func (s *Server) routes() {
+	r := s.router
+	r.NotFoundHandler = s.handle(s.notFound)
+	r.MethodNotAllowedHandler = s.handle(s.methodNotAllowed)
+
+	get := []string{http.MethodGet, http.MethodHead}
+
+	// Pages and published descriptions.
+	r.Handle("/", s.handle(s.landing)).Methods(get...)
+	r.Handle("/terms", s.handle(s.termsPage)).Methods(get...)
+	r.Handle("/healthz", s.handle(s.healthz)).Methods(get...)
+	r.Handle("/openapi.json", s.handle(s.openAPI)).Methods(get...)
+	r.Handle("/llms.txt", s.handle(s.llmsTxt)).Methods(get...)
+	r.Handle(ManifestPath, s.handle(s.manifest)).Methods(get...)
+	r.Handle("/"+tools.Name+".md", s.handle(s.skillFile)).Methods(get...).Name("skill-file")
+
+	// Calculation tools and the settings catalog.
+	r.Handle(tools.PathPrefix+"/settings", s.handle(s.settings)).Methods(get...).Name("settings")
+	for _, t := range tools.All() {
+		p := tools.PathPrefix + "/" + t.Name
+		r.Handle(p, s.handle(s.toolGET(t))).Methods(get...).Name(t.Name)
+		r.Handle(p, s.handle(s.toolPOST(t))).Methods(http.MethodPost).Name(t.Name)
+	}
+
+	// MCP adapter (every method: the adapter answers what it does not serve).
+	if s.opt.MCP != nil {
+		r.Handle("/mcp", s.opt.MCP)
+	}
+
+	// Board routes go here once the board store exists: board.go declares
+	// the Board interface and Server.boardRoutes, Options gains a Board
+	// field, and this becomes
+	//
+	//	if s.opt.Board != nil {
+	//		s.boardRoutes(r)
+	//	}
+	//
+	// Board errors get their statuses by new rows in statusTable (errors.go).
+}

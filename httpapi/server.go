@@ -1,0 +1,120 @@
+package httpapi
+
+import (
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/gorilla/mux"
+	"github.com/predictions-md/predictions/internal/tools"
+)
+
+// Limits of the HTTP adapter.
+const (
+	// MaxBodyBytes is the largest POST body accepted (64 KB); a larger body gets 413.
+	MaxBodyBytes = 64 << 10
+	// MaxQueryBytes is the largest raw query string a GET may carry; a longer one
+	// gets 414 with a hint to send the same input as a POST body.
+	MaxQueryBytes = 64 << 10
+	// ManifestPath is where the manifest is published.
+	ManifestPath = "/.well-known/" + tools.Name + ".json"
+	// DefaultContact is the contact published in the manifest and openapi.json
+	// when [Options.Contact] is empty.
+	DefaultContact = "https://github.com/predictions-md/predictions/issues"
+)
+
+// Options configure [New]. The zero value serves every calculation tool and
+// published document, with the base URL taken from each request.
+type Options struct {
+	// BaseURL is the public address of the service, such as
+	// "https://predictions.example.org", without a trailing slash. Empty means
+	// the scheme and host of each request.
+	BaseURL string
+	// TrustProxy makes an empty BaseURL honour X-Forwarded-Proto and
+	// X-Forwarded-Host. Leave it false unless a reverse proxy you run sets
+	// (and overwrites) those headers.
+	TrustProxy bool
+	// Logger receives one line per request and the detail of every 500.
+	// Nil means slog.Default().
+	Logger *slog.Logger
+	// Now is the clock (used by /healthz). Nil means time.Now.
+	Now func() time.Time
+	// MCP, when non-nil, is mounted at /mcp (the MCP adapter's handler).
+	// httpapi does not import the MCP adapter; cmd/predictions wires it.
+	MCP http.Handler
+	// ModeratorToken is the token moderator routes of the board accept as
+	// "Authorization: Bearer <token>". Empty means moderator routes answer 403.
+	ModeratorToken string
+	// Contact is published in the manifest and openapi.json: an address (URL
+	// or mailto:) where people reach the operator. Empty means [DefaultContact].
+	Contact string
+}
+
+// Server is the HTTP API. It is an http.Handler; build it with [New].
+type Server struct {
+	opt     Options
+	log     *slog.Logger
+	now     func() time.Time
+	router  *mux.Router
+	handler http.Handler
+}
+
+// New returns the HTTP API configured by opt.
+func New(opt Options) *Server {
+	s := &Server{opt: opt, log: opt.Logger, now: opt.Now}
+	s.opt.BaseURL = strings.TrimRight(opt.BaseURL, "/")
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if s.opt.Contact == "" {
+		s.opt.Contact = DefaultContact
+	}
+	s.router = mux.NewRouter()
+	s.routes()
+	// Middleware wraps the router rather than being added with Router.Use,
+	// so that it also covers the 404 and 405 answers and OPTIONS preflights,
+	// which match no route.
+	s.handler = s.requestID(s.logRequests(s.recoverPanics(s.cors(s.router))))
+	return s
+}
+
+// ServeHTTP serves the API.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.handler.ServeHTTP(w, r)
+}
+
+// baseURL is the service's public address for this request.
+func (s *Server) baseURL(r *http.Request) string {
+	if s.opt.BaseURL != "" {
+		return s.opt.BaseURL
+	}
+	scheme, host := "http", r.Host
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	if s.opt.TrustProxy {
+		if p := firstValue(r.Header.Get("X-Forwarded-Proto")); p == "http" || p == "https" {
+			scheme = p
+		}
+		if h := firstValue(r.Header.Get("X-Forwarded-Host")); h != "" {
+			host = h
+		}
+	}
+	if host == "" {
+		host = "localhost"
+	}
+	return scheme + "://" + host
+}
+
+// firstValue returns the first element of a comma-separated header value.
+func firstValue(v string) string {
+	v, _, _ = strings.Cut(v, ",")
+	return strings.TrimSpace(v)
+}
+
+// terms is the address of the terms of service.
+func (s *Server) terms(r *http.Request) string { return s.baseURL(r) + "/terms" }

@@ -1,0 +1,143 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/predictions-md/predictions/pool"
+)
+
+type combineItem struct {
+	Who    string   `json:"who,omitempty" jsonschema:"who made the forecast, such as agent:scout or person"`
+	P      Prob     `json:"p"`
+	Weight *float64 `json:"weight,omitempty" jsonschema:"relative weight; default 1; 0 leaves the forecast out"`
+}
+
+type combineInput struct {
+	Forecasts   []combineItem `json:"forecasts" jsonschema:"the forecasts to pool, one per forecaster"`
+	Method      string        `json:"method,omitempty" jsonschema:"which pooled value leads the summary: geo_odds (geometric mean of odds), mean or median"`
+	Extremize   *float64      `json:"extremize,omitempty" jsonschema:"factor that pushes the pooled forecast away from 50% by multiplying its log-odds; 1 means none"`
+	DisagreePts *float64      `json:"disagree_pts,omitempty" jsonschema:"flag disagreement when the highest and lowest forecasts differ by more than this many percentage points"`
+}
+
+// readForecast is a forecast as the tool read it.
+type readForecast struct {
+	Who    string  `json:"who,omitempty"`
+	P      float64 `json:"p" jsonschema:"the probability as a fraction in [0, 1]"`
+	ReadAs string  `json:"read_as" jsonschema:"how p was read: probability (a fraction) or percent"`
+	Weight float64 `json:"weight"`
+}
+
+type combineOutput struct {
+	Method      pool.Method    `json:"method" jsonschema:"the leading method"`
+	P           float64        `json:"p" jsonschema:"the leading pooled probability"`
+	GeoOdds     float64        `json:"geo_odds" jsonschema:"pooled by geometric mean of odds"`
+	Mean        float64        `json:"mean" jsonschema:"pooled by weighted mean of probabilities"`
+	Median      float64        `json:"median" jsonschema:"pooled by weighted median"`
+	Extremize   float64        `json:"extremize"`
+	Low         float64        `json:"low"`
+	High        float64        `json:"high"`
+	SpreadPts   float64        `json:"spread_pts" jsonschema:"highest minus lowest forecast, in percentage points"`
+	DisagreePts float64        `json:"disagree_pts"`
+	Disagree    bool           `json:"disagree" jsonschema:"true when spread_pts is above disagree_pts"`
+	N           int            `json:"n" jsonschema:"forecasts included"`
+	Excluded    int            `json:"excluded" jsonschema:"forecasts left out by weight 0"`
+	Forecasts   []readForecast `json:"forecasts" jsonschema:"the forecasts as read"`
+}
+
+func combineForecasts() *Tool {
+	return define(Tool{
+		Name:    "combine_forecasts",
+		Title:   "Combine forecasts",
+		Summary: "pool several forecasts of one question into one probability, with spread and a disagreement flag",
+		Description: "Pool several forecasts of one yes/no question into one probability. " +
+			"Returns the pooled value by all three methods (geometric mean of odds, mean, median; `method` picks the one that leads), " +
+			"the spread between the highest and lowest forecast, and a disagreement flag. " +
+			"Each p is a probability: a number below 1 is a fraction (0.62), a number from 1 to 100 is a percent (62), a string ending in % is a percent (\"62%\"). " +
+			"Probabilities of 0 or 1 are clipped to 0.1%/99.9% for the geometric mean, with a note.",
+	},
+		[]Limit{
+			{Field: "forecasts", MinItems: 1, MaxItems: 100},
+			{Field: "forecasts[].who", MaxLength: 40},
+			{Field: "forecasts[].weight", Minimum: num(0)},
+			{Field: "method", Enum: []string{"geo_odds", "mean", "median"}, Default: "geo_odds"},
+			{Field: "extremize", Minimum: num(1), Maximum: num(3), Default: 1},
+			{Field: "disagree_pts", Minimum: num(0), Maximum: num(100), Default: 20},
+		},
+		`{"forecasts":[{"who":"agent:scout","p":0.62},{"who":"agent:skeptic","p":"35%"},{"who":"person","p":55}],"method":"geo_odds"}`,
+		runCombine)
+}
+
+func runCombine(_ context.Context, in *combineInput, r *Reply) (combineOutput, error) {
+	fs := make([]pool.Forecast, len(in.Forecasts))
+	read := make([]readForecast, len(in.Forecasts))
+	for i, f := range in.Forecasts {
+		p, as, err := f.P.Read()
+		if err != nil {
+			return combineOutput{}, fieldError(fmt.Sprintf("forecasts[%d].p", i), err, probHint)
+		}
+		fs[i] = pool.Forecast{Who: f.Who, P: p, Weight: f.Weight}
+		w := 1.0
+		if f.Weight != nil {
+			w = *f.Weight
+		}
+		read[i] = readForecast{Who: f.Who, P: p, ReadAs: as, Weight: w}
+	}
+	opt := pool.Options{DisagreePts: in.DisagreePts}
+	if in.Extremize != nil {
+		opt.Extremize = *in.Extremize
+	}
+	m, err := pool.ParseMethod(in.Method)
+	if err != nil {
+		return combineOutput{}, fieldError("method", err, "use geo_odds, mean or median")
+	}
+	opt.Method = m
+	res, err := pool.Combine(fs, opt)
+	if err != nil {
+		return combineOutput{}, combineError(err)
+	}
+	r.Notes = append(r.Notes, res.Notes...)
+	r.Summary = fmt.Sprintf("Pooled forecast %s by %s from %s; spread %s points", pct(res.P), methodName(res.Method),
+		plural(res.N, "forecast", "forecasts"), pts(res.SpreadPts))
+	if res.Disagree {
+		r.Summary += fmt.Sprintf(", more than %s: the forecasters disagree.", pts(res.DisagreePts))
+	} else {
+		r.Summary += "."
+	}
+	return combineOutput{
+		Method: res.Method, P: res.P, GeoOdds: res.GeoOdds, Mean: res.Mean, Median: res.Median,
+		Extremize: res.Extremize, Low: res.Low, High: res.High, SpreadPts: res.SpreadPts,
+		DisagreePts: res.DisagreePts, Disagree: res.Disagree, N: res.N, Excluded: res.Excluded,
+		Forecasts: read,
+	}, nil
+}
+
+func combineError(err error) error {
+	var fe *pool.ForecastError
+	switch {
+	case errors.As(err, &fe):
+		return fieldError(fmt.Sprintf("forecasts[%d].%s", fe.Index, fe.Field), err, "use a probability from 0 to 1 and a weight of 0 or more")
+	case errors.Is(err, pool.ErrAllExcluded):
+		return fieldError("forecasts", err, "give at least one forecast a weight above 0, or leave weight out (it defaults to 1)")
+	case errors.Is(err, pool.ErrNoForecasts):
+		return fieldError("forecasts", err, "send at least one forecast")
+	case errors.Is(err, pool.ErrExtremize):
+		return fieldError("extremize", err, "use a factor from 1 to 3")
+	case errors.Is(err, pool.ErrDisagreePts):
+		return fieldError("disagree_pts", err, "use a number of points from 0 to 100")
+	}
+	return err
+}
+
+func methodName(m pool.Method) string {
+	switch m {
+	case pool.Mean:
+		return "mean"
+	case pool.Median:
+		return "median"
+	}
+	return "geometric mean of odds"
+}
+
+const probHint = `send a fraction such as 0.62, a percent from 1 to 100 such as 62, or a string such as "62%"`

@@ -1,0 +1,119 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/predictions-md/predictions/odds"
+)
+
+// OddsText is an odds or probability value as a client sends it: a string
+// in any notation ("+150", "3/2", "40%") or, for convenience, a JSON number
+// (read as its text: 2.5, 0.4).
+type OddsText string
+
+// UnmarshalJSON accepts a string or a number.
+func (o *OddsText) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	if len(b) > 0 && b[0] == '"' {
+		var s string
+		if err := json.Unmarshal(b, &s); err != nil {
+			return err
+		}
+		*o = OddsText(s)
+		return nil
+	}
+	*o = OddsText(b)
+	return nil
+}
+
+func oddsTextSchema() *jsonschema.Schema {
+	return &jsonschema.Schema{
+		Description: `odds or a probability in any notation: 0.4, "40%", 2.5 (decimal), "3/2" or "evens" (fractional), "+150" or "-200" (American), "2:3" (odds for)`,
+		AnyOf:       []*jsonschema.Schema{{Type: "string"}, {Type: "number"}},
+	}
+}
+
+var notationEnum = func() []string {
+	var s []string
+	for _, n := range odds.InputNotations {
+		s = append(s, string(n))
+	}
+	return s
+}()
+
+type convertInput struct {
+	Value     OddsText `json:"value"`
+	From      string   `json:"from,omitempty" jsonschema:"the notation of value and compare_to; auto guesses it from the shape"`
+	CompareTo OddsText `json:"compare_to,omitempty"`
+}
+
+type convertOutput struct {
+	Input   string           `json:"input" jsonschema:"the value as given"`
+	ReadAs  odds.Notation    `json:"read_as" jsonschema:"the notation value was read as"`
+	Formats odds.Formats     `json:"formats" jsonschema:"the value in every notation"`
+	Compare *convertCompared `json:"compare,omitempty" jsonschema:"present when compare_to is given"`
+}
+
+type convertCompared struct {
+	Input   string        `json:"input"`
+	ReadAs  odds.Notation `json:"read_as"`
+	Formats odds.Formats  `json:"formats"`
+	odds.Comparison
+}
+
+func convertOdds() *Tool {
+	return define(Tool{
+		Name:    "convert_odds",
+		Title:   "Convert odds",
+		Summary: "convert odds or a probability between every notation, and compare two values",
+		Description: "Convert one value between probability, percent, decimal odds, fractional odds, American odds, odds for and log-odds. " +
+			"from names the notation (auto, the default, guesses it from the shape: a trailing % is a percent, a/b or evens fractional, a:b odds for, a leading + or - American, " +
+			"a number between 0 and 1 a probability, a number above 1 decimal odds). " +
+			"With compare_to, also returns the odds ratio, the risk ratio and the difference in percentage points between the two. " +
+			"Probabilities of exactly 0 or 1 have no finite odds and are refused.",
+	},
+		[]Limit{
+			{Field: "value", MinLength: 1, MaxLength: 40},
+			{Field: "from", Enum: notationEnum, Default: "auto"},
+			{Field: "compare_to", MinLength: 1, MaxLength: 40},
+		},
+		`{"value":"+150","from":"auto","compare_to":"40%"}`,
+		runConvert)
+}
+
+func runConvert(_ context.Context, in *convertInput, r *Reply) (convertOutput, error) {
+	from, err := odds.ParseNotation(in.From)
+	if err != nil {
+		return convertOutput{}, fieldError("from", err, "use one of: "+strings.Join(notationEnum, ", "))
+	}
+	v, err := odds.Parse(string(in.Value), from)
+	if err != nil {
+		return convertOutput{}, fieldError("value", err, `send odds such as "+150", "3/2", 2.5 or "40%"`)
+	}
+	out := convertOutput{Input: string(in.Value), ReadAs: v.ReadAs, Formats: v.Formats()}
+	if from == odds.Auto {
+		r.Note("value %q was read as %s", in.Value, v.ReadAs)
+	}
+	f := out.Formats
+	r.Summary = fmt.Sprintf("%s read as %s is a probability of %s: decimal %s, fractional %s, American %s, odds for %s.",
+		in.Value, v.ReadAs, f.PercentText, f.DecimalText, f.Fractional, f.AmericanText, f.OddsFor)
+	if in.CompareTo != "" {
+		c, err := odds.Parse(string(in.CompareTo), from)
+		if err != nil {
+			return convertOutput{}, fieldError("compare_to", err, `send odds such as "+150", "3/2", 2.5 or "40%"`)
+		}
+		cmp, err := odds.Compare(v, c)
+		if err != nil {
+			return convertOutput{}, fieldError("compare_to", err, "compare two chances strictly between 0% and 100%")
+		}
+		out.Compare = &convertCompared{Input: string(in.CompareTo), ReadAs: c.ReadAs, Formats: c.Formats(), Comparison: cmp}
+		r.Summary += fmt.Sprintf(" Against %s: odds ratio %.3g, risk ratio %.3g, %+.1f points.",
+			in.CompareTo, cmp.OddsRatio, cmp.RiskRatio, cmp.DifferencePoints)
+	}
+	return out, nil
+}

@@ -1,0 +1,242 @@
+package tools
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/predictions-md/predictions/odds"
+	validator "github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+)
+
+// ErrInput is wrapped by every [*InputError]: test with errors.Is(err, ErrInput).
+var ErrInput = errors.New("tools: bad input")
+
+// InputError reports bad input to a tool: which field, what is wrong with
+// it and how to fix it. Adapters show it as a 400 Problem (HTTP) or a tool
+// error (MCP).
+type InputError struct {
+	// Field is the path of the field: "value", "forecasts[2].p", or "body"
+	// for the input as a whole.
+	Field string
+	// Problem says what is wrong, without the field name: "is required".
+	Problem string
+	// Hint says how to fix it, with an example value where one helps.
+	Hint string
+	// Err is the underlying error, often a domain package's typed error; may be nil.
+	Err error
+}
+
+// Error returns "field: problem".
+func (e *InputError) Error() string { return e.Field + ": " + e.Problem }
+
+// Unwrap returns ErrInput and the underlying error, if any.
+func (e *InputError) Unwrap() []error {
+	if e.Err == nil {
+		return []error{ErrInput}
+	}
+	return []error{ErrInput, e.Err}
+}
+
+// fieldError wraps a domain error as bad input of a field. The odds
+// package's errors carry their own reason and hint, which win.
+func fieldError(field string, err error, hint string) *InputError {
+	e := &InputError{Field: field, Problem: err.Error(), Hint: hint, Err: err}
+	var oe *odds.Error
+	if errors.As(err, &oe) {
+		if oe.Reason != "" {
+			e.Problem = oe.Reason
+		}
+		if oe.Hint != "" {
+			e.Hint = oe.Hint
+		}
+	}
+	return e
+}
+
+// inputErrorFrom turns a schema validation failure into an InputError about
+// its first, most specific cause.
+func inputErrorFrom(t *Tool, err error) *InputError {
+	var ve *validator.ValidationError
+	if !errors.As(err, &ve) {
+		return &InputError{Field: "body", Problem: err.Error(), Hint: "compare the input with the example " + string(t.Example), Err: err}
+	}
+	leaf := ve
+	for len(leaf.Causes) > 0 {
+		if _, ok := leaf.ErrorKind.(*kind.AnyOf); ok {
+			break // report "must be a number or a string", not each branch
+		}
+		leaf = leaf.Causes[0]
+	}
+	field := fieldPath(leaf.InstanceLocation)
+	fs := schemaAt(t.InputSchema, leaf.InstanceLocation)
+	e := &InputError{Field: field, Err: err}
+	if field == "" {
+		e.Field = "body"
+	}
+	switch k := leaf.ErrorKind.(type) {
+	case *kind.Required:
+		e.Field = joinField(field, k.Missing[0])
+		e.Problem = "is required"
+		e.Hint = "add " + strconv.Quote(k.Missing[0]) + exampleFor(t, e.Field)
+	case *kind.Type:
+		e.Problem = fmt.Sprintf("must be %s, not %s", article(strings.Join(k.Want, " or ")), article(k.Got))
+		e.Hint = describe(fs) + exampleFor(t, field)
+	case *kind.AnyOf:
+		e.Problem = "has the wrong type"
+		e.Hint = describe(fs) + exampleFor(t, field)
+	case *kind.MinLength:
+		e.Problem = fmt.Sprintf("is %d characters long; it must be at least %d", k.Got, k.Want)
+		e.Hint = fmt.Sprintf("send at least %d character(s)", k.Want) + exampleFor(t, field)
+	case *kind.MaxLength:
+		e.Problem = fmt.Sprintf("is %d characters long; the limit is %d", k.Got, k.Want)
+		e.Hint = fmt.Sprintf("shorten it to %d characters or fewer", k.Want)
+	case *kind.MinItems:
+		e.Problem = fmt.Sprintf("has %d item(s); it needs at least %d", k.Got, k.Want)
+		e.Hint = itemsHint(fs)
+	case *kind.MaxItems:
+		e.Problem = fmt.Sprintf("has %d items; the limit is %d", k.Got, k.Want)
+		e.Hint = itemsHint(fs)
+	case *kind.Minimum:
+		e.Problem = fmt.Sprintf("is %s; it must be at least %s", ratString(k.Got), ratString(k.Want))
+		e.Hint = rangeHint(fs)
+	case *kind.Maximum:
+		e.Problem = fmt.Sprintf("is %s; it must be at most %s", ratString(k.Got), ratString(k.Want))
+		e.Hint = rangeHint(fs)
+	case *kind.Enum:
+		e.Problem = fmt.Sprintf("is %s, which is not one of the allowed values", jsonString(k.Got))
+		e.Hint = "use one of: " + enumList(k.Want)
+	default:
+		e.Problem = strings.TrimPrefix(leaf.Error(), "jsonschema validation failed with ")
+		e.Hint = describe(fs) + exampleFor(t, field)
+	}
+	return e
+}
+
+// decodeError turns a failure to decode validated JSON into the input type
+// (a number out of float64 range, say) into an InputError.
+func decodeError(err error) *InputError {
+	var ie *InputError
+	if errors.As(err, &ie) {
+		return ie
+	}
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		field := te.Field
+		if field == "" {
+			field = "body"
+		}
+		return &InputError{Field: field, Problem: fmt.Sprintf("cannot be read as %s (%s)", te.Type, te.Value),
+			Hint: "send an ordinary number such as 0.62 or 62", Err: err}
+	}
+	return &InputError{Field: "body", Problem: err.Error(), Hint: "send one JSON object", Err: err}
+}
+
+// fieldPath formats an instance location as forecasts[2].p; the root is "".
+func fieldPath(loc []string) string {
+	var b strings.Builder
+	for _, p := range loc {
+		if _, err := strconv.Atoi(p); err == nil {
+			b.WriteString("[" + p + "]")
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte('.')
+		}
+		b.WriteString(p)
+	}
+	return b.String()
+}
+
+// schemaAt finds the schema describing the value at an instance location.
+func schemaAt(s *jsonschema.Schema, loc []string) *jsonschema.Schema {
+	for _, p := range loc {
+		if s == nil {
+			return nil
+		}
+		if _, err := strconv.Atoi(p); err == nil && s.Items != nil {
+			s = s.Items
+			continue
+		}
+		s = s.Properties[p]
+	}
+	return s
+}
+
+func describe(s *jsonschema.Schema) string {
+	if s == nil || s.Description == "" {
+		return "see the tool's input schema"
+	}
+	return "expected " + s.Description
+}
+
+func itemsHint(s *jsonschema.Schema) string {
+	if s == nil || s.MinItems == nil || s.MaxItems == nil {
+		return "see the tool's input schema"
+	}
+	return fmt.Sprintf("send from %d to %d items", *s.MinItems, *s.MaxItems)
+}
+
+func rangeHint(s *jsonschema.Schema) string {
+	if s == nil || s.Minimum == nil || s.Maximum == nil {
+		return describe(s)
+	}
+	return fmt.Sprintf("use a number from %s to %s", fmtNum(*s.Minimum), fmtNum(*s.Maximum))
+}
+
+// exampleFor returns ", for example <value>" when the tool's example input
+// has a value at the top-level field of path.
+func exampleFor(t *Tool, path string) string {
+	top, _, _ := strings.Cut(path, ".")
+	top, _, _ = strings.Cut(top, "[")
+	var m map[string]json.RawMessage
+	if json.Unmarshal(t.Example, &m) != nil {
+		return ""
+	}
+	if v, ok := m[top]; ok {
+		return ", for example " + strconv.Quote(top) + ": " + string(v)
+	}
+	return ""
+}
+
+func article(s string) string {
+	switch s {
+	case "":
+		return "a value"
+	case "null":
+		return "null"
+	case "array", "integer", "object":
+		return "an " + s
+	}
+	return "a " + s
+}
+
+func enumList(vs []any) string {
+	parts := make([]string, len(vs))
+	for i, v := range vs {
+		parts[i] = fmt.Sprint(v)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func jsonString(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}
+
+func fmtNum(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
+
+func ratString(r interface{ FloatString(int) string }) string {
+	s := r.FloatString(6)
+	if strings.Contains(s, ".") {
+		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	}
+	return s
+}

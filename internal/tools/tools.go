@@ -1,0 +1,286 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	validator "github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+// Service facts published by every adapter.
+const (
+	// Name is the service name: the skill file is /Name.md and the MCP prompt is Name.
+	Name = "predictions"
+	// Version is the version of the service description (openapi.json info.version and the manifest).
+	Version = "1.0"
+	// PathPrefix is where the tools live over HTTP: PathPrefix + "/" + tool name.
+	PathPrefix = "/api/v1"
+	// Disclaimer is carried by every JSON response.
+	Disclaimer = "For information only. Not betting, trading, investment, financial, legal or tax advice. " +
+		"This service takes no bets, offers no odds, runs no market and moves no money."
+	// DraftedSettingsRule is the standing rule about settings an agent drafts.
+	DraftedSettingsRule = "Settings drafted by an agent count only after the person says yes: " +
+		"show them to the person first and follow them only once the person agrees."
+)
+
+// A Tool is the one definition of a calculation tool.
+type Tool struct {
+	// Name is the tool's name, in snake_case: convert_odds.
+	Name string
+	// Title is a short human title: "Convert odds".
+	Title string
+	// Summary is one line for listings (llms.txt, the skill file).
+	Summary string
+	// Description tells an agent what the tool does and how to fill its
+	// input; the adapters publish it unchanged.
+	Description string
+	// InputSchema is the JSON Schema (2020-12) of the input object,
+	// limits included. Adapters must not modify it.
+	InputSchema *jsonschema.Schema
+	// OutputSchema is the JSON Schema of the Result object the tool returns.
+	OutputSchema *jsonschema.Schema
+	// Example is an example input object, valid against InputSchema.
+	Example json.RawMessage
+
+	validate *validator.Schema
+	run      func(ctx context.Context, raw []byte, notes []string) (*Result, error)
+}
+
+// Result is the outcome of a successful call.
+type Result struct {
+	// Tool is the name of the tool that made it.
+	Tool string
+	// Summary is one sentence a person can read.
+	Summary string
+	// Output holds the tool's own fields; it must marshal to a JSON object.
+	Output any
+	// Notes lists anything clamped, ignored, clipped or guessed.
+	Notes []string
+}
+
+// Reply collects what a tool handler says besides its output.
+type Reply struct {
+	// Summary is one sentence a person can read.
+	Summary string
+	// Notes lists anything clamped, ignored, clipped or guessed.
+	Notes []string
+}
+
+// Note appends a note.
+func (r *Reply) Note(format string, args ...any) {
+	r.Notes = append(r.Notes, fmt.Sprintf(format, args...))
+}
+
+// Call validates raw (a JSON object) against the tool's input schema,
+// decodes it and runs the tool. It returns an [*InputError] for bad input;
+// any other error is a fault of the service.
+func (t *Tool) Call(ctx context.Context, raw []byte) (*Result, error) {
+	inst, err := validator.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		return nil, &InputError{Field: "body", Problem: "is not valid JSON: " + err.Error(),
+			Hint: "send one JSON object, for example " + string(t.Example), Err: ErrInput}
+	}
+	obj, ok := inst.(map[string]any)
+	if !ok {
+		return nil, &InputError{Field: "body", Problem: "is not a JSON object",
+			Hint: "send one JSON object, for example " + string(t.Example), Err: ErrInput}
+	}
+	if err := t.validate.Validate(obj); err != nil {
+		return nil, inputErrorFrom(t, err)
+	}
+	notes := unknownFields(t.InputSchema, obj, "")
+	return t.run(ctx, raw, notes)
+}
+
+// define builds a Tool from its metadata, limits and typed handler; the
+// input schema is inferred from In and the limits applied to it.
+// It panics on a bad definition: definitions are fixed at compile time and
+// checked by the package tests.
+func define[In, Out any](t Tool, limits []Limit, example string, run func(ctx context.Context, in *In, r *Reply) (Out, error)) *Tool {
+	in, err := schemaFor[In](limits)
+	if err != nil {
+		panic(fmt.Sprintf("tools: %s: %v", t.Name, err))
+	}
+	return defineSchema(t, in, example, run)
+}
+
+// defineSchema builds a Tool whose input schema is given rather than
+// inferred (build_settings, whose fields come from the settings catalog).
+func defineSchema[In, Out any](t Tool, in *jsonschema.Schema, example string, run func(ctx context.Context, in *In, r *Reply) (Out, error)) *Tool {
+	t.InputSchema = in
+	out, err := outputSchemaFor[Out]()
+	if err != nil {
+		panic(fmt.Sprintf("tools: %s: output: %v", t.Name, err))
+	}
+	t.OutputSchema = out
+	t.validate, err = compile(t.Name, in)
+	if err != nil {
+		panic(fmt.Sprintf("tools: %s: compile schema: %v", t.Name, err))
+	}
+	t.Example = json.RawMessage(example)
+	name := t.Name
+	t.run = func(ctx context.Context, raw []byte, notes []string) (*Result, error) {
+		var in In
+		if err := json.Unmarshal(raw, &in); err != nil {
+			return nil, decodeError(err)
+		}
+		r := &Reply{Notes: notes}
+		out, err := run(ctx, &in, r)
+		if err != nil {
+			return nil, err
+		}
+		return &Result{Tool: name, Summary: r.Summary, Output: out, Notes: r.Notes}, nil
+	}
+	if err := t.validate.Validate(mustInstance(example)); err != nil {
+		panic(fmt.Sprintf("tools: %s: example does not match the schema: %v", t.Name, err))
+	}
+	return &t
+}
+
+func mustInstance(s string) any {
+	v, err := validator.UnmarshalJSON(strings.NewReader(s))
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+var (
+	allOnce sync.Once
+	all     []*Tool
+)
+
+// All returns the seven calculation tools in the order the specification
+// lists them. The slice and the tools are shared: do not modify them.
+func All() []*Tool {
+	allOnce.Do(func() { all = registry() })
+	return all
+}
+
+// Lookup returns the tool with the given name, or nil.
+func Lookup(name string) *Tool {
+	for _, t := range All() {
+		if t.Name == name {
+			return t
+		}
+	}
+	return nil
+}
+
+// Names returns the tool names in order.
+func Names() []string {
+	var names []string
+	for _, t := range All() {
+		names = append(names, t.Name)
+	}
+	return names
+}
+
+// Envelope serialises the result as the specification's Result object:
+// tool, summary, the output's fields, notes, disclaimer and terms (the
+// address of the terms of service).
+func (r *Result) Envelope(terms string) ([]byte, error) {
+	out, err := json.Marshal(r.Output)
+	if err != nil {
+		return nil, err
+	}
+	out = bytes.TrimSpace(out)
+	if len(out) < 2 || out[0] != '{' {
+		return nil, fmt.Errorf("tools: %s output is not a JSON object", r.Tool)
+	}
+	notes := r.Notes
+	if notes == nil {
+		notes = []string{}
+	}
+	var b bytes.Buffer
+	b.Grow(len(out) + 256)
+	b.WriteString(`{"tool":`)
+	writeJSON(&b, r.Tool)
+	b.WriteString(`,"summary":`)
+	writeJSON(&b, r.Summary)
+	if inner := bytes.TrimSpace(out[1 : len(out)-1]); len(inner) > 0 {
+		b.WriteByte(',')
+		b.Write(inner)
+	}
+	b.WriteString(`,"notes":`)
+	writeJSON(&b, notes)
+	b.WriteString(`,"disclaimer":`)
+	writeJSON(&b, Disclaimer)
+	b.WriteString(`,"terms":`)
+	writeJSON(&b, terms)
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+func writeJSON(b *bytes.Buffer, v any) {
+	enc := json.NewEncoder(b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)       // strings and string slices always encode
+	b.Truncate(b.Len() - 1) // Encode adds a newline
+}
+
+// unknownFields names the fields of inst that the schema does not describe,
+// recursing into objects and arrays of objects, as notes.
+func unknownFields(s *jsonschema.Schema, inst any, path string) []string {
+	var notes []string
+	switch v := inst.(type) {
+	case map[string]any:
+		if s == nil || s.Properties == nil {
+			return nil
+		}
+		keys := make([]string, 0, len(v))
+		for k := range v {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			p := joinField(path, k)
+			ps, ok := s.Properties[k]
+			if !ok {
+				notes = append(notes, fmt.Sprintf("ignored unknown field %q", p))
+				continue
+			}
+			notes = append(notes, unknownFields(ps, v[k], p)...)
+		}
+	case []any:
+		if s == nil || s.Items == nil {
+			return nil
+		}
+		for i, e := range v {
+			notes = append(notes, unknownFields(s.Items, e, fmt.Sprintf("%s[%d]", path, i))...)
+		}
+	}
+	return notes
+}
+
+func joinField(path, k string) string {
+	if path == "" {
+		return k
+	}
+	return path + "." + k
+}
+
+// typeOf is reflect.TypeFor, kept short for schema tables.
+func typeOf[T any]() reflect.Type { return reflect.TypeFor[T]() }
+
+type baseURLKey struct{}
+
+// WithBaseURL returns a context that tells the tools the service's base
+// URL (scheme and host, no trailing slash), which build_settings writes
+// into its link and install command. Adapters set it per request.
+func WithBaseURL(ctx context.Context, baseURL string) context.Context {
+	return context.WithValue(ctx, baseURLKey{}, baseURL)
+}
+
+// BaseURL returns the base URL set by [WithBaseURL], or "".
+func BaseURL(ctx context.Context) string {
+	s, _ := ctx.Value(baseURLKey{}).(string)
+	return s
+}

@@ -1,0 +1,185 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/url"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+type testItem struct {
+	Who string `json:"who,omitempty" jsonschema:"who made it"`
+	P   Prob   `json:"p"`
+}
+
+type testIn struct {
+	Value string     `json:"value" jsonschema:"a short text"`
+	Mode  string     `json:"mode,omitempty"`
+	Items []testItem `json:"items"`
+	N     *float64   `json:"n,omitempty"`
+}
+
+type testOut struct {
+	Echo   string    `json:"echo"`
+	Ps     []float64 `json:"ps"`
+	ReadAs []string  `json:"read_as"`
+}
+
+var testTool = define(Tool{Name: "test_tool", Title: "Test", Description: "for tests"},
+	[]Limit{
+		{Field: "value", MinLength: 1, MaxLength: 5},
+		{Field: "mode", Enum: []string{"a", "b"}, Default: "a"},
+		{Field: "items", MinItems: 1, MaxItems: 3},
+		{Field: "items[].who", MaxLength: 4},
+		{Field: "n", Minimum: num(0), Maximum: num(10)},
+	},
+	`{"value":"abc","items":[{"p":0.5}]}`,
+	func(ctx context.Context, in *testIn, r *Reply) (testOut, error) {
+		out := testOut{Echo: in.Value}
+		for i, it := range in.Items {
+			p, as, err := it.P.Read()
+			if err != nil {
+				return testOut{}, fieldError("items["+itoa(i)+"].p", err, "send 0.62 or 62%")
+			}
+			out.Ps = append(out.Ps, p)
+			out.ReadAs = append(out.ReadAs, as)
+		}
+		r.Summary = "echoed " + in.Value
+		return out, nil
+	})
+
+func itoa(i int) string { b, _ := json.Marshal(i); return string(b) }
+
+func TestCallValid(t *testing.T) {
+	res, err := testTool.Call(context.Background(), []byte(`{"value":"abc","items":[{"p":0.25},{"p":"40%","who":"ann"},{"p":62}],"extra":1}`))
+	if err != nil {
+		t.Fatalf("Call: %v", err)
+	}
+	got, err := res.Envelope("https://x.test/terms")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(got, &m); err != nil {
+		t.Fatalf("envelope is not JSON: %v\n%s", err, got)
+	}
+	want := map[string]any{
+		"tool": "test_tool", "summary": "echoed abc", "echo": "abc",
+		"ps": []any{0.25, 0.4, 0.62}, "read_as": []any{"probability", "percent", "percent"},
+		"notes": []any{`ignored unknown field "extra"`}, "disclaimer": Disclaimer, "terms": "https://x.test/terms",
+	}
+	if diff := cmp.Diff(want, m); diff != "" {
+		t.Errorf("envelope mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestCallBadInput(t *testing.T) {
+	tests := []struct {
+		name, in string
+		want     InputError // Err is not compared
+	}{
+		{"not json", `{`, InputError{Field: "body"}},
+		{"not object", `[1]`, InputError{Field: "body", Problem: "is not a JSON object"}},
+		{"missing", `{"items":[{"p":1}]}`, InputError{Field: "value", Problem: "is required"}},
+		{"too long", `{"value":"abcdef","items":[{"p":1}]}`, InputError{Field: "value", Problem: "is 6 characters long; the limit is 5", Hint: "shorten it to 5 characters or fewer"}},
+		{"empty", `{"value":"","items":[{"p":1}]}`, InputError{Field: "value", Problem: "is 0 characters long; it must be at least 1"}},
+		{"wrong type", `{"value":3,"items":[{"p":1}]}`, InputError{Field: "value", Problem: "must be a string, not a number"}},
+		{"enum", `{"value":"a","mode":"c","items":[{"p":1}]}`, InputError{Field: "mode", Problem: `is "c", which is not one of the allowed values`, Hint: "use one of: a, b"}},
+		{"too few", `{"value":"a","items":[]}`, InputError{Field: "items", Problem: "has 0 item(s); it needs at least 1", Hint: "send from 1 to 3 items"}},
+		{"too many", `{"value":"a","items":[{"p":1},{"p":1},{"p":1},{"p":1}]}`, InputError{Field: "items", Problem: "has 4 items; the limit is 3", Hint: "send from 1 to 3 items"}},
+		{"nested long", `{"value":"a","items":[{"p":1},{"p":1,"who":"abcde"}]}`, InputError{Field: "items[1].who", Problem: "is 5 characters long; the limit is 4", Hint: "shorten it to 4 characters or fewer"}},
+		{"nested missing", `{"value":"a","items":[{"who":"x"}]}`, InputError{Field: "items[0].p", Problem: "is required"}},
+		{"prob wrong type", `{"value":"a","items":[{"p":true}]}`, InputError{Field: "items[0].p", Problem: "has the wrong type"}},
+		{"prob above 100", `{"value":"a","items":[{"p":101}]}`, InputError{Field: "items[0].p", Problem: "has the wrong type"}},
+		{"below minimum", `{"value":"a","items":[{"p":1}],"n":-1}`, InputError{Field: "n", Problem: "is -1; it must be at least 0", Hint: "use a number from 0 to 10"}},
+		{"above maximum", `{"value":"a","items":[{"p":1}],"n":10.5}`, InputError{Field: "n", Problem: "is 10.5; it must be at most 10", Hint: "use a number from 0 to 10"}},
+		{"huge number", `{"value":"a","items":[{"p":1}],"n":1e400}`, InputError{Field: "n"}},
+		{"handler error", `{"value":"a","items":[{"p":"abc%"}]}`, InputError{Field: "items[0].p"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := testTool.Call(context.Background(), []byte(tt.in))
+			var ie *InputError
+			if !errors.As(err, &ie) {
+				t.Fatalf("Call(%s) error = %v, want *InputError", tt.in, err)
+			}
+			if !errors.Is(err, ErrInput) {
+				t.Errorf("Call(%s) error does not wrap ErrInput", tt.in)
+			}
+			got := InputError{Field: ie.Field}
+			if tt.want.Problem != "" {
+				got.Problem = ie.Problem
+			}
+			if tt.want.Hint != "" {
+				got.Hint = ie.Hint
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("Call(%s) mismatch (-want +got):\n%s", tt.in, diff)
+			}
+			if ie.Hint == "" {
+				t.Errorf("Call(%s): empty hint for %v", tt.in, ie)
+			}
+		})
+	}
+}
+
+func TestFromQuery(t *testing.T) {
+	tests := []struct {
+		name  string
+		query string
+		want  string
+		field string // of the InputError, when one is wanted
+	}{
+		{"strings and numbers", "value=abc&n=5&items=" + url.QueryEscape(`[{"p":"40%"}]`), `{"items":[{"p":"40%"}],"n":5,"value":"abc"}`, ""},
+		{"number-looking string stays string", "value=12", `{"value":"12"}`, ""},
+		{"non-number kept for the schema to refuse", "n=abc", `{"n":"abc"}`, ""},
+		{"unknown kept", "zzz=1", `{"zzz":"1"}`, ""},
+		{"broken json", "items=" + url.QueryEscape(`[{"p":`), "", "items"},
+		{"trailing json", "items=" + url.QueryEscape(`[] []`), "", "items"},
+		{"twice", "value=a&value=b", "", "value"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			q, err := url.ParseQuery(tt.query)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := testTool.FromQuery(q)
+			if tt.field != "" {
+				var ie *InputError
+				if !errors.As(err, &ie) || ie.Field != tt.field {
+					t.Fatalf("FromQuery(%q) error = %v, want InputError on %q", tt.query, err, tt.field)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("FromQuery(%q): %v", tt.query, err)
+			}
+			if diff := cmp.Diff(tt.want, string(got)); diff != "" {
+				t.Errorf("FromQuery(%q) mismatch (-want +got):\n%s", tt.query, diff)
+			}
+		})
+	}
+}
+
+func TestSchemaCarriesLimits(t *testing.T) {
+	s := testTool.InputSchema
+	if got := *s.Properties["value"].MaxLength; got != 5 {
+		t.Errorf("value maxLength = %d, want 5", got)
+	}
+	if got := *s.Properties["items"].Items.Properties["who"].MaxLength; got != 4 {
+		t.Errorf("items[].who maxLength = %d, want 4", got)
+	}
+	if diff := cmp.Diff([]string{"value", "items"}, s.Required); diff != "" {
+		t.Errorf("required mismatch (-want +got):\n%s", diff)
+	}
+	out := testTool.OutputSchema
+	for _, f := range []string{"tool", "summary", "echo", "notes", "disclaimer", "terms"} {
+		if out.Properties[f] == nil {
+			t.Errorf("output schema lacks %q", f)
+		}
+	}
+}

@@ -1,0 +1,84 @@
+// Package mcpserver offers the predictions service's calculation tools over
+// the Model Context Protocol (MCP), with the official Go SDK
+// (github.com/modelcontextprotocol/go-sdk).
+//
+// [New] builds an *mcp.Server from the same tool definitions the HTTP
+// adapter uses (package internal/tools): the seven tools convert_odds,
+// implied_probabilities, combine_forecasts, bayes_update, score_forecasts,
+// check_forecast_md and build_settings, with their input and output schemas;
+// one prompt, "predictions"; and two resources, the skill file and the
+// settings catalog. [Handler] serves it over streamable HTTP, to be mounted
+// at /mcp.
+//
+//	h, err := mcpserver.Handler(mcpserver.Options{BaseURL: "https://predictions.example.org"})
+//	if err != nil { ... }
+//	mux.Handle("/mcp", h)
+//
+// # Adding the server to an MCP client
+//
+// URL {base}/mcp (for a local `predictions serve`: http://127.0.0.1:8080/mcp),
+// transport "streamable HTTP" (in some clients "http"; not "sse"), no
+// authentication. For example, in a client that reads an mcpServers file:
+//
+//	{"mcpServers": {"predictions": {"type": "http", "url": "http://127.0.0.1:8080/mcp"}}}
+//
+// or with Claude Code: claude mcp add --transport http predictions http://127.0.0.1:8080/mcp
+//
+// To try it with curl (no initialize needed, since the server is stateless):
+//
+//	curl -s http://127.0.0.1:8080/mcp -H 'Content-Type: application/json' \
+//	  -d '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"convert_odds","arguments":{"value":"+150"}}}'
+//
+// The -H is needed because curl -d labels the body as a form; a request
+// without Content-Type is read as JSON. curl's default Accept: */* is fine,
+// and a missing Accept or one naming only application/json is completed
+// with text/event-stream, which the SDK otherwise demands.
+//
+// # Transport
+//
+// The endpoint is stateless: every POST stands alone, no Mcp-Session-Id is
+// issued, GET and DELETE get 405, and the server never calls the client.
+// Answers are application/json, never an event stream. A body over
+// [MaxBodyBytes] gets 413. There is no authentication, and the package adds
+// no CORS headers: the SDK has none, and the HTTP adapter (httpapi) wraps
+// this handler with its CORS middleware.
+//
+// # Results and errors
+//
+// A tool call runs [tools.Tool.Call] and [tools.Result.Envelope], the code
+// path of the HTTP adapter, so a tool answers the same over both: the Result
+// object (tool, summary, the tool's fields, notes, disclaimer, terms) is the
+// structured content, and the same JSON is the text content. Bad input is a
+// tool error (isError true) whose text is the Problem object the HTTP
+// adapter sends with its 400: {"error","hint","docs","disclaimer","terms"},
+// with error "field: problem". The error result has no structured content,
+// because some clients check structured content against the output schema
+// even on errors. A failure that is not the client's fault is a tool error
+// with a generic message; its detail is logged.
+//
+// # Prompt and resources
+//
+// The prompt "predictions" takes the question (required) and optionally how
+// it resolves, the resolve-by date and who forecasts. It tells the agent to
+// forecast from a base rate, update with the tools, record the forecast in
+// the forecast file format, check the file, and treat the result as
+// information only.
+//
+// The resources' URIs are the HTTP addresses of the same documents, so
+// they are absolute and can also be fetched without MCP: [SkillURI]
+// ({base}/predictions.md, text/markdown, with the default settings) and
+// [SettingsURI] ({base}/api/v1/settings, application/json, a Result object).
+//
+// # Base URL and DNS-rebinding protection
+//
+// [Options.BaseURL] makes the terms address, docs links and resource URIs.
+// Left empty, [Handler] derives it from each request (TLS or
+// X-Forwarded-Proto for the scheme, the Host header for the host), which is
+// wrong under a path prefix: set it there.
+//
+// A request that arrives on a loopback address with a Host header that is
+// not a loopback name is refused with 403, as the SDK does, to stop DNS
+// rebinding. The host of BaseURL and [Options.AllowedHosts] are accepted as
+// well, so a reverse proxy on the same machine works once the base URL is
+// configured; [Options.DisableDNSRebindingProtection] turns the check off.
+package mcpserver

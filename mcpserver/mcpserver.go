@@ -1,0 +1,166 @@
+package mcpserver
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/predictions-md/predictions/internal/tools"
+)
+
+// DefaultBaseURL is the base URL [New] uses when [Options.BaseURL] is empty:
+// the address `predictions serve` listens on by default.
+const DefaultBaseURL = "http://127.0.0.1:8080"
+
+// MaxBodyBytes bounds the body of one request to the MCP endpoint; a larger
+// body gets 413. It leaves room for the longest input a tool accepts (a
+// forecast file of 60,000 characters, JSON-escaped, inside a JSON-RPC
+// envelope).
+const MaxBodyBytes = 512 << 10
+
+// ErrBaseURL is returned by [New] and [Handler] when [Options.BaseURL] is not
+// an absolute http or https URL.
+var ErrBaseURL = errors.New("mcpserver: base URL must be an absolute http or https URL such as https://predictions.example.org")
+
+// Options configure the MCP server. The zero value is useful: the base URL
+// is then taken from each request (by [Handler]) or is [DefaultBaseURL] (by
+// [New]), nothing is logged and DNS-rebinding protection is on.
+type Options struct {
+	// BaseURL is the public address of the service, such as
+	// "https://predictions.example.org" (no trailing slash needed). It makes
+	// the terms address in every result, the docs links in tool errors and
+	// the URIs of the two resources. Set it when the service is behind a
+	// reverse proxy or under a path prefix. If empty, [Handler] derives it
+	// from each request (scheme from TLS or X-Forwarded-Proto, host from the
+	// Host header) and [New] uses [DefaultBaseURL].
+	BaseURL string
+
+	// Logger receives the detail of tool failures that are not the client's
+	// fault, and the SDK's own log lines. Nil means no logging.
+	Logger *slog.Logger
+
+	// DocsURL returns the address of a tool's section of the published docs,
+	// given the base URL and the tool's name; it fills the docs field of a
+	// tool error. Nil means baseURL + "/llms.txt#" + tool.
+	DocsURL func(baseURL, tool string) string
+
+	// AllowedHosts lists further Host header values (such as
+	// "predictions.example.org" or "predictions.example.org:8443") that
+	// [Handler] accepts on a connection that arrives on a loopback address.
+	// The host of BaseURL and the loopback names are always accepted.
+	AllowedHosts []string
+
+	// DisableDNSRebindingProtection turns off the check that refuses, with
+	// 403, a request arriving on a loopback address whose Host header is
+	// neither a loopback name nor an allowed host. Turn it off only when a
+	// reverse proxy on the same machine forwards requests with arbitrary
+	// Host headers and the allowed hosts cannot be listed.
+	DisableDNSRebindingProtection bool
+
+	// Now returns the current time; it dates the example forecast in the
+	// predictions prompt. Nil means time.Now.
+	Now func() time.Time
+}
+
+
+// instructions are sent to the client on initialize; clients show them to
+// the model.
+const instructions = "Forecast arithmetic for yes/no questions: convert odds, read bookmaker odds as probabilities, " +
+	"pool forecasts, update a forecast with Bayes' rule, score resolved forecasts, check a forecast file, and write settings into the skill file. " +
+	"The tools use only the numbers sent; they fetch no data and store nothing. " +
+	"Probabilities may be sent as a fraction (0.62), a percent number (62) or a percent string (\"62%\"). " +
+	"Use the prompt \"" + tools.Name + "\" to forecast a question from a base rate and record it in the forecast file. " +
+	tools.DraftedSettingsRule + " " + tools.Disclaimer
+
+// New builds an MCP server offering the seven calculation tools of
+// [tools.All], the prompt "predictions" and two resources (the skill file and
+// the settings catalog), for the base URL of opt (or [DefaultBaseURL]).
+// Serve it over any MCP transport; for HTTP use [Handler].
+//
+// It returns [ErrBaseURL] (wrapped, with the value) when opt.BaseURL is set
+// but is not an absolute http or https URL.
+func New(opt Options) (*mcp.Server, error) {
+	base := opt.BaseURL
+	if base == "" {
+		base = DefaultBaseURL
+	}
+	base, err := cleanBase(base)
+	if err != nil {
+		return nil, err
+	}
+	return newServer(opt, base), nil
+}
+
+// cleanBase checks that base is an absolute http(s) URL and drops a trailing
+// slash, query and fragment.
+func cleanBase(base string) (string, error) {
+	u, err := url.Parse(strings.TrimSpace(base))
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
+		return "", fmt.Errorf("%w (got %q)", ErrBaseURL, base)
+	}
+	u.RawQuery, u.Fragment, u.RawFragment = "", "", ""
+	return strings.TrimRight(u.String(), "/"), nil
+}
+
+// newServer builds the server for a clean base URL.
+func newServer(opt Options, base string) *mcp.Server {
+	impl := &mcp.Implementation{
+		Name:       tools.Name,
+		Title:      "Predictions: forecast arithmetic",
+		Version:    tools.Version,
+		WebsiteURL: base,
+	}
+	s := mcp.NewServer(impl, &mcp.ServerOptions{
+		Instructions: instructions,
+		Logger:       opt.Logger,
+		// The lists never change (and a stateless server could not say
+		// so), and the server sends no log messages.
+		Capabilities: &mcp.ServerCapabilities{
+			Tools:     &mcp.ToolCapabilities{},
+			Prompts:   &mcp.PromptCapabilities{},
+			Resources: &mcp.ResourceCapabilities{},
+		},
+	})
+	a := &adapter{opt: opt, base: base}
+	for _, t := range tools.All() {
+		s.AddTool(mcpTool(t), a.toolHandler(t))
+	}
+	s.AddPrompt(prompt(), a.getPrompt)
+	s.AddResource(a.skillResource(), a.readSkill)
+	s.AddResource(a.settingsResource(), a.readSettings)
+	return s
+}
+
+// adapter holds what the handlers of one server share.
+type adapter struct {
+	opt  Options
+	base string
+}
+
+func (a *adapter) terms() string { return a.base + "/terms" }
+
+func (a *adapter) docs(tool string) string {
+	if a.opt.DocsURL != nil {
+		return a.opt.DocsURL(a.base, tool)
+	}
+	return a.base + "/llms.txt#" + tool
+}
+
+func (a *adapter) now() time.Time {
+	if a.opt.Now != nil {
+		return a.opt.Now()
+	}
+	return time.Now()
+}
+
+func (a *adapter) logger() *slog.Logger {
+	if a.opt.Logger != nil {
+		return a.opt.Logger
+	}
+	return slog.New(slog.DiscardHandler)
+}

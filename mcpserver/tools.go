@@ -1,0 +1,109 @@
+package mcpserver
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/predictions-md/predictions/internal/tools"
+)
+
+// mcpTool describes t as an MCP tool. The schemas are the tool's own
+// (*jsonschema.Schema values, shared, never modified); the annotations say
+// that every tool only computes.
+func mcpTool(t *tools.Tool) *mcp.Tool {
+	no := false
+	return &mcp.Tool{
+		Name:         t.Name,
+		Title:        t.Title,
+		Description:  t.Description,
+		InputSchema:  t.InputSchema,
+		OutputSchema: t.OutputSchema,
+		Annotations: &mcp.ToolAnnotations{
+			Title:           t.Title,
+			ReadOnlyHint:    true,
+			IdempotentHint:  true,
+			DestructiveHint: &no,
+			OpenWorldHint:   &no,
+		},
+	}
+}
+
+// problem is the Problem object of the specification (section 2.2), the body
+// the HTTP adapter answers bad input with.
+type problem struct {
+	Error      string `json:"error"`
+	Hint       string `json:"hint,omitempty"`
+	Docs       string `json:"docs,omitempty"`
+	Disclaimer string `json:"disclaimer"`
+	Terms      string `json:"terms"`
+}
+
+// Messages of a tool failure that is not the client's fault; the detail goes
+// to the log only.
+const (
+	internalError = "internal error: the tool failed on this input"
+	internalHint  = "try again; if it fails again, report the input to the operator of the service"
+)
+
+// toolHandler runs t through [tools.Tool.Call], the code path the HTTP
+// adapter uses, so that a tool answers the same over both.
+//
+// Success: the Result object is the structured content and, as JSON text,
+// the text content. Bad input: a tool error (isError) whose text is the
+// Problem object the HTTP adapter would send. The error result carries no
+// structured content, because some clients validate structured content
+// against the output schema even on errors (typescript-sdk issue #1943).
+func (a *adapter) toolHandler(t *tools.Tool) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		raw := bytes.TrimSpace(req.Params.Arguments)
+		if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+			raw = []byte("{}") // arguments are optional in the protocol
+		}
+		res, err := t.Call(ctx, raw)
+		if err != nil {
+			return a.toolError(ctx, t, err), nil
+		}
+		body, err := res.Envelope(a.terms())
+		if err != nil {
+			return a.toolError(ctx, t, err), nil
+		}
+		return &mcp.CallToolResult{
+			Content:           []mcp.Content{&mcp.TextContent{Text: string(body)}},
+			StructuredContent: json.RawMessage(body),
+		}, nil
+	}
+}
+
+// toolError turns an error of [tools.Tool.Call] into a tool error result.
+// An [*tools.InputError] gives its message and hint; anything else gives a
+// generic message, and its detail is logged.
+func (a *adapter) toolError(ctx context.Context, t *tools.Tool, err error) *mcp.CallToolResult {
+	p := problem{Docs: a.docs(t.Name), Disclaimer: tools.Disclaimer, Terms: a.terms()}
+	var ie *tools.InputError
+	if errors.As(err, &ie) {
+		p.Error, p.Hint = ie.Error(), ie.Hint
+	} else {
+		a.logger().ErrorContext(ctx, "mcpserver: tool failed", "tool", t.Name, "err", err)
+		p.Error, p.Hint = internalError, internalHint
+	}
+	return &mcp.CallToolResult{
+		Content: []mcp.Content{&mcp.TextContent{Text: string(marshal(p))}},
+		IsError: true,
+	}
+}
+
+// marshal encodes v as compact JSON without HTML escaping, as
+// [tools.Result.Envelope] does.
+func marshal(v any) []byte {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		panic(err) // only called with plain structs of strings
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+}

@@ -1,0 +1,83 @@
+package odds_test
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/predictions-md/predictions/odds"
+)
+
+// benchInputs are a few notations read by Auto; benchNumbers are their
+// numbers alone, for the strconv.ParseFloat baseline.
+var (
+	benchInputs  = []string{"0.4", "40%", "2.5", "3/2", "+150", "2:3", "1.91", "evens"}
+	benchNumbers = []string{"0.4", "40", "2.5", "3", "150", "2", "1.91", "1"}
+)
+
+// BenchmarkParseFloatBaseline is the cost of reading the bare numbers with
+// strconv.ParseFloat: the floor against which Parse is reported.
+func BenchmarkParseFloatBaseline(b *testing.B) {
+	for i := 0; b.Loop(); i++ {
+		s := benchNumbers[i%len(benchNumbers)]
+		if _, err := strconv.ParseFloat(strings.TrimSpace(s), 64); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkParseAuto(b *testing.B) {
+	for i := 0; b.Loop(); i++ {
+		if _, err := odds.Parse(benchInputs[i%len(benchInputs)], odds.Auto); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkFormats(b *testing.B) {
+	vs := make([]odds.Value, len(benchInputs))
+	for i, s := range benchInputs {
+		vs[i] = mustParse(b, s, odds.Auto)
+	}
+	for i := 0; b.Loop(); i++ {
+		_ = vs[i%len(vs)].Formats()
+	}
+}
+
+// book30 is a 30-outcome book with a large margin, as in a horse race.
+func book30() []float64 {
+	d := make([]float64, 30)
+	for i := range d {
+		d[i] = 2 + 3*float64(i)
+	}
+	return d
+}
+
+// BenchmarkImpliedMultiplicative30 is the baseline for the other methods:
+// one pass over the odds.
+func BenchmarkImpliedMultiplicative30(b *testing.B) {
+	d := book30()
+	for b.Loop() {
+		if _, err := odds.Implied(d, odds.Multiplicative); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkImpliedPower30(b *testing.B) {
+	d := book30()
+	for b.Loop() {
+		if _, err := odds.Implied(d, odds.Power); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkImpliedShin30(b *testing.B) {
+	d := book30()
+	for b.Loop() {
+		if _, err := odds.Implied(d, odds.Shin); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
