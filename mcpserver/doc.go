@@ -41,7 +41,9 @@
 // Answers are application/json, never an event stream. A body over
 // [MaxBodyBytes] gets 413. There is no authentication, and the package adds
 // no CORS headers: the SDK has none, and the HTTP adapter (httpapi) wraps
-// this handler with its CORS middleware.
+// this handler with its CORS middleware. That middleware must answer
+// OPTIONS preflight requests itself (this handler gives OPTIONS 405) and
+// allow the request headers Content-Type, Accept and Mcp-Protocol-Version.
 //
 // # Results and errors
 //

@@ -18,10 +18,11 @@ import (
 const DefaultBaseURL = "http://127.0.0.1:8080"
 
 // MaxBodyBytes bounds the body of one request to the MCP endpoint; a larger
-// body gets 413. It leaves room for the longest input a tool accepts (a
-// forecast file of 60,000 characters, JSON-escaped, inside a JSON-RPC
-// envelope).
-const MaxBodyBytes = 512 << 10
+// body gets 413. It leaves room for the longest input a tool accepts: a
+// forecast file of 60,000 characters, each escaped as a UTF-16 surrogate
+// pair (12 bytes, as JSON encoders that write ASCII only do), inside a
+// JSON-RPC envelope. The HTTP adapter's 64 KB limit is for its own bodies.
+const MaxBodyBytes = 1 << 20
 
 // ErrBaseURL is returned by [New] and [Handler] when [Options.BaseURL] is not
 // an absolute http or https URL.
@@ -66,7 +67,6 @@ type Options struct {
 	// predictions prompt. Nil means time.Now.
 	Now func() time.Time
 }
-
 
 // instructions are sent to the client on initialize; clients show them to
 // the model.

@@ -206,11 +206,27 @@ func TestToolList(t *testing.T) {
 		})
 	}
 
-	b, err := json.MarshalIndent(res.Tools, "", "  ")
-	if err != nil {
+}
+
+// TestToolListGolden keeps the tool list as it goes over the wire, in the
+// server's order of fields; run go test -update after an intended change.
+func TestToolListGolden(t *testing.T) {
+	ts := serve(t, mcpserver.Options{BaseURL: "https://predictions.example.org"})
+	_, body := post(t, ts, nil, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+	var r struct {
+		Result struct {
+			Tools json.RawMessage `json:"tools"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal(body, &r); err != nil || r.Result.Tools == nil {
+		t.Fatalf("tools/list: %s (%v)", body, err)
+	}
+	var b bytes.Buffer
+	if err := json.Indent(&b, r.Result.Tools, "", "  "); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "tools.golden.json", append(b, '\n'))
+	b.WriteByte('\n')
+	golden(t, "tools.golden.json", b.Bytes())
 }
 
 func golden(t *testing.T, name string, got []byte) {
@@ -615,12 +631,16 @@ func TestPlainHTTP(t *testing.T) {
 	})
 
 	t.Run("largest forecast file fits", func(t *testing.T) {
-		// 60,000 characters of 4-byte runes, the most a forecast file may be.
-		text := strings.Repeat("\U0001F600", 60000)
-		args, _ := json.Marshal(map[string]string{"text": text})
-		resp, body := post(t, ts, nil, call("check_forecast_md", string(args)))
-		if resp.StatusCode != http.StatusOK {
-			t.Errorf("status = %d, want 200; %.200s", resp.StatusCode, body)
+		// 60,000 characters, the most a forecast file may have, each written
+		// as an escaped surrogate pair as ASCII-only JSON encoders do.
+		args := `{"text":"` + strings.Repeat(`\ud83d\ude00`, 60000) + `"}`
+		resp, body := post(t, ts, nil, call("check_forecast_md", args))
+		var r rpc
+		if err := json.Unmarshal(body, &r); resp.StatusCode != http.StatusOK || err != nil || r.Error != nil {
+			t.Fatalf("status = %d, want 200 with a result; %.300s", resp.StatusCode, body)
+		}
+		if r.Result.IsError && strings.Contains(r.Result.Content[0].Text, "characters long") {
+			t.Errorf("60,000 characters refused: %.300s", r.Result.Content[0].Text)
 		}
 	})
 }

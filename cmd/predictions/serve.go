@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/predictions-md/predictions/httpapi"
+	"github.com/predictions-md/predictions/mcpserver"
 )
 
 // Server timeouts: long enough for a 64 KB body on a slow link, short
@@ -130,9 +131,12 @@ func serve(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	// Until then cfg.db is accepted and not used.
 	_ = cfg.db
 
-	// MCP: the lead wires the MCP adapter here, e.g.
-	//
-	//	opt.MCP = mcpserver.Handler(...)
+	// MCP at /mcp: the same tools through the go-sdk's streamable handler.
+	mcp, err := mcpserver.Handler(mcpserver.Options{BaseURL: cfg.baseURL, Logger: log})
+	if err != nil {
+		return err
+	}
+	opt.MCP = mcp
 
 	srv := &http.Server{
 		Handler:           httpapi.New(opt),
