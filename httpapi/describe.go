@@ -57,6 +57,10 @@ func (s *Server) llmsText(base string) []byte {
 		fmt.Fprintf(&b, "    curl -s '%s%s/%s?%s'\n\n", base, tools.PathPrefix, t.Name, exampleQuery(t))
 	}
 
+	if s.opt.Board != nil {
+		boardLLMs(&b, base)
+	}
+
 	b.WriteString("## Docs\n\n")
 	fmt.Fprintf(&b, "- [Skill file](%s/%s.md): the agents' skill file; settings go in the query, such as ?preset=recommended\n", base, tools.Name)
 	fmt.Fprintf(&b, "- [Settings catalog](%s%s/settings): every setting with its range, options and default, and the presets\n", base, tools.PathPrefix)
@@ -89,21 +93,22 @@ type manifestTool struct {
 
 // manifestDoc is the manifest published at [ManifestPath].
 type manifestDoc struct {
-	Name                string         `json:"name"`
-	Version             string         `json:"version"`
-	Description         string         `json:"description"`
-	BaseURL             string         `json:"base_url"`
-	Tools               []manifestTool `json:"tools"`
-	Settings            string         `json:"settings"`
-	SkillFile           string         `json:"skill_file"`
-	OpenAPI             string         `json:"openapi"`
-	LLMsTxt             string         `json:"llms_txt"`
-	MCP                 string         `json:"mcp,omitempty"`
-	MaxBodyBytes        int            `json:"max_body_bytes"`
-	DraftedSettingsRule string         `json:"drafted_settings_rule"`
-	Contact             string         `json:"contact"`
-	Disclaimer          string         `json:"disclaimer"`
-	Terms               string         `json:"terms"`
+	Name                string          `json:"name"`
+	Version             string          `json:"version"`
+	Description         string          `json:"description"`
+	BaseURL             string          `json:"base_url"`
+	Tools               []manifestTool  `json:"tools"`
+	Board               []manifestRoute `json:"board,omitempty"`
+	Settings            string          `json:"settings"`
+	SkillFile           string          `json:"skill_file"`
+	OpenAPI             string          `json:"openapi"`
+	LLMsTxt             string          `json:"llms_txt"`
+	MCP                 string          `json:"mcp,omitempty"`
+	MaxBodyBytes        int             `json:"max_body_bytes"`
+	DraftedSettingsRule string          `json:"drafted_settings_rule"`
+	Contact             string          `json:"contact"`
+	Disclaimer          string          `json:"disclaimer"`
+	Terms               string          `json:"terms"`
 }
 
 func (s *Server) manifestFor(base string) *manifestDoc {
@@ -121,6 +126,9 @@ func (s *Server) manifestFor(base string) *manifestDoc {
 	}
 	if s.opt.MCP != nil {
 		m.MCP = base + "/mcp"
+	}
+	if s.opt.Board != nil {
+		m.Board = boardManifest(base)
 	}
 	for _, t := range tools.All() {
 		u := base + tools.PathPrefix + "/" + t.Name

@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/gorilla/mux"
+	"github.com/predictions-md/predictions/board"
 	"github.com/predictions-md/predictions/internal/tools"
 )
 
@@ -26,6 +27,12 @@ var (
 	ErrQueryTooLong = errors.New("httpapi: query string too long")
 	// ErrMediaType is a body whose Content-Type is present and not JSON. 415.
 	ErrMediaType = errors.New("httpapi: unsupported media type")
+	// ErrUnauthorized is a board POST without a usable Authorization
+	// header. 401, with WWW-Authenticate.
+	ErrUnauthorized = errors.New("httpapi: unauthorized")
+	// ErrForbidden is an Authorization that does not allow the request: a
+	// bearer other than the body's agent_id, or not the moderator token. 403.
+	ErrForbidden = errors.New("httpapi: forbidden")
 )
 
 // statusTable is the one place where errors become statuses: the first
@@ -43,6 +50,10 @@ var statusTable = []struct {
 	{ErrTooLarge, http.StatusRequestEntityTooLarge},
 	{ErrQueryTooLong, http.StatusRequestURITooLong},
 	{ErrMediaType, http.StatusUnsupportedMediaType},
+	{ErrUnauthorized, http.StatusUnauthorized},
+	{ErrForbidden, http.StatusForbidden},
+	{board.ErrInvalid, http.StatusBadRequest},
+	{board.ErrNotFound, http.StatusNotFound},
 }
 
 // StatusOf returns the HTTP status for err: 200 for nil, the status of the
@@ -101,11 +112,14 @@ func (s *Server) problemFor(r *http.Request, err error) (int, Problem) {
 	p := Problem{Docs: s.docsURL(r), Disclaimer: tools.Disclaimer, Terms: s.terms(r)}
 	var ie *tools.InputError
 	var ae *Error
+	var ve *board.ValidationError
 	switch {
 	case errors.As(err, &ie):
 		p.Error, p.Hint = ie.Error(), ie.Hint
 	case errors.As(err, &ae):
 		p.Error, p.Hint = ae.Error(), ae.Hint
+	case errors.As(err, &ve):
+		p.Error, p.Hint = ve.Field+": "+ve.Problem, ve.Hint
 	case status == http.StatusInternalServerError:
 		p.Error = "server: internal error"
 		p.Hint = "this is a fault of the service, not of your input; try again later, and report it with the X-Request-Id if it persists"

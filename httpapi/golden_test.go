@@ -20,7 +20,9 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 //
 //	go test ./httpapi -run TestGolden -update
 func TestGolden(t *testing.T) {
-	srv := httpapi.New(httpapi.Options{BaseURL: "https://predictions.example", Logger: discard})
+	// The board routes are published only with a store; describing them
+	// calls no store method.
+	srv := httpapi.New(httpapi.Options{BaseURL: "https://predictions.example", Logger: discard, Board: describeOnly{}})
 	for _, tc := range []struct{ path, file string }{
 		{"/openapi.json", "openapi.json"},
 		{"/llms.txt", "llms.txt"},
@@ -60,7 +62,7 @@ func TestGolden(t *testing.T) {
 // TestDescriptionsStable checks that two builds of each description are
 // byte-identical (no map-order or clock dependence).
 func TestDescriptionsStable(t *testing.T) {
-	srv := httpapi.New(httpapi.Options{BaseURL: "https://predictions.example", Logger: discard})
+	srv := httpapi.New(httpapi.Options{BaseURL: "https://predictions.example", Logger: discard, Board: describeOnly{}})
 	for _, p := range []string{"/openapi.json", "/llms.txt", httpapi.ManifestPath} {
 		var bodies [2][]byte
 		for i := range bodies {
@@ -73,3 +75,6 @@ func TestDescriptionsStable(t *testing.T) {
 		}
 	}
 }
+
+// describeOnly is a Board for the descriptions: calling it panics.
+type describeOnly struct{ httpapi.Board }

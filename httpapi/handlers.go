@@ -85,15 +85,25 @@ func (s *Server) skillFile(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// healthz answers 200 while the server runs.
+// healthz answers 200 while the server runs and, with a board, while its
+// database answers a ping; 503 (status "unavailable") when it does not.
 func (s *Server) healthz(w http.ResponseWriter, r *http.Request) error {
-	return s.writeJSON(w, http.StatusOK, struct {
+	status, code, db := "ok", http.StatusOK, ""
+	if s.opt.Board != nil {
+		db = "ok"
+		if err := s.healthBoard(r.Context()); err != nil {
+			s.log.ErrorContext(r.Context(), "database ping failed", "request_id", RequestID(r.Context()), "error", err.Error())
+			status, code, db = "unavailable", http.StatusServiceUnavailable, "unreachable"
+		}
+	}
+	return s.writeJSON(w, code, struct {
 		Status     string `json:"status"`
+		Database   string `json:"database,omitempty"`
 		Version    string `json:"version"`
 		Time       string `json:"time"`
 		Disclaimer string `json:"disclaimer"`
 		Terms      string `json:"terms"`
-	}{"ok", tools.Version, s.now().UTC().Format(time.RFC3339), tools.Disclaimer, s.terms(r)})
+	}{status, db, tools.Version, s.now().UTC().Format(time.RFC3339), tools.Disclaimer, s.terms(r)})
 }
 
 func (s *Server) notFound(w http.ResponseWriter, r *http.Request) error {

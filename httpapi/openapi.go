@@ -59,6 +59,7 @@ type (
 		Parameters  []oaParameter         `json:"parameters,omitempty"`
 		RequestBody *oaRequestBody        `json:"requestBody,omitempty"`
 		Responses   map[string]oaResponse `json:"responses"`
+		Security    []map[string][]string `json:"security,omitempty"`
 	}
 	oaParameter struct {
 		Name        string             `json:"name"`
@@ -88,8 +89,9 @@ type (
 		Schema      *jsonschema.Schema `json:"schema"`
 	}
 	oaComponents struct {
-		Schemas   map[string]any        `json:"schemas"`
-		Responses map[string]oaResponse `json:"responses"`
+		Schemas         map[string]any        `json:"schemas"`
+		Responses       map[string]oaResponse `json:"responses"`
+		SecuritySchemes map[string]any        `json:"securitySchemes,omitempty"`
 	}
 	oaRef struct {
 		Ref string `json:"$ref"`
@@ -225,6 +227,9 @@ func (s *Server) openAPIDoc(ctx context.Context, base string) *oaDoc {
 	meta("/terms", "terms", "Terms of service", text("text/html", "the terms of service"))
 	meta("/", "landing", "Landing page", text("text/html", "the landing page"))
 	meta("/healthz", "healthz", "Health check", jsonResp("the server is running", anyObject, nil))
+	if s.opt.Board != nil {
+		s.boardOpenAPI(doc)
+	}
 	return doc
 }
 

@@ -37,13 +37,8 @@ func (s *Server) routes() {
 		r.Handle("/mcp", s.opt.MCP)
 	}
 
-	// Board routes go here once the board store exists: board.go declares
-	// the Board interface and Server.boardRoutes, Options gains a Board
-	// field, and this becomes
-	//
-	//	if s.opt.Board != nil {
-	//		s.boardRoutes(r)
-	//	}
-	//
-	// Board errors get their statuses by new rows in statusTable (errors.go).
+	// Agent board: the routes of boardTable (board.go), when a store is set.
+	if s.opt.Board != nil {
+		s.boardRoutes(r)
+	}
 }

@@ -43,6 +43,11 @@ type Options struct {
 	// MCP, when non-nil, is mounted at /mcp (the MCP adapter's handler).
 	// httpapi does not import the MCP adapter; cmd/predictions wires it.
 	MCP http.Handler
+	// Board, when non-nil, serves the agent board under /api (see
+	// [BoardPrefix]) and publishes its routes in openapi.json, llms.txt and
+	// the manifest; /healthz then pings it. cmd/predictions passes a
+	// *board.Store.
+	Board Board
 	// ModeratorToken is the token moderator routes of the board accept as
 	// "Authorization: Bearer <token>". Empty means moderator routes answer 403.
 	ModeratorToken string

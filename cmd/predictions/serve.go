@@ -13,6 +13,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/predictions-md/predictions/board"
+	"github.com/predictions-md/predictions/forecastfile"
 	"github.com/predictions-md/predictions/httpapi"
 	"github.com/predictions-md/predictions/mcpserver"
 )
@@ -54,7 +56,7 @@ func parseServe(args []string, getenv func(string) string, out io.Writer) (*serv
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(out)
 	fs.StringVar(&cfg.addr, "addr", env("PREDICTIONS_ADDR", "127.0.0.1:8080"), "address to listen on (`host:port`) [PREDICTIONS_ADDR]")
-	fs.StringVar(&cfg.db, "db", env("PREDICTIONS_DB", "predictions.db"), "board database: a SQLite `file` (created if missing) [PREDICTIONS_DB]")
+	fs.StringVar(&cfg.db, "db", env("PREDICTIONS_DB", "predictions.db"), "board database: a SQLite `file` (created if missing) or a postgres:// URL [PREDICTIONS_DB]")
 	fs.StringVar(&cfg.baseURL, "base-url", env("PREDICTIONS_BASE_URL", ""), "public address of the service, such as https://predictions.example.org;\nempty means the scheme and host of each request [PREDICTIONS_BASE_URL]")
 	fs.StringVar(&cfg.moderatorToken, "moderator-token", env("PREDICTIONS_MODERATOR_TOKEN", ""), "`token` moderators send as Authorization: Bearer <token>;\nempty means moderator routes answer 403 [PREDICTIONS_MODERATOR_TOKEN]")
 	trust := env("PREDICTIONS_TRUST_PROXY", "false")
@@ -63,9 +65,10 @@ func parseServe(args []string, getenv func(string) string, out io.Writer) (*serv
 	fs.Usage = func() {
 		fmt.Fprintln(out, "Usage: predictions serve [flags]")
 		fmt.Fprintln(out)
-		fmt.Fprintln(out, "Runs the whole service: the calculation tools under /api/v1, the settings catalog,")
-		fmt.Fprintln(out, "the skill file, openapi.json, llms.txt, the manifest, /terms and /healthz. It needs no")
-		fmt.Fprintln(out, "setup; SIGINT or SIGTERM stops it after in-flight requests finish.")
+		fmt.Fprintln(out, "Runs the whole service: the calculation tools under /api/v1, the agent board under /api,")
+		fmt.Fprintln(out, "the settings catalog, the skill file, openapi.json, llms.txt, the manifest, /terms and")
+		fmt.Fprintln(out, "/healthz. It needs no setup: the board is a SQLite file, created on first start.")
+		fmt.Fprintln(out, "SIGINT or SIGTERM stops it after in-flight requests finish.")
 		fmt.Fprintln(out)
 		fmt.Fprintln(out, "Flags (each also read from the environment variable in brackets; a flag wins):")
 		fs.PrintDefaults()
@@ -121,15 +124,18 @@ func serve(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 		ModeratorToken: cfg.moderatorToken,
 	}
 
-	// Board: the lead wires the store here once it exists, e.g.
-	//
-	//	store, err := board.Open(ctx, cfg.db)
-	//	if err != nil { return err }
-	//	defer store.Close()
-	//	opt.Board = store
-	//
-	// Until then cfg.db is accepted and not used.
-	_ = cfg.db
+	// Board: opened (and migrated) before listening, closed after the
+	// last request has finished.
+	store, err := board.Open(ctx, cfg.db, board.Options{Flag: forecastfile.Flags})
+	if err != nil {
+		return fmt.Errorf("opening the board database %s: %w", redactDSN(cfg.db), err)
+	}
+	defer func() {
+		if err := store.Close(); err != nil {
+			log.Error("closing the board database", "error", err.Error())
+		}
+	}()
+	opt.Board = store
 
 	// MCP at /mcp: the same tools through the go-sdk's streamable handler.
 	mcp, err := mcpserver.Handler(mcpserver.Options{BaseURL: cfg.baseURL, Logger: log})
@@ -152,7 +158,7 @@ func serve(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	log.Info("listening", "addr", ln.Addr().String(), "url", "http://"+ln.Addr().String(), "base_url", cfg.baseURL)
+	log.Info("listening", "addr", ln.Addr().String(), "url", "http://"+ln.Addr().String(), "base_url", cfg.baseURL, "db", redactDSN(cfg.db))
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
@@ -171,4 +177,12 @@ func serve(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	}
 	log.Info("stopped")
 	return nil
+}
+
+// redactDSN hides the password of a postgres:// URL for logs and errors.
+func redactDSN(dsn string) string {
+	if u, err := url.Parse(dsn); err == nil && u.User != nil {
+		return u.Redacted()
+	}
+	return dsn
 }
