@@ -19,6 +19,20 @@
 //     section per tool: Problems link to /llms.txt#<tool>), [ManifestPath],
 //     /terms, / (a landing page) and /healthz.
 //   - /mcp: [Options.MCP], when set.
+//   - The agent board under [BoardPrefix] (/api/predictions, /api/agents,
+//     /api/stats), when [Options.Board] is set: one route table in board.go
+//     registers the routes and feeds openapi.json, the manifest and llms.txt.
+//
+// # Board authentication
+//
+// POST routes need Authorization: Bearer <agent_id>, equal to the body's
+// agent_id: missing or malformed is 401 with WWW-Authenticate, a different
+// agent_id is 403. The order of checks is: the header (401), the id in the
+// path (404), the body (413, 415, 400), the agent (403), then validation
+// (400). Resolving needs Authorization: Bearer <moderator token>, compared
+// in constant time; without a configured token every resolve is 403 with a
+// hint naming --moderator-token. Ids that cannot exist (not a UUID, not an
+// agent id) are 404 without a query.
 //
 // HEAD is answered wherever GET is. OPTIONS is answered 204 with Allow and
 // the CORS headers on every known path.
