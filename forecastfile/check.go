@@ -53,7 +53,7 @@ func (o Options) Today() Date {
 func Check(f *File, opt Options) []Diagnostic {
 	c := &checker{today: opt.Today(), out: append([]Diagnostic(nil), f.Diagnostics...)}
 	c.meta(f)
-	c.scan(8, instructions, "", f.Preamble, f.PreambleLine)
+	c.scan(kindInstruction, "", f.Preamble, f.PreambleLine)
 	if len(f.Questions) == 0 {
 		c.add(0, Warning, "", 1, "the file has no questions: write each question as a first-level heading (# Will …?) followed by its key: value bullets")
 	}
@@ -105,7 +105,7 @@ func (c *checker) meta(f *File) {
 				c.add(0, Finding, "", m.Line, "front-matter updated %q is not a date: write YYYY-MM-DD, e.g. updated: 2026-03-01", m.Value)
 			}
 		}
-		c.scan(8, instructions, "", m.Value, m.Line)
+		c.scan(kindInstruction, "", m.Value, m.Line)
 	}
 }
 
@@ -124,7 +124,7 @@ func (c *checker) question(q *Question, ids map[string]int) {
 	if strings.TrimSpace(q.Title) == "" {
 		c.add(0, Finding, id, q.Line, "the question heading is empty: write the question after #, e.g. # Will the bill pass by June?")
 	}
-	c.scan(8, instructions, id, q.Title, q.Line)
+	c.scan(kindInstruction, id, q.Title, q.Line)
 
 	// Keys.
 	seen := map[string]int{}
@@ -137,7 +137,7 @@ func (c *checker) question(q *Question, ids map[string]int) {
 				c.add(0, Warning, id, fd.Line, "unknown key %q is kept but not read; the keys are %s", fd.Key, knownKeyList)
 			}
 		}
-		c.scan(8, instructions, id, fd.Value, fd.Line)
+		c.scan(kindInstruction, id, fd.Value, fd.Line)
 	}
 	if strings.TrimSpace(id) == "" {
 		c.add(0, Finding, id, q.Line, "the question has no id: add a bullet such as - id: bill-passes-2026 (short, unique in the file)")
@@ -186,18 +186,16 @@ func (c *checker) question(q *Question, ids map[string]int) {
 	}
 
 	// Free text: rules 5 and 8.
-	c.scan(5, certainty, id, q.Text, q.TextLine)
-	c.scan(8, instructions, id, q.Text, q.TextLine)
-	c.scan(5, certainty, id, q.ForecastsText, q.ForecastsTextLine)
-	c.scan(8, instructions, id, q.ForecastsText, q.ForecastsTextLine)
+	const both = kindCertainty | kindInstruction
+	c.scan(both, id, q.Text, q.TextLine)
+	c.scan(both, id, q.ForecastsText, q.ForecastsTextLine)
 	for _, s := range q.Sections {
-		c.scan(8, instructions, id, s.Title, s.Line)
-		c.scan(5, certainty, id, s.Text, s.TextLine)
-		c.scan(8, instructions, id, s.Text, s.TextLine)
+		c.scan(kindInstruction, id, s.Title, s.Line)
+		c.scan(both, id, s.Text, s.TextLine)
 	}
 	// Notes record facts after the event ("the bill was certainly signed"),
 	// so rule 5 does not apply to them; rule 8 does.
-	c.scan(8, instructions, id, q.Notes, q.NotesLine)
+	c.scan(kindInstruction, id, q.Notes, q.NotesLine)
 }
 
 func lineOr(fd *Field, line int) int {
@@ -242,7 +240,7 @@ func (c *checker) forecast(q *Question, fc Forecast) {
 			problem = "forecast line cannot be read (" + forecastExample + ")"
 		}
 		c.add(2, Finding, id, fc.Line, "%s", problem)
-		c.scan(8, instructions, id, fc.Raw, fc.Line)
+		c.scan(kindInstruction, id, fc.Raw, fc.Line)
 		return
 	}
 	var missing []string
@@ -265,42 +263,43 @@ func (c *checker) forecast(q *Question, fc Forecast) {
 	if !q.ResolveBy.IsZero() && fc.Date.Compare(q.ResolveBy) > 0 {
 		c.add(7, Warning, id, fc.Line, "forecast dated %s is after resolve_by %s: it is not a forecast any more and is not scored", fc.Date, q.ResolveBy)
 	}
-	c.scan(5, certainty, id, fc.Note, fc.Line)
-	c.scan(8, instructions, id, fc.Who, fc.Line)
-	c.scan(8, instructions, id, fc.Note, fc.Line)
+	c.scan(kindCertainty|kindInstruction, id, fc.Note, fc.Line)
+	c.scan(kindInstruction, id, fc.Who, fc.Line)
 }
 
-// scan reports the phrases d finds in text (rule 5 or 8), one diagnostic
-// per line of text. line is the line where text starts.
-func (c *checker) scan(rule int, d *detector, id, text string, line int) {
+// scan reports the phrases of the given kinds in text (rule 5 for
+// certainty, rule 8 for instructions), one diagnostic per rule and line of
+// text. line is the line where text starts.
+func (c *checker) scan(kinds kind, id, text string, line int) {
 	if text == "" {
 		return
 	}
-	ms := d.find(text)
+	ms := book.find(text, kinds)
 	if len(ms) == 0 {
 		return
 	}
 	if line == 0 {
 		line = 1
 	}
-	pos, cur := 0, line
-	var group []string
+	pos, cur, groupLine := 0, line, 0
+	var groups [2][]string // certainty, instructions
 	seen := map[string]bool{}
-	groupLine := 0
 	emit := func() {
-		if len(group) == 0 {
-			return
+		for g, phrases := range groups {
+			if len(phrases) == 0 {
+				continue
+			}
+			quoted := make([]string, len(phrases))
+			for i, p := range phrases {
+				quoted[i] = fmt.Sprintf("%q", p)
+			}
+			if g == 0 {
+				c.add(5, Warning, id, groupLine, "certainty language %s: a forecast is a probability; say how likely instead (e.g. 90%%)", strings.Join(quoted, ", "))
+			} else {
+				c.add(8, Warning, id, groupLine, "text reads like instructions to an agent (%s): agents must treat this file as data and not follow it; rephrase or remove it", strings.Join(quoted, ", "))
+			}
+			groups[g] = groups[g][:0]
 		}
-		quoted := make([]string, len(group))
-		for i, g := range group {
-			quoted[i] = fmt.Sprintf("%q", g)
-		}
-		if rule == 5 {
-			c.add(5, Warning, id, groupLine, "certainty language %s: a forecast is a probability; say how likely instead (e.g. 90%%)", strings.Join(quoted, ", "))
-		} else {
-			c.add(8, Warning, id, groupLine, "text reads like instructions to an agent (%s): agents must treat this file as data and not follow it; rephrase or remove it", strings.Join(quoted, ", "))
-		}
-		group = group[:0]
 		clear(seen)
 	}
 	for _, m := range ms {
@@ -311,9 +310,13 @@ func (c *checker) scan(rule int, d *detector, id, text string, line int) {
 			groupLine = cur
 		}
 		p := strings.Join(strings.Fields(text[m.start:m.end]), " ")
+		g := 0
+		if m.kind == kindInstruction {
+			g = 1
+		}
 		if k := strings.ToLower(p); !seen[k] {
 			seen[k] = true
-			group = append(group, p)
+			groups[g] = append(groups[g], p)
 		}
 	}
 	emit()

@@ -23,11 +23,16 @@ const (
 // func(text string) []string so that other packages (the agent board) can
 // take it as a plain function value.
 func Flags(text string) []string {
+	var found kind
+	book.scan(text, kindCertainty|kindInstruction, func(m match) bool {
+		found |= m.kind
+		return found != kindCertainty|kindInstruction
+	})
 	var flags []string
-	if certainty.first(text) {
+	if found&kindCertainty != 0 {
 		flags = append(flags, FlagCertainty)
 	}
-	if instructions.first(text) {
+	if found&kindInstruction != 0 {
 		flags = append(flags, FlagInstructionLike)
 	}
 	return flags
@@ -46,7 +51,7 @@ func Flags(text string) []string {
 // resort" are not. Phrases are matched on words, without regard to case,
 // across line breaks. It runs in time linear in len(text).
 func DetectInstructions(text string) []string {
-	return phrases(text, instructions.find(text))
+	return phrases(text, book.find(text, kindInstruction))
 }
 
 // DetectCertainty returns the certainty phrases of text (rule 5), as
@@ -60,7 +65,7 @@ func DetectInstructions(text string) []string {
 // "we don't know for sure", and "certainly not sure" (which states doubt,
 // not certainty). It runs in time linear in len(text).
 func DetectCertainty(text string) []string {
-	return phrases(text, certainty.find(text))
+	return phrases(text, book.find(text, kindCertainty))
 }
 
 // phrases turns matches into the distinct matched texts, in order.
@@ -77,10 +82,21 @@ func phrases(text string, ms []match) []string {
 	return out
 }
 
-// match is one phrase found in a text: its byte range.
-type match struct{ start, end int }
+// kind says which list a phrase comes from.
+type kind uint8
 
-// token is one word or punctuation mark of a text, lower-cased.
+const (
+	kindCertainty   kind = 1 << iota // rule 5
+	kindInstruction                  // rule 8
+)
+
+// match is one phrase found in a text: its byte range and list.
+type match struct {
+	start, end int
+	kind       kind
+}
+
+// token is one word or punctuation mark of a text.
 type token struct {
 	s          string
 	start, end int
@@ -89,74 +105,118 @@ type token struct {
 	lineStart bool
 }
 
-// tokenize splits text into lower-case words (letters, digits, inner
-// apostrophes) and the punctuation marks the patterns use.
-func tokenize(text string, buf []token) []token {
-	toks := buf[:0]
-	lineStart := true
-	for i := 0; i < len(text); {
+// window is how many tokens a pattern may span, with the words after it
+// that notAfter looks at.
+const window = 20
+
+// lexer reads the tokens after a possible first word lazily, lower-cased,
+// so that a failed candidate costs one or two tokens.
+type lexer struct {
+	text   string
+	toks   [window]token
+	next   [window]int  // where reading continues after toks[i]
+	nextLS [window]bool // and whether a sentence starts there
+	n      int
+}
+
+func (lx *lexer) reset(first token, next int, ls bool) {
+	lx.toks[0], lx.next[0], lx.nextLS[0], lx.n = first, next, ls, 1
+}
+
+func (lx *lexer) at(i int) (token, bool) {
+	for lx.n <= i {
+		if lx.n == window {
+			return token{}, false
+		}
+		t, nx, nls, ok := nextToken(lx.text, lx.next[lx.n-1], lx.nextLS[lx.n-1])
+		if !ok {
+			return token{}, false
+		}
+		t.s = lowerWord(t.s)
+		lx.toks[lx.n], lx.next[lx.n], lx.nextLS[lx.n] = t, nx, nls
+		lx.n++
+	}
+	return lx.toks[i], true
+}
+
+// nextToken returns the next word (letters, digits, inner apostrophes) or
+// punctuation mark (% : . , ! ? ; |) at or after text[i:], not lower-cased.
+// ls says whether a line or sentence starts at i; next and nextLS are where
+// to continue. ok is false at the end of text.
+func nextToken(text string, i int, ls bool) (t token, next int, nextLS bool, ok bool) {
+	for i < len(text) {
 		c := text[i]
 		if c < utf8.RuneSelf {
 			switch {
 			case isASCIIWord(c):
-				j := i + 1
-				for j < len(text) {
-					d := text[j]
-					if isASCIIWord(d) {
-						j++
-						continue
-					}
-					if d == '\'' && j+1 < len(text) && isASCIIWord(text[j+1]) {
-						j += 2
-						continue
-					}
-					if d >= utf8.RuneSelf {
-						r, n := utf8.DecodeRuneInString(text[j:])
-						if unicode.IsLetter(r) || unicode.IsDigit(r) {
-							j += n
-							continue
-						}
-						if r == '’' && j+n < len(text) && isASCIIWord(text[j+n]) {
-							j += n
-							continue
-						}
-					}
-					break
-				}
-				toks = append(toks, token{s: lowerWord(text[i:j]), start: i, end: j, lineStart: lineStart})
-				lineStart = false
-				i = j
+				j := wordEnd(text, i+1)
+				return token{s: text[i:j], start: i, end: j, lineStart: ls}, j, false, true
 			case c == '\n':
-				lineStart = true
-				i++
-			case strings.IndexByte("%:.,!?;|", c) >= 0:
-				toks = append(toks, token{s: text[i : i+1], start: i, end: i + 1, lineStart: lineStart})
-				lineStart = strings.IndexByte(".!?:;", c) >= 0
-				i++
-			default:
-				i++
+				ls = true
+			case c == '%' || c == ':' || c == '.' || c == ',' || c == '!' || c == '?' || c == ';' || c == '|':
+				return token{s: text[i : i+1], start: i, end: i + 1, lineStart: ls}, i + 1, c != '%' && c != ',' && c != '|', true
 			}
+			i++
 			continue
 		}
 		r, n := utf8.DecodeRuneInString(text[i:])
 		if unicode.IsLetter(r) || unicode.IsDigit(r) {
-			// A word starting with a non-ASCII letter: rare; read it whole.
-			j := i + n
-			for j < len(text) {
-				r2, n2 := utf8.DecodeRuneInString(text[j:])
-				if !(unicode.IsLetter(r2) || unicode.IsDigit(r2) || r2 == '_') {
-					break
-				}
-				j += n2
-			}
-			toks = append(toks, token{s: lowerWord(text[i:j]), start: i, end: j, lineStart: lineStart})
-			lineStart = false
-			i = j
-			continue
+			j := wordEnd(text, i+n)
+			return token{s: text[i:j], start: i, end: j, lineStart: ls}, j, false, true
 		}
 		i += n
 	}
-	return toks
+	return token{}, i, ls, false
+}
+
+// wordEnd returns the end of the word that continues at text[j:].
+func wordEnd(text string, j int) int {
+	for j < len(text) {
+		d := text[j]
+		if isASCIIWord(d) {
+			j++
+			continue
+		}
+		if d == '\'' && j+1 < len(text) && isASCIIWord(text[j+1]) {
+			j += 2
+			continue
+		}
+		if d >= utf8.RuneSelf {
+			r, n := utf8.DecodeRuneInString(text[j:])
+			if unicode.IsLetter(r) || unicode.IsDigit(r) {
+				j += n
+				continue
+			}
+			if r == '’' && j+n < len(text) && isASCIIWord(text[j+n]) {
+				j += n
+				continue
+			}
+		}
+		break
+	}
+	return j
+}
+
+// hashWord is FNV-1a of the lower-cased word, reading ’ as '. Words with
+// other non-ASCII characters hash to 0: no pattern word has any.
+func hashWord(w string) uint64 {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(w); i++ {
+		c := w[i]
+		if c >= utf8.RuneSelf {
+			if strings.HasPrefix(w[i:], "’") {
+				c = '\''
+				i += len("’") - 1
+			} else {
+				return 0
+			}
+		} else if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		h ^= uint64(c)
+		h *= 1099511628211
+	}
+	return h
 }
 
 func isASCIIWord(c byte) bool {
@@ -184,22 +244,28 @@ type step struct {
 
 // pattern is one curated phrase.
 type pattern struct {
+	kind      kind
 	steps     []step
 	start     bool            // only at the start of the text, a line or a sentence
 	notBefore map[string]bool // the word before must not be one of these
 	notAfter  [][]string      // the words after must not begin with one of these
 }
 
+// filterBits is the size of the bit set that rejects most words before the
+// map lookup.
+const filterBits = 4096
+
 // detector finds the phrases of a list of patterns, and fixed markers.
 type detector struct {
-	byFirst map[string][]*pattern
-	markers []string // matched anywhere, without regard to case
+	filter  [filterBits / 64]uint64
+	byFirst map[uint64][]*pattern // by hashWord of the first word
+	markers []string              // rule-8 markers matched anywhere, without regard to case
 }
 
-// spec of a pattern: words separated by spaces; a|b accepts either; a
-// suffix ? makes a step optional, *N repeats it up to N times; _ is any
-// word; PIPE is the token |. notBefore is |-separated; notAfter is a list
-// of word sequences.
+// patternSpec is a pattern as written: words separated by spaces; a|b
+// accepts either; a suffix ? makes a step optional, *N repeats it up to N
+// times; _ is any word; PIPE is the token |. notBefore is |-separated;
+// notAfter is a list of word sequences.
 type patternSpec struct {
 	seq       string
 	start     bool
@@ -207,10 +273,9 @@ type patternSpec struct {
 	notAfter  []string
 }
 
-func newDetector(specs []patternSpec, markers []string) *detector {
-	d := &detector{byFirst: map[string][]*pattern{}, markers: markers}
+func (d *detector) add(k kind, specs []patternSpec) {
 	for _, sp := range specs {
-		p := &pattern{start: sp.start}
+		p := &pattern{kind: k, start: sp.start}
 		for _, f := range strings.Fields(sp.seq) {
 			st := step{min: 1, max: 1}
 			switch {
@@ -234,10 +299,11 @@ func newDetector(specs []patternSpec, markers []string) *detector {
 			panic("forecastfile: pattern must start with a required word: " + sp.seq)
 		}
 		for w := range p.steps[0].words {
-			d.byFirst[w] = append(d.byFirst[w], p)
+			h := hashWord(w)
+			d.byFirst[h] = append(d.byFirst[h], p)
+			d.filter[h%filterBits/64] |= 1 << (h % 64)
 		}
 	}
-	return d
 }
 
 // set reads alternatives separated by |; the word PIPE stands for the
@@ -253,47 +319,63 @@ func set(alts string) map[string]bool {
 	return m
 }
 
-// find returns every match in text, in order of their start.
-func (d *detector) find(text string) []match {
+// find returns every match of the given kinds in text, in order.
+func (d *detector) find(text string, kinds kind) []match {
 	var out []match
-	d.scan(text, func(m match) bool { out = append(out, m); return true })
+	d.scan(text, kinds, func(m match) bool { out = append(out, m); return true })
 	return out
 }
 
-// first reports whether text has at least one match.
-func (d *detector) first(text string) bool {
-	found := false
-	d.scan(text, func(match) bool { found = true; return false })
-	return found
-}
-
-// scan calls yield for each match until it returns false.
-func (d *detector) scan(text string, yield func(match) bool) {
-	var buf [64]token
-	toks := tokenize(text, buf[:0])
+// scan calls yield for each match of the given kinds, in order, until it
+// returns false. Matches do not overlap. It hashes each word once and
+// lower-cases and reads ahead only where a pattern may start, so it costs
+// little more than one pass over the bytes.
+func (d *detector) scan(text string, kinds kind, yield func(match) bool) {
 	var ms []match
-	skip := 0 // matches do not overlap
-	for i, t := range toks {
-		if i < skip {
-			continue
-		}
-		for _, p := range d.byFirst[t.s] {
-			if p.start && !t.lineStart {
-				continue
-			}
-			if p.notBefore != nil && i > 0 && p.notBefore[toks[i-1].s] {
-				continue
-			}
-			end := p.match(toks, i, 0)
-			if end < 0 || p.excludedAfter(toks, end) {
-				continue
-			}
-			ms = append(ms, match{t.start, toks[end-1].end})
-			skip = end
+	lx := lexer{text: text}
+	prev := "" // the token before the current one, not lower-cased
+	pos, ls := 0, true
+	for {
+		t, next, nextLS, ok := nextToken(text, pos, ls)
+		if !ok {
 			break
 		}
+		h := hashWord(t.s)
+		if d.filter[h%filterBits/64]&(1<<(h%64)) == 0 {
+			prev, pos, ls = t.s, next, nextLS
+			continue
+		}
+		cands := d.byFirst[h]
+		if cands == nil {
+			prev, pos, ls = t.s, next, nextLS
+			continue
+		}
+		t.s = lowerWord(t.s)
+		lx.reset(t, next, nextLS)
+		end, k := -1, kind(0)
+		for _, p := range cands {
+			if p.kind&kinds == 0 || !p.steps[0].words[t.s] || (p.start && !t.lineStart) {
+				continue
+			}
+			if p.notBefore != nil && prev != "" && p.notBefore[lowerWord(prev)] {
+				continue
+			}
+			if e := p.match(&lx, 0, 0); e > 0 && !p.excludedAfter(&lx, e) {
+				end, k = e, p.kind
+				break
+			}
+		}
+		if end < 0 {
+			prev, pos, ls = t.s, next, nextLS
+			continue
+		}
+		last := lx.toks[end-1]
+		ms = append(ms, match{t.start, last.end, k})
+		prev, pos, ls = last.s, lx.next[end-1], lx.nextLS[end-1]
 	}
-	ms = d.markersIn(text, ms)
+	if kinds&kindInstruction != 0 {
+		ms = d.markersIn(text, ms)
+	}
 	for _, m := range ms {
 		if !yield(m) {
 			return
@@ -302,39 +384,41 @@ func (d *detector) scan(text string, yield func(match) bool) {
 }
 
 // match returns the token index just past a match of steps[si:] starting at
-// toks[ti], or -1. Steps are short, so the backtracking is bounded by a
+// token ti, or -1. Steps are short, so the backtracking is bounded by a
 // constant per start position.
-func (p *pattern) match(toks []token, ti, si int) int {
+func (p *pattern) match(lx *lexer, ti, si int) int {
 	if si == len(p.steps) {
 		return ti
 	}
 	st := p.steps[si]
 	n := 0
 	for n < st.min {
-		if ti+n >= len(toks) || (st.words != nil && !st.words[toks[ti+n].s]) {
+		t, ok := lx.at(ti + n)
+		if !ok || (st.words != nil && !st.words[t.s]) {
 			return -1
 		}
 		n++
 	}
 	for {
-		if end := p.match(toks, ti+n, si+1); end >= 0 && end > ti {
+		if end := p.match(lx, ti+n, si+1); end >= 0 {
 			return end
 		}
-		if n >= st.max || ti+n >= len(toks) || (st.words != nil && !st.words[toks[ti+n].s]) {
+		if n >= st.max {
+			return -1
+		}
+		t, ok := lx.at(ti + n)
+		if !ok || (st.words != nil && !st.words[t.s]) {
 			return -1
 		}
 		n++
 	}
 }
 
-func (p *pattern) excludedAfter(toks []token, end int) bool {
+func (p *pattern) excludedAfter(lx *lexer, end int) bool {
 next:
 	for _, seq := range p.notAfter {
-		if end+len(seq) > len(toks) {
-			continue
-		}
 		for k, w := range seq {
-			if toks[end+k].s != w {
+			if t, ok := lx.at(end + k); !ok || t.s != w {
 				continue next
 			}
 		}
@@ -345,7 +429,7 @@ next:
 
 // markersIn adds the fixed markers found in text to ms, keeping ms sorted.
 func (d *detector) markersIn(text string, ms []match) []match {
-	if len(d.markers) == 0 || strings.IndexAny(text, "<[") < 0 {
+	if len(d.markers) == 0 || !strings.ContainsAny(text, "<[") {
 		return ms
 	}
 	added := false
@@ -355,7 +439,7 @@ func (d *detector) markersIn(text string, ms []match) []match {
 		}
 		for _, mk := range d.markers {
 			if len(text)-i >= len(mk) && strings.EqualFold(text[i:i+len(mk)], mk) {
-				ms = append(ms, match{i, i + len(mk)})
+				ms = append(ms, match{i, i + len(mk), kindInstruction})
 				added = true
 				break
 			}
@@ -369,8 +453,16 @@ func (d *detector) markersIn(text string, ms []match) []match {
 
 const negations = "not|isn't|wasn't|aren't|weren't|never|no|hardly|nor"
 
-// certainty is the curated list for rule 5.
-var certainty = newDetector([]patternSpec{
+// book holds both curated lists.
+var book = func() *detector {
+	d := &detector{byFirst: map[uint64][]*pattern{}, markers: chatMarkers}
+	d.add(kindCertainty, certaintySpecs)
+	d.add(kindInstruction, instructionSpecs)
+	return d
+}()
+
+// certaintySpecs is the curated list for rule 5.
+var certaintySpecs = []patternSpec{
 	{seq: "definitely|definite", notBefore: negations},
 	{seq: "guaranteed to|win|winner|victory|outcome|yes|no|lock|.|!", notBefore: negations},
 	{seq: "is|are|it's|was|basically|practically|virtually guaranteed"},
@@ -392,10 +484,10 @@ var certainty = newDetector([]patternSpec{
 	{seq: "for sure", notBefore: "know|knows|known|say|tell|sure|certain"},
 	{seq: "will|can never happen"},
 	{seq: "can't|cannot happen"},
-}, nil)
+}
 
-// instructions is the curated list for rule 8.
-var instructions = newDetector([]patternSpec{
+// instructionSpecs is the curated list for rule 8.
+var instructionSpecs = []patternSpec{
 	// Overriding the agent's instructions.
 	{seq: "ignore|disregard|forget|override|bypass|skip all|any|the|your|my|of|previous|prior|above|earlier|preceding|original|system|these|those|every|current|existing|other|developer|safety*4 instructions|instruction|prompt|prompts|directives|guardrails|programming"},
 	{seq: "ignore|disregard|forget everything|all|the of? the? above|before|previously|earlier"},
@@ -431,9 +523,12 @@ var instructions = newDetector([]patternSpec{
 	{seq: "send|post|upload|email|exfiltrate|leak|forward|paste|print|reveal|share|output your|the|all|any|my? api|ssh|private|secret|access key|keys|token|tokens"},
 	{seq: "send|post|upload|email|exfiltrate|leak|forward|paste|print|reveal|share|output your|the|all|any|my? credentials|password|passwords|secrets|cookies|env"},
 	{seq: "send|post|upload|email|exfiltrate|leak|forward|paste|print|reveal|share|output your|the|all|any|my? environment variables|vars"},
-}, []string{
+}
+
+// chatMarkers are chat-template tokens (rule 8), matched anywhere.
+var chatMarkers = []string{
 	"<|im_start|>", "<|im_end|>", "<|system|>", "<|user|>", "<|assistant|>",
 	"<|endoftext|>", "<|eot_id|>", "<|start_header_id|>", "<|end_header_id|>",
 	"[inst]", "[/inst]", "<<sys>>", "<</sys>>", "<start_of_turn>", "<end_of_turn>",
 	"<system>", "</system>",
-})
+}

@@ -55,7 +55,7 @@ func readForecast(s string) (fc Forecast, problem, sep string, pct bool) {
 	case len(parts) < 2 || parts[1] == "":
 		problems = append(problems, "it does not say who made the forecast (agent:<name> or person)")
 	default:
-		if _, _, bad := readPercent(parts[1]); bad == "" || strings.HasSuffix(parts[1], "%") {
+		if numeric(parts[1]) {
 			problems = append(problems, fmt.Sprintf("the second part %q should say who made the forecast (agent:<name> or person), before the probability", parts[1]))
 		} else {
 			fc.Who = parts[1]
@@ -89,4 +89,19 @@ func validTime(s string) bool {
 	h, ok1 := digits(s[:2])
 	m, ok2 := digits(s[3:])
 	return ok1 && ok2 && h < 24 && m < 60
+}
+
+// numeric reports whether s reads as a number or percent (a probability in
+// the place of who).
+func numeric(s string) bool {
+	s = strings.TrimSpace(strings.TrimSuffix(s, "%"))
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if (s[i] < '0' || s[i] > '9') && s[i] != '.' {
+			return false
+		}
+	}
+	return true
 }

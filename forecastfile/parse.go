@@ -49,7 +49,8 @@ func Parse(text []byte) (*File, error) {
 		// that one at the start of a written file cannot change its meaning.
 		s = strings.ReplaceAll(s, "\ufeff", "")
 	}
-	p := &parser{f: &File{Questions: []Question{}}, keys: map[string]bool{}}
+	// Questions start with "# ": counting them first saves regrowing.
+	p := &parser{f: &File{Questions: make([]Question, 0, strings.Count(s, "\n# ")+1)}, keys: map[string]bool{}}
 	p.run(splitLines(s))
 	return p.f, nil
 }
@@ -57,6 +58,18 @@ func Parse(text []byte) (*File, error) {
 // splitLines splits s at \n, \r\n and lone \r, and trims trailing blanks.
 func splitLines(s string) []string {
 	lines := make([]string, 0, strings.Count(s, "\n")+1)
+	if strings.IndexByte(s, '\r') < 0 {
+		for len(s) > 0 {
+			i := strings.IndexByte(s, '\n')
+			if i < 0 {
+				lines = append(lines, strings.TrimRight(s, " \t"))
+				break
+			}
+			lines = append(lines, strings.TrimRight(s[:i], " \t"))
+			s = s[i+1:]
+		}
+		return lines
+	}
 	for len(s) > 0 {
 		i := strings.IndexAny(s, "\r\n")
 		if i < 0 {
@@ -282,6 +295,9 @@ func splitKey(s string, frontMatter bool) (key, value string, ok bool) {
 	if raw == "" || len(raw) > 40 {
 		return "", "", false
 	}
+	if canonicalKey(raw) {
+		return raw, strings.TrimSpace(s[i+1:]), true
+	}
 	var b strings.Builder
 	spaced := false
 	for j := 0; j < len(raw); j++ {
@@ -305,6 +321,17 @@ func splitKey(s string, frontMatter bool) (key, value string, ok bool) {
 		return "", "", false
 	}
 	return key, strings.TrimSpace(s[i+1:]), true
+}
+
+// canonicalKey reports whether k is already a lower-case key.
+func canonicalKey(k string) bool {
+	for j := 0; j < len(k); j++ {
+		c := k[j]
+		if !('a' <= c && c <= 'z' || j > 0 && ('0' <= c && c <= '9' || c == '_')) {
+			return false
+		}
+	}
+	return true
 }
 
 func (p *parser) line(line string, n int) {
@@ -498,6 +525,9 @@ func (p *parser) field(key, value string, n int) {
 		if first {
 			q.Tags = tags
 		}
+	}
+	if q.Fields == nil {
+		q.Fields = make([]Field, 0, len(knownKeys))
 	}
 	q.Fields = append(q.Fields, Field{Line: n, Key: key, Value: value})
 }

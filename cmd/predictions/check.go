@@ -51,7 +51,7 @@ func runCheck(_ context.Context, env *cmdEnv, args []string) int {
 	out := checkOutput{Files: []checkFile{}}
 	exit := 0
 	for _, name := range files {
-		res := checkFile{File: name, Findings: []forecastfile.Diagnostic{}, Warnings: []forecastfile.Diagnostic{}}
+		res := checkFile{File: displayName(name), Findings: []forecastfile.Diagnostic{}, Warnings: []forecastfile.Diagnostic{}}
 		f, err := readForecastFile(env, name)
 		if err != nil {
 			res.Error = err.Error()
@@ -73,7 +73,7 @@ func runCheck(_ context.Context, env *cmdEnv, args []string) int {
 				if d.Severity == forecastfile.Warning {
 					sev = "warning: "
 				}
-				fmt.Fprintf(env.stdout, "%s:%d: rule %d: %s%s\n", name, d.Line, d.Rule, sev, d.Message)
+				fmt.Fprintf(env.stdout, "%s:%d: rule %d: %s%s\n", displayName(name), d.Line, d.Rule, sev, d.Message)
 			}
 		}
 		res.OK = len(res.Findings) == 0
@@ -123,6 +123,14 @@ func commonFlags(fs *flag.FlagSet, args []string, today *string) (forecastfile.O
 	return opt, fs.Args(), -1
 }
 
+// displayName is how output names a file: standard input is <stdin>.
+func displayName(name string) string {
+	if name == "-" {
+		return "<stdin>"
+	}
+	return name
+}
+
 // readForecastFile reads and parses a file, or standard input for "-".
 func readForecastFile(env *cmdEnv, name string) (*forecastfile.File, error) {
 	var data []byte
@@ -137,7 +145,7 @@ func readForecastFile(env *cmdEnv, name string) (*forecastfile.File, error) {
 	}
 	f, err := forecastfile.Parse(data)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil, fmt.Errorf("%s: %w", displayName(name), err)
 	}
 	return f, nil
 }

@@ -1,12 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/predictions-md/predictions/forecastfile"
@@ -62,22 +64,34 @@ func runScore(_ context.Context, env *cmdEnv, args []string) int {
 	if n := len(rep.Findings); n > 0 {
 		fmt.Fprintf(env.stderr, "predictions score: %s has %d finding(s); run predictions check %s\n", files[0], n, files[0])
 	}
-	writeScores(env.stdout, files[0], rep)
+	writeScores(env.stdout, displayName(files[0]), rep)
 	return 0
 }
 
-// writeScores prints the scores of rep as aligned text tables.
-func writeScores(w io.Writer, name string, rep *forecastfile.Report) {
+// writeScores prints the scores of rep as aligned text tables, without
+// trailing spaces.
+func writeScores(out io.Writer, name string, rep *forecastfile.Report) {
+	var buf bytes.Buffer
+	writeScoreTables(&buf, name, rep)
+	for _, line := range strings.SplitAfter(buf.String(), "\n") {
+		io.WriteString(out, strings.TrimRight(line, " \n"))
+		if strings.HasSuffix(line, "\n") {
+			io.WriteString(out, "\n")
+		}
+	}
+}
+
+func writeScoreTables(w io.Writer, name string, rep *forecastfile.Report) {
 	fmt.Fprintf(w, "%s: %s\n", name, rep.Summary)
 	if rep.Scores == nil {
 		fmt.Fprintln(w, "\nNo resolved question has forecasts to score.")
 		return
 	}
 	fmt.Fprintln(w, "\nScores (each forecaster's latest forecast on or before resolve_by; Brier: lower is better; log: higher is better)")
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "forecaster\tforecasts\tyes\tBrier\tlog score\tBrier skill\t")
 	row := func(who string, s scoring.Summary) {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%.4f\t%.4f\t%s\t\n", who, s.N, s.Yes, s.Brier, s.LogScore, optional(s.BrierSkill, 3))
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%.4f\t%.4f\t%s\t\n", who, s.N, s.Yes, s.Brier, s.LogScore, scoreOptional(s.BrierSkill, 3))
 	}
 	for _, fc := range rep.Scores.Forecasters {
 		row(fc.Who, fc.Summary)
@@ -86,10 +100,10 @@ func writeScores(w io.Writer, name string, rep *forecastfile.Report) {
 	tw.Flush()
 
 	fmt.Fprintf(w, "\nCalibration (all forecasters, %d bins)\n", rep.Scores.Bins)
-	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "range\tforecasts\tyes\tmean forecast\tobserved\t")
 	for _, b := range rep.Scores.Overall.Calibration {
-		fmt.Fprintf(tw, "%s–%s%%\t%d\t%d\t%s\t%s\t\n", pct(b.Lo), pct(b.Hi), b.Count, b.Yes, optionalPct(b.MeanForecast), optionalPct(b.ObservedFrequency))
+		fmt.Fprintf(tw, "%s–%s%%\t%d\t%d\t%s\t%s\t\n", scorePct(b.Lo), scorePct(b.Hi), b.Count, b.Yes, scoreOptionalPct(b.MeanForecast), scoreOptionalPct(b.ObservedFrequency))
 	}
 	tw.Flush()
 	for _, n := range append(rep.Notes, rep.Scores.Overall.Notes...) {
@@ -97,16 +111,16 @@ func writeScores(w io.Writer, name string, rep *forecastfile.Report) {
 	}
 }
 
-func pct(p float64) string { return strconv.FormatFloat(p*100, 'f', -1, 64) }
+func scorePct(p float64) string { return strconv.FormatFloat(p*100, 'f', -1, 64) }
 
-func optional(v *float64, prec int) string {
+func scoreOptional(v *float64, prec int) string {
 	if v == nil {
 		return "-"
 	}
 	return strconv.FormatFloat(*v, 'f', prec, 64)
 }
 
-func optionalPct(v *float64) string {
+func scoreOptionalPct(v *float64) string {
 	if v == nil {
 		return "-"
 	}
