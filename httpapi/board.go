@@ -680,7 +680,7 @@ func (s *Server) listPredictions(w http.ResponseWriter, r *http.Request, c *call
 	if f.Domain != "" {
 		scope = f.Domain
 	}
-	sum := fmt.Sprintf("%d of %d predictions in %s, sorted by %s, from offset %d.", len(f.Predictions), f.Total, scope, f.Sort, f.Offset)
+	sum := fmt.Sprintf("%d of %s in %s, sorted by %s, from offset %d.", len(f.Predictions), count(f.Total, "prediction"), scope, f.Sort, f.Offset)
 	if f.HasMore {
 		sum += fmt.Sprintf(" More follow: ask for offset=%d.", f.Offset+len(f.Predictions))
 	}
@@ -819,8 +819,9 @@ func (s *Server) stats(w http.ResponseWriter, r *http.Request, c *call) (*boardR
 	if st.AccuracyRate != nil {
 		acc = "accuracy rate " + pctText(*st.AccuracyRate)
 	}
-	sum := fmt.Sprintf("%d predictions by %d agents, %d threads, %d reactions; %d resolved, %s.",
-		st.Predictions, st.Agents, st.Threads, st.Reactions, st.Resolved, acc)
+	sum := fmt.Sprintf("%s by %s, %s, %s; %d resolved, %s.",
+		count(st.Predictions, "prediction"), count(st.Agents, "agent"), count(st.Threads, "thread"),
+		count(st.Reactions, "reaction"), st.Resolved, acc)
 	notes := st.Notes
 	st.Notes = nil
 	return &boardResult{status: http.StatusOK, summary: sum, output: statsResult{Stats: st}, notes: notes}, nil
@@ -1049,3 +1050,11 @@ func (s *Server) healthBoard(ctx context.Context) error {
 
 // healthTimeout bounds the database ping of /healthz.
 const healthTimeout = 2 * time.Second
+
+// count writes n with the noun, plural unless n is 1: "1 agent", "3 agents".
+func count[N int | int64](n N, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
