@@ -1,9 +1,7 @@
 package tools
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -18,17 +16,9 @@ type OddsText string
 
 // UnmarshalJSON accepts a string or a number.
 func (o *OddsText) UnmarshalJSON(b []byte) error {
-	b = bytes.TrimSpace(b)
-	if len(b) > 0 && b[0] == '"' {
-		var s string
-		if err := json.Unmarshal(b, &s); err != nil {
-			return err
-		}
-		*o = OddsText(s)
-		return nil
-	}
-	*o = OddsText(b)
-	return nil
+	s, _, err := scalarText(b)
+	*o = OddsText(s)
+	return err
 }
 
 func oddsTextSchema() *jsonschema.Schema {

@@ -17,21 +17,12 @@ type Prob struct {
 }
 
 // UnmarshalJSON accepts a JSON number or a JSON string.
+// The text is read by [Prob.Read], whose errors the tools report with the
+// field's name.
 func (p *Prob) UnmarshalJSON(b []byte) error {
-	b = bytes.TrimSpace(b)
-	if len(b) > 0 && b[0] == '"' {
-		var s string
-		if err := json.Unmarshal(b, &s); err != nil {
-			return err
-		}
-		*p = Prob{text: s, isString: true}
-		return nil
-	}
-	if _, err := strconv.ParseFloat(string(b), 64); err != nil {
-		return &InputError{Problem: "is not a number or a percent string", Hint: `send 0.62, 62 or "62%"`}
-	}
-	*p = Prob{text: string(b)}
-	return nil
+	s, quoted, err := scalarText(b)
+	*p = Prob{text: s, isString: quoted}
+	return err
 }
 
 // MarshalJSON writes the probability as it was sent.
@@ -55,4 +46,16 @@ func (p Prob) IsZero() bool { return p.text == "" && !p.isString }
 func (p Prob) Read() (float64, string, error) {
 	v, as, err := odds.ReadProbabilityText(p.text)
 	return v, string(as), err
+}
+
+// scalarText reads a JSON string or any other JSON scalar as text: the
+// string's contents (quoted is true), or the literal as written (a number
+// keeps its digits, so 0.10 is not rewritten as 0.1).
+func scalarText(b []byte) (text string, quoted bool, err error) {
+	b = bytes.TrimSpace(b)
+	if len(b) > 0 && b[0] == '"' {
+		err := json.Unmarshal(b, &text)
+		return text, true, err
+	}
+	return string(b), false, nil
 }

@@ -1,9 +1,7 @@
 package tools
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -20,12 +18,9 @@ type Outcome struct {
 
 // UnmarshalJSON accepts a string, a number or a boolean.
 func (o *Outcome) UnmarshalJSON(b []byte) error {
-	b = bytes.TrimSpace(b)
-	if len(b) > 0 && b[0] == '"' {
-		return json.Unmarshal(b, &o.text)
-	}
-	o.text = string(b)
-	return nil
+	s, _, err := scalarText(b)
+	o.text = s
+	return err
 }
 
 // Read returns true for yes and false for no.
