@@ -99,6 +99,7 @@ type EvidenceError struct {
 	Err   error
 }
 
+// Error names the piece of evidence, says what is wrong and how to fix it.
 func (e *EvidenceError) Error() string {
 	at := fmt.Sprintf("bayes: evidence[%d]%s", e.Index, labelSuffix(e.Label))
 	switch {
@@ -120,6 +121,7 @@ func (e *EvidenceError) Error() string {
 	return fmt.Sprintf("%s: %s: %v", at, e.Field, e.Err)
 }
 
+// Unwrap returns Err, so that errors.Is(err, ErrRange) and the like hold.
 func (e *EvidenceError) Unwrap() error { return e.Err }
 
 // agreeTol is the relative difference within which lr and the ratio of the

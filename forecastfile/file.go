@@ -29,6 +29,7 @@ type ParseError struct {
 	Err  error // ErrInvalidUTF8 or ErrBinary
 }
 
+// Error returns "line N: " followed by the underlying error.
 func (e *ParseError) Error() string { return fmt.Sprintf("line %d: %v", e.Line, e.Err) }
 
 // Unwrap returns the sentinel error.

@@ -124,6 +124,7 @@ type ForecastError struct {
 	Err   error
 }
 
+// Error names the forecast, says what is wrong and how to fix it.
 func (e *ForecastError) Error() string {
 	who := ""
 	if e.Who != "" {
@@ -138,6 +139,7 @@ func (e *ForecastError) Error() string {
 	return fmt.Sprintf("pool: forecasts[%d]%s: %s = %v: %v", e.Index, who, e.Field, e.Value, e.Err)
 }
 
+// Unwrap returns Err, so that errors.Is(err, ErrProbability) and the like hold.
 func (e *ForecastError) Unwrap() error { return e.Err }
 
 // item is an included forecast with its normalised weight.

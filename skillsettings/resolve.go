@@ -37,6 +37,7 @@ type ValueError struct {
 	Err error
 }
 
+// Error names the setting and the value, and says what is allowed.
 func (e *ValueError) Error() string {
 	if errors.Is(e.Err, ErrUnknown) {
 		return fmt.Sprintf("skillsettings: %s is not a setting; %s", quote(e.Setting), e.Hint())
