@@ -74,7 +74,9 @@ func (s *Server) llmsText(base string) []byte {
 }
 
 func (s *Server) llmsTxt(w http.ResponseWriter, r *http.Request) error {
-	writeBody(w, http.StatusOK, "text/plain; charset=utf-8", s.llmsText(s.baseURL(r)))
+	base := s.baseURL(r)
+	body, _ := s.llmsDocs.get(base, func() ([]byte, error) { return s.llmsText(base), nil })
+	writeBody(w, http.StatusOK, "text/plain; charset=utf-8", body)
 	return nil
 }
 
@@ -143,7 +145,13 @@ func (s *Server) manifestFor(base string) *manifestDoc {
 }
 
 func (s *Server) manifest(w http.ResponseWriter, r *http.Request) error {
-	return s.writeJSON(w, http.StatusOK, s.manifestFor(s.baseURL(r)))
+	base := s.baseURL(r)
+	body, err := s.manifestDocs.get(base, func() ([]byte, error) { return marshal(s.manifestFor(base)) })
+	if err != nil {
+		return err
+	}
+	writeBody(w, http.StatusOK, jsonType, body)
+	return nil
 }
 
 // shellQuoted escapes s for use inside single quotes in a shell command.

@@ -333,5 +333,11 @@ func contactFor(c string) oaContact {
 
 // openAPI serves openapi.json.
 func (s *Server) openAPI(w http.ResponseWriter, r *http.Request) error {
-	return s.writeJSON(w, http.StatusOK, s.openAPIDoc(r.Context(), s.baseURL(r)))
+	base := s.baseURL(r)
+	body, err := s.openapiDocs.get(base, func() ([]byte, error) { return marshal(s.openAPIDoc(r.Context(), base)) })
+	if err != nil {
+		return err
+	}
+	writeBody(w, http.StatusOK, jsonType, body)
+	return nil
 }

@@ -63,6 +63,9 @@ type Server struct {
 	now     func() time.Time
 	router  *mux.Router
 	handler http.Handler
+
+	// Published documents, per base URL.
+	openapiDocs, llmsDocs, manifestDocs docCache
 }
 
 // New returns the HTTP API configured by opt.
