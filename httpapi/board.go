@@ -956,7 +956,7 @@ func boardManifest(base string) []manifestRoute {
 	for _, br := range boardTable() {
 		m := manifestRoute{Name: br.name, Summary: br.summary, Description: br.description, Method: br.method,
 			URL: base + br.path, Authorization: br.authText(), InputSchema: br.body,
-			Statuses: append(slices.Clone(br.success), br.errors...), Docs: base + "/llms.txt#" + br.name}
+			Statuses: append(slices.Clone(br.success), br.errors...), Docs: tools.DocsURL(base, br.name)}
 		if br.bodyExample != "" {
 			m.ExampleBody = json.RawMessage(br.bodyExample)
 		}

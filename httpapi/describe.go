@@ -138,7 +138,7 @@ func (s *Server) manifestFor(base string) *manifestDoc {
 			Name: t.Name, Title: t.Title, Description: t.Description, URL: u,
 			Methods: []string{http.MethodGet, http.MethodPost}, InputSchema: t.InputSchema,
 			ExampleBody: t.Example, ExampleGET: u + "?" + exampleQuery(t),
-			Docs: base + "/llms.txt#" + t.Name,
+			Docs: tools.DocsURL(base, t.Name),
 		})
 	}
 	return m

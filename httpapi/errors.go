@@ -131,13 +131,11 @@ func (s *Server) problemFor(r *http.Request, err error) (int, Problem) {
 
 // docsURL links the llms.txt section of the matched tool, else llms.txt.
 func (s *Server) docsURL(r *http.Request) string {
-	u := s.baseURL(r) + "/llms.txt"
+	name := ""
 	if route := mux.CurrentRoute(r); route != nil {
-		if name := route.GetName(); name != "" {
-			u += "#" + name
-		}
+		name = route.GetName()
 	}
-	return u
+	return tools.DocsURL(s.baseURL(r), name)
 }
 
 // writeError writes the Problem for err. Headers set before (Allow,

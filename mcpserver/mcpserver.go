@@ -47,7 +47,7 @@ type Options struct {
 
 	// DocsURL returns the address of a tool's section of the published docs,
 	// given the base URL and the tool's name; it fills the docs field of a
-	// tool error. Nil means baseURL + "/llms.txt#" + tool.
+	// tool error. Nil means tools.DocsURL, the rule httpapi follows.
 	DocsURL func(baseURL, tool string) string
 
 	// AllowedHosts lists further Host header values (such as
@@ -148,7 +148,7 @@ func (a *adapter) docs(tool string) string {
 	if a.opt.DocsURL != nil {
 		return a.opt.DocsURL(a.base, tool)
 	}
-	return a.base + "/llms.txt#" + tool
+	return tools.DocsURL(a.base, tool)
 }
 
 func (a *adapter) now() time.Time {

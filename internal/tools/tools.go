@@ -284,3 +284,15 @@ func BaseURL(ctx context.Context) string {
 	s, _ := ctx.Value(baseURLKey{}).(string)
 	return s
 }
+
+// DocsURL is the address of the published docs for a tool (or another
+// section of llms.txt, such as a board route) at baseURL: the llms.txt
+// section whose heading is the name. With an empty name it is llms.txt
+// itself. Both adapters put it in the docs field of a Problem.
+func DocsURL(baseURL, name string) string {
+	u := baseURL + "/llms.txt"
+	if name != "" {
+		u += "#" + name
+	}
+	return u
+}
