@@ -39,8 +39,8 @@ type cmdEnv struct {
 // commands lists the subcommands in the order help shows them.
 func commands() []command {
 	return []command{
-		// Each subcommand lives in its own file: serve.go, check.go, settings.go.
-		{name: "serve", summary: "run the HTTP service (tools, skill file, openapi.json, llms.txt)", run: runServe},
+		// Each subcommand lives in its own file: serve.go, check.go, score.go, settings.go.
+		{name: "serve", summary: "run the service: tools over HTTP and MCP, the skill file, the board", run: runServe},
 		{name: "check", summary: "check forecast files against the format (FILE:LINE: rule N: message)", run: runCheck},
 		{name: "score", summary: "score a forecast file's resolved questions; calibration table", run: runScore},
 		{name: "settings", summary: "print the agents' skill file with settings written in", run: runSettings},
