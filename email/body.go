@@ -163,26 +163,31 @@ func (p *parser) multipart(mt string, params map[string]string, r io.Reader, dep
 // decode undoes the transfer encoding and the charset of a text part and
 // turns CRLF (and lone CR) into LF.
 func (p *parser) decode(h header, params map[string]string, r io.Reader) (string, error) {
+	raw, err := io.ReadAll(r)
+	if err != nil {
+		// Only a multipart part fails to read: its boundary is missing.
+		return "", malformed("body", "the message ends inside a MIME part, before its closing boundary: "+err.Error(),
+			"send the whole message; a multipart body must end with its closing boundary line")
+	}
 	var body io.Reader
 	cte := strings.ToLower(strings.TrimSpace(h.get("Content-Transfer-Encoding")))
 	switch cte {
 	case "", "7bit", "8bit", "binary":
-		body = r
 	case "quoted-printable":
-		body = quotedprintable.NewReader(r)
+		body = quotedprintable.NewReader(bytes.NewReader(raw))
 	case "base64":
-		body = base64.NewDecoder(base64.StdEncoding, &spaceless{r: r})
+		body = base64.NewDecoder(base64.StdEncoding, &spaceless{r: bytes.NewReader(raw)})
 	default:
 		return "", malformed("Content-Transfer-Encoding", fmt.Sprintf("the text part uses the transfer encoding %q, which is not one of 7bit, 8bit, binary, quoted-printable, base64", cte),
 			"send the text as quoted-printable, base64 or plain 8bit")
 	}
-	raw, err := io.ReadAll(body)
-	if err != nil {
-		return "", malformed("Content-Transfer-Encoding", fmt.Sprintf("the %s text cannot be decoded: %v", cte, err),
-			"check that the body matches its Content-Transfer-Encoding header")
+	if body != nil {
+		if raw, err = io.ReadAll(body); err != nil {
+			return "", malformed("Content-Transfer-Encoding", fmt.Sprintf("the %s text cannot be decoded: %v", cte, err),
+				"check that the body matches its Content-Transfer-Encoding header")
+		}
 	}
-	charset := params["charset"]
-	text, err := p.convert(charset, raw)
+	text, err := p.convert(params["charset"], raw)
 	if err != nil {
 		return "", err
 	}

@@ -108,9 +108,20 @@ func readTag(s string, i int) (name string, closing bool, end int, ok bool) {
 
 func isAlpha(b byte) bool { return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' }
 
-// indexFold is strings.Index ignoring ASCII case.
+// indexFold is strings.Index of a lowercase sub that starts with "</",
+// ignoring the case of s. It scans s once, without copying it.
 func indexFold(s, sub string) int {
-	return strings.Index(strings.ToLower(s), sub)
+	for i := 0; ; {
+		j := strings.Index(s[i:], "</")
+		if j < 0 {
+			return -1
+		}
+		i += j
+		if len(s)-i >= len(sub) && strings.EqualFold(s[i:i+len(sub)], sub) {
+			return i
+		}
+		i += 2
+	}
 }
 
 var skipContent = map[string]bool{"head": true, "script": true, "style": true, "title": true, "template": true}

@@ -95,10 +95,10 @@ var digit = regexp.MustCompile(`[0-9]`)
 // attribution line, or 0.
 func attribution(lines []string, i int) int {
 	line := lines[i]
-	if !attributionStart.MatchString(line) || len(line) > 300 {
+	if len(line) > 300 || !attributionStart.MatchString(line) {
 		return 0
 	}
-	if attributionEnd.MatchString(line) {
+	if strings.HasSuffix(strings.TrimSpace(line), ":") && attributionEnd.MatchString(line) {
 		if digit.MatchString(line) {
 			return 1
 		}
@@ -106,7 +106,7 @@ func attribution(lines []string, i int) int {
 	}
 	if i+1 < len(lines) {
 		next := lines[i+1]
-		if strings.TrimSpace(next) != "" && !isQuoted(next) && len(next) <= 300 && attributionEnd.MatchString(next) && digit.MatchString(line+next) {
+		if len(next) <= 300 && strings.HasSuffix(strings.TrimSpace(next), ":") && !isQuoted(next) && attributionEnd.MatchString(next) && digit.MatchString(line+next) {
 			return 2
 		}
 	}
@@ -131,18 +131,25 @@ func cutsHere(lines []string, i int) bool {
 		return true
 	case underscores.MatchString(line):
 		for j := i + 1; j < len(lines) && j <= i+2; j++ {
-			if headerFrom.MatchString(lines[j]) {
+			if headerLike(lines[j]) && headerFrom.MatchString(lines[j]) {
 				return true
 			}
 		}
-	case headerFrom.MatchString(line):
+	case headerLike(line) && headerFrom.MatchString(line):
 		n := 0
 		for j := i + 1; j < len(lines) && j <= i+4; j++ {
-			if headerFollower.MatchString(lines[j]) {
+			if headerLike(lines[j]) && headerFollower.MatchString(lines[j]) {
 				n++
 			}
 		}
 		return n >= 2
 	}
 	return false
+}
+
+// headerLike is a quick test before the header regular expressions: a
+// colon near the start of the line.
+func headerLike(line string) bool {
+	i := strings.IndexByte(line, ':')
+	return i > 0 && i < 20
 }
