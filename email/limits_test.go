@@ -109,7 +109,6 @@ func manyParts(n int) string {
 	return b.String()
 }
 
-
 func TestParseCharsets(t *testing.T) {
 	tests := []struct {
 		name, charset string
@@ -169,10 +168,10 @@ func TestCharsetReader(t *testing.T) {
 	}
 }
 
-// TestParseLarge parses inputs near the size limit built to trip
+// TestParseLarge parses large inputs built to trip
 // quadratic behaviour; it finishes quickly when every pass is linear.
 func TestParseLarge(t *testing.T) {
-	const n = DefaultMaxBytes - 200
+	const n = 256 << 10 // quadratic work on this many bytes would not finish
 	bodies := map[string]string{
 		"script tags":     strings.Repeat("<script>x</script>", n/18),
 		"unclosed script": strings.Repeat("<script>", n/8),
