@@ -38,6 +38,9 @@ func FuzzParse(f *testing.F) {
 			}
 			return
 		}
+		if !utf8.ValidString(m.Subject) || !utf8.ValidString(m.From.Name) {
+			t.Errorf("Subject %q or From.Name %q is not UTF-8", m.Subject, m.From.Name)
+		}
 		if !utf8.ValidString(m.Text) || strings.Contains(m.Text, "\r") {
 			t.Errorf("Text %q is not LF-only UTF-8", m.Text)
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"net/mail"
 	"strconv"
 	"strings"
 	"testing"
@@ -226,6 +227,30 @@ func TestParseHeaders(t *testing.T) {
 	}
 	if !m.Date.IsZero() || !m.Automatic {
 		t.Errorf("Date = %v, Automatic = %v; want zero, true", m.Date, m.Automatic)
+	}
+}
+
+func TestParseSender(t *testing.T) {
+	tests := []struct {
+		from string
+		want mail.Address
+	}{
+		{"ada@x.example", mail.Address{Address: "ada@x.example"}},
+		{"Ada <ada@x.example>", mail.Address{Name: "Ada", Address: "ada@x.example"}},
+		{"=?utf-8?q?Ren=C3=A9?= <rene@x.example>", mail.Address{Name: "René", Address: "rene@x.example"}},
+		{"a@x.example, b@x.example", mail.Address{Address: "a@x.example"}},
+		{"Fran\xe7ois <f@x.example>", mail.Address{Name: "Fran\uFFFDois", Address: "f@x.example"}},
+		{"\"Fran\xe7ois\" <f@x.example>", mail.Address{Name: "Fran\uFFFDois", Address: "f@x.example"}},
+	}
+	for _, tt := range tests {
+		m, err := Parse(strings.NewReader("From: " + tt.from + "\r\n\r\nhi"))
+		if err != nil {
+			t.Errorf("Parse(From: %q): %v", tt.from, err)
+			continue
+		}
+		if m.From != tt.want {
+			t.Errorf("Parse(From: %q).From = %+v, want %+v", tt.from, m.From, tt.want)
+		}
 	}
 }
 

@@ -124,22 +124,16 @@ func (o Options) Parse(r io.Reader) (*Message, error) {
 		References: msgIDs(msg.Header.Get("References")),
 		Automatic:  automatic(msg.Header),
 	}
-	m.Subject = p.decodeHeader(msg.Header.Get("Subject"))
+	m.Subject = strings.ToValidUTF8(p.decodeHeader(msg.Header.Get("Subject")), "\uFFFD")
 	if d, err := msg.Header.Date(); err == nil {
 		m.Date = d
 	}
 	ap := mail.AddressParser{WordDecoder: p.wordDecoder()}
 	if from := strings.TrimSpace(msg.Header.Get("From")); from != "" {
-		a, err := ap.Parse(from)
+		a, err := sender(ap, from)
 		if err != nil {
-			// A From of several mailboxes: take the first, as Sender
-			// would be the rest of RFC 5322's answer.
-			if list, lerr := ap.ParseList(from); lerr == nil && len(list) > 0 {
-				a = list[0]
-			} else {
-				return nil, malformed("From", fmt.Sprintf("the sender %q cannot be parsed: %v", from, err),
-					`write it as "Name <agent@example.org>" or "agent@example.org"`)
-			}
+			return nil, malformed("From", fmt.Sprintf("the sender %q cannot be parsed: %v", from, err),
+				`write it as "Name <agent@example.org>" or "agent@example.org"`)
 		}
 		m.From = *a
 	}
@@ -153,6 +147,28 @@ func (o Options) Parse(r io.Reader) (*Message, error) {
 	m.Text, m.HTML = text, html
 	m.Reply = StripQuoted(m.Text)
 	return m, nil
+}
+
+// sender parses the From header. A list of mailboxes gives its first one;
+// a header net/mail refuses (raw 8-bit bytes in the name, say) falls back
+// to the address in its last angle brackets, with the text before them as
+// the name.
+func sender(ap mail.AddressParser, from string) (*mail.Address, error) {
+	a, err := ap.Parse(from)
+	if err == nil {
+		return a, nil
+	}
+	if list, lerr := ap.ParseList(from); lerr == nil && len(list) > 0 {
+		return list[0], nil
+	}
+	lt, gt := strings.LastIndexByte(from, '<'), strings.LastIndexByte(from, '>')
+	if lt >= 0 && gt > lt && strings.TrimSpace(from[gt+1:]) == "" {
+		if addr, aerr := mail.ParseAddress(from[lt : gt+1]); aerr == nil {
+			addr.Name = strings.ToValidUTF8(strings.Trim(strings.TrimSpace(from[:lt]), `"`), "\uFFFD")
+			return addr, nil
+		}
+	}
+	return nil, err
 }
 
 // addressList parses a To or Cc header; what cannot be parsed is dropped.
@@ -171,6 +187,7 @@ func addressList(ap mail.AddressParser, v string) []mail.Address {
 	}
 	out := make([]mail.Address, 0, len(list))
 	for _, a := range list {
+		a.Name = strings.ToValidUTF8(a.Name, "\uFFFD")
 		out = append(out, *a)
 	}
 	if len(out) == 0 {
