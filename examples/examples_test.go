@@ -1,6 +1,7 @@
-// Package examples_test checks that every example still compiles, including
-// any example without tests of its own. Each example's behaviour is tested
-// in its own directory, by calling its run function.
+// Package examples_test checks that every example still compiles, and that
+// the program in each package's doc.go compiles and prints what its comment
+// says. Each example's behaviour is tested in its own directory, by calling
+// its run function.
 package examples_test
 
 import (
@@ -14,14 +15,25 @@ func TestBuild(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds every example with the go command")
 	}
-	gobin := filepath.Join(os.Getenv("GOROOT"), "bin", "go")
-	if _, err := os.Stat(gobin); err != nil {
-		gobin = "go" // GOROOT unset: the go on PATH
-	}
 	// go build of several main packages compiles them and discards the
-	// binaries; -o would write them.
-	cmd := exec.Command(gobin, "build", "./...")
+	// binaries.
+	cmd := exec.Command(goCommand(), "build", "./...")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go build ./examples/...: %v\n%s", err, out)
 	}
+}
+
+// goCommand is the go command of the toolchain running the tests.
+func goCommand() string {
+	if root := os.Getenv("GOROOT"); root != "" {
+		if p := filepath.Join(root, "bin", "go"); fileExists(p) {
+			return p
+		}
+	}
+	return "go"
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
 }
