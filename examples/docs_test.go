@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/predictions-md/predictions/examples/internal/exampletest"
 )
 
 // docPackages must each show a complete program in their doc.go, so that
@@ -59,7 +61,7 @@ func TestDocPrograms(t *testing.T) {
 		t.FailNow()
 	}
 	bin := t.TempDir()
-	cmd := exec.Command(goCommand(), "build", "-o", bin+string(filepath.Separator), "./"+filepath.ToSlash(src)+"/...")
+	cmd := exec.Command(exampletest.GoCommand(), "build", "-o", bin+string(filepath.Separator), "./"+filepath.ToSlash(src)+"/...")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("the doc.go programs do not compile: %v\n%s", err, out)
 	}

@@ -5,10 +5,10 @@
 package examples_test
 
 import (
-	"os"
 	"os/exec"
-	"path/filepath"
 	"testing"
+
+	"github.com/predictions-md/predictions/examples/internal/exampletest"
 )
 
 func TestBuild(t *testing.T) {
@@ -17,23 +17,8 @@ func TestBuild(t *testing.T) {
 	}
 	// go build of several main packages compiles them and discards the
 	// binaries.
-	cmd := exec.Command(goCommand(), "build", "./...")
+	cmd := exec.Command(exampletest.GoCommand(), "build", "./...")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go build ./examples/...: %v\n%s", err, out)
 	}
-}
-
-// goCommand is the go command of the toolchain running the tests.
-func goCommand() string {
-	if root := os.Getenv("GOROOT"); root != "" {
-		if p := filepath.Join(root, "bin", "go"); fileExists(p) {
-			return p
-		}
-	}
-	return "go"
-}
-
-func fileExists(p string) bool {
-	_, err := os.Stat(p)
-	return err == nil
 }
