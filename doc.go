@@ -3,16 +3,40 @@
 // them as probabilities, pool and update their forecasts, and score them once
 // the questions resolve.
 //
-// The root package holds no code; it documents the map of the module.
+// The root package holds no code; it documents the map of the module. The
+// module is used three ways: Go programs import the library packages, the
+// reference server (cmd/predictions) offers them over HTTP and MCP, and the
+// programs under examples/ teach both.
+//
+// # How the packages fit
+//
+//	cmd/predictions          wires everything: serve, check, score, settings
+//	  │
+//	  ├── httpapi            HTTP adapter: /api/v1/<tool>, the board under /api,
+//	  │                      the skill file, openapi.json, llms.txt
+//	  ├── mcpserver          MCP adapter: the same tools at /mcp
+//	  │     (both generate their routes and descriptions from one list of
+//	  │      tool definitions, internal/tools)
+//	  │
+//	  ├── board              the agent board's storage (bun: SQLite or PostgreSQL)
+//	  │
+//	  └── library packages, standard library only:
+//	        odds  pool  bayes  scoring  forecastfile  skillsettings
+//
+// Imports go one way: the adapters import the library, never the reverse,
+// and neither adapter imports the other, so a program can mount either alone
+// (see httpapi.Options.MCP and httpapi.Options.Board).
 //
 // # Library packages
 //
-// These import only the standard library (board adds bun) and have no HTTP
-// dependency:
+// These import only the standard library (forecastfile also uses pool and
+// scoring; board adds bun) and have no HTTP dependency:
 //
 //   - [github.com/predictions-md/predictions/odds]: parse and format odds in
-//     every notation, odds and risk ratios, implied probabilities.
-//   - [github.com/predictions-md/predictions/pool]: combine forecasts.
+//     every notation, odds and risk ratios, implied probabilities and a
+//     bookmaker's margin.
+//   - [github.com/predictions-md/predictions/pool]: combine forecasts
+//     (geometric mean of odds, mean, median) and flag disagreement.
 //   - [github.com/predictions-md/predictions/bayes]: Bayes updates, step by step.
 //   - [github.com/predictions-md/predictions/scoring]: Brier and log scores,
 //     calibration tables, Murphy decomposition.
@@ -29,12 +53,21 @@
 //
 //   - [github.com/predictions-md/predictions/httpapi]: the HTTP API, the
 //     published descriptions (openapi.json, llms.txt, the manifest) and the
-//     board routes.
+//     board routes; it can be mounted under a path prefix.
 //   - [github.com/predictions-md/predictions/mcpserver]: the same tools over
 //     the Model Context Protocol.
 //
 // The command github.com/predictions-md/predictions/cmd/predictions wires
-// them together: `predictions serve` runs the whole service.
+// them together: `predictions serve` runs the whole service, and `check`,
+// `score` and `settings` run the library on the command line.
+//
+// # Where to start
+//
+// Each package's documentation opens with a complete program (`go doc
+// github.com/predictions-md/predictions/odds`). The examples directory holds
+// runnable programs, each `go run ./examples/<name>`: odds, pool, bayes,
+// score, embed (the API inside your own server), agent (a board agent over
+// plain HTTP) and mcp (the Go SDK's MCP client).
 //
 // All output is information only; it is not betting, trading, investment,
 // financial, legal or tax advice.

@@ -7,11 +7,40 @@
 // odds, posterior probability, change in percentage points), the product of
 // all likelihood ratios and the final posterior.
 //
-// Usage:
+// A program that updates a 1% prior with a positive test and then with a
+// second, independent piece of evidence given as a likelihood ratio:
 //
-//	res, err := bayes.Update(0.01, []bayes.Evidence{bayes.Pair("positive test", 0.8, 0.096)})
-//	if err != nil { ... }
-//	fmt.Printf("%.2f%%\n", 100*res.Posterior) // 7.76%
+//	package main
+//
+//	import (
+//		"fmt"
+//		"log"
+//
+//		"github.com/predictions-md/predictions/bayes"
+//	)
+//
+//	func main() {
+//		res, err := bayes.Update(0.01, []bayes.Evidence{
+//			bayes.Pair("positive test", 0.8, 0.096), // P(positive|sick), P(positive|healthy)
+//			bayes.Ratio("symptoms", 3),              // 3 times likelier if sick
+//		})
+//		if err != nil {
+//			log.Fatal(err) // for example a *bayes.EvidenceError naming the piece
+//		}
+//		for _, s := range res.Steps {
+//			fmt.Printf("%s: LR %.2f, %.2f%% -> %.2f%%\n", s.Label, *s.LR, 100*s.Prior, 100*s.Posterior)
+//		}
+//	}
+//
+// It prints:
+//
+//	positive test: LR 8.33, 1.00% -> 7.76%
+//	symptoms: LR 3.00, 7.76% -> 20.16%
+//
+// [Update] is the one entry point; [Pair] and [Ratio] build [Evidence], and
+// the [Result] lists every [Step]. (Step.LR is nil only for evidence that
+// rules an answer out.) The runnable program examples/bayes in the
+// repository prints each step in full.
 //
 // # Evidence
 //

@@ -2,9 +2,56 @@
 // forecast file: one first-level heading per yes/no question, its key: value
 // bullets, a Forecasts section of dated probabilities, and optional Notes.
 //
-//	f, err := forecastfile.Parse(text)   // never fails on content, only on non-text
-//	diags := forecastfile.Check(f, forecastfile.Options{})
-//	report, err := f.Report(forecastfile.Options{}) // check_forecast_md's output
+// A program that checks a forecast file and scores its resolved question:
+//
+//	package main
+//
+//	import (
+//		"fmt"
+//		"log"
+//
+//		"github.com/predictions-md/predictions/forecastfile"
+//	)
+//
+//	const text = `# Will the beta open by 2026-01-31?
+//
+//	- id: beta-open
+//	- resolves: yes if the sign-up page is live
+//	- resolve_by: 2026-01-31
+//	- status: resolved
+//	- outcome: yes
+//
+//	## Forecasts
+//
+//	- 2026-01-05 · agent:scout · 70%
+//	- 2026-01-06 · person · 55%
+//	- 2026-01-07 · agent:skeptic · sure
+//	`
+//
+//	func main() {
+//		f, err := forecastfile.Parse([]byte(text)) // fails only on text that is not UTF-8
+//		if err != nil {
+//			log.Fatal(err)
+//		}
+//		for _, d := range forecastfile.Check(f, forecastfile.Options{}) {
+//			fmt.Println(d.Severity, "rule", d.Rule, "line", d.Line)
+//		}
+//		rep, err := f.Report(forecastfile.Options{})
+//		if err != nil {
+//			log.Fatal(err)
+//		}
+//		fmt.Printf("Brier %.4f\n", rep.Scores.Overall.Brier)
+//	}
+//
+// It prints:
+//
+//	finding rule 2 line 13
+//	Brier 0.1462
+//
+// The main entry points are [Parse], [Check], [File.Report] (the output of
+// the check_forecast_md tool) and [Format] (canonical Markdown). The
+// runnable program examples/score in the repository prints a file's scores
+// and calibration table.
 //
 // It imports only the standard library and the module's pool and scoring
 // packages.
@@ -108,6 +155,13 @@
 // resolve_by; forecasts after resolve_by are not scored (the file records no
 // resolution date, so resolve_by stands in for it). Unreadable forecast
 // lines are left out of the numbers.
+//
+// # Errors
+//
+// Content is never an error: [Parse] returns a *[ParseError] wrapping
+// [ErrInvalidUTF8] or [ErrBinary] only when the text as a whole cannot be
+// read, and [File.Report] fails only for bad [Options.Bins] (wrapping
+// scoring.ErrBins). [ParseDate] returns an error wrapping [ErrDate].
 //
 // # Cost
 //

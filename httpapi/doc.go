@@ -5,8 +5,42 @@
 // the skill file and the published descriptions, all generated from
 // tools.All(): nothing describing the API is written twice.
 //
-//	srv := httpapi.New(httpapi.Options{BaseURL: "https://predictions.example.org"})
-//	http.ListenAndServe("127.0.0.1:8080", srv)
+// A program that serves the calculation tools, the skill file and the
+// published descriptions on http://127.0.0.1:8080:
+//
+//	package main
+//
+//	import (
+//		"log"
+//		"net/http"
+//
+//		"github.com/predictions-md/predictions/httpapi"
+//	)
+//
+//	func main() {
+//		api := httpapi.New(httpapi.Options{}) // the zero Options serve every tool
+//		log.Fatal(http.ListenAndServe("127.0.0.1:8080", api))
+//	}
+//
+// Then curl 'http://127.0.0.1:8080/api/v1/convert_odds?value=%2B150'
+// answers with the tool's Result object. [New] is the one constructor; the
+// [Options] fields add the rest: [Options.Board] (a *board.Store) serves the
+// agent board, [Options.MCP] (mcpserver.Handler) the MCP endpoint, and
+// [Options.BaseURL] the public address written into links.
+// cmd/predictions wires all three.
+//
+// # Mounting under a path prefix
+//
+// To serve the API inside another server at, say, /forecast/, strip the
+// prefix and put it in BaseURL, so that openapi.json, llms.txt, the
+// manifest and the docs link of every error point under it:
+//
+//	api := httpapi.New(httpapi.Options{BaseURL: "https://example.org/forecast"})
+//	mux.Handle("/forecast/", http.StripPrefix("/forecast", api))
+//
+// Without BaseURL the address is taken from each request, which knows
+// nothing of the prefix. The runnable program examples/embed in the
+// repository does this and its test checks every published link.
 //
 // # Routes
 //

@@ -10,9 +10,33 @@
 // settings catalog. [Handler] serves it over streamable HTTP, to be mounted
 // at /mcp.
 //
-//	h, err := mcpserver.Handler(mcpserver.Options{BaseURL: "https://predictions.example.org"})
-//	if err != nil { ... }
-//	mux.Handle("/mcp", h)
+// A program that serves the MCP endpoint alone on
+// http://127.0.0.1:8080/mcp:
+//
+//	package main
+//
+//	import (
+//		"log"
+//		"net/http"
+//
+//		"github.com/predictions-md/predictions/mcpserver"
+//	)
+//
+//	func main() {
+//		h, err := mcpserver.Handler(mcpserver.Options{})
+//		if err != nil {
+//			log.Fatal(err)
+//		}
+//		mux := http.NewServeMux()
+//		mux.Handle("/mcp", h)
+//		log.Fatal(http.ListenAndServe("127.0.0.1:8080", mux))
+//	}
+//
+// [New] returns the *mcp.Server, for other transports (stdio, in-memory);
+// [Handler] wraps it for HTTP. Handler fails only if a tool definition
+// cannot be turned into an MCP tool, which the tests rule out. The
+// runnable program examples/mcp in the repository is a client: it connects
+// with the SDK, lists the tools and calls one.
 //
 // # Adding the server to an MCP client
 //

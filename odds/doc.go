@@ -5,9 +5,43 @@
 // probability inputs of the other tools. It imports only the standard
 // library.
 //
-//	v, err := odds.Parse("+150", odds.Auto) // v.P == 0.4, v.ReadAs == odds.American
-//	f := v.Formats()                        // f.Fractional == "3/2", f.DecimalText == "2.5"
-//	b, err := odds.Implied([]float64{2.6, 2.4, 4.3}, odds.Shin)
+// A program that reads American odds, writes them in the other notations,
+// and takes the margin out of a bookmaker's three-way market:
+//
+//	package main
+//
+//	import (
+//		"fmt"
+//		"log"
+//
+//		"github.com/predictions-md/predictions/odds"
+//	)
+//
+//	func main() {
+//		v, err := odds.Parse("+150", odds.Auto) // Auto guesses the notation
+//		if err != nil {
+//			log.Fatal(err) // an *odds.Error: what is wrong, and a hint
+//		}
+//		f := v.Formats()
+//		fmt.Println(v.ReadAs, f.PercentText, f.DecimalText, f.Fractional, f.OddsFor)
+//
+//		book, err := odds.Implied([]float64{1.40, 4.50, 8.00}, odds.Shin)
+//		if err != nil {
+//			log.Fatal(err)
+//		}
+//		fmt.Printf("overround %.1f%%, probabilities %.3f\n", book.OverroundPct, book.Probabilities)
+//	}
+//
+// It prints:
+//
+//	american 40% 2.5 3/2 2:3
+//	overround 6.2%, probabilities [0.688 0.204 0.108]
+//
+// The main entry points are [Parse] (text to a [Value]), [Value.Formats]
+// and [Value.Format] (a value to text), [FromProbability] (a computed
+// probability to a Value), [ReadProbability] (the tools' rule for
+// probability inputs), [Compare] and [Implied]. The runnable program
+// examples/odds in the repository shows more.
 //
 // # Notations
 //

@@ -12,11 +12,39 @@
 //   - [Median]: the weighted median of the probabilities, by the rule of the
 //     Metaculus community prediction.
 //
-// Usage:
+// A program that pools a team's three forecasts and checks whether they
+// disagree:
 //
-//	res, err := pool.Combine([]pool.Forecast{{Who: "a", P: 0.7}, {Who: "b", P: 0.4}}, pool.Options{})
-//	if err != nil { ... }
-//	fmt.Println(res.P, res.SpreadPts, res.Disagree)
+//	package main
+//
+//	import (
+//		"fmt"
+//		"log"
+//
+//		"github.com/predictions-md/predictions/pool"
+//	)
+//
+//	func main() {
+//		res, err := pool.Combine([]pool.Forecast{
+//			{Who: "agent:scout", P: 0.62},
+//			{Who: "agent:skeptic", P: 0.30},
+//			{Who: "person", P: 0.45},
+//		}, pool.Options{}) // geometric mean of odds; flag above 20 points
+//		if err != nil {
+//			log.Fatal(err) // for example a *pool.ForecastError naming the forecast
+//		}
+//		fmt.Printf("pooled %.3f (mean %.3f, median %.3f)\n", res.P, res.Mean, res.Median)
+//		fmt.Printf("spread %.0f points, disagree %v\n", res.SpreadPts, res.Disagree)
+//	}
+//
+// It prints:
+//
+//	pooled 0.454 (mean 0.457, median 0.450)
+//	spread 32 points, disagree true
+//
+// [Combine] is the one entry point; [Options] tune it and [Result] holds
+// every pool, the spread and the notes. The runnable program examples/pool
+// in the repository reads forecasts from its arguments.
 //
 // # Weights
 //

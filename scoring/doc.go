@@ -6,15 +6,57 @@
 // It imports only the standard library; the score_forecasts tool (HTTP and
 // MCP) and the forecast-file checker call it.
 //
-//	res, err := scoring.Score([]scoring.Forecast{
-//		{Who: "agent:ann", P: 0.8, Outcome: true},
-//		{Who: "agent:bob", P: 0.3, Outcome: false},
-//	}, scoring.Options{})
-//	fmt.Println(res.Overall.Brier, res.Forecasters[0].Who)
+// A program that scores three resolved forecasts by two forecasters and
+// prints the non-empty rows of the calibration table:
+//
+//	package main
+//
+//	import (
+//		"fmt"
+//		"log"
+//
+//		"github.com/predictions-md/predictions/scoring"
+//	)
+//
+//	func main() {
+//		res, err := scoring.Score([]scoring.Forecast{
+//			{Who: "agent:ann", P: 0.8, Outcome: true},
+//			{Who: "agent:ann", P: 0.3, Outcome: false},
+//			{Who: "agent:bob", P: 0.6, Outcome: false},
+//		}, scoring.Options{Bins: 5})
+//		if err != nil {
+//			log.Fatal(err) // for example a *scoring.ForecastError naming the forecast
+//		}
+//		for _, f := range res.Forecasters {
+//			fmt.Printf("%s: Brier %.3f over %d\n", f.Who, f.Brier, f.N)
+//		}
+//		for _, b := range res.Overall.Calibration {
+//			if b.Count > 0 {
+//				fmt.Printf("%.0f-%.0f%%: %d forecast(s), %d yes\n", 100*b.Lo, 100*b.Hi, b.Count, b.Yes)
+//			}
+//		}
+//	}
+//
+// It prints:
+//
+//	agent:ann: Brier 0.065 over 2
+//	agent:bob: Brier 0.360 over 1
+//	20-40%: 1 forecast(s), 0 yes
+//	60-80%: 1 forecast(s), 0 yes
+//	80-100%: 1 forecast(s), 1 yes
 //
 // [Score] does everything in one pass. [Brier], [Log], [Calibration] and
 // [Decompose] compute one thing each. [ParseOutcome] reads "yes", "no",
-// "1" and "0".
+// "1" and "0". The runnable program examples/score in the repository
+// scores a forecast file and prints its calibration table.
+//
+// # Errors
+//
+// The functions return [ErrEmpty] for no forecasts, a *[ForecastError]
+// wrapping [ErrProbability] for the first forecast whose P is outside
+// [0, 1] or NaN, and an error wrapping [ErrBins] for a bad number of bins;
+// [ParseOutcome] returns an *[OutcomeError] wrapping [ErrOutcome]. Test
+// with errors.Is and errors.As.
 //
 // # Formulas
 //

@@ -9,9 +9,44 @@
 // [Settings.Markdown], the settings as JSON, [Settings.Link] and
 // [Settings.Install]).
 //
-//	s, notes := skillsettings.Resolve(map[string]string{"preset": "team", "pool": "mean"})
-//	md := s.Skill(skillsettings.Options{BaseURL: "https://predictions.example", Tools: tools})
-//	link := s.Link("https://predictions.example") // https://predictions.example/predictions.md?preset=team&pool=mean
+// A program that resolves the team preset with two values of its own,
+// prints what it changed and the link that reproduces the file, and writes
+// the skill file:
+//
+//	package main
+//
+//	import (
+//		"fmt"
+//		"log"
+//		"os"
+//
+//		"github.com/predictions-md/predictions/skillsettings"
+//	)
+//
+//	func main() {
+//		s, notes := skillsettings.Resolve(map[string]string{"preset": "team", "pool": "median", "floor_pct": "80"})
+//		for _, n := range notes {
+//			fmt.Println("note:", n) // never an error: values are clamped or ignored with a note
+//		}
+//		fmt.Println(s.Link("https://predictions.example"))
+//		skill := s.Skill(skillsettings.Options{BaseURL: "https://predictions.example"})
+//		if err := os.WriteFile("SKILL.md", []byte(skill), 0o644); err != nil {
+//			log.Fatal(err)
+//		}
+//	}
+//
+// It prints:
+//
+//	note: floor_pct: 80 is above the maximum 10; used 10
+//	https://predictions.example/predictions.md?preset=team&pool=median&floor_pct=10
+//
+// The main entry points are [Resolve], [ResolveQuery] and [ResolveJSON]
+// (values to [Settings]), [Settings.Skill] (the skill file),
+// [Settings.Markdown], [Settings.Link] and [Settings.Install], and
+// [Catalog], [Groups] and [Presets] (the catalog). Resolving never fails;
+// [Note.Err] turns a note about an invalid value or unknown name into a
+// *[ValueError] wrapping [ErrInvalid] or [ErrUnknown], and [ParseFormat]
+// returns the same.
 //
 // # The catalog
 //
