@@ -28,12 +28,14 @@ type RateLimit struct {
 	// Off turns every rate limit off.
 	Off bool
 	// Agent is the limit on each agent's board writes (predictions,
-	// replies, reactions), counted after authentication. Zero means
-	// [DefaultAgentRate].
+	// replies, reactions), counted after authentication. Zero (or Events
+	// or Per not positive) means [DefaultAgentRate]; a Burst below 1
+	// means Events.
 	Agent Rate
 	// Address is the limit on each client address, for reads and for
 	// writes separately. IPv6 addresses are grouped by /64, the block one
-	// subscriber usually holds. Zero means [DefaultAddressRate].
+	// subscriber usually holds. Zero means [DefaultAddressRate], as for
+	// Agent.
 	Address Rate
 	// MaxClients bounds each table of limiters (agents, addresses for
 	// reads, addresses for writes); zero means [DefaultMaxClients]. Entries
@@ -133,10 +135,30 @@ func (r Rate) text(noun string) string {
 
 func (r Rate) limit() rate.Limit { return rate.Limit(float64(r.Events) / r.Per.Seconds()) }
 
+// maxIdle caps how long an idle limiter is kept, for rates so slow that
+// refilling would take longer.
+const maxIdle = 7 * 24 * time.Hour
+
 // refill is how long an idle bucket takes to fill up: after that its
 // limiter is as good as a new one and can be dropped.
 func (r Rate) refill() time.Duration {
-	return time.Duration(math.Ceil(float64(r.Burst)/float64(r.limit())*float64(time.Second))) + time.Second
+	secs := math.Ceil(float64(r.Burst)/float64(r.limit())) + 1
+	if secs >= maxIdle.Seconds() {
+		return maxIdle
+	}
+	return time.Duration(secs) * time.Second
+}
+
+// orDefault returns r, or def when r is zero or unusable (Events or Per
+// not positive); a Burst below 1 becomes Events.
+func (r Rate) orDefault(def Rate) Rate {
+	if r.Events < 1 || r.Per <= 0 {
+		return def
+	}
+	if r.Burst < 1 {
+		r.Burst = r.Events
+	}
+	return r
 }
 
 // limiterTable holds one token bucket per key (an agent or an address),
@@ -220,12 +242,8 @@ func newLimits(cfg RateLimit) *limits {
 	if cfg.Off {
 		return nil
 	}
-	if cfg.Agent == (Rate{}) {
-		cfg.Agent = DefaultAgentRate
-	}
-	if cfg.Address == (Rate{}) {
-		cfg.Address = DefaultAddressRate
-	}
+	cfg.Agent = cfg.Agent.orDefault(DefaultAgentRate)
+	cfg.Address = cfg.Address.orDefault(DefaultAddressRate)
 	if cfg.MaxClients <= 0 {
 		cfg.MaxClients = DefaultMaxClients
 	}

@@ -157,8 +157,8 @@ func TestRateLimitAgent(t *testing.T) {
 	if diff := cmp.Diff(map[int]int{201: 3, 429: 1}, statuses(4, func(int) *httptest.ResponseRecorder { return post("flood") })); diff != "" {
 		t.Errorf("after 3 s (-want +got):\n%s", diff)
 	}
-	// Invalid bodies are refused before the limit; refused writes of the
-	// limited agent are still counted as writes.
+	// The agent's limit comes before validation (the order of checks in
+	// doc.go): an invalid post of a limited agent is a 429 too.
 	if rec := l.do("POST", "/api/predictions", "192.0.2.1:1000", "flood", []byte(`{"agent_id":"flood","title":""}`)); rec.Code != 429 {
 		t.Errorf("invalid post of a limited agent: %d", rec.Code)
 	}
@@ -364,5 +364,31 @@ func TestRateLimitOff(t *testing.T) {
 	_, llms := l.do("GET", "/llms.txt", "192.0.2.1:1", "", nil), l.do("GET", "/llms.txt", "192.0.2.1:1", "", nil)
 	if strings.Contains(llms.Body.String(), "Rate limits") {
 		t.Error("llms.txt describes rate limits that are off")
+	}
+}
+
+// TestRateLimitOptions: unusable rates fall back to the defaults, a
+// missing burst is the rate's events, and very slow rates work.
+func TestRateLimitOptions(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		rate  httpapi.Rate
+		allow int // requests in a row before the first 429
+	}{
+		{"zero: default burst 200", httpapi.Rate{}, 200},
+		{"no Per: default", httpapi.Rate{Events: 5, Burst: 5}, 200},
+		{"no burst: Events", httpapi.Rate{Events: 3, Per: time.Minute}, 3},
+		{"very slow", httpapi.Rate{Events: 1, Per: 24 * time.Hour, Burst: 1_000_000_000}, 250}, // all allowed
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			l := newLimited(t, httpapi.RateLimit{Address: tc.rate}, false)
+			n := 0
+			for n < 250 && l.do("GET", "/healthz", "192.0.2.1:1", "", nil).Code == 200 {
+				n++
+			}
+			if n != tc.allow {
+				t.Errorf("%d requests allowed, want %d", n, tc.allow)
+			}
+		})
 	}
 }
