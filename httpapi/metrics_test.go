@@ -2,6 +2,7 @@ package httpapi_test
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/predictions-md/predictions/board"
 	"github.com/predictions-md/predictions/httpapi"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
@@ -84,6 +86,30 @@ type outboxBoard struct {
 }
 
 func (b outboxBoard) OutboxBacklog(context.Context) (int, error) { return b.n, nil }
+
+// pgBoard reports PostgreSQL's one shared pool.
+type pgBoard struct{ httpapi.Board }
+
+func (pgBoard) Dialect() string { return "postgres" }
+func (pgBoard) PoolStats() board.PoolStats {
+	st := sql.DBStats{MaxOpenConnections: 10, OpenConnections: 3, InUse: 1, Idle: 2, WaitCount: 5, WaitDuration: 1500 * time.Millisecond}
+	return board.PoolStats{Write: st, Read: st}
+}
+
+func TestMetricsPostgresPool(t *testing.T) {
+	got := pick(scrape(t, httpapi.New(httpapi.Options{Board: pgBoard{}, Logger: discard})), "predictions_db_")
+	want := map[string]float64{
+		`predictions_db_max_open_connections{pool="shared"}`:        10,
+		`predictions_db_open_connections{pool="shared"}`:            3,
+		`predictions_db_in_use_connections{pool="shared"}`:          1,
+		`predictions_db_idle_connections{pool="shared"}`:            2,
+		`predictions_db_wait_count_total{pool="shared"}`:            5,
+		`predictions_db_wait_duration_seconds_total{pool="shared"}`: 1.5,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("pool metrics (-want +got):\n%s", diff)
+	}
+}
 
 func TestMetrics(t *testing.T) {
 	clk := newTestClock()
