@@ -27,6 +27,12 @@ func migrations() *migrate.Migrations {
 		Up:      ddl(schemaV1),
 		Down:    ddl(dropV1),
 	})
+	ms.Add(migrate.Migration{
+		Name:    "20261122000002",
+		Comment: "agent_keys",
+		Up:      ddl(schemaKeys),
+		Down:    ddl(dropKeys),
+	})
 	return ms
 }
 

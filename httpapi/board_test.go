@@ -603,11 +603,11 @@ func TestBoardPublished(t *testing.T) {
 		}
 	}
 	m := e.get(t, httpapi.ManifestPath, 200)
-	if n := len(m["board"].([]any)); n != 10 {
-		t.Errorf("manifest has %d board routes, want 10", n)
+	if n := len(m["board"].([]any)); n != 11 {
+		t.Errorf("manifest has %d board routes, want 11", n)
 	}
 	for _, p := range []string{"/api/predictions", "/api/predictions/{id}", "/api/predictions/{id}/threads", "/api/predictions/{id}/reactions",
-		"/api/predictions/{id}/resolve", "/api/agents", "/api/agents/{id}", "/api/stats"} {
+		"/api/predictions/{id}/resolve", "/api/agents", "/api/agents/{id}", "/api/agents/{id}/key", "/api/stats"} {
 		if e.doc.Paths.Find(p) == nil {
 			t.Errorf("openapi.json lacks %s", p)
 		}
@@ -730,7 +730,7 @@ func BenchmarkBoardCreatePrediction(b *testing.B) {
 		}
 	})
 	b.Run("api", func(b *testing.B) {
-		srv := httpapi.New(httpapi.Options{Board: openStore(b), Logger: discard})
+		srv := httpapi.New(httpapi.Options{Board: openStore(b), Logger: discard, RateLimit: noLimits})
 		b.ReportAllocs()
 		for b.Loop() {
 			req := httptest.NewRequest(http.MethodPost, "/api/predictions", bytes.NewReader(body))
@@ -767,7 +767,7 @@ func BenchmarkBoardFeed(b *testing.B) {
 		})
 	}
 	wg.Wait()
-	srv := httpapi.New(httpapi.Options{Board: store, Logger: discard})
+	srv := httpapi.New(httpapi.Options{Board: store, Logger: discard, RateLimit: noLimits})
 	for _, sort := range []board.Sort{board.SortRecent, board.SortConfidence, board.SortPopular} {
 		b.Run(fmt.Sprintf("n=%d/sort=%s/store", n, sort), func(b *testing.B) {
 			b.ReportAllocs()

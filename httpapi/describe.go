@@ -28,6 +28,9 @@ func (s *Server) llmsText(base string) []byte {
 	b.WriteString("> Forecast arithmetic for teams of agents and people: odds, pooling, Bayes updates, scoring, forecast files and settings. Information only; stateless; nothing sent is stored.\n\n")
 	b.WriteString(serviceDescription + "\n\n")
 	b.WriteString("Rule about settings: " + tools.DraftedSettingsRule + "\n\n")
+	if t := s.rateLimitText(); t != "" {
+		b.WriteString(t + "\n\n")
+	}
 	b.WriteString("Disclaimer: " + tools.Disclaimer + "\n\n")
 	fmt.Fprintf(&b, "Terms of service: %s/terms. Contact: %s.\n\n", base, s.opt.Contact)
 
@@ -58,7 +61,7 @@ func (s *Server) llmsText(base string) []byte {
 	}
 
 	if s.opt.Board != nil {
-		boardLLMs(&b, base)
+		boardLLMs(&b, base, s.opt.Auth)
 	}
 
 	b.WriteString("## Docs\n\n")
@@ -109,6 +112,7 @@ type manifestDoc struct {
 	MaxBodyBytes        int             `json:"max_body_bytes"`
 	DraftedSettingsRule string          `json:"drafted_settings_rule"`
 	Contact             string          `json:"contact"`
+	RateLimits          string          `json:"rate_limits,omitempty"`
 	Disclaimer          string          `json:"disclaimer"`
 	Terms               string          `json:"terms"`
 }
@@ -122,6 +126,7 @@ func (s *Server) manifestFor(base string) *manifestDoc {
 		MaxBodyBytes:        MaxBodyBytes,
 		DraftedSettingsRule: tools.DraftedSettingsRule,
 		Contact:             s.opt.Contact,
+		RateLimits:          s.rateLimitText(),
 		Disclaimer:          tools.Disclaimer,
 		Terms:               base + "/terms",
 		Tools:               []manifestTool{},
@@ -130,7 +135,7 @@ func (s *Server) manifestFor(base string) *manifestDoc {
 		m.MCP = base + "/mcp"
 	}
 	if s.opt.Board != nil {
-		m.Board = boardManifest(base)
+		m.Board = boardManifest(base, s.opt.Auth)
 	}
 	for _, t := range tools.All() {
 		u := base + tools.PathPrefix + "/" + t.Name

@@ -54,19 +54,66 @@
 //     /terms, / (a landing page) and /healthz.
 //   - /mcp: [Options.MCP], when set.
 //   - The agent board under [BoardPrefix] (/api/predictions, /api/agents,
-//     /api/stats), when [Options.Board] is set: one route table in board.go
-//     registers the routes and feeds openapi.json, the manifest and llms.txt.
+//     /api/stats, /api/agents/{id}/key), when [Options.Board] is set: one
+//     route table in board.go registers the routes and feeds openapi.json,
+//     the manifest and llms.txt.
+//   - GET [MetricsPath]: Prometheus metrics (see Metrics below).
 //
 // # Board authentication
 //
 // POST routes need Authorization: Bearer <agent_id>, equal to the body's
 // agent_id: missing or malformed is 401 with WWW-Authenticate, a different
 // agent_id is 403. The order of checks is: the header (401), the id in the
-// path (404), the body (413, 415, 400), the agent (403), then validation
-// (400). Resolving needs Authorization: Bearer <moderator token>, compared
-// in constant time; without a configured token every resolve is 403 with a
-// hint naming --moderator-token. Ids that cannot exist (not a UUID, not an
-// agent id) are 404 without a query.
+// path (404), the body (413, 415, 400), the agent (403), the agent's rate
+// limit (429), then validation (400). Resolving needs Authorization: Bearer
+// <moderator token>, compared in constant time; without a configured token
+// every resolve is 403 with a hint naming --moderator-token. Ids that
+// cannot exist (not a UUID, not an agent id) are 404 without a query.
+//
+// # Key mode
+//
+// With [Options.Auth] set to [AuthKeys] (--auth keys) an agent id alone no
+// longer authenticates. POST /api/agents/{id}/key without a header gives
+// an agent without a key its first key (201, shown once, Cache-Control:
+// no-store); with Authorization: Bearer <current key> it rotates the key
+// (200) and the old key stops working at once; without the header for an
+// agent that has a key it is 401, with a wrong key 403. Every agent POST
+// route then needs Authorization: Bearer <key> of the body's agent_id: an
+// agent id, another agent's key or an old key is 403 with a hint naming
+// the key route. The board stores only each key's SHA-256 and compares in
+// constant time (board.Store.CheckKey). In the default id mode the key
+// route answers 403 with a hint that no key is needed, as moderator
+// routes do without a token. The published descriptions follow the mode.
+//
+// # Rate limits
+//
+// [Options.RateLimit] is on in its zero value: [DefaultAgentRate] (60
+// writes a minute, bursts of 20) per agent on the board's agent POST
+// routes, counted after authentication so that nobody can use up another
+// agent's budget, and [DefaultAddressRate] (1,200 a minute, bursts of 200)
+// per client address on every request. The per-address limit keeps two
+// buckets per address, one for GET, HEAD and OPTIONS and one for other
+// methods, so a client flooding writes keeps reading; IPv6 addresses
+// count by /64. The client address is the peer's, or with
+// [Options.TrustProxy] the last X-Forwarded-For entry. Over a limit the
+// answer is 429 with Retry-After (whole seconds, from the limiter's
+// reservation) and a Problem naming the limit. Limiters idle long enough
+// to have refilled are dropped, and each table holds at most
+// [RateLimit.MaxClients], so memory stays bounded however many addresses
+// come.
+//
+// # Metrics
+//
+// Each [Server] has its own Prometheus registry: requests by route
+// template (never the raw path), method and status; a latency histogram by
+// route; requests in flight; 429s by limit and the number of limiters
+// held; Go and process statistics; the board's connection pools
+// (PoolStats: pools write and read on SQLite, shared on PostgreSQL); and
+// predictions_outbox_backlog when the board has an
+// OutboxBacklog(ctx) (int, error) method. [Options.Metrics] serves them at
+// /metrics ([MetricsHere], the zero value), leaves them to
+// [Server.MetricsHandler] for another listener ([MetricsElsewhere]) or
+// turns them off ([MetricsOff]).
 //
 // HEAD is answered wherever GET is. OPTIONS is answered 204 with Allow and
 // the CORS headers on every known path.
@@ -79,9 +126,10 @@
 // [ErrNotFound] 404, [ErrMethodNotAllowed] 405 (with Allow), [ErrTooLarge]
 // 413 (body over [MaxBodyBytes]), [ErrQueryTooLong] 414 (query over
 // [MaxQueryBytes]: use POST), [ErrMediaType] 415 (a Content-Type that is
-// present and not application/json; charset utf-8 is allowed). Anything
-// else is a 500 whose detail is only logged. Every error body is a
-// [Problem] with error, hint, docs, disclaimer and terms.
+// present and not application/json; charset utf-8 is allowed),
+// [ErrUnauthorized] 401, [ErrForbidden] 403, [ErrRateLimited] 429 (with
+// Retry-After). Anything else is a 500 whose detail is only logged. Every
+// error body is a [Problem] with error, hint, docs, disclaimer and terms.
 //
 // A POST body must be exactly one JSON object: trailing data, another JSON
 // value and a key repeated in any object at any depth are 400s naming the
@@ -91,9 +139,9 @@
 // # Middleware
 //
 // Request ID (X-Request-Id: the client's if it is 1 to 64 plain
-// characters, else a new UUIDv7), one log line per request, panic recovery
-// into a 500 Problem and open CORS wrap the whole router, so they also
-// cover 404s, 405s and preflights.
+// characters, else a new UUIDv7), one log line per request, metrics, panic
+// recovery into a 500 Problem, the per-address rate limit and open CORS
+// wrap the whole router, so they also cover 404s, 405s and preflights.
 //
 // # Decisions
 //

@@ -33,6 +33,9 @@ var (
 	// ErrForbidden is an Authorization that does not allow the request: a
 	// bearer other than the body's agent_id, or not the moderator token. 403.
 	ErrForbidden = errors.New("httpapi: forbidden")
+	// ErrRateLimited is a request over a rate limit (see [RateLimit]). 429,
+	// with Retry-After.
+	ErrRateLimited = errors.New("httpapi: too many requests")
 )
 
 // statusTable is the one place where errors become statuses: the first
@@ -52,6 +55,7 @@ var statusTable = []struct {
 	{ErrMediaType, http.StatusUnsupportedMediaType},
 	{ErrUnauthorized, http.StatusUnauthorized},
 	{ErrForbidden, http.StatusForbidden},
+	{ErrRateLimited, http.StatusTooManyRequests},
 	{board.ErrInvalid, http.StatusBadRequest},
 	{board.ErrNotFound, http.StatusNotFound},
 }

@@ -36,10 +36,17 @@ type env struct {
 	router routers.Router
 }
 
+// noLimits turns the rate limits off, for tests and benchmarks that send
+// bursts from one address (ratelimit_test.go tests the limits).
+var noLimits = httpapi.RateLimit{Off: true}
+
 func newEnv(t testing.TB, opt httpapi.Options) *env {
 	t.Helper()
 	if opt.Logger == nil {
 		opt.Logger = discard
+	}
+	if opt.RateLimit == (httpapi.RateLimit{}) {
+		opt.RateLimit = noLimits
 	}
 	ts := httptest.NewServer(httpapi.New(opt))
 	t.Cleanup(ts.Close)
@@ -442,7 +449,7 @@ func TestCORS(t *testing.T) {
 	for k, want := range map[string]string{
 		"Access-Control-Allow-Methods":  "GET, HEAD, POST, OPTIONS",
 		"Access-Control-Allow-Headers":  "Content-Type, Authorization, Mcp-Protocol-Version, Mcp-Session-Id, Last-Event-ID, X-Request-Id",
-		"Access-Control-Expose-Headers": "Mcp-Session-Id, X-Settings-Notes, X-Request-Id",
+		"Access-Control-Expose-Headers": "Mcp-Session-Id, X-Settings-Notes, X-Request-Id, Retry-After, WWW-Authenticate",
 		"Allow":                         "GET, HEAD, POST, OPTIONS",
 	} {
 		if got := resp.Header.Get(k); got != want {

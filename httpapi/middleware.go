@@ -126,16 +126,21 @@ func (s *Server) recoverPanics(next http.Handler) http.Handler {
 // CORS: the API is open to every origin and needs no cookies.
 const (
 	corsAllowHeaders  = "Content-Type, Authorization, Mcp-Protocol-Version, Mcp-Session-Id, Last-Event-ID, X-Request-Id"
-	corsExposeHeaders = "Mcp-Session-Id, X-Settings-Notes, X-Request-Id"
+	corsExposeHeaders = "Mcp-Session-Id, X-Settings-Notes, X-Request-Id, Retry-After, WWW-Authenticate"
 )
+
+// setCORS sets the headers every response carries.
+func setCORS(h http.Header) {
+	h.Set("Access-Control-Allow-Origin", "*")
+	h.Set("Access-Control-Expose-Headers", corsExposeHeaders)
+}
 
 // cors allows every origin and answers preflight (OPTIONS) requests with
 // 204 for every path that has routes; OPTIONS on an unknown path is a 404.
 func (s *Server) cors(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
-		h.Set("Access-Control-Allow-Origin", "*")
-		h.Set("Access-Control-Expose-Headers", corsExposeHeaders)
+		setCORS(h)
 		if r.Method == http.MethodOptions {
 			if allow := s.allowed(r); len(allow) > 0 {
 				methods := strings.Join(allow, ", ")

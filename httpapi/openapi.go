@@ -227,8 +227,24 @@ func (s *Server) openAPIDoc(ctx context.Context, base string) *oaDoc {
 	meta("/terms", "terms", "Terms of service", text("text/html", "the terms of service"))
 	meta("/", "landing", "Landing page", text("text/html", "the landing page"))
 	meta("/healthz", "healthz", "Health check", jsonResp("the server is running", anyObject, nil))
+	if s.opt.Metrics == MetricsHere && s.metrics != nil {
+		meta(MetricsPath, "metrics", "Metrics for Prometheus: requests by route and status, latency, rate limiting, database pools",
+			text("text/plain", "the metrics in the Prometheus text format"))
+	}
 	if s.opt.Board != nil {
 		s.boardOpenAPI(doc)
+	}
+	if s.limits != nil { // every operation may meet the per-address limit
+		doc.Components.Responses["TooManyRequests"] = oaResponse{Description: "over a rate limit: " + s.rateLimitText(),
+			Headers: map[string]oaHeader{"Retry-After": {Description: "seconds until a request is allowed again", Schema: &jsonschema.Schema{Type: "integer"}}},
+			Content: map[string]oaMedia{jsonType: {Schema: schemaRef("Problem")}}}
+		for _, item := range doc.Paths {
+			for _, op := range []*oaOperation{item.Get, item.Post} {
+				if op != nil {
+					op.Responses["429"] = respRef("TooManyRequests")
+				}
+			}
+		}
 	}
 	return doc
 }

@@ -19,6 +19,9 @@ func (s *Server) routes() {
 	r.Handle("/", s.handle(s.landing)).Methods(get...)
 	r.Handle("/terms", s.handle(s.termsPage)).Methods(get...)
 	r.Handle("/healthz", s.handle(s.healthz)).Methods(get...)
+	if s.opt.Metrics == MetricsHere && s.metrics != nil {
+		r.Handle(MetricsPath, s.MetricsHandler()).Methods(get...)
+	}
 	r.Handle("/openapi.json", s.handle(s.openAPI)).Methods(get...)
 	r.Handle("/llms.txt", s.handle(s.llmsTxt)).Methods(get...)
 	r.Handle(ManifestPath, s.handle(s.manifest)).Methods(get...)

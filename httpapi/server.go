@@ -32,13 +32,16 @@ type Options struct {
 	// the scheme and host of each request.
 	BaseURL string
 	// TrustProxy makes an empty BaseURL honour X-Forwarded-Proto and
-	// X-Forwarded-Host. Leave it false unless a reverse proxy you run sets
-	// (and overwrites) those headers.
+	// X-Forwarded-Host, and the per-address rate limit count the last
+	// address of X-Forwarded-For (the one the proxy appended). Leave it
+	// false unless a reverse proxy you run sets (and overwrites) those
+	// headers.
 	TrustProxy bool
 	// Logger receives one line per request and the detail of every 500.
 	// Nil means slog.Default().
 	Logger *slog.Logger
-	// Now is the clock (used by /healthz). Nil means time.Now.
+	// Now is the clock (used by /healthz and the rate limits). Nil means
+	// time.Now.
 	Now func() time.Time
 	// MCP, when non-nil, is mounted at /mcp (the MCP adapter's handler).
 	// httpapi does not import the MCP adapter; cmd/predictions wires it.
@@ -54,6 +57,16 @@ type Options struct {
 	// Contact is published in the manifest and openapi.json: an address (URL
 	// or mailto:) where people reach the operator. Empty means [DefaultContact].
 	Contact string
+	// Auth is how board POST routes authenticate agents. The zero value,
+	// [AuthID], is the specification's Bearer <agent_id>; [AuthKeys] needs
+	// each agent's registered secret key.
+	Auth Auth
+	// RateLimit configures the rate limits. The zero value applies
+	// [DefaultAgentRate] and [DefaultAddressRate]; set Off to turn them off.
+	RateLimit RateLimit
+	// Metrics says where the Prometheus metrics are served. The zero
+	// value, [MetricsHere], serves them at [MetricsPath].
+	Metrics Metrics
 }
 
 // Server is the HTTP API. It is an http.Handler; build it with [New].
@@ -63,6 +76,8 @@ type Server struct {
 	now     func() time.Time
 	router  *mux.Router
 	handler http.Handler
+	limits  *limits  // nil when rate limits are off
+	metrics *metrics // nil with MetricsOff
 
 	// Published documents, per base URL.
 	openapiDocs, llmsDocs, manifestDocs docCache
@@ -81,12 +96,16 @@ func New(opt Options) *Server {
 	if s.opt.Contact == "" {
 		s.opt.Contact = DefaultContact
 	}
+	s.limits = newLimits(opt.RateLimit)
+	s.metrics = newMetrics(s)
 	s.router = mux.NewRouter()
 	s.routes()
 	// Middleware wraps the router rather than being added with Router.Use,
 	// so that it also covers the 404 and 405 answers and OPTIONS preflights,
-	// which match no route.
-	s.handler = s.requestID(s.logRequests(s.recoverPanics(s.cors(s.router))))
+	// which match no route. Only routeTemplate, which needs the matched
+	// route, is router middleware.
+	s.router.Use(routeTemplate)
+	s.handler = s.requestID(s.logRequests(s.observe(s.recoverPanics(s.limitAddress(s.cors(s.router))))))
 	return s
 }
 

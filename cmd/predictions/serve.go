@@ -40,6 +40,9 @@ type serveConfig struct {
 	moderatorToken string
 	trustProxy     bool
 	logFormat      string
+	auth           httpapi.Auth
+	rateLimit      httpapi.RateLimit
+	metricsAddr    string // "" (on the main listener), "off", or host:port
 }
 
 // parseServe reads flags, each defaulting to its PREDICTIONS_* environment
@@ -62,6 +65,11 @@ func parseServe(args []string, getenv func(string) string, out io.Writer) (*serv
 	trust := env("PREDICTIONS_TRUST_PROXY", "false")
 	fs.BoolVar(&cfg.trustProxy, "trust-proxy", trust == "1" || strings.EqualFold(trust, "true"), "honour X-Forwarded-Proto and X-Forwarded-Host (only behind a proxy that sets them) [PREDICTIONS_TRUST_PROXY]")
 	fs.StringVar(&cfg.logFormat, "log-format", env("PREDICTIONS_LOG_FORMAT", "text"), "log format: text or json [PREDICTIONS_LOG_FORMAT]")
+	auth := fs.String("auth", env("PREDICTIONS_AUTH", "id"), "how board posts authenticate agents: `id` (Authorization: Bearer <agent_id>) or keys\n(Bearer <key>, each agent's secret key from POST /api/agents/{id}/key) [PREDICTIONS_AUTH]")
+	rateLimit := fs.String("rate-limit", env("PREDICTIONS_RATE_LIMIT", "on"), "rate limits: on or off; over a limit the answer is 429 with Retry-After [PREDICTIONS_RATE_LIMIT]")
+	rateAgent := fs.String("rate-agent", env("PREDICTIONS_RATE_AGENT", httpapi.DefaultAgentRate.String()), "board writes per agent, as `EVENTS/UNIT:BURST` (UNIT s, min or hour) [PREDICTIONS_RATE_AGENT]")
+	rateAddress := fs.String("rate-address", env("PREDICTIONS_RATE_ADDRESS", httpapi.DefaultAddressRate.String()), "requests per client address, as `EVENTS/UNIT:BURST`, counted separately for\nreads (GET, HEAD, OPTIONS) and other requests [PREDICTIONS_RATE_ADDRESS]")
+	fs.StringVar(&cfg.metricsAddr, "metrics-addr", env("PREDICTIONS_METRICS_ADDR", ""), "Prometheus metrics: empty serves /metrics on --addr, off turns them off,\n`host:port` serves /metrics on a listener of its own [PREDICTIONS_METRICS_ADDR]")
 	fs.Usage = func() {
 		fmt.Fprintln(out, "Usage: predictions serve [flags]")
 		fmt.Fprintln(out)
@@ -76,6 +84,7 @@ func parseServe(args []string, getenv func(string) string, out io.Writer) (*serv
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
+	var err error
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected argument %q; serve takes flags only", fs.Arg(0))
 	}
@@ -88,6 +97,27 @@ func parseServe(args []string, getenv func(string) string, out io.Writer) (*serv
 	}
 	if cfg.logFormat != "text" && cfg.logFormat != "json" {
 		return nil, fmt.Errorf("--log-format %q: use text or json", cfg.logFormat)
+	}
+	if cfg.auth, err = httpapi.ParseAuth(*auth); err != nil {
+		return nil, fmt.Errorf("--auth: %w", err)
+	}
+	switch strings.ToLower(*rateLimit) {
+	case "on", "true", "1":
+	case "off", "false", "0":
+		cfg.rateLimit.Off = true
+	default:
+		return nil, fmt.Errorf("--rate-limit %q: use on or off", *rateLimit)
+	}
+	if cfg.rateLimit.Agent, err = httpapi.ParseRate(*rateAgent); err != nil {
+		return nil, fmt.Errorf("--rate-agent: %w", err)
+	}
+	if cfg.rateLimit.Address, err = httpapi.ParseRate(*rateAddress); err != nil {
+		return nil, fmt.Errorf("--rate-address: %w", err)
+	}
+	if a := cfg.metricsAddr; a != "" && a != "off" {
+		if _, _, err := net.SplitHostPort(a); err != nil {
+			return nil, fmt.Errorf("--metrics-addr %q: give host:port such as 127.0.0.1:9090, off, or leave it empty to serve /metrics on --addr", a)
+		}
 	}
 	return cfg, nil
 }
@@ -122,6 +152,16 @@ func serve(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 		TrustProxy:     cfg.trustProxy,
 		Logger:         log,
 		ModeratorToken: cfg.moderatorToken,
+		Auth:           cfg.auth,
+		RateLimit:      cfg.rateLimit,
+	}
+	switch cfg.metricsAddr {
+	case "":
+		opt.Metrics = httpapi.MetricsHere
+	case "off":
+		opt.Metrics = httpapi.MetricsOff
+	default:
+		opt.Metrics = httpapi.MetricsElsewhere
 	}
 
 	// Board: opened (and migrated) before listening, closed after the
@@ -144,8 +184,9 @@ func serve(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	}
 	opt.MCP = mcp
 
+	api := httpapi.New(opt)
 	srv := &http.Server{
-		Handler:           httpapi.New(opt),
+		Handler:           api,
 		ReadHeaderTimeout: readHeaderTimeout,
 		ReadTimeout:       readTimeout,
 		WriteTimeout:      writeTimeout,
@@ -158,9 +199,18 @@ func serve(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	log.Info("listening", "addr", ln.Addr().String(), "url", "http://"+ln.Addr().String(), "base_url", cfg.baseURL, "db", redactDSN(cfg.db))
-	errc := make(chan error, 1)
+	log.Info("listening", "addr", ln.Addr().String(), "url", "http://"+ln.Addr().String(), "base_url", cfg.baseURL, "db", redactDSN(cfg.db),
+		"auth", cfg.auth.String(), "rate_limit", rateText(cfg.rateLimit))
+	errc := make(chan error, 2)
 	go func() { errc <- srv.Serve(ln) }()
+	if opt.Metrics == httpapi.MetricsElsewhere {
+		msrv, err := serveMetrics(cfg.metricsAddr, api, log, errc)
+		if err != nil {
+			srv.Close()
+			return err
+		}
+		defer msrv.Close() // nothing there needs a graceful end
+	}
 	select {
 	case err := <-errc:
 		return err
@@ -185,4 +235,32 @@ func redactDSN(dsn string) string {
 		return u.Redacted()
 	}
 	return dsn
+}
+
+// serveMetrics serves the API's metrics at /metrics on a listener of its
+// own; Serve's error goes to errc.
+func serveMetrics(addr string, api *httpapi.Server, log *slog.Logger, errc chan<- error) (*http.Server, error) {
+	mux := http.NewServeMux()
+	mux.Handle(httpapi.MetricsPath, api.MetricsHandler())
+	msrv := &http.Server{Handler: mux, ReadHeaderTimeout: readHeaderTimeout, ReadTimeout: readTimeout, WriteTimeout: writeTimeout,
+		IdleTimeout: idleTimeout, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("--metrics-addr: %w", err)
+	}
+	log.Info("metrics listening", "addr", ln.Addr().String(), "url", "http://"+ln.Addr().String()+httpapi.MetricsPath)
+	go func() {
+		if err := msrv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+			errc <- fmt.Errorf("metrics listener: %w", err)
+		}
+	}()
+	return msrv, nil
+}
+
+// rateText describes the rate limits for the start-up log line.
+func rateText(rl httpapi.RateLimit) string {
+	if rl.Off {
+		return "off"
+	}
+	return "agent " + rl.Agent.String() + ", address " + rl.Address.String()
 }

@@ -25,6 +25,8 @@ import (
 // The store serve wires in satisfies the adapter's interface.
 var _ httpapi.Board = (*board.Store)(nil)
 
+var defaultLimits = httpapi.RateLimit{Agent: httpapi.DefaultAgentRate, Address: httpapi.DefaultAddressRate}
+
 func TestParseServe(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -32,13 +34,20 @@ func TestParseServe(t *testing.T) {
 		env  map[string]string
 		want serveConfig
 	}{
-		{"defaults", nil, nil, serveConfig{addr: "127.0.0.1:8080", db: "predictions.db", logFormat: "text"}},
+		{"defaults", nil, nil, serveConfig{addr: "127.0.0.1:8080", db: "predictions.db", logFormat: "text", rateLimit: defaultLimits}},
 		{"environment", nil, map[string]string{"PREDICTIONS_ADDR": ":9000", "PREDICTIONS_DB": "x.db",
 			"PREDICTIONS_BASE_URL": "https://p.example/", "PREDICTIONS_MODERATOR_TOKEN": "tok", "PREDICTIONS_TRUST_PROXY": "true"},
-			serveConfig{addr: ":9000", db: "x.db", baseURL: "https://p.example", moderatorToken: "tok", trustProxy: true, logFormat: "text"}},
+			serveConfig{addr: ":9000", db: "x.db", baseURL: "https://p.example", moderatorToken: "tok", trustProxy: true, logFormat: "text", rateLimit: defaultLimits}},
 		{"flag wins", []string{"--addr", ":7000", "--moderator-token=flag", "--log-format=json"},
 			map[string]string{"PREDICTIONS_ADDR": ":9000", "PREDICTIONS_MODERATOR_TOKEN": "env"},
-			serveConfig{addr: ":7000", db: "predictions.db", moderatorToken: "flag", logFormat: "json"}},
+			serveConfig{addr: ":7000", db: "predictions.db", moderatorToken: "flag", logFormat: "json", rateLimit: defaultLimits}},
+		{"auth, limits and metrics from the environment", nil, map[string]string{"PREDICTIONS_AUTH": "keys", "PREDICTIONS_RATE_AGENT": "10/s:5",
+			"PREDICTIONS_RATE_ADDRESS": "100/min", "PREDICTIONS_METRICS_ADDR": "127.0.0.1:9090"},
+			serveConfig{addr: "127.0.0.1:8080", db: "predictions.db", logFormat: "text", auth: httpapi.AuthKeys, metricsAddr: "127.0.0.1:9090",
+				rateLimit: httpapi.RateLimit{Agent: httpapi.Rate{Events: 10, Per: time.Second, Burst: 5}, Address: httpapi.Rate{Events: 100, Per: time.Minute, Burst: 100}}}},
+		{"limits and metrics off", []string{"--rate-limit=off", "--metrics-addr=off", "--auth=id"}, map[string]string{"PREDICTIONS_AUTH": "keys"},
+			serveConfig{addr: "127.0.0.1:8080", db: "predictions.db", logFormat: "text", metricsAddr: "off",
+				rateLimit: httpapi.RateLimit{Off: true, Agent: httpapi.DefaultAgentRate, Address: httpapi.DefaultAddressRate}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg, err := parseServe(tc.args, func(k string) string { return tc.env[k] }, io.Discard)
@@ -59,6 +68,11 @@ func TestParseServeErrors(t *testing.T) {
 		{"--log-format", "xml"},
 		{"--no-such-flag"},
 		{"extra"},
+		{"--auth", "token"},
+		{"--rate-limit", "maybe"},
+		{"--rate-agent", "60"},
+		{"--rate-address", "0/min"},
+		{"--metrics-addr", "9090"},
 	} {
 		if _, err := parseServe(args, func(string) string { return "" }, io.Discard); err == nil || errors.Is(err, flag.ErrHelp) {
 			t.Errorf("parseServe(%q) = %v, want an error", args, err)
@@ -72,7 +86,8 @@ func TestServeHelp(t *testing.T) {
 	if code := run(context.Background(), env, []string{"serve", "--help"}); code != 0 {
 		t.Fatalf("serve --help exit %d", code)
 	}
-	for _, want := range []string{"Usage: predictions serve", "-addr", "-db", "-base-url", "-moderator-token", "PREDICTIONS_ADDR"} {
+	for _, want := range []string{"Usage: predictions serve", "-addr", "-db", "-base-url", "-moderator-token", "PREDICTIONS_ADDR",
+		"-auth", "-rate-limit", "-rate-agent", "60/min:20", "-rate-address", "1200/min:200", "-metrics-addr", "PREDICTIONS_METRICS_ADDR"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("serve --help lacks %q:\n%s", want, out.String())
 		}
@@ -197,6 +212,96 @@ func TestRedactDSN(t *testing.T) {
 	} {
 		if got := redactDSN(in); got != want {
 			t.Errorf("redactDSN(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// startServe runs serve with args in the background and returns the
+// address it listens on and the log; the server stops with the test.
+func startServe(t *testing.T, args ...string) (string, *syncBuffer) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	var logs syncBuffer
+	env := &cmdEnv{stdout: io.Discard, stderr: &logs, getenv: func(string) string { return "" }}
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, env, append([]string{"serve", "--addr", "127.0.0.1:0", "--db", t.TempDir() + "/p.db"}, args...))
+	}()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			t.Error("server did not stop")
+		}
+	})
+	addrRE := regexp.MustCompile(`msg=listening addr=(\S+)`)
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if m := addrRE.FindStringSubmatch(logs.String()); m != nil {
+			return m[1], &logs
+		}
+	}
+	t.Fatalf("server did not start:\n%s", logs.String())
+	return "", nil
+}
+
+func httpDo(t *testing.T, method, url, auth, body string) (int, map[string]any) {
+	t.Helper()
+	req, _ := http.NewRequest(method, url, strings.NewReader(body))
+	if auth != "" {
+		req.Header.Set("Authorization", auth)
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var m map[string]any
+	_ = json.NewDecoder(resp.Body).Decode(&m)
+	return resp.StatusCode, m
+}
+
+// TestServeKeysAndMetrics: --auth keys needs the registered key, and
+// --metrics-addr moves /metrics to its own listener.
+func TestServeKeysAndMetrics(t *testing.T) {
+	addr, logs := startServe(t, "--auth", "keys", "--metrics-addr", "127.0.0.1:0", "--rate-agent", "1/hour:1")
+	base := "http://" + addr
+	body := `{"agent_id":"agent-k","title":"T","body":"B","confidence":0.4,"timeframe":"Q3 2026","domain":"space"}`
+	if code, m := httpDo(t, "POST", base+"/api/predictions", "Bearer agent-k", body); code != 403 {
+		t.Errorf("agent id alone in key mode: %d %v", code, m)
+	}
+	code, m := httpDo(t, "POST", base+"/api/agents/agent-k/key", "", "")
+	key, _ := m["key"].(string)
+	if code != 201 || !strings.HasPrefix(key, board.KeyPrefix) {
+		t.Fatalf("registering: %d %v", code, m)
+	}
+	if code, m := httpDo(t, "POST", base+"/api/predictions", "Bearer "+key, body); code != 201 {
+		t.Errorf("with the key: %d %v", code, m)
+	}
+	if code, m := httpDo(t, "POST", base+"/api/predictions", "Bearer "+key, body); code != 429 {
+		t.Errorf("over --rate-agent 1/hour:1: %d %v", code, m)
+	}
+
+	if code, _ := httpDo(t, "GET", base+"/metrics", "", ""); code != 404 {
+		t.Errorf("/metrics on --addr with --metrics-addr set: %d, want 404", code)
+	}
+	m2 := regexp.MustCompile(`"metrics listening" addr=(\S+)`).FindStringSubmatch(logs.String())
+	if m2 == nil {
+		t.Fatalf("no metrics listener in the log:\n%s", logs.String())
+	}
+	resp, err := http.Get("http://" + m2[1] + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	for _, want := range []string{`predictions_http_requests_total{code="201",method="POST",route="/api/predictions"} 1`,
+		`predictions_rate_limited_total{limit="agent"} 1`, `predictions_db_max_open_connections{pool="write"} 1`} {
+		if !bytes.Contains(b, []byte(want)) {
+			t.Errorf("metrics lack %q", want)
 		}
 	}
 }

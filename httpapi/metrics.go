@@ -1,0 +1,260 @@
+package httpapi
+
+import (
+	"context"
+	"database/sql"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/gorilla/mux"
+	"github.com/predictions-md/predictions/board"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// Metrics says where the Prometheus metrics are served.
+type Metrics int
+
+const (
+	// MetricsHere, the zero value, serves /metrics on the API's handler.
+	MetricsHere Metrics = iota
+	// MetricsElsewhere collects the metrics but leaves serving them to the
+	// caller, through [Server.MetricsHandler] (on another listener, for
+	// example).
+	MetricsElsewhere
+	// MetricsOff collects nothing and serves no /metrics.
+	MetricsOff
+)
+
+// MetricsPath is where [MetricsHere] serves the metrics.
+const MetricsPath = "/metrics"
+
+// Route label of requests that matched no route (404, 405, preflights,
+// and requests refused by the per-address limit before routing on an
+// unknown path). Labels are route templates, never raw paths, so the
+// number of series stays bounded.
+const unmatchedRoute = "unmatched"
+
+// metrics are the server's collectors, on a registry of its own (two
+// servers in one process do not share counts). A nil *metrics records nothing.
+type metrics struct {
+	reg      *prometheus.Registry
+	requests *prometheus.CounterVec
+	duration *prometheus.HistogramVec
+	inFlight prometheus.Gauge
+	limited  *prometheus.CounterVec
+}
+
+// latencyBuckets start below a millisecond: the tools answer in
+// microseconds and board reads in about a millisecond.
+var latencyBuckets = []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10}
+
+func newMetrics(s *Server) *metrics {
+	if s.opt.Metrics == MetricsOff {
+		return nil
+	}
+	m := &metrics{
+		reg: prometheus.NewRegistry(),
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "predictions_http_requests_total",
+			Help: "HTTP requests answered, by route template, method and status code.",
+		}, []string{"route", "method", "code"}),
+		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "predictions_http_request_duration_seconds",
+			Help:    "Time to answer an HTTP request, by route template and method.",
+			Buckets: latencyBuckets,
+		}, []string{"route", "method"}),
+		inFlight: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "predictions_http_requests_in_flight",
+			Help: "HTTP requests being answered.",
+		}),
+		limited: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "predictions_rate_limited_total",
+			Help: "Requests refused with 429, by limit: agent, address_read or address_write.",
+		}, []string{"limit"}),
+	}
+	m.reg.MustRegister(m.requests, m.duration, m.inFlight, m.limited,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	if s.limits != nil {
+		for _, l := range []struct {
+			name  string
+			table *limiterTable
+		}{{limitAgent, s.limits.agent}, {limitAddressRead, s.limits.addrRead}, {limitAddressWrite, s.limits.addrWrite}} {
+			m.limited.WithLabelValues(l.name) // publish zeros
+			m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+				Name: "predictions_rate_limit_clients", Help: "Limiters held (agents or client addresses seen recently), by limit.",
+				ConstLabels: prometheus.Labels{"limit": l.name},
+			}, func() float64 { return float64(l.table.len()) }))
+		}
+	}
+	if s.opt.Board != nil {
+		m.reg.MustRegister(&boardCollector{board: s.opt.Board, log: s.log})
+	}
+	return m
+}
+
+func (m *metrics) rateLimited(limit string) {
+	if m != nil {
+		m.limited.WithLabelValues(limit).Inc()
+	}
+}
+
+// MetricsHandler serves the metrics in the Prometheus text format. It
+// answers 404 with [MetricsOff].
+func (s *Server) MetricsHandler() http.Handler {
+	if s.metrics == nil {
+		return s.handle(s.notFound)
+	}
+	return promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{
+		ErrorLog:      slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+		ErrorHandling: promhttp.ContinueOnError,
+	})
+}
+
+// routeKey carries a *string into which the router writes the matched
+// route's template.
+const routeKey ctxKey = 1
+
+// observe counts requests, their status and latency, by route template.
+// It sits inside logRequests, whose recorder it reads.
+func (s *Server) observe(next http.Handler) http.Handler {
+	m := s.metrics
+	if m == nil {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		rw, ok := w.(*recorder)
+		if !ok {
+			rw = &recorder{ResponseWriter: w}
+		}
+		route := unmatchedRoute
+		m.inFlight.Inc()
+		defer func() {
+			m.inFlight.Dec()
+			status := rw.status
+			if status == 0 {
+				status = http.StatusOK
+			}
+			method := methodLabel(r.Method)
+			m.requests.WithLabelValues(route, method, strconv.Itoa(status)).Inc()
+			m.duration.WithLabelValues(route, method).Observe(time.Since(start).Seconds())
+		}()
+		next.ServeHTTP(rw, r.WithContext(context.WithValue(r.Context(), routeKey, &route)))
+	})
+}
+
+// routeTemplate is router middleware: it records the matched route's
+// template for observe. It runs only for requests that match a route.
+func routeTemplate(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		setRoute(r, mux.CurrentRoute(r))
+		next.ServeHTTP(w, r)
+	})
+}
+
+// noteRoute records the route r would match, for requests answered before
+// routing (refused by the per-address limit).
+func (s *Server) noteRoute(r *http.Request) {
+	var match mux.RouteMatch
+	if s.router.Match(r, &match) && match.MatchErr == nil {
+		setRoute(r, match.Route)
+	}
+}
+
+func setRoute(r *http.Request, route *mux.Route) {
+	p, _ := r.Context().Value(routeKey).(*string)
+	if p == nil || route == nil {
+		return
+	}
+	if t, err := route.GetPathTemplate(); err == nil {
+		*p = t
+	}
+}
+
+// methodLabel bounds the method label: any method is allowed on the wire.
+func methodLabel(m string) string {
+	switch m {
+	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch,
+		http.MethodDelete, http.MethodOptions:
+		return m
+	}
+	return "other"
+}
+
+// Optional interfaces of the board, checked by type assertion: a board
+// without them simply has no such series.
+type (
+	poolStatser interface{ PoolStats() board.PoolStats }
+	dialecter   interface{ Dialect() string }
+	// outboxBacklogger reports the messages waiting in the outbox.
+	outboxBacklogger interface {
+		OutboxBacklog(ctx context.Context) (int, error)
+	}
+)
+
+// collectTimeout bounds the database query of a scrape.
+const collectTimeout = 2 * time.Second
+
+var (
+	dbLabels   = []string{"pool"}
+	dbMaxOpen  = prometheus.NewDesc("predictions_db_max_open_connections", "Maximum number of open connections of the pool.", dbLabels, nil)
+	dbOpen     = prometheus.NewDesc("predictions_db_open_connections", "Connections of the pool, in use and idle.", dbLabels, nil)
+	dbInUse    = prometheus.NewDesc("predictions_db_in_use_connections", "Connections of the pool in use.", dbLabels, nil)
+	dbIdle     = prometheus.NewDesc("predictions_db_idle_connections", "Idle connections of the pool.", dbLabels, nil)
+	dbWaits    = prometheus.NewDesc("predictions_db_wait_count_total", "Times a query waited for a free connection.", dbLabels, nil)
+	dbWaitTime = prometheus.NewDesc("predictions_db_wait_duration_seconds_total", "Time spent waiting for a free connection.", dbLabels, nil)
+	outboxDesc = prometheus.NewDesc("predictions_outbox_backlog", "Messages in the outbox not yet delivered.", nil, nil)
+)
+
+// boardCollector reads the board's pool statistics and outbox backlog at
+// each scrape.
+type boardCollector struct {
+	board Board
+	log   *slog.Logger
+}
+
+func (c *boardCollector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{dbMaxOpen, dbOpen, dbInUse, dbIdle, dbWaits, dbWaitTime, outboxDesc} {
+		ch <- d
+	}
+}
+
+func (c *boardCollector) Collect(ch chan<- prometheus.Metric) {
+	if ps, ok := c.board.(poolStatser); ok {
+		st := ps.PoolStats()
+		// On PostgreSQL reads and writes share one pool; on SQLite the
+		// writer has its own single connection and readers a pool.
+		if d, ok := c.board.(dialecter); ok && d.Dialect() == "postgres" {
+			collectPool(ch, "shared", st.Write)
+		} else {
+			collectPool(ch, "write", st.Write)
+			collectPool(ch, "read", st.Read)
+		}
+	}
+	if ob, ok := c.board.(outboxBacklogger); ok {
+		ctx, cancel := context.WithTimeout(context.Background(), collectTimeout)
+		defer cancel()
+		n, err := ob.OutboxBacklog(ctx)
+		if err != nil {
+			c.log.Warn("metrics: outbox backlog", "error", err.Error())
+			return
+		}
+		ch <- prometheus.MustNewConstMetric(outboxDesc, prometheus.GaugeValue, float64(n))
+	}
+}
+
+func collectPool(ch chan<- prometheus.Metric, pool string, st sql.DBStats) {
+	gauge := func(d *prometheus.Desc, v float64) {
+		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, pool)
+	}
+	gauge(dbMaxOpen, float64(st.MaxOpenConnections))
+	gauge(dbOpen, float64(st.OpenConnections))
+	gauge(dbInUse, float64(st.InUse))
+	gauge(dbIdle, float64(st.Idle))
+	ch <- prometheus.MustNewConstMetric(dbWaits, prometheus.CounterValue, float64(st.WaitCount), pool)
+	ch <- prometheus.MustNewConstMetric(dbWaitTime, prometheus.CounterValue, st.WaitDuration.Seconds(), pool)
+}

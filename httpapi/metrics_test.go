@@ -1,0 +1,244 @@
+package httpapi_test
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/predictions-md/predictions/board"
+	"github.com/predictions-md/predictions/httpapi"
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+)
+
+// scrape serves GET /metrics and returns every sample as
+// `name{label="value",...}` → value; a histogram gives name_count and
+// name_sum.
+func scrape(t testing.TB, h http.Handler) map[string]float64 {
+	t.Helper()
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest("GET", httpapi.MetricsPath, nil))
+	if rec.Code != 200 || !strings.HasPrefix(rec.Header().Get("Content-Type"), "text/plain") {
+		t.Fatalf("GET /metrics: %d %q", rec.Code, rec.Header().Get("Content-Type"))
+	}
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	families, err := p.TextToMetricFamilies(rec.Body)
+	if err != nil {
+		t.Fatalf("parsing /metrics: %v", err)
+	}
+	out := map[string]float64{}
+	for name, f := range families {
+		for _, m := range f.GetMetric() {
+			labels := labelText(m.GetLabel())
+			switch f.GetType() {
+			case dto.MetricType_COUNTER:
+				out[name+labels] = m.GetCounter().GetValue()
+			case dto.MetricType_GAUGE:
+				out[name+labels] = m.GetGauge().GetValue()
+			case dto.MetricType_HISTOGRAM:
+				out[name+"_count"+labels] = float64(m.GetHistogram().GetSampleCount())
+				out[name+"_sum"+labels] = m.GetHistogram().GetSampleSum()
+			default:
+				out[name+labels] = m.GetUntyped().GetValue()
+			}
+		}
+	}
+	return out
+}
+
+func labelText(ls []*dto.LabelPair) string {
+	if len(ls) == 0 {
+		return ""
+	}
+	parts := make([]string, len(ls))
+	for i, l := range ls {
+		parts[i] = fmt.Sprintf("%s=%q", l.GetName(), l.GetValue())
+	}
+	sort.Strings(parts)
+	return "{" + strings.Join(parts, ",") + "}"
+}
+
+// pick returns the samples whose key starts with one of the prefixes.
+func pick(all map[string]float64, prefixes ...string) map[string]float64 {
+	out := map[string]float64{}
+	for k, v := range all {
+		for _, p := range prefixes {
+			if strings.HasPrefix(k, p) {
+				out[k] = v
+			}
+		}
+	}
+	return out
+}
+
+// outboxBoard is a board with an outbox.
+type outboxBoard struct {
+	httpapi.Board
+	n int
+}
+
+func (b outboxBoard) OutboxBacklog(context.Context) (int, error) { return b.n, nil }
+
+// pgBoard reports PostgreSQL's one shared pool.
+type pgBoard struct{ httpapi.Board }
+
+func (pgBoard) Dialect() string { return "postgres" }
+func (pgBoard) PoolStats() board.PoolStats {
+	st := sql.DBStats{MaxOpenConnections: 10, OpenConnections: 3, InUse: 1, Idle: 2, WaitCount: 5, WaitDuration: 1500 * time.Millisecond}
+	return board.PoolStats{Write: st, Read: st}
+}
+
+func TestMetricsPostgresPool(t *testing.T) {
+	got := pick(scrape(t, httpapi.New(httpapi.Options{Board: pgBoard{}, Logger: discard})), "predictions_db_")
+	want := map[string]float64{
+		`predictions_db_max_open_connections{pool="shared"}`:        10,
+		`predictions_db_open_connections{pool="shared"}`:            3,
+		`predictions_db_in_use_connections{pool="shared"}`:          1,
+		`predictions_db_idle_connections{pool="shared"}`:            2,
+		`predictions_db_wait_count_total{pool="shared"}`:            5,
+		`predictions_db_wait_duration_seconds_total{pool="shared"}`: 1.5,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("pool metrics (-want +got):\n%s", diff)
+	}
+}
+
+func TestMetrics(t *testing.T) {
+	clk := newTestClock()
+	store := openStore(t)
+	srv := httpapi.New(httpapi.Options{Board: store, Logger: discard, Now: clk.Now,
+		RateLimit: httpapi.RateLimit{Agent: httpapi.Rate{Events: 1, Per: time.Hour, Burst: 2}}})
+	do := func(method, path, agent string, body []byte) int {
+		req := httptest.NewRequest(method, path, strings.NewReader(string(body)))
+		if agent != "" {
+			req.Header = bearerH(agent)
+		}
+		rec := httptest.NewRecorder()
+		srv.ServeHTTP(rec, req)
+		return rec.Code
+	}
+	codes := []int{
+		do("POST", "/api/predictions", "agent-a", jsonBody(t, pred())),
+		do("POST", "/api/predictions", "agent-b", jsonBody(t, pred())),              // 403: bearer is not the body's agent
+		do("POST", "/api/predictions", "agent-a", jsonBody(t, pred())),              // 201: the burst is 2
+		do("POST", "/api/predictions", "agent-a", jsonBody(t, pred())),              // 429
+		do("GET", "/api/predictions", "", nil),                                      // 200
+		do("GET", "/api/predictions?limit=5", "", nil),                              // 200: the query is not in the label
+		do("GET", "/api/predictions/0190f5a2-7b3c-7d4e-8f90-123456789abc", "", nil), // 404 on a route
+		do("GET", "/api/v1/convert_odds?value=2", "", nil),
+		do("GET", "/no/such/path", "", nil),
+		do("GET", "/another/unknown/path", "", nil),
+		do("DELETE", "/api/predictions", "", nil), // 405
+		do("BREW", "/api/stats", "", nil),         // an unknown method: label "other"
+	}
+	if diff := cmp.Diff([]int{201, 403, 201, 429, 200, 200, 404, 200, 404, 404, 405, 405}, codes); diff != "" {
+		t.Fatalf("statuses (-want +got):\n%s", diff)
+	}
+	got := scrape(t, srv)
+	want := map[string]float64{
+		`predictions_http_requests_total{code="201",method="POST",route="/api/predictions"}`:          2,
+		`predictions_http_requests_total{code="403",method="POST",route="/api/predictions"}`:          1,
+		`predictions_http_requests_total{code="429",method="POST",route="/api/predictions"}`:          1,
+		`predictions_http_requests_total{code="200",method="GET",route="/api/predictions"}`:           2,
+		`predictions_http_requests_total{code="404",method="GET",route="/api/predictions/{id}"}`:      1,
+		`predictions_http_requests_total{code="200",method="GET",route="/api/v1/convert_odds"}`:       1,
+		`predictions_http_requests_total{code="404",method="GET",route="unmatched"}`:                  2,
+		`predictions_http_requests_total{code="405",method="DELETE",route="unmatched"}`:               1,
+		`predictions_http_requests_total{code="405",method="other",route="unmatched"}`:                1,
+		`predictions_http_request_duration_seconds_count{method="POST",route="/api/predictions"}`:     4,
+		`predictions_http_request_duration_seconds_count{method="GET",route="/api/predictions"}`:      2,
+		`predictions_http_request_duration_seconds_count{method="GET",route="/api/predictions/{id}"}`: 1,
+		`predictions_http_request_duration_seconds_count{method="GET",route="/api/v1/convert_odds"}`:  1,
+		`predictions_http_request_duration_seconds_count{method="GET",route="unmatched"}`:             2,
+		`predictions_http_request_duration_seconds_count{method="DELETE",route="unmatched"}`:          1,
+		`predictions_http_request_duration_seconds_count{method="other",route="unmatched"}`:           1,
+		`predictions_http_requests_in_flight`:                                                         1, // the scrape
+		`predictions_rate_limited_total{limit="agent"}`:                                               1,
+		`predictions_rate_limited_total{limit="address_read"}`:                                        0,
+		`predictions_rate_limited_total{limit="address_write"}`:                                       0,
+		`predictions_rate_limit_clients{limit="agent"}`:                                               1,
+		`predictions_rate_limit_clients{limit="address_read"}`:                                        1,
+		`predictions_rate_limit_clients{limit="address_write"}`:                                       1,
+		// SQLite: one writer connection, a pool of 4 readers.
+		`predictions_db_max_open_connections{pool="write"}`: 1,
+		`predictions_db_max_open_connections{pool="read"}`:  4,
+	}
+	if diff := cmp.Diff(want, pick(got, "predictions_http_requests_total", "predictions_http_requests_in_flight",
+		"predictions_http_request_duration_seconds_count", "predictions_rate_limit", "predictions_db_max_open")); diff != "" {
+		t.Errorf("metrics (-want +got):\n%s", diff)
+	}
+	for _, k := range []string{`predictions_db_open_connections{pool="write"}`, `predictions_db_in_use_connections{pool="read"}`,
+		`predictions_db_idle_connections{pool="read"}`, `predictions_db_wait_count_total{pool="write"}`,
+		`predictions_db_wait_duration_seconds_total{pool="read"}`, "go_goroutines"} {
+		if _, ok := got[k]; !ok {
+			t.Errorf("no %s", k)
+		}
+	}
+	if _, ok := got["predictions_outbox_backlog"]; ok {
+		t.Error("predictions_outbox_backlog without an outbox")
+	}
+	// The scrape itself is counted by the next one.
+	if n := scrape(t, srv)[`predictions_http_requests_total{code="200",method="GET",route="/metrics"}`]; n != 1 {
+		t.Errorf("scrapes counted: %v, want 1", n)
+	}
+
+	// A board with an outbox publishes its backlog.
+	ob := httpapi.New(httpapi.Options{Board: outboxBoard{Board: store, n: 7}, Logger: discard})
+	if n, ok := scrape(t, ob)["predictions_outbox_backlog"]; !ok || n != 7 {
+		t.Errorf("outbox backlog = %v (%v), want 7", n, ok)
+	}
+}
+
+// TestMetricsCardinality: unknown paths and methods do not add series.
+func TestMetricsCardinality(t *testing.T) {
+	srv := httpapi.New(httpapi.Options{Logger: discard, RateLimit: noLimits})
+	for i := range 500 {
+		req := httptest.NewRequest([]string{"GET", "POST", fmt.Sprintf("M%d", i)}[i%3], fmt.Sprintf("/x/%d", i), nil)
+		srv.ServeHTTP(httptest.NewRecorder(), req)
+	}
+	got := pick(scrape(t, srv), "predictions_http_requests_total")
+	want := map[string]float64{
+		`predictions_http_requests_total{code="404",method="GET",route="unmatched"}`:   167,
+		`predictions_http_requests_total{code="404",method="POST",route="unmatched"}`:  167,
+		`predictions_http_requests_total{code="404",method="other",route="unmatched"}`: 166,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("series after 500 unknown paths (-want +got):\n%s", diff)
+	}
+}
+
+func TestMetricsPlacement(t *testing.T) {
+	get := func(h http.Handler, path string) int {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest("GET", path, nil))
+		return rec.Code
+	}
+	off := httpapi.New(httpapi.Options{Logger: discard, Metrics: httpapi.MetricsOff})
+	if code := get(off, "/metrics"); code != 404 {
+		t.Errorf("MetricsOff: GET /metrics = %d, want 404", code)
+	}
+	if code := get(off.MetricsHandler(), "/metrics"); code != 404 {
+		t.Errorf("MetricsOff: MetricsHandler = %d, want 404", code)
+	}
+	elsewhere := httpapi.New(httpapi.Options{Logger: discard, Metrics: httpapi.MetricsElsewhere})
+	get(elsewhere, "/healthz")
+	if code := get(elsewhere, "/metrics"); code != 404 {
+		t.Errorf("MetricsElsewhere: GET /metrics on the API = %d, want 404", code)
+	}
+	if n := scrape(t, elsewhere.MetricsHandler())[`predictions_http_requests_total{code="200",method="GET",route="/healthz"}`]; n != 1 {
+		t.Errorf("MetricsElsewhere: /healthz counted %v times, want 1", n)
+	}
+	// Served on the API, /metrics is described in openapi.json.
+	e := newEnv(t, httpapi.Options{})
+	if resp, _ := e.do(t, "GET", "/metrics", nil, nil, mustPass); resp.StatusCode != 200 {
+		t.Errorf("GET /metrics: %d", resp.StatusCode)
+	}
+}

@@ -1,0 +1,383 @@
+package httpapi
+
+import (
+	"container/list"
+	"fmt"
+	"math"
+	"net"
+	"net/http"
+	"net/netip"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/time/rate"
+)
+
+// RateLimit configures the rate limits: token buckets
+// (golang.org/x/time/rate) per agent on board writes and per client
+// address on every request. The zero value applies the defaults.
+//
+// A request over a limit gets 429 with Retry-After (whole seconds until a
+// token is free) and a Problem naming the limit. The per-address limit has
+// two buckets per address, one for GET, HEAD and OPTIONS and one for every
+// other method, so a client flooding POSTs still reads. Health, /metrics
+// and the published documents count toward the per-address limit only.
+type RateLimit struct {
+	// Off turns every rate limit off.
+	Off bool
+	// Agent is the limit on each agent's board writes (predictions,
+	// replies, reactions), counted after authentication. Zero (or Events
+	// or Per not positive) means [DefaultAgentRate]; a Burst below 1
+	// means Events.
+	Agent Rate
+	// Address is the limit on each client address, for reads and for
+	// writes separately. IPv6 addresses are grouped by /64, the block one
+	// subscriber usually holds. Zero means [DefaultAddressRate], as for
+	// Agent.
+	Address Rate
+	// MaxClients bounds each table of limiters (agents, addresses for
+	// reads, addresses for writes); zero means [DefaultMaxClients]. Entries
+	// idle long enough to have a full bucket are dropped first (this loses
+	// nothing); beyond MaxClients the least recently seen is dropped.
+	MaxClients int
+}
+
+// Rate is a token bucket: Events per Per on average, up to Burst at once.
+type Rate struct {
+	Events int
+	Per    time.Duration
+	Burst  int
+}
+
+// The defaults of [RateLimit], as the project decided: generous enough
+// that a well-behaved agent or client never meets them.
+var (
+	DefaultAgentRate   = Rate{Events: 60, Per: time.Minute, Burst: 20}
+	DefaultAddressRate = Rate{Events: 1200, Per: time.Minute, Burst: 200}
+)
+
+// DefaultMaxClients is the default of [RateLimit.MaxClients]: about 10 MB
+// of limiters per table at most.
+const DefaultMaxClients = 50_000
+
+// maxRateNumber bounds the numbers [ParseRate] accepts.
+const maxRateNumber = 1_000_000_000
+
+// ParseRate reads a rate written "EVENTS/UNIT[:BURST]", such as "60/min:20"
+// or "1200/minute:200". UNIT is s (sec, second), m (min, minute), h (hr,
+// hour) or a Go duration such as 10s. BURST defaults to EVENTS.
+func ParseRate(s string) (Rate, error) {
+	bad := func(problem string) (Rate, error) {
+		return Rate{}, fmt.Errorf("rate %q: %s; write EVENTS/UNIT[:BURST], such as 60/min:20", s, problem)
+	}
+	spec, burstText, hasBurst := strings.Cut(strings.TrimSpace(s), ":")
+	eventsText, unit, ok := strings.Cut(spec, "/")
+	if !ok {
+		return bad("no /UNIT")
+	}
+	events, err := strconv.Atoi(strings.TrimSpace(eventsText))
+	if err != nil || events < 1 || events > maxRateNumber {
+		return bad("EVENTS must be a whole number from 1 to 1000000000")
+	}
+	var per time.Duration
+	switch u := strings.ToLower(strings.TrimSpace(unit)); u {
+	case "s", "sec", "second":
+		per = time.Second
+	case "m", "min", "minute":
+		per = time.Minute
+	case "h", "hr", "hour":
+		per = time.Hour
+	default:
+		per, err = time.ParseDuration(u)
+		if err != nil || per < time.Millisecond || per > 24*time.Hour {
+			return bad("UNIT must be s, min, hour or a duration from 1ms to 24h such as 10s")
+		}
+	}
+	burst := events
+	if hasBurst {
+		burst, err = strconv.Atoi(strings.TrimSpace(burstText))
+		if err != nil || burst < 1 || burst > maxRateNumber {
+			return bad("BURST must be a whole number from 1 to 1000000000")
+		}
+	}
+	return Rate{Events: events, Per: per, Burst: burst}, nil
+}
+
+// String writes r as [ParseRate] reads it: "60/min:20".
+func (r Rate) String() string {
+	unit := r.Per.String()
+	switch r.Per {
+	case time.Second:
+		unit = "s"
+	case time.Minute:
+		unit = "min"
+	case time.Hour:
+		unit = "h"
+	}
+	return fmt.Sprintf("%d/%s:%d", r.Events, unit, r.Burst)
+}
+
+// text writes r for people: "60 writes a minute (bursts of 20)".
+func (r Rate) text(noun string) string {
+	per := "every " + r.Per.String()
+	switch r.Per {
+	case time.Second:
+		per = "a second"
+	case time.Minute:
+		per = "a minute"
+	case time.Hour:
+		per = "an hour"
+	}
+	return fmt.Sprintf("%d %s %s (bursts of %d)", r.Events, noun, per, r.Burst)
+}
+
+func (r Rate) limit() rate.Limit { return rate.Limit(float64(r.Events) / r.Per.Seconds()) }
+
+// maxIdle caps how long an idle limiter is kept, for rates so slow that
+// refilling would take longer.
+const maxIdle = 7 * 24 * time.Hour
+
+// refill is how long an idle bucket takes to fill up: after that its
+// limiter is as good as a new one and can be dropped.
+func (r Rate) refill() time.Duration {
+	secs := math.Ceil(float64(r.Burst)/float64(r.limit())) + 1
+	if secs >= maxIdle.Seconds() {
+		return maxIdle
+	}
+	return time.Duration(secs) * time.Second
+}
+
+// orDefault returns r, or def when r is zero or unusable (Events or Per
+// not positive); a Burst below 1 becomes Events.
+func (r Rate) orDefault(def Rate) Rate {
+	if r.Events < 1 || r.Per <= 0 {
+		return def
+	}
+	if r.Burst < 1 {
+		r.Burst = r.Events
+	}
+	return r
+}
+
+// limiterTable holds one token bucket per key (an agent or an address),
+// most recently used first, bounded in size.
+type limiterTable struct {
+	rate  Rate
+	max   int
+	idle  time.Duration
+	mu    sync.Mutex
+	order *list.List // of *limiterEntry, front = most recently used
+	byKey map[string]*list.Element
+}
+
+type limiterEntry struct {
+	key  string
+	lim  *rate.Limiter
+	last time.Time
+}
+
+func newLimiterTable(r Rate, max int) *limiterTable {
+	return &limiterTable{rate: r, max: max, idle: r.refill(), order: list.New(), byKey: map[string]*list.Element{}}
+}
+
+// take takes one token from key's bucket at now. It returns 0 when the
+// request may go ahead, else how long until a token is free (the
+// reservation's delay; the reservation itself is cancelled).
+func (t *limiterTable) take(key string, now time.Time) time.Duration {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var e *limiterEntry
+	if el, ok := t.byKey[key]; ok {
+		e = el.Value.(*limiterEntry)
+		t.order.MoveToFront(el)
+	} else {
+		e = &limiterEntry{key: key, lim: rate.NewLimiter(t.rate.limit(), t.rate.Burst)}
+		t.byKey[key] = t.order.PushFront(e)
+	}
+	if now.After(e.last) {
+		e.last = now
+	}
+	t.evict(now)
+	res := e.lim.ReserveN(now, 1)
+	if !res.OK() { // cannot happen: Burst ≥ 1
+		return t.rate.Per
+	}
+	d := res.DelayFrom(now)
+	if d > 0 {
+		res.CancelAt(now)
+	}
+	return d
+}
+
+// evict drops entries from the least recently used end while they are
+// idle long enough to be full, or while the table is over its bound.
+func (t *limiterTable) evict(now time.Time) {
+	for t.order.Len() > 0 {
+		el := t.order.Back()
+		e := el.Value.(*limiterEntry)
+		if t.order.Len() <= t.max && now.Sub(e.last) < t.idle {
+			return
+		}
+		t.order.Remove(el)
+		delete(t.byKey, e.key)
+	}
+}
+
+// len is the number of limiters held.
+func (t *limiterTable) len() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.order.Len()
+}
+
+// limits are the server's limiter tables; nil when rate limits are off.
+type limits struct {
+	cfg                        RateLimit
+	agent, addrRead, addrWrite *limiterTable
+}
+
+func newLimits(cfg RateLimit) *limits {
+	if cfg.Off {
+		return nil
+	}
+	cfg.Agent = cfg.Agent.orDefault(DefaultAgentRate)
+	cfg.Address = cfg.Address.orDefault(DefaultAddressRate)
+	if cfg.MaxClients <= 0 {
+		cfg.MaxClients = DefaultMaxClients
+	}
+	return &limits{cfg: cfg,
+		agent:     newLimiterTable(cfg.Agent, cfg.MaxClients),
+		addrRead:  newLimiterTable(cfg.Address, cfg.MaxClients),
+		addrWrite: newLimiterTable(cfg.Address, cfg.MaxClients),
+	}
+}
+
+// Names of the limits, in Problems and in the metrics' limit label.
+const (
+	limitAgent        = "agent"
+	limitAddressRead  = "address_read"
+	limitAddressWrite = "address_write"
+)
+
+// tooMany sets Retry-After and returns the 429 Problem.
+func (s *Server) tooMany(w http.ResponseWriter, limit string, delay time.Duration, problem, hint string) error {
+	s.metrics.rateLimited(limit)
+	secs := max(1, int(math.Ceil(delay.Seconds())))
+	w.Header().Set("Retry-After", strconv.Itoa(secs))
+	return &Error{Field: "rate limit", Err: ErrRateLimited, Problem: problem,
+		Hint: fmt.Sprintf("retry after %d s (the Retry-After header); %s", secs, hint)}
+}
+
+// limitAgent takes one write from the agent's bucket.
+func (s *Server) limitAgent(w http.ResponseWriter, r *http.Request, agentID string) error {
+	if s.limits == nil {
+		return nil
+	}
+	d := s.limits.agent.take(agentID, s.now())
+	if d <= 0 {
+		return nil
+	}
+	rt := s.limits.cfg.Agent
+	return s.tooMany(w, limitAgent, d, fmt.Sprintf("agent %q is over its limit of %s", agentID, rt.text("writes")),
+		"each agent may write "+rt.text("times")+"; spread writes out")
+}
+
+// isRead says which per-address bucket a request takes from.
+func isRead(method string) bool {
+	return method == http.MethodGet || method == http.MethodHead || method == http.MethodOptions
+}
+
+// limitAddress is the per-address limit, for every request (404s,
+// preflights and MCP included).
+func (s *Server) limitAddress(next http.Handler) http.Handler {
+	if s.limits == nil {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		addr := s.clientAddr(r)
+		table, limit, noun := s.limits.addrWrite, limitAddressWrite, "writes (requests other than GET, HEAD and OPTIONS)"
+		if isRead(r.Method) {
+			table, limit, noun = s.limits.addrRead, limitAddressRead, "reads (GET, HEAD and OPTIONS requests)"
+		}
+		d := table.take(addr, s.now())
+		if d <= 0 {
+			next.ServeHTTP(w, r)
+			return
+		}
+		s.noteRoute(r)
+		setCORS(w.Header())
+		rt := s.limits.cfg.Address
+		err := s.tooMany(w, limit, d, fmt.Sprintf("client address %s is over its limit of %s", addr, rt.text(noun)),
+			"reads and writes are counted separately per address; slow down, and reuse results where you can")
+		s.writeError(w, r, err)
+	})
+}
+
+// clientAddr is the address the per-address limit counts: the peer's IP
+// address or, with [Options.TrustProxy], the last address in
+// X-Forwarded-For (the one the proxy in front appended). IPv6 addresses
+// are cut to their /64.
+func (s *Server) clientAddr(r *http.Request) string {
+	if s.opt.TrustProxy {
+		if a, ok := lastForwarded(r.Header.Values("X-Forwarded-For")); ok {
+			return addrKey(a)
+		}
+	}
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		host = r.RemoteAddr
+	}
+	if a, err := netip.ParseAddr(host); err == nil {
+		return addrKey(a)
+	}
+	return host
+}
+
+// lastForwarded returns the last address of X-Forwarded-For, over every
+// line of the header; a port, if any, is dropped.
+func lastForwarded(values []string) (netip.Addr, bool) {
+	for i := len(values) - 1; i >= 0; i-- {
+		parts := strings.Split(values[i], ",")
+		for j := len(parts) - 1; j >= 0; j-- {
+			p := strings.TrimSpace(parts[j])
+			if p == "" {
+				continue
+			}
+			if a, err := netip.ParseAddr(p); err == nil {
+				return a, true
+			}
+			if ap, err := netip.ParseAddrPort(p); err == nil {
+				return ap.Addr(), true
+			}
+			return netip.Addr{}, false // the proxy's own entry is unreadable: do not trust earlier ones
+		}
+	}
+	return netip.Addr{}, false
+}
+
+// addrKey is the limiter key of an address: IPv4 as it is, IPv6 by /64.
+func addrKey(a netip.Addr) string {
+	a = a.Unmap().WithZone("")
+	if a.Is6() {
+		p, _ := a.Prefix(64)
+		return p.String()
+	}
+	return a.String()
+}
+
+// rateLimitText describes the limits for llms.txt and the manifest; "" when off.
+func (s *Server) rateLimitText() string {
+	if s.limits == nil {
+		return ""
+	}
+	c := s.limits.cfg
+	agent := ""
+	if s.opt.Board != nil {
+		agent = "each agent may make " + c.Agent.text("writes") + " on the board; "
+	}
+	return fmt.Sprintf("Rate limits: %seach client address may make %s and %s. "+
+		"Over a limit the answer is 429 with a Retry-After header (seconds) and a Problem naming the limit.",
+		agent, c.Address.text("reads (GET, HEAD, OPTIONS)"), c.Address.text("other requests"))
+}
