@@ -55,3 +55,13 @@ func RowCounts(ctx context.Context, s *Store) (map[string]int, error) {
 	}
 	return out, nil
 }
+
+// HoldWriter begins a transaction on the writer pool and keeps it open
+// until release is called, as a long write would. Test-only.
+func HoldWriter(ctx context.Context, s *Store) (release func(), err error) {
+	tx, err := s.write.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	return func() { _ = tx.Rollback() }, nil
+}
