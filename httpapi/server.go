@@ -54,6 +54,13 @@ type Options struct {
 	// Contact is published in the manifest and openapi.json: an address (URL
 	// or mailto:) where people reach the operator. Empty means [DefaultContact].
 	Contact string
+	// Pages, when non-nil, serves the pages for people (the web adapter's
+	// handler): GET and HEAD of /, /predictions/{id}, /agents,
+	// /agents/{id}, /tools, /tools/{name}, /settings and /static/..., and
+	// POST of /tools/{name} (a form too long for an address). Nil keeps the
+	// plain landing page at /. httpapi does not import the web adapter;
+	// cmd/predictions wires it.
+	Pages http.Handler
 }
 
 // Server is the HTTP API. It is an http.Handler; build it with [New].
