@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -161,3 +162,6 @@ func get(tb testing.TB, srv *httptest.Server, path string) (int, http.Header, st
 	}
 	return resp.StatusCode, resp.Header, string(b)
 }
+
+// discard is a logger that drops everything.
+var discard = slog.New(slog.DiscardHandler)

@@ -38,20 +38,20 @@ func calibrationSVG(bins []scoring.Bin, title string) template.HTML {
 		total += bin.Count
 		most = max(most, bin.Count)
 	}
-	fmt.Fprintf(&b, `<svg class="plot calibration" viewBox="0 0 %g %g" role="img" aria-labelledby="cal-title" xmlns="http://www.w3.org/2000/svg">`, calWidth, calHeight)
-	fmt.Fprintf(&b, `<title id="cal-title">%s: %s in %d bins</title>`, esc(title), plural(total, "forecast"), len(bins))
-	fmt.Fprintf(&b, `<rect class="plot-bg" x="%g" y="%g" width="%g" height="%g" fill="#fafafa" stroke="#999"/>`, calLeft, calTop, calSize, calSize)
+	line(&b, `<svg class="plot calibration" viewBox="0 0 %g %g" role="img" aria-labelledby="cal-title" xmlns="http://www.w3.org/2000/svg">`, calWidth, calHeight)
+	line(&b, `<title id="cal-title">%s: %s in %d bins</title>`, esc(title), plural(total, "forecast"), len(bins))
+	line(&b, `<rect class="plot-bg" x="%g" y="%g" width="%g" height="%g" fill="#fafafa" stroke="#999"/>`, calLeft, calTop, calSize, calSize)
 	for i := 0; i <= 5; i++ {
 		p := float64(i) / 5
-		fmt.Fprintf(&b, `<line class="grid" x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#e3e3e3"/>`, x(p), y(0), x(p), y(1))
-		fmt.Fprintf(&b, `<line class="grid" x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#e3e3e3"/>`, x(0), y(p), x(1), y(p))
-		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="middle" font-size="11" fill="#444">%d%%</text>`, x(p), y(0)+16, i*20)
-		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="end" font-size="11" fill="#444">%d%%</text>`, x(0)-6, y(p)+4, i*20)
+		line(&b, `<line class="grid" x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#e3e3e3"/>`, x(p), y(0), x(p), y(1))
+		line(&b, `<line class="grid" x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#e3e3e3"/>`, x(0), y(p), x(1), y(p))
+		line(&b, `<text x="%.1f" y="%.1f" text-anchor="middle" font-size="11" fill="#444">%d%%</text>`, x(p), y(0)+16, i*20)
+		line(&b, `<text x="%.1f" y="%.1f" text-anchor="end" font-size="11" fill="#444">%d%%</text>`, x(0)-6, y(p)+4, i*20)
 	}
-	fmt.Fprintf(&b, `<line class="diagonal" x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#888" stroke-dasharray="5 4"><title>perfect calibration</title></line>`, x(0), y(0), x(1), y(1))
-	fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" font-size="10" fill="#777" transform="rotate(-45 %.1f %.1f)">perfect calibration</text>`, x(0.55), y(0.55)-6, x(0.55), y(0.55)-6)
-	fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="middle" font-size="12" fill="#222">forecast probability</text>`, x(0.5), calHeight-12)
-	fmt.Fprintf(&b, `<text x="14" y="%.1f" text-anchor="middle" font-size="12" fill="#222" transform="rotate(-90 14 %.1f)">observed frequency</text>`, y(0.5), y(0.5))
+	line(&b, `<line class="diagonal" x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#888" stroke-dasharray="5 4"><title>perfect calibration</title></line>`, x(0), y(0), x(1), y(1))
+	line(&b, `<text x="%.1f" y="%.1f" font-size="10" fill="#777" transform="rotate(-45 %.1f %.1f)">perfect calibration</text>`, x(0.55), y(0.55)-6, x(0.55), y(0.55)-6)
+	line(&b, `<text x="%.1f" y="%.1f" text-anchor="middle" font-size="12" fill="#222">forecast probability</text>`, x(0.5), calHeight-12)
+	line(&b, `<text x="14" y="%.1f" text-anchor="middle" font-size="12" fill="#222" transform="rotate(-90 14 %.1f)">observed frequency</text>`, y(0.5), y(0.5))
 
 	var pts []string
 	for _, bin := range bins {
@@ -60,7 +60,7 @@ func calibrationSVG(bins []scoring.Bin, title string) template.HTML {
 		}
 	}
 	if len(pts) > 1 {
-		fmt.Fprintf(&b, `<polyline class="curve" points="%s" fill="none" stroke="#1f5fa8" stroke-width="1.5"/>`, strings.Join(pts, " "))
+		line(&b, `<polyline class="curve" points="%s" fill="none" stroke="#1f5fa8" stroke-width="1.5"/>`, strings.Join(pts, " "))
 	}
 	for _, bin := range bins {
 		if bin.Count == 0 || bin.MeanForecast == nil || bin.ObservedFrequency == nil {
@@ -68,18 +68,18 @@ func calibrationSVG(bins []scoring.Bin, title string) template.HTML {
 		}
 		cx, cy := x(*bin.MeanForecast), y(*bin.ObservedFrequency)
 		r := 4 + 8*math.Sqrt(float64(bin.Count)/float64(most))
-		fmt.Fprintf(&b, `<g class="bin"><title>%s–%s: %s, mean forecast %s, resolved yes %s</title>`,
+		line(&b, `<g class="bin"><title>%s–%s: %s, mean forecast %s, resolved yes %s</title>`,
 			pct(bin.Lo), pct(bin.Hi), plural(bin.Count, "forecast"), pct(*bin.MeanForecast), pct(*bin.ObservedFrequency))
-		fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="%.1f" fill="#1f5fa8" fill-opacity="0.55" stroke="#123d6e"/>`, cx, cy, r)
+		line(&b, `<circle cx="%.1f" cy="%.1f" r="%.1f" fill="#1f5fa8" fill-opacity="0.55" stroke="#123d6e"/>`, cx, cy, r)
 		// The count sits to the right of the point, or to its left near the right edge.
 		tx, anchor := cx+r+3, "start"
 		if cx > calLeft+calSize-30 {
 			tx, anchor = cx-r-3, "end"
 		}
-		fmt.Fprintf(&b, `<text class="count" x="%.1f" y="%.1f" text-anchor="%s" font-size="11" fill="#123d6e">%d</text></g>`, tx, cy+4, anchor, bin.Count)
+		line(&b, `<text class="count" x="%.1f" y="%.1f" text-anchor="%s" font-size="11" fill="#123d6e">%d</text></g>`, tx, cy+4, anchor, bin.Count)
 	}
 	if total == 0 {
-		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="middle" font-size="13" fill="#555">no resolved forecasts</text>`, x(0.5), y(0.5))
+		line(&b, `<text x="%.1f" y="%.1f" text-anchor="middle" font-size="13" fill="#555">no resolved forecasts</text>`, x(0.5), y(0.5))
 	}
 	b.WriteString(`</svg>`)
 	return template.HTML(b.String()) //nolint:gosec // numbers and escaped text only
@@ -142,8 +142,8 @@ func combineSVG(fs []scaleForecast, pooled float64, pooledLabel string) template
 	height := scaleAxisY + 26 + float64(used)*16
 
 	var b strings.Builder
-	fmt.Fprintf(&b, `<svg class="plot scale" viewBox="0 0 %g %g" role="img" aria-labelledby="scale-title" xmlns="http://www.w3.org/2000/svg">`, scaleWidth, height)
-	fmt.Fprintf(&b, `<title id="scale-title">%s and the pooled value %s on a scale from 0%% to 100%%</title>`, plural(len(fs), "forecast"), pct(pooled))
+	line(&b, `<svg class="plot scale" viewBox="0 0 %g %g" role="img" aria-labelledby="scale-title" xmlns="http://www.w3.org/2000/svg">`, scaleWidth, height)
+	line(&b, `<title id="scale-title">%s and the pooled value %s on a scale from 0%% to 100%%</title>`, plural(len(fs), "forecast"), pct(pooled))
 	lo, hi, some := 1.0, 0.0, false
 	for _, f := range fs {
 		if f.Weight > 0 {
@@ -151,14 +151,14 @@ func combineSVG(fs []scaleForecast, pooled float64, pooledLabel string) template
 		}
 	}
 	if some {
-		fmt.Fprintf(&b, `<rect class="spread" x="%.1f" y="%.1f" width="%.1f" height="16" fill="#dbe7f5"><title>spread: %s to %s</title></rect>`,
+		line(&b, `<rect class="spread" x="%.1f" y="%.1f" width="%.1f" height="16" fill="#dbe7f5"><title>spread: %s to %s</title></rect>`,
 			x(lo), scaleAxisY-8, max(x(hi)-x(lo), 1), pct(lo), pct(hi))
 	}
-	fmt.Fprintf(&b, `<line class="axis" x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#444"/>`, x(0), scaleAxisY, x(1), scaleAxisY)
+	line(&b, `<line class="axis" x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#444"/>`, x(0), scaleAxisY, x(1), scaleAxisY)
 	for i := 0; i <= 10; i++ {
 		p := float64(i) / 10
-		fmt.Fprintf(&b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#444"/>`, x(p), scaleAxisY-4, x(p), scaleAxisY+4)
-		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="middle" font-size="11" fill="#444">%d%%</text>`, x(p), scaleAxisY-12, i*10)
+		line(&b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#444"/>`, x(p), scaleAxisY-4, x(p), scaleAxisY+4)
+		line(&b, `<text x="%.1f" y="%.1f" text-anchor="middle" font-size="11" fill="#444">%d%%</text>`, x(p), scaleAxisY-12, i*10)
 	}
 	for i, f := range fs {
 		fill := `fill="#1f5fa8" fill-opacity="0.6"`
@@ -168,16 +168,16 @@ func combineSVG(fs []scaleForecast, pooled float64, pooledLabel string) template
 		} else if f.Weight != 1 {
 			note = ", weight " + trimFloat(f.Weight)
 		}
-		fmt.Fprintf(&b, `<g class="forecast"><title>%s: %s%s</title><circle cx="%.1f" cy="%.1f" r="6" %s stroke="#123d6e"/>`,
+		line(&b, `<g class="forecast"><title>%s: %s%s</title><circle cx="%.1f" cy="%.1f" r="6" %s stroke="#123d6e"/>`,
 			esc(label(f, i)), pct(f.P), note, x(f.P), scaleAxisY, fill)
 		if rows[i] >= 0 {
 			ly := scaleAxisY + 24 + float64(rows[i])*16
-			fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="middle" font-size="11" fill="#123d6e">%s</text>`, x(f.P), ly, esc(label(f, i)))
+			line(&b, `<text x="%.1f" y="%.1f" text-anchor="middle" font-size="11" fill="#123d6e">%s</text>`, x(f.P), ly, esc(label(f, i)))
 		}
 		b.WriteString(`</g>`)
 	}
 	px := x(pooled)
-	fmt.Fprintf(&b, `<g class="pooled"><line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#b5400b" stroke-width="3"/>`, px, scaleAxisY-14, px, scaleAxisY+14)
+	line(&b, `<g class="pooled"><line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#b5400b" stroke-width="3"/>`, px, scaleAxisY-14, px, scaleAxisY+14)
 	anchor := "middle"
 	switch {
 	case px < scaleLeft+90:
@@ -185,7 +185,7 @@ func combineSVG(fs []scaleForecast, pooled float64, pooledLabel string) template
 	case px > scaleRight-90:
 		anchor = "end"
 	}
-	fmt.Fprintf(&b, `<text x="%.1f" y="14" text-anchor="%s" font-size="12" font-weight="bold" fill="#b5400b">%s %s</text></g>`, px, anchor, esc(pooledLabel), pct(pooled))
+	line(&b, `<text x="%.1f" y="14" text-anchor="%s" font-size="12" font-weight="bold" fill="#b5400b">%s %s</text></g>`, px, anchor, esc(pooledLabel), pct(pooled))
 	b.WriteString(`</svg>`)
 	return template.HTML(b.String()) //nolint:gosec // numbers and escaped text only
 }
@@ -207,4 +207,11 @@ func labelWidth(s string) float64 { return 6.2 * float64(utf8.RuneCountInString(
 
 func trimFloat(f float64) string {
 	return strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.3f", f), "0"), ".")
+}
+
+// line writes one element of a plot on its own line, so that the golden
+// files diff readably.
+func line(b *strings.Builder, format string, args ...any) {
+	fmt.Fprintf(b, format, args...)
+	b.WriteByte('\n')
 }

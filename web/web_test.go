@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/predictions-md/predictions/internal/tools"
 )
 
@@ -130,5 +131,81 @@ func checkPage(t *testing.T, path string, h http.Header, body string) {
 	}
 	if m := styleAttr.FindString(body); m != "" {
 		t.Errorf("GET %s: inline style %q (the CSP forbids it)", path, m)
+	}
+}
+
+func TestNoBoard(t *testing.T) {
+	srv := newServer(t, nil)
+	for _, c := range []pageCase{
+		{"feed", "/", 200, []string{"The board is not configured on this server.", `href="/tools"`}, []string{`id="feed"`}},
+		{"agents", "/agents", 200, []string{"The board is not configured on this server."}, []string{`id="agents"`}},
+		{"prediction", "/predictions/0190f5a2-7b3c-7d4e-8f90-123456789abc", 404, []string{"This server has no agent board configured"}, nil},
+		{"agent", "/agents/oracle-1", 404, []string{"This server has no agent board configured"}, nil},
+		{"tools", "/tools", 200, []string{`id="form-convert_odds"`}, nil},
+		{"settings", "/settings?preset=team", 200, []string{`id="preview"`}, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			status, h, body := get(t, srv, c.path)
+			if status != c.status {
+				t.Errorf("GET %s: status %d, want %d", c.path, status, c.status)
+			}
+			checkPage(t, c.path, h, body)
+			for _, w := range c.want {
+				if !strings.Contains(body, w) {
+					t.Errorf("GET %s: body lacks %q", c.path, w)
+				}
+			}
+			for _, a := range c.absent {
+				if strings.Contains(body, a) {
+					t.Errorf("GET %s: body has %q", c.path, a)
+				}
+			}
+		})
+	}
+}
+
+func TestMethodsAndStatic(t *testing.T) {
+	srv := newServer(t, nil)
+	do := func(method, path string, header http.Header) *http.Response {
+		t.Helper()
+		req, _ := http.NewRequest(method, srv.URL+path, nil)
+		for k, v := range header {
+			req.Header[k] = v
+		}
+		resp, err := srv.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp
+	}
+	type answer struct {
+		Status      int
+		ContentType string
+	}
+	for _, c := range []struct {
+		method, path string
+		header       http.Header
+		want         answer
+	}{
+		{"HEAD", "/", nil, answer{200, "text/html; charset=utf-8"}},
+		{"HEAD", "/tools/convert_odds", nil, answer{200, "text/html; charset=utf-8"}},
+		{"POST", "/", nil, answer{405, "text/html; charset=utf-8"}},
+		{"DELETE", "/settings", nil, answer{405, "text/html; charset=utf-8"}},
+		{"GET", "/static/style.css", nil, answer{200, "text/css; charset=utf-8"}},
+		{"GET", "/static/app.js", nil, answer{200, "text/javascript; charset=utf-8"}},
+		{"GET", "/static/", nil, answer{404, "text/html; charset=utf-8"}},
+	} {
+		resp := do(c.method, c.path, c.header)
+		if diff := cmp.Diff(c.want, answer{resp.StatusCode, resp.Header.Get("Content-Type")}); diff != "" {
+			t.Errorf("%s %s (-want +got):\n%s", c.method, c.path, diff)
+		}
+	}
+	etag := do("GET", "/static/style.css", nil).Header.Get("ETag")
+	if etag == "" {
+		t.Fatal("no ETag on /static/style.css")
+	}
+	if resp := do("GET", "/static/style.css", http.Header{"If-None-Match": {etag}}); resp.StatusCode != http.StatusNotModified {
+		t.Errorf("GET /static/style.css with its ETag: status %d, want 304", resp.StatusCode)
 	}
 }
