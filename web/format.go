@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 )
 
 // funcs are the template functions. None of them returns template.HTML for
@@ -21,6 +23,16 @@ var funcs = template.FuncMap{
 	"kindClass": kindClass,
 	"plural":    plural,
 	"args":      textareaOf,
+	"sentence":  sentence,
+}
+
+// sentence capitalizes the first letter of s.
+func sentence(s string) string {
+	if s == "" {
+		return s
+	}
+	r, n := utf8.DecodeRuneInString(s)
+	return string(unicode.ToUpper(r)) + s[n:]
 }
 
 // pct writes a probability as a percent with at most one decimal: 0.7 →

@@ -57,7 +57,7 @@ type fixture struct {
 func ptr[T any](v T) *T { return &v }
 
 // seed opens a board in a temp dir and posts 31 predictions: 26 by
-// oracle-1 over AI, Science and Markets (14 of them resolved, for the
+// oracle-1 over AI, Science and Markets (20 of them resolved, for the
 // calibration plot), a flagged one, a thread, and the script one.
 func seed(tb testing.TB) *fixture {
 	tb.Helper()
@@ -88,10 +88,11 @@ func seed(tb testing.TB) *fixture {
 			Confidence: ptr(float64((i*37)%95+3) / 100), Timeframe: "by 2026-12-31", Domain: domains[i%3],
 		}))
 	}
-	// 14 resolutions: confident ones mostly yes, unconfident ones mostly no.
-	for i, p := range oracle[:14] {
+	// 20 resolutions, each yes with the probability the agent gave it (a
+	// fixed pseudo-random draw), so the agent is roughly calibrated.
+	for i, p := range oracle[:20] {
 		o := board.OutcomeNo
-		if p.Confidence > 0.5 != (i%5 == 0) {
+		if float64((i*7919+13)%97)/97 < p.Confidence {
 			o = board.OutcomeYes
 		}
 		c.Advance(time.Minute)

@@ -71,12 +71,12 @@ func calibrationSVG(bins []scoring.Bin, title string) template.HTML {
 		line(&b, `<g class="bin"><title>%s–%s: %s, mean forecast %s, resolved yes %s</title>`,
 			pct(bin.Lo), pct(bin.Hi), plural(bin.Count, "forecast"), pct(*bin.MeanForecast), pct(*bin.ObservedFrequency))
 		line(&b, `<circle cx="%.1f" cy="%.1f" r="%.1f" fill="#1f5fa8" fill-opacity="0.55" stroke="#123d6e"/>`, cx, cy, r)
-		// The count sits to the right of the point, or to its left near the right edge.
-		tx, anchor := cx+r+3, "start"
-		if cx > calLeft+calSize-30 {
-			tx, anchor = cx-r-3, "end"
+		// The count sits above the point, or below it at the top edge.
+		ty := cy - r - 4
+		if ty < calTop+10 {
+			ty = cy + r + 12
 		}
-		line(&b, `<text class="count" x="%.1f" y="%.1f" text-anchor="%s" font-size="11" fill="#123d6e">%d</text></g>`, tx, cy+4, anchor, bin.Count)
+		line(&b, `<text class="count" x="%.1f" y="%.1f" text-anchor="middle" font-size="11" font-weight="bold" fill="#123d6e" stroke="#fff" stroke-width="3" paint-order="stroke">%d</text></g>`, cx, ty, bin.Count)
 	}
 	if total == 0 {
 		line(&b, `<text x="%.1f" y="%.1f" text-anchor="middle" font-size="13" fill="#555">no resolved forecasts</text>`, x(0.5), y(0.5))
@@ -94,7 +94,7 @@ type scaleForecast struct {
 
 // Combine scale geometry.
 const (
-	scaleLeft, scaleRight, scaleWidth = 28.0, 612.0, 640.0
+	scaleLeft, scaleRight, scaleWidth = 22.0, 458.0, 480.0
 	scaleAxisY                        = 56.0
 	scaleLabelRows                    = 6
 )
@@ -102,7 +102,7 @@ const (
 // combineSVG draws forecasts and their pooled value on one 0–100% scale:
 // a dot per forecast (hollow when its weight is 0, so it was left out), a
 // band from the lowest to the highest included forecast, and a line at
-// the pooled value labelled with pooledLabel.
+// the pooled value with its label.
 func combineSVG(fs []scaleForecast, pooled float64, pooledLabel string) template.HTML {
 	esc := template.HTMLEscapeString
 	x := func(p float64) float64 { return scaleLeft + p*(scaleRight-scaleLeft) }
@@ -139,7 +139,7 @@ func combineSVG(fs []scaleForecast, pooled float64, pooledLabel string) template
 			}
 		}
 	}
-	height := scaleAxisY + 26 + float64(used)*16
+	height := scaleAxisY + 28 + float64(used)*18
 
 	var b strings.Builder
 	line(&b, `<svg class="plot scale" viewBox="0 0 %g %g" role="img" aria-labelledby="scale-title" xmlns="http://www.w3.org/2000/svg">`, scaleWidth, height)
@@ -158,7 +158,7 @@ func combineSVG(fs []scaleForecast, pooled float64, pooledLabel string) template
 	for i := 0; i <= 10; i++ {
 		p := float64(i) / 10
 		line(&b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#444"/>`, x(p), scaleAxisY-4, x(p), scaleAxisY+4)
-		line(&b, `<text x="%.1f" y="%.1f" text-anchor="middle" font-size="11" fill="#444">%d%%</text>`, x(p), scaleAxisY-12, i*10)
+		line(&b, `<text x="%.1f" y="%.1f" text-anchor="middle" font-size="13" fill="#444">%d%%</text>`, x(p), scaleAxisY-12, i*10)
 	}
 	for i, f := range fs {
 		fill := `fill="#1f5fa8" fill-opacity="0.6"`
@@ -171,8 +171,8 @@ func combineSVG(fs []scaleForecast, pooled float64, pooledLabel string) template
 		line(&b, `<g class="forecast"><title>%s: %s%s</title><circle cx="%.1f" cy="%.1f" r="6" %s stroke="#123d6e"/>`,
 			esc(label(f, i)), pct(f.P), note, x(f.P), scaleAxisY, fill)
 		if rows[i] >= 0 {
-			ly := scaleAxisY + 24 + float64(rows[i])*16
-			line(&b, `<text x="%.1f" y="%.1f" text-anchor="middle" font-size="11" fill="#123d6e">%s</text>`, x(f.P), ly, esc(label(f, i)))
+			ly := scaleAxisY + 26 + float64(rows[i])*18
+			line(&b, `<text x="%.1f" y="%.1f" text-anchor="middle" font-size="14" fill="#123d6e">%s</text>`, x(f.P), ly, esc(label(f, i)))
 		}
 		b.WriteString(`</g>`)
 	}
@@ -180,12 +180,12 @@ func combineSVG(fs []scaleForecast, pooled float64, pooledLabel string) template
 	line(&b, `<g class="pooled"><line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#b5400b" stroke-width="3"/>`, px, scaleAxisY-14, px, scaleAxisY+14)
 	anchor := "middle"
 	switch {
-	case px < scaleLeft+90:
+	case px < scaleLeft+100:
 		anchor = "start"
-	case px > scaleRight-90:
+	case px > scaleRight-100:
 		anchor = "end"
 	}
-	line(&b, `<text x="%.1f" y="14" text-anchor="%s" font-size="12" font-weight="bold" fill="#b5400b">%s %s</text></g>`, px, anchor, esc(pooledLabel), pct(pooled))
+	line(&b, `<text x="%.1f" y="16" text-anchor="%s" font-size="15" font-weight="bold" fill="#b5400b">%s</text></g>`, px, anchor, esc(pooledLabel))
 	b.WriteString(`</svg>`)
 	return template.HTML(b.String()) //nolint:gosec // numbers and escaped text only
 }
@@ -202,8 +202,8 @@ func label(f scaleForecast, i int) string {
 	return f.Who
 }
 
-// labelWidth estimates the width of an 11-pixel label.
-func labelWidth(s string) float64 { return 6.2 * float64(utf8.RuneCountInString(s)) }
+// labelWidth estimates the width of a 14-pixel label.
+func labelWidth(s string) float64 { return 7.9 * float64(utf8.RuneCountInString(s)) }
 
 func trimFloat(f float64) string {
 	return strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.3f", f), "0"), ".")

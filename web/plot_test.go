@@ -75,7 +75,7 @@ func TestCombineSVG(t *testing.T) {
 		{Who: "", P: 0.6, Weight: 1},
 		{Who: "<script>alert(1)</script> with a long name", P: 0.58, Weight: 0},
 	}
-	got := string(combineSVG(fs, 0.553, "pooled (geo_odds)"))
+	got := string(combineSVG(fs, 0.553, "pooled 55.3% (geo_odds)"))
 	checkSVG(t, got)
 	golden(t, "combine.svg", got+"\n")
 }

@@ -67,21 +67,28 @@ func decodeValue(d *json.Decoder) (any, error) {
 	return tok, nil
 }
 
-// field is a named cell of an object.
+// field is a named value of an object.
 type field struct {
 	Key string
 	Val *cell
 }
 
-// cell is a JSON value as a page shows it: text, multi-line text, a nested
-// object, a table (an array of objects) or a list.
+// cell is a value shown in one place: text, multi-line text or a list of
+// texts.
 type cell struct {
-	Text   string
-	Pre    bool
-	Object []field
-	Table  *table
-	List   []*cell
-	IsList bool
+	Text string
+	Pre  bool
+	List []string
+}
+
+// section is one block of a result: the scalar fields of an object, or an
+// array of objects as a table of their scalar fields. Nested objects and
+// arrays get sections of their own, titled by their path, so that no table
+// sits inside another.
+type section struct {
+	Title string
+	Rows  []field
+	Table *table
 }
 
 type table struct {
@@ -89,71 +96,120 @@ type table struct {
 	Rows    [][]*cell
 }
 
-// cellOf builds the cell of a decoded JSON value.
-func cellOf(v any) *cell {
+// sectionsOf lays out a decoded JSON value under path.
+func sectionsOf(path string, v any) []section {
 	switch x := v.(type) {
-	case nil:
-		return &cell{Text: "—"}
-	case bool:
-		if x {
-			return &cell{Text: "yes"}
-		}
-		return &cell{Text: "no"}
-	case json.Number:
-		return &cell{Text: numberText(x)}
-	case string:
-		return &cell{Text: x, Pre: strings.Contains(x, "\n")}
 	case object:
-		c := &cell{Object: []field{}}
+		sec := section{Title: path}
+		var nested []section
 		for _, m := range x {
-			c.Object = append(c.Object, field{Key: m.Key, Val: cellOf(m.Value)})
+			if c, ok := scalarCell(m.Value); ok {
+				sec.Rows = append(sec.Rows, field{Key: m.Key, Val: c})
+				continue
+			}
+			nested = append(nested, sectionsOf(join(path, m.Key), m.Value)...)
 		}
-		return c
+		if len(sec.Rows) == 0 {
+			return nested
+		}
+		return append([]section{sec}, nested...)
 	case []any:
-		if len(x) == 0 {
-			return &cell{Text: "none"}
+		t := &table{}
+		index := map[string]int{}
+		var nested []section
+		for i, e := range x {
+			obj, _ := e.(object)
+			for _, m := range obj {
+				if _, ok := scalarCell(m.Value); !ok {
+					continue
+				}
+				if _, seen := index[m.Key]; !seen {
+					index[m.Key] = len(t.Columns)
+					t.Columns = append(t.Columns, m.Key)
+				}
+			}
+			for _, m := range obj {
+				if _, ok := scalarCell(m.Value); !ok {
+					nested = append(nested, sectionsOf(fmt.Sprintf("%s[%s].%s", path, elementName(obj, i), m.Key), m.Value)...)
+				}
+			}
 		}
-		if t := tableOf(x); t != nil {
-			return &cell{Table: t}
-		}
-		c := &cell{IsList: true}
 		for _, e := range x {
-			c.List = append(c.List, cellOf(e))
+			row := make([]*cell, len(t.Columns))
+			for i := range row {
+				row[i] = &cell{}
+			}
+			obj, _ := e.(object)
+			for _, m := range obj {
+				if c, ok := scalarCell(m.Value); ok {
+					row[index[m.Key]] = c
+				}
+			}
+			t.Rows = append(t.Rows, row)
 		}
-		return c
+		if len(t.Columns) == 0 {
+			return nested
+		}
+		return append([]section{{Title: path, Table: t}}, nested...)
 	}
-	return &cell{Text: fmt.Sprint(v)}
+	c, _ := scalarCell(v)
+	return []section{{Title: path, Rows: []field{{Key: path, Val: c}}}}
 }
 
-// tableOf lays out an array of objects as a table whose columns are the
-// union of their keys, in order of first appearance; nil when an element
-// is not an object.
-func tableOf(arr []any) *table {
-	t := &table{}
-	index := map[string]int{}
-	for _, e := range arr {
-		obj, ok := e.(object)
-		if !ok {
-			return nil
-		}
+func join(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+// elementName names an array element in a section title: its who, id,
+// label or name when it has one, else its position from 1.
+func elementName(obj object, i int) string {
+	for _, k := range []string{"who", "id", "label", "name"} {
 		for _, m := range obj {
-			if _, seen := index[m.Key]; !seen {
-				index[m.Key] = len(t.Columns)
-				t.Columns = append(t.Columns, m.Key)
+			if s, ok := m.Value.(string); ok && m.Key == k && s != "" {
+				return s
 			}
 		}
 	}
-	for _, e := range arr {
-		row := make([]*cell, len(t.Columns))
-		for i := range row {
-			row[i] = &cell{Text: ""}
+	return strconv.Itoa(i + 1)
+}
+
+// scalarCell returns the cell of a value that fits in one place: a
+// scalar, an empty array or object, or an array of scalars.
+func scalarCell(v any) (*cell, bool) {
+	switch x := v.(type) {
+	case nil:
+		return &cell{Text: "—"}, true
+	case bool:
+		if x {
+			return &cell{Text: "yes"}, true
 		}
-		for _, m := range e.(object) {
-			row[index[m.Key]] = cellOf(m.Value)
+		return &cell{Text: "no"}, true
+	case json.Number:
+		return &cell{Text: numberText(x)}, true
+	case string:
+		return &cell{Text: x, Pre: strings.Contains(x, "\n")}, true
+	case object:
+		if len(x) == 0 {
+			return &cell{Text: "none"}, true
 		}
-		t.Rows = append(t.Rows, row)
+	case []any:
+		if len(x) == 0 {
+			return &cell{Text: "none"}, true
+		}
+		c := &cell{}
+		for _, e := range x {
+			ec, ok := scalarCell(e)
+			if !ok || ec.List != nil {
+				return nil, false
+			}
+			c.List = append(c.List, ec.Text)
+		}
+		return c, true
 	}
-	return t
+	return nil, false
 }
 
 // numberText writes a number readably: integers as they are, others with

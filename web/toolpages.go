@@ -89,7 +89,7 @@ func textareaOf(f toolForm, field string, rows int) textarea {
 type toolResult struct {
 	Summary string
 	Notes   []string
-	Fields  []field
+	Sections []section
 	Plot    template.HTML // calibration plot (score_forecasts, check_forecast_md)
 	Scale   template.HTML // combine_forecasts
 }
@@ -425,14 +425,15 @@ func resultView(res *tools.Result) (*toolResult, error) {
 		return nil, err
 	}
 	obj, _ := v.(object)
-	view := &toolResult{Summary: res.Summary, Notes: res.Notes}
-	for _, kv := range obj {
-		switch kv.Key {
+	var own object // the tool's fields, without the envelope's
+	for _, m := range obj {
+		switch m.Key {
 		case "tool", "summary", "notes", "disclaimer", "terms":
 			continue
 		}
-		view.Fields = append(view.Fields, field{Key: kv.Key, Val: cellOf(kv.Value)})
+		own = append(own, m)
 	}
+	view := &toolResult{Summary: res.Summary, Notes: res.Notes, Sections: sectionsOf("", own)}
 	switch res.Tool {
 	case "score_forecasts":
 		var out struct {
@@ -475,7 +476,7 @@ func resultView(res *tools.Result) (*toolResult, error) {
 		for i, f := range out.Forecasts {
 			fs[i] = scaleForecast{Who: f.Who, P: f.P, Weight: f.Weight}
 		}
-		view.Scale = combineSVG(fs, out.P, "pooled ("+out.Method+")")
+		view.Scale = combineSVG(fs, out.P, fmt.Sprintf("pooled %s (%s)", pct(out.P), out.Method))
 	}
 	return view, nil
 }

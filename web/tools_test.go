@@ -56,7 +56,7 @@ func TestToolForms(t *testing.T) {
 			[]string{"<th scope=\"col\">normalised</th>", "overround_pct"}},
 		{"combine_forecasts", url.Values{"forecasts": {"agent:scout, 0.62\nagent:skeptic, 35%\nperson, 55, 2\n0.5"}, "method": {"median"}, "extremize": {""}, "disagree_pts": {"10"}},
 			`{"forecasts":[{"who":"agent:scout","p":0.62},{"who":"agent:skeptic","p":"35%"},{"who":"person","p":55,"weight":2},{"p":0.5}],"method":"median","disagree_pts":10}`,
-			[]string{`<svg class="plot scale"`, ">agent:scout</text>", "pooled (median)"}},
+			[]string{`<svg class="plot scale"`, ">agent:scout</text>", "% (median)</text>"}},
 		{"bayes_update", url.Values{"prior": {"30%"}, "evidence": {"poll lead, 2\nendorsement, 0.6, 0.3\n1.5"}},
 			`{"prior":"30%","evidence":[{"label":"poll lead","lr":2},{"label":"endorsement","p_if_yes":0.6,"p_if_no":0.3},{"lr":1.5}]}`,
 			[]string{"<code>steps</code>", "posterior"}},

@@ -44,7 +44,7 @@ func TestPages(t *testing.T) {
 		{"unknown prediction", "/predictions/0190f5a2-7b3c-7d4e-8f90-123456789abc", 404, []string{"No prediction has the id"}, nil},
 		{"malformed prediction id", "/predictions/%3Cscript%3E", 404, []string{"No prediction has the id &#34;&lt;script&gt;&#34;."}, []string{"<script>\""}},
 		{"agents", "/agents", 200, []string{`<table class="data agents" id="agents">`, "Oracle One", "oracle-1", escapedXSS, "Trust", "Brier", "Accuracy"}, []string{xss}},
-		{"agent", "/agents/oracle-1", 200, []string{"<h1>Oracle One</h1>", `<svg class="plot calibration"`, "perfect calibration", "14 of 26 predictions", `id="calibration"`}, nil},
+		{"agent", "/agents/oracle-1", 200, []string{"<h1>Oracle One</h1>", `<svg class="plot calibration"`, "perfect calibration", "20 of 26 predictions", `id="calibration"`}, nil},
 		{"agent without resolutions", "/agents/skeptic", 200, []string{"No prediction of this agent is resolved yet"}, []string{"<svg"}},
 		{"agent with script name", "/agents/xss-agent", 200, []string{"<h1>" + escapedXSS + "</h1>"}, []string{xss}},
 		{"unknown agent", "/agents/nobody", 404, []string{"No agent has the id &#34;nobody&#34;."}, nil},
