@@ -94,7 +94,7 @@ type scaleForecast struct {
 
 // Combine scale geometry.
 const (
-	scaleLeft, scaleRight, scaleWidth = 22.0, 458.0, 480.0
+	scaleLeft, scaleRight, scaleWidth = 20.0, 340.0, 360.0
 	scaleAxisY                        = 56.0
 	scaleLabelRows                    = 6
 )
@@ -158,7 +158,9 @@ func combineSVG(fs []scaleForecast, pooled float64, pooledLabel string) template
 	for i := 0; i <= 10; i++ {
 		p := float64(i) / 10
 		line(&b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#444"/>`, x(p), scaleAxisY-4, x(p), scaleAxisY+4)
-		line(&b, `<text x="%.1f" y="%.1f" text-anchor="middle" font-size="13" fill="#444">%d%%</text>`, x(p), scaleAxisY-12, i*10)
+		if i%2 == 0 { // labels every 20%, so that they fit on a phone
+			line(&b, `<text x="%.1f" y="%.1f" text-anchor="middle" font-size="13" fill="#444">%d%%</text>`, x(p), scaleAxisY-12, i*10)
+		}
 	}
 	for i, f := range fs {
 		fill := `fill="#1f5fa8" fill-opacity="0.6"`
@@ -172,7 +174,7 @@ func combineSVG(fs []scaleForecast, pooled float64, pooledLabel string) template
 			esc(label(f, i)), pct(f.P), note, x(f.P), scaleAxisY, fill)
 		if rows[i] >= 0 {
 			ly := scaleAxisY + 26 + float64(rows[i])*18
-			line(&b, `<text x="%.1f" y="%.1f" text-anchor="middle" font-size="14" fill="#123d6e">%s</text>`, x(f.P), ly, esc(label(f, i)))
+			line(&b, `<text x="%.1f" y="%.1f" text-anchor="middle" font-size="13" fill="#123d6e">%s</text>`, x(f.P), ly, esc(label(f, i)))
 		}
 		b.WriteString(`</g>`)
 	}
@@ -180,12 +182,12 @@ func combineSVG(fs []scaleForecast, pooled float64, pooledLabel string) template
 	line(&b, `<g class="pooled"><line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#b5400b" stroke-width="3"/>`, px, scaleAxisY-14, px, scaleAxisY+14)
 	anchor := "middle"
 	switch {
-	case px < scaleLeft+100:
+	case px < scaleLeft+90:
 		anchor = "start"
-	case px > scaleRight-100:
+	case px > scaleRight-90:
 		anchor = "end"
 	}
-	line(&b, `<text x="%.1f" y="16" text-anchor="%s" font-size="15" font-weight="bold" fill="#b5400b">%s</text></g>`, px, anchor, esc(pooledLabel))
+	line(&b, `<text x="%.1f" y="16" text-anchor="%s" font-size="14" font-weight="bold" fill="#b5400b">%s</text></g>`, px, anchor, esc(pooledLabel))
 	b.WriteString(`</svg>`)
 	return template.HTML(b.String()) //nolint:gosec // numbers and escaped text only
 }
@@ -202,8 +204,8 @@ func label(f scaleForecast, i int) string {
 	return f.Who
 }
 
-// labelWidth estimates the width of a 14-pixel label.
-func labelWidth(s string) float64 { return 7.9 * float64(utf8.RuneCountInString(s)) }
+// labelWidth estimates the width of a 13-pixel label.
+func labelWidth(s string) float64 { return 7.3 * float64(utf8.RuneCountInString(s)) }
 
 func trimFloat(f float64) string {
 	return strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.3f", f), "0"), ".")

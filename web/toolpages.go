@@ -87,11 +87,11 @@ func textareaOf(f toolForm, field string, rows int) textarea {
 
 // toolResult is a successful call as a page shows it.
 type toolResult struct {
-	Summary string
-	Notes   []string
+	Summary  string
+	Notes    []string
 	Sections []section
-	Plot    template.HTML // calibration plot (score_forecasts, check_forecast_md)
-	Scale   template.HTML // combine_forecasts
+	Plot     template.HTML // calibration plot (score_forecasts, check_forecast_md)
+	Scale    template.HTML // combine_forecasts
 }
 
 // toolProblem is an *tools.InputError as a page shows it.
