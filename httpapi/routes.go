@@ -16,7 +16,15 @@ func (s *Server) routes() {
 	get := []string{http.MethodGet, http.MethodHead}
 
 	// Pages and published descriptions.
-	r.Handle("/", s.handle(s.landing)).Methods(get...)
+	if p := s.opt.Pages; p != nil {
+		for _, path := range []string{"/", "/predictions/{id}", "/agents", "/agents/{id}", "/tools", "/tools/{name}", "/settings"} {
+			r.Handle(path, p).Methods(get...)
+		}
+		r.Handle("/tools/{name}", p).Methods(http.MethodPost)
+		r.PathPrefix("/static/").Handler(p).Methods(get...)
+	} else {
+		r.Handle("/", s.handle(s.landing)).Methods(get...)
+	}
 	r.Handle("/terms", s.handle(s.termsPage)).Methods(get...)
 	r.Handle("/healthz", s.handle(s.healthz)).Methods(get...)
 	if s.opt.Metrics == MetricsHere && s.metrics != nil {

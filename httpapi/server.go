@@ -67,6 +67,13 @@ type Options struct {
 	// Metrics says where the Prometheus metrics are served. The zero
 	// value, [MetricsHere], serves them at [MetricsPath].
 	Metrics Metrics
+	// Pages, when non-nil, serves the pages for people (the web adapter's
+	// handler): GET and HEAD of /, /predictions/{id}, /agents,
+	// /agents/{id}, /tools, /tools/{name}, /settings and /static/..., and
+	// POST of /tools/{name} (a form too long for an address). Nil keeps the
+	// plain landing page at /. httpapi does not import the web adapter;
+	// cmd/predictions wires it.
+	Pages http.Handler
 }
 
 // Server is the HTTP API. It is an http.Handler; build it with [New].

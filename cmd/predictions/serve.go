@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -17,6 +18,7 @@ import (
 	"github.com/predictions-md/predictions/forecastfile"
 	"github.com/predictions-md/predictions/httpapi"
 	"github.com/predictions-md/predictions/mcpserver"
+	"github.com/predictions-md/predictions/web"
 )
 
 // Server timeouts: long enough for a 64 KB body on a slow link, short
@@ -73,7 +75,8 @@ func parseServe(args []string, getenv func(string) string, out io.Writer) (*serv
 	fs.Usage = func() {
 		fmt.Fprintln(out, "Usage: predictions serve [flags]")
 		fmt.Fprintln(out)
-		fmt.Fprintln(out, "Runs the whole service: the calculation tools under /api/v1, the agent board under /api,")
+		fmt.Fprintln(out, "Runs the whole service: the pages for people (/, /agents, /tools, /settings), the")
+		fmt.Fprintln(out, "calculation tools under /api/v1, the agent board under /api,")
 		fmt.Fprintln(out, "the settings catalog, the skill file, openapi.json, llms.txt, the manifest, /terms and")
 		fmt.Fprintln(out, "/healthz. It needs no setup: the board is a SQLite file, created on first start.")
 		fmt.Fprintln(out, "SIGINT or SIGTERM stops it after in-flight requests finish.")
@@ -183,6 +186,10 @@ func serve(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 		return err
 	}
 	opt.MCP = mcp
+
+	// Pages for people at /, /agents, /tools and /settings, reading the same board.
+	opt.Pages = web.New(web.Options{Board: store, BaseURL: cfg.baseURL, TrustProxy: cfg.trustProxy,
+		Contact: cmp.Or(opt.Contact, httpapi.DefaultContact), MCP: true, Logger: log})
 
 	api := httpapi.New(opt)
 	srv := &http.Server{

@@ -1,0 +1,426 @@
+package web_test
+
+import (
+	"context"
+	"fmt"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/log"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+	"github.com/predictions-md/predictions/httpapi"
+	"github.com/predictions-md/predictions/internal/tools"
+	"github.com/predictions-md/predictions/web"
+)
+
+// screenshotEnv names a directory that also receives the screenshots.
+const screenshotEnv = "PREDICTIONS_SCREENSHOTS"
+
+// chromium returns the path of a Chromium or Chrome on PATH, or "".
+func chromium() string {
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	return ""
+}
+
+// browser is one headless Chromium shared by the subtests, each of which
+// opens its own tab.
+type browser struct {
+	ctx   context.Context
+	base  string
+	shots []string // directories the screenshots go to
+}
+
+// tab opens a tab that records script errors and Content-Security-Policy
+// violations; the subtest fails if there are any.
+func (b *browser) tab(t *testing.T) context.Context {
+	t.Helper()
+	ctx, cancel := chromedp.NewContext(b.ctx)
+	t.Cleanup(cancel)
+	var mu sync.Mutex
+	var problems []string
+	if err := chromedp.Listen(ctx, func(ev any) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch e := ev.(type) {
+		case *runtime.EventExceptionThrown:
+			d := e.ExceptionDetails
+			msg := d.Text
+			if d.Exception != nil {
+				msg += " " + d.Exception.Description
+			}
+			problems = append(problems, fmt.Sprintf("script error at %s:%d: %s", d.URL, d.LineNumber+1, msg))
+		case *log.EventEntryAdded:
+			if strings.Contains(e.Entry.Text, "Content Security Policy") {
+				problems = append(problems, "CSP: "+e.Entry.Text)
+			}
+		}
+	}); err != nil {
+		t.Fatalf("opening a tab: %v", err)
+	}
+	if err := chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		_, err := cdp.Call(ctx, tg, log.Enable, cdp.Empty{})
+		return err
+	})); err != nil {
+		t.Fatalf("enabling the log: %v", err)
+	}
+	t.Cleanup(func() {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, p := range problems {
+			t.Errorf("in the browser: %s", p)
+		}
+	})
+	return ctx
+}
+
+// open navigates to path and checks the status.
+func (b *browser) open(t *testing.T, ctx context.Context, path string, status int) {
+	t.Helper()
+	resp, err := chromedp.Run(ctx, chromedp.NavigateResponse(b.base+path))
+	if err != nil {
+		t.Fatalf("navigating to %s: %v", path, err)
+	}
+	if int(resp.Status) != status {
+		t.Fatalf("GET %s in the browser: status %d, want %d", path, resp.Status, status)
+	}
+}
+
+// follow runs a step that navigates (a click on a link or a submit button)
+// and waits for the new page.
+func (b *browser) follow(t *testing.T, ctx context.Context, step chromedp.Action[chromedp.Void], status int) {
+	t.Helper()
+	resp, err := chromedp.RunResponse(ctx, step)
+	if err != nil {
+		t.Fatalf("following a link: %v", err)
+	}
+	if int(resp.Status) != status {
+		t.Fatalf("%s: status %d, want %d", resp.URL, resp.Status, status)
+	}
+}
+
+// shot saves a full-page PNG screenshot named name.png.
+func (b *browser) shot(t *testing.T, ctx context.Context, name string) {
+	t.Helper()
+	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Fatalf("screenshot %s: %v", name, err)
+	}
+	for _, dir := range b.shots {
+		if err := os.WriteFile(filepath.Join(dir, name+".png"), png, 0o644); err != nil {
+			t.Errorf("saving screenshot %s: %v", name, err)
+		}
+	}
+}
+
+// eval runs a JavaScript expression and returns its value.
+func eval[T any](t *testing.T, ctx context.Context, expr string) T {
+	t.Helper()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](expr))
+	if err != nil {
+		t.Fatalf("evaluating %s: %v", expr, err)
+	}
+	return v
+}
+
+// waitFor polls a JavaScript condition for up to five seconds.
+func waitFor(t *testing.T, ctx context.Context, cond string) {
+	t.Helper()
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](cond, chromedp.WithPollingTimeout(5*time.Second))); err != nil {
+		t.Fatalf("waiting for %s: %v", cond, err)
+	}
+}
+
+// phone makes the tab a 375 × 812 phone screen.
+func phone(t *testing.T, ctx context.Context) {
+	t.Helper()
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(375, 812, chromedp.EmulateMobile, chromedp.EmulateTouch)); err != nil {
+		t.Fatalf("phone viewport: %v", err)
+	}
+}
+
+// fitsWidth checks that nothing makes the page scroll sideways.
+func fitsWidth(t *testing.T, ctx context.Context, what string) {
+	t.Helper()
+	if w := eval[[]int](t, ctx, `[document.documentElement.scrollWidth, window.innerWidth]`); w[0] > w[1] {
+		t.Errorf("%s: the page is %d px wide on a %d px screen", what, w[0], w[1])
+	}
+}
+
+// TestBrowser drives the pages in headless Chromium, through the HTTP API
+// with the pages mounted as cmd/predictions serves them.
+func TestBrowser(t *testing.T) {
+	exe := chromium()
+	if exe == "" {
+		t.Skip("no chromium, chromium-browser or google-chrome on PATH: browser tests skipped (on Debian: apt-get install chromium)")
+	}
+	f := seed(t)
+	srv := httptest.NewServer(httpapi.New(httpapi.Options{Logger: discard, Board: f.store,
+		Pages: web.New(web.Options{Board: f.store, Now: f.clock.Now, MCP: true, Logger: discard})}))
+	t.Cleanup(srv.Close)
+
+	// One deadline for the whole browser, so a hung Chromium cannot hang the suite.
+	root, stop := context.WithTimeout(context.Background(), 2*time.Minute)
+	t.Cleanup(stop)
+	alloc, cancelAlloc := chromedp.NewExecAllocator(root,
+		chromedp.ExecPath(exe),
+		chromedp.Headless,
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.NoFirstRun,
+		chromedp.NoDefaultBrowserCheck,
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(1280, 900),
+	)
+	t.Cleanup(cancelAlloc)
+	bctx, cancelBrowser := chromedp.NewContext(alloc)
+	t.Cleanup(cancelBrowser)
+	if err := chromedp.Do(bctx); err != nil {
+		t.Fatalf("starting %s: %v", exe, err)
+	}
+	b := &browser{ctx: bctx, base: srv.URL, shots: []string{t.TempDir()}}
+	if dir := os.Getenv(screenshotEnv); dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		b.shots = append(b.shots, dir)
+	}
+	t.Cleanup(func() { t.Logf("screenshots in %s", strings.Join(b.shots, " and ")) })
+
+	t.Run("feed filters, sorts and pages", func(t *testing.T) {
+		ctx := b.tab(t)
+		b.open(t, ctx, "/?limit=5", 200)
+		titles := func() []string {
+			return eval[[]string](t, ctx, `[...document.querySelectorAll('#feed h2 a')].map(a => a.textContent)`)
+		}
+		first := titles()
+		if len(first) != 5 {
+			t.Fatalf("first page: %d predictions, want 5", len(first))
+		}
+		b.shot(t, ctx, "feed")
+
+		b.follow(t, ctx, chromedp.Click(`//p[@id="domains"]/a[normalize-space(.)="Science"]`), 200)
+		domains := eval[[]string](t, ctx, `[...document.querySelectorAll('#feed .domain')].map(e => e.textContent)`)
+		if len(domains) == 0 || slices.ContainsFunc(domains, func(d string) bool { return d != "Science" }) {
+			t.Errorf("after the Science filter: domains %q", domains)
+		}
+		if slices.Equal(titles(), first) {
+			t.Errorf("the Science filter did not change the list")
+		}
+
+		b.follow(t, ctx, chromedp.Click(`//p[@id="sorts"]/a[normalize-space(.)="confidence"]`), 200)
+		if loc := eval[string](t, ctx, `location.search`); !strings.Contains(loc, "domain=Science") || !strings.Contains(loc, "sort=confidence") {
+			t.Errorf("after sorting: address %q, want the domain kept and the sort set", loc)
+		}
+		confs := eval[[]string](t, ctx, `[...document.querySelectorAll('#feed .conf')].map(e => e.textContent)`)
+		var ps []float64
+		for _, c := range confs {
+			p, err := strconv.ParseFloat(strings.TrimSuffix(c, "%"), 64)
+			if err != nil {
+				t.Fatalf("confidence %q: %v", c, err)
+			}
+			ps = append(ps, p)
+		}
+		if !slices.IsSortedFunc(ps, func(a, b float64) int { return int(b - a) }) {
+			t.Errorf("sorted by confidence: %v is not highest first", confs)
+		}
+		b.shot(t, ctx, "feed-science-confidence")
+
+		page1 := titles()
+		b.follow(t, ctx, chromedp.Click(chromedp.CSS(`a[rel=next]`)), 200)
+		if r := eval[string](t, ctx, `document.getElementById('range').textContent`); !strings.HasPrefix(r, "Showing 6–") {
+			t.Errorf("next page: %q", r)
+		}
+		if page2 := titles(); len(page2) == 0 || slices.Contains(page1, page2[0]) {
+			t.Errorf("next page %q overlaps the first %q", page2, page1)
+		}
+		b.follow(t, ctx, chromedp.Click(chromedp.CSS(`a[rel=prev]`)), 200)
+		if got := titles(); !slices.Equal(got, page1) {
+			t.Errorf("previous page: %q, want %q", got, page1)
+		}
+	})
+
+	t.Run("feed on a phone", func(t *testing.T) {
+		ctx := b.tab(t)
+		phone(t, ctx)
+		b.open(t, ctx, "/", 200)
+		fitsWidth(t, ctx, "feed")
+		b.shot(t, ctx, "feed-phone")
+	})
+
+	t.Run("script in stored text stays text", func(t *testing.T) {
+		ctx := b.tab(t)
+		b.open(t, ctx, "/predictions/"+f.xssID, 200)
+		if got := eval[string](t, ctx, `typeof window.pwned`); got != "undefined" {
+			t.Errorf("window.pwned is %s: the stored script ran", got)
+		}
+		for _, sel := range []string{"h1", "#body", ".facts a.agent"} {
+			if got := eval[string](t, ctx, `document.querySelector('`+sel+`').textContent.trim()`); got != xss {
+				t.Errorf("%s shows %q, want the text %q", sel, got, xss)
+			}
+		}
+		b.shot(t, ctx, "prediction-script")
+		b.open(t, ctx, "/", 200)
+		if got := eval[string](t, ctx, `typeof window.pwned`); got != "undefined" {
+			t.Errorf("feed: window.pwned is %s", got)
+		}
+	})
+
+	t.Run("prediction with a thread", func(t *testing.T) {
+		ctx := b.tab(t)
+		b.open(t, ctx, "/predictions/"+f.thread, 200)
+		if n := eval[int](t, ctx, `document.querySelectorAll('ul.thread ul.thread ul.thread > li').length`); n != 1 {
+			t.Errorf("replies nested three deep: %d, want 1", n)
+		}
+		if got := eval[string](t, ctx, `document.querySelector('ul.thread .flag').textContent`); got != "flagged: instructions" {
+			t.Errorf("flag label %q", got)
+		}
+		b.shot(t, ctx, "prediction")
+		b.open(t, ctx, "/predictions/"+f.resolve, 200)
+		if got := eval[string](t, ctx, `document.getElementById('outcome').textContent`); !strings.Contains(got, "Resolved") {
+			t.Errorf("outcome %q", got)
+		}
+		b.shot(t, ctx, "prediction-resolved")
+	})
+
+	t.Run("agents and a calibration plot", func(t *testing.T) {
+		ctx := b.tab(t)
+		b.open(t, ctx, "/agents", 200)
+		if n := eval[int](t, ctx, `document.querySelectorAll('#agents tbody tr').length`); n != 4 {
+			t.Errorf("agents table: %d rows, want 4", n)
+		}
+		b.shot(t, ctx, "agents")
+		b.follow(t, ctx, chromedp.Click(`//table[@id="agents"]//a[normalize-space(.)="Oracle One"]`), 200)
+		if n := eval[int](t, ctx, `document.querySelectorAll('svg.calibration g.bin circle').length`); n == 0 {
+			t.Errorf("calibration plot has no points")
+		}
+		b.shot(t, ctx, "agent")
+	})
+
+	t.Run("tools", func(t *testing.T) {
+		ctx := b.tab(t)
+		b.open(t, ctx, "/tools", 200)
+		b.shot(t, ctx, "tools")
+		// The first form is sent from the list of all tools, the others
+		// from each tool's own page (the same form, filled the same).
+		for i, tl := range tools.All() {
+			if i > 0 {
+				b.open(t, ctx, "/tools/"+tl.Name, 200)
+			}
+			b.follow(t, ctx, chromedp.Click(chromedp.CSS(fmt.Sprintf(`#form-%s button[type=submit]`, tl.Name))), 200)
+			if got := eval[string](t, ctx, `document.getElementById('summary').textContent`); got == "" {
+				t.Errorf("%s: empty summary", tl.Name)
+			}
+			switch tl.Name {
+			case "combine_forecasts":
+				if n := eval[int](t, ctx, `document.querySelectorAll('svg.scale g.forecast').length`); n != 3 {
+					t.Errorf("combine scale: %d forecasts, want 3", n)
+				}
+			case "score_forecasts":
+				if n := eval[int](t, ctx, `document.querySelectorAll('svg.calibration').length`); n != 1 {
+					t.Errorf("score_forecasts: %d calibration plots, want 1", n)
+				}
+			}
+			b.shot(t, ctx, "tool-"+tl.Name)
+		}
+
+		b.open(t, ctx, "/tools/check_forecast_md", 200)
+		if err := chromedp.Do(ctx, chromedp.SetValue(`textarea[name=text]`, checkFile, chromedp.NodeVisible)); err != nil {
+			t.Fatal(err)
+		}
+		b.follow(t, ctx, chromedp.Click(chromedp.CSS(`form.tool button[type=submit]`)), 200)
+		if n := eval[int](t, ctx, `document.querySelectorAll('svg.calibration g.bin').length`); n == 0 {
+			t.Errorf("check_forecast_md of a resolved file: no calibration points")
+		}
+		b.shot(t, ctx, "tool-check_forecast_md-resolved")
+
+		b.open(t, ctx, "/tools/convert_odds", 200)
+		if err := chromedp.Do(ctx, chromedp.SetValue(`input[name=value]`, "abc", chromedp.NodeVisible)); err != nil {
+			t.Fatal(err)
+		}
+		b.follow(t, ctx, chromedp.Click(chromedp.CSS(`form.tool button[type=submit]`)), 400)
+		if got := eval[string](t, ctx, `document.getElementById('problem').textContent`); !strings.Contains(got, "value") || !strings.Contains(got, "How to fix it") {
+			t.Errorf("error shown: %q", got)
+		}
+		b.shot(t, ctx, "tool-error")
+	})
+
+	t.Run("tool on a phone", func(t *testing.T) {
+		ctx := b.tab(t)
+		phone(t, ctx)
+		b.open(t, ctx, "/tools/combine_forecasts?forecasts=agent%3Ascout%2C+0.62%0Aagent%3Askeptic%2C+35%25%0Aperson%2C+55&method=geo_odds", 200)
+		fitsWidth(t, ctx, "combine_forecasts")
+		b.shot(t, ctx, "tool-combine_forecasts-phone")
+		b.open(t, ctx, "/tools", 200)
+		fitsWidth(t, ctx, "tools")
+	})
+
+	t.Run("settings builder", func(t *testing.T) {
+		ctx := b.tab(t)
+		b.open(t, ctx, "/settings", 200)
+		b.follow(t, ctx, chromedp.Click(chromedp.CSS(`input[name=preset][value=team]`)), 200)
+		if loc := eval[string](t, ctx, `location.search`); loc != "?preset=team" {
+			t.Errorf("picking team: address %q", loc)
+		}
+		before := eval[string](t, ctx, `document.getElementById('preview').textContent`)
+		if !strings.Contains(eval[string](t, ctx, `document.getElementById('changes').textContent`), "Nothing changes") {
+			t.Errorf("a fresh preset lists changes")
+		}
+		// Change a setting as a person would: the page updates without a reload.
+		eval[bool](t, ctx, `(() => { const s = document.getElementById('s-pool'); s.value = 'median'; s.dispatchEvent(new Event('change', {bubbles: true})); return true })()`)
+		waitFor(t, ctx, `document.getElementById('changes').textContent.includes('pool')`)
+		changes := eval[string](t, ctx, `document.querySelector('ul.changes').textContent`)
+		if !strings.Contains(changes, "geo_odds → median") {
+			t.Errorf("what will change: %q", changes)
+		}
+		after := eval[string](t, ctx, `document.getElementById('preview').textContent`)
+		if after == before || !strings.Contains(after, "median") {
+			t.Errorf("the skill file preview did not change with pool=median")
+		}
+		if n := eval[int](t, ctx, `document.querySelectorAll('.setting.changed').length`); n != 1 {
+			t.Errorf("%d settings marked changed, want 1", n)
+		}
+		if !strings.Contains(eval[string](t, ctx, `location.search`), "pool=median") {
+			t.Errorf("the address does not carry the change")
+		}
+		if n := eval[int](t, ctx, `document.querySelectorAll('#install').length`); n != 0 {
+			t.Errorf("install command shown before saying yes")
+		}
+		b.shot(t, ctx, "settings-changed")
+
+		b.follow(t, ctx, chromedp.Click(chromedp.CSS(`#confirm`)), 200)
+		install := eval[string](t, ctx, `document.getElementById('install').textContent`)
+		if !strings.Contains(install, "curl -fsSL") || !strings.Contains(install, "preset=team&pool=median") {
+			t.Errorf("install command %q", install)
+		}
+		if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`button[data-copy=install]`), chromedp.NodeVisible)); err != nil {
+			t.Fatalf("copy button: %v", err)
+		}
+		waitFor(t, ctx, `document.getElementById('copied').textContent !== ''`)
+		b.shot(t, ctx, "settings-confirmed")
+	})
+
+	t.Run("not found", func(t *testing.T) {
+		ctx := b.tab(t)
+		b.open(t, ctx, "/predictions/0190f5a2-7b3c-7d4e-8f90-123456789abc", 404)
+		b.shot(t, ctx, "not-found")
+	})
+}

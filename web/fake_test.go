@@ -1,0 +1,114 @@
+package web_test
+
+import (
+	"context"
+	"errors"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/predictions-md/predictions/board"
+	"github.com/predictions-md/predictions/web"
+)
+
+// fakeBoard serves one prediction with a thread of replies of any kind,
+// as a board with more reply kinds (debates, challenges) would.
+type fakeBoard struct {
+	p       board.Prediction
+	replies []board.Reply
+	err     error // returned by every method when set
+}
+
+func (f *fakeBoard) Feed(ctx context.Context, q board.FeedQuery) (board.Feed, error) {
+	return board.Feed{Predictions: []board.Prediction{f.p}, Total: 1, Limit: 20, Sort: board.SortRecent, Notes: []string{}}, f.err
+}
+
+func (f *fakeBoard) Prediction(ctx context.Context, id string) (board.Prediction, error) {
+	if f.err != nil {
+		return board.Prediction{}, f.err
+	}
+	if id != f.p.ID {
+		return board.Prediction{}, board.ErrNotFound
+	}
+	return f.p, nil
+}
+
+func (f *fakeBoard) Thread(ctx context.Context, id string) ([]board.Reply, error) {
+	return f.replies, f.err
+}
+
+func (f *fakeBoard) Reactions(ctx context.Context, id string) ([]board.Reaction, error) {
+	return nil, f.err
+}
+
+func (f *fakeBoard) Agents(ctx context.Context) ([]board.Agent, error) { return nil, f.err }
+
+func (f *fakeBoard) Agent(ctx context.Context, id string) (board.Agent, error) {
+	return board.Agent{}, errors.Join(board.ErrNotFound, f.err)
+}
+
+func (f *fakeBoard) Resolved(ctx context.Context, id string, limit int) ([]board.Prediction, error) {
+	return nil, f.err
+}
+
+func TestReplyKinds(t *testing.T) {
+	at := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	id := "0190f5a2-7b3c-7d4e-8f90-123456789abc"
+	reply := func(rid, parent, kind, body string) board.Reply {
+		return board.Reply{ID: rid, PredictionID: id, ParentID: parent, AgentID: "a1", AgentName: "a1",
+			Body: body, Kind: board.ReplyKind(kind), CreatedAt: at, Flags: []string{}}
+	}
+	fb := &fakeBoard{
+		p: board.Prediction{ID: id, AgentID: "a1", AgentName: "a1", Title: "T", Body: "B", Confidence: 0.5,
+			Timeframe: "2026", Domain: "AI", CreatedAt: at, Status: board.StatusOpen, Flags: []string{}},
+		replies: []board.Reply{
+			reply("r1", "", "plain", "plain reply"),
+			reply("r2", "r1", "debate", "[DEBATE] a debate"),
+			reply("r3", "r2", "challenge", "[CHALLENGE] a challenge"),
+			reply("r4", "", "Weird Kind<b>", "odd kind"),
+		},
+	}
+	srv := httptest.NewServer(web.New(web.Options{Board: fb, Logger: discard}))
+	t.Cleanup(srv.Close)
+	status, h, body := get(t, srv, "/predictions/"+id)
+	checkPage(t, "/predictions/"+id, h, body)
+	if status != 200 {
+		t.Fatalf("status %d\n%s", status, body)
+	}
+	for _, w := range []string{
+		`<span class="kind kind-debate">debate</span>`,
+		`<span class="kind kind-challenge">challenge</span>`,
+		`<span class="kind kind-weird-kind-b-">Weird Kind&lt;b&gt;</span>`,
+		// r3 answers r2, which answers r1: three nested lists.
+		`<ul class="thread">`,
+	} {
+		if !strings.Contains(body, w) {
+			t.Errorf("body lacks %q", w)
+		}
+	}
+	if strings.Contains(body, `kind-plain`) {
+		t.Errorf("plain replies get a label")
+	}
+	if i, j, k := strings.Index(body, "a debate"), strings.Index(body, "a challenge"), strings.Index(body, "odd kind"); !(i < j && j < k) {
+		t.Errorf("thread order: debate %d, challenge %d, odd %d", i, j, k)
+	}
+	if n := strings.Count(body, `<ul class="thread">`); n != 3 {
+		t.Errorf("%d nested thread lists, want 3", n)
+	}
+}
+
+// TestBoardFailure checks that a failing board gives a 500 page without
+// the error's detail.
+func TestBoardFailure(t *testing.T) {
+	fb := &fakeBoard{err: errors.New("database is on fire at 10.0.0.7")}
+	srv := httptest.NewServer(web.New(web.Options{Board: fb, Logger: discard}))
+	t.Cleanup(srv.Close)
+	for _, path := range []string{"/", "/agents", "/predictions/0190f5a2-7b3c-7d4e-8f90-123456789abc"} {
+		status, h, body := get(t, srv, path)
+		checkPage(t, path, h, body)
+		if status != 500 || strings.Contains(body, "fire") || !strings.Contains(body, "Something went wrong") {
+			t.Errorf("GET %s: status %d, body:\n%s", path, status, body)
+		}
+	}
+}

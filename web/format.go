@@ -1,0 +1,118 @@
+package web
+
+import (
+	"fmt"
+	"html/template"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+)
+
+// funcs are the template functions. None of them returns template.HTML for
+// text that came from a request or the board.
+var funcs = template.FuncMap{
+	"pct":       pct,
+	"pctp":      pctPtr,
+	"num":       num,
+	"nump":      numPtr,
+	"date":      date,
+	"flagLabel": flagLabel,
+	"kindClass": kindClass,
+	"plural":    plural,
+	"args":      textareaOf,
+	"sentence":  sentence,
+}
+
+// sentence capitalizes the first letter of s.
+func sentence(s string) string {
+	if s == "" {
+		return s
+	}
+	r, n := utf8.DecodeRuneInString(s)
+	return string(unicode.ToUpper(r)) + s[n:]
+}
+
+// pct writes a probability as a percent with at most one decimal: 0.7 →
+// "70%", 0.355 → "35.5%".
+func pct(p float64) string {
+	return strconv.FormatFloat(math.Round(p*1000)/10, 'f', -1, 64) + "%"
+}
+
+func pctPtr(p *float64) string {
+	if p == nil {
+		return "—"
+	}
+	return pct(*p)
+}
+
+// num writes a score with three decimals.
+func num(x float64) string { return strconv.FormatFloat(x, 'f', 3, 64) }
+
+func numPtr(x *float64) string {
+	if x == nil {
+		return "—"
+	}
+	return num(*x)
+}
+
+// date writes a time in UTC to the minute.
+func date(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") }
+
+// ago writes how long before now t was, roughly.
+func ago(now, t time.Time) string {
+	d := now.Sub(t)
+	switch {
+	case d < time.Minute:
+		return "just now"
+	case d < time.Hour:
+		return plural(int(d/time.Minute), "minute") + " ago"
+	case d < 48*time.Hour:
+		return plural(int(d/time.Hour), "hour") + " ago"
+	default:
+		return plural(int(d/(24*time.Hour)), "day") + " ago"
+	}
+}
+
+// plural writes n with the noun: "1 reply", "3 replies", "2 agents".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	switch {
+	case strings.HasSuffix(noun, "y") && !strings.HasSuffix(noun, "ey"):
+		noun = noun[:len(noun)-1] + "ies"
+	case strings.HasSuffix(noun, "s"):
+		noun += "es"
+	default:
+		noun += "s"
+	}
+	return fmt.Sprintf("%d %s", n, noun)
+}
+
+// flagLabel is the words shown for a stored flag.
+func flagLabel(flag string) string {
+	switch flag {
+	case "instruction_like":
+		return "flagged: instructions"
+	case "certainty_language":
+		return "flagged: certainty language"
+	}
+	return "flagged: " + strings.ReplaceAll(flag, "_", " ")
+}
+
+// kindClass turns any reply kind into a CSS class suffix of letters,
+// digits and hyphens, so that a new kind gets a label without code here.
+func kindClass(kind string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(kind) {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+			b.WriteRune(r)
+		} else {
+			b.WriteByte('-')
+		}
+	}
+	return b.String()
+}

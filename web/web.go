@@ -1,0 +1,258 @@
+package web
+
+import (
+	"bytes"
+	"context"
+	"embed"
+	"errors"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/predictions-md/predictions/board"
+	"github.com/predictions-md/predictions/internal/tools"
+)
+
+// Board is what the pages read from the agent board; *board.Store
+// implements it. The pages never write.
+type Board interface {
+	Feed(ctx context.Context, q board.FeedQuery) (board.Feed, error)
+	Prediction(ctx context.Context, id string) (board.Prediction, error)
+	Thread(ctx context.Context, predictionID string) ([]board.Reply, error)
+	Reactions(ctx context.Context, predictionID string) ([]board.Reaction, error)
+	Agents(ctx context.Context) ([]board.Agent, error)
+	Agent(ctx context.Context, id string) (board.Agent, error)
+	Resolved(ctx context.Context, agentID string, limit int) ([]board.Prediction, error)
+}
+
+// Options configure [New]. The zero value serves the tool and settings
+// pages, with a notice on the board pages that no board is configured.
+type Options struct {
+	// Board, when non-nil, is read by the feed, prediction and agent pages.
+	Board Board
+	// BaseURL is the public address of the service, such as
+	// "https://predictions.example.org", without a trailing slash. It goes
+	// into the settings page's link and install command. Empty means the
+	// scheme and host of each request.
+	BaseURL string
+	// TrustProxy makes an empty BaseURL honour X-Forwarded-Proto and
+	// X-Forwarded-Host, as the HTTP API does, so that both write the same
+	// skill-file link.
+	TrustProxy bool
+	// Now is the clock used for "2 hours ago". Nil means time.Now.
+	Now func() time.Time
+	// Contact is shown in the footer: an address (URL or mailto:) where
+	// people reach the operator. Empty shows none.
+	Contact string
+	// MCP says that the MCP endpoint is mounted at /mcp; the footer then
+	// names it.
+	MCP bool
+	// Logger receives the detail of every 500. Nil means slog.Default().
+	Logger *slog.Logger
+}
+
+// Limits of the pages.
+const (
+	// MaxFormBytes bounds the body of a tool form sent by POST (the forecast
+	// file checker's form): a 60,000-character file, percent-encoded.
+	MaxFormBytes = 256 << 10
+	// calibrationLimit is how many of an agent's latest resolved
+	// predictions its calibration plot reads.
+	calibrationLimit = board.MaxResolved
+)
+
+// contentSecurityPolicy allows scripts, styles and fetches from this origin
+// only: no inline script or style can run, so stored text that slipped
+// through escaping still could not execute.
+const contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
+	"connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+
+//go:embed templates/*.html
+var templateFS embed.FS
+
+//go:embed static
+var staticFS embed.FS
+
+// server is the handler New returns.
+type server struct {
+	opt    Options
+	log    *slog.Logger
+	now    func() time.Time
+	pages  map[string]*template.Template
+	static map[string]staticFile
+	mux    *http.ServeMux
+}
+
+// New returns the pages as an http.Handler. Templates and static files are
+// parsed and read once here; New panics if they are broken, which the
+// package tests rule out.
+func New(opt Options) http.Handler {
+	s := &server{opt: opt, log: opt.Logger, now: opt.Now}
+	s.opt.BaseURL = strings.TrimRight(opt.BaseURL, "/")
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	s.pages = parseTemplates()
+	s.static = readStatic()
+	s.mux = http.NewServeMux()
+	s.routes()
+	return s
+}
+
+// routes registers every page. GET patterns also match HEAD.
+func (s *server) routes() {
+	m := s.mux
+	m.HandleFunc("GET /{$}", s.handle(s.feed))
+	m.HandleFunc("GET /predictions/{id}", s.handle(s.prediction))
+	m.HandleFunc("GET /agents", s.handle(s.agents))
+	m.HandleFunc("GET /agents/{id}", s.handle(s.agent))
+	m.HandleFunc("GET /tools", s.handle(s.toolIndex))
+	m.HandleFunc("GET /tools/{name}", s.handle(s.tool))
+	m.HandleFunc("POST /tools/{name}", s.handle(s.tool))
+	m.HandleFunc("GET /settings", s.handle(s.settings))
+	m.HandleFunc("GET /static/{file}", s.serveStatic)
+	m.HandleFunc("/", s.handle(s.notFound))
+}
+
+// ServeHTTP serves the pages with the security headers every answer carries.
+func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h.Set("Content-Security-Policy", contentSecurityPolicy)
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Referrer-Policy", "same-origin")
+	s.mux.ServeHTTP(w, r)
+}
+
+// A pageError is an answer other than 200: its status and a message shown
+// on the error page (or next to a form).
+type pageError struct {
+	Status  int
+	Title   string
+	Field   string // the query parameter or form field at fault, if any
+	Message string
+	Hint    string
+}
+
+func (e *pageError) Error() string { return e.Message }
+
+func notFoundError(what, id string) *pageError {
+	return &pageError{Status: http.StatusNotFound, Title: "Not found",
+		Message: fmt.Sprintf("No %s has the id %q.", what, id)}
+}
+
+// handlerFunc renders a page or returns an error for the error page.
+type handlerFunc func(w http.ResponseWriter, r *http.Request) error
+
+// handle turns a handlerFunc into a handler: a *pageError gets its status
+// and message; any other error is a 500 whose detail goes to the log only.
+func (s *server) handle(h handlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		err := h(w, r)
+		if err == nil {
+			return
+		}
+		var pe *pageError
+		if !errors.As(err, &pe) {
+			s.log.ErrorContext(r.Context(), "web: page failed", "method", r.Method, "path", r.URL.Path, "error", err.Error())
+			pe = &pageError{Status: http.StatusInternalServerError, Title: "Something went wrong",
+				Message: "The page could not be built. Try again in a moment."}
+		}
+		if rerr := s.render(w, r, pe.Status, "error", pe.Title, "", pe); rerr != nil {
+			s.log.ErrorContext(r.Context(), "web: error page failed", "error", rerr.Error())
+			http.Error(w, pe.Message, pe.Status)
+		}
+	}
+}
+
+func (s *server) notFound(w http.ResponseWriter, r *http.Request) error {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		w.Header().Set("Allow", "GET, HEAD")
+		return &pageError{Status: http.StatusMethodNotAllowed, Title: "Method not allowed",
+			Message: r.Method + " is not allowed here.", Hint: "Pages are read with GET."}
+	}
+	return &pageError{Status: http.StatusNotFound, Title: "Not found",
+		Message: fmt.Sprintf("There is no page at %s.", r.URL.Path)}
+}
+
+// layout is what every page's frame shows.
+type layout struct {
+	Title      string
+	Nav        string // the active nav item
+	Name       string
+	Disclaimer string
+	Contact    string
+	MCP        bool
+	Board      bool // a board is configured
+	Data       any
+}
+
+// render executes the named page into a buffer and writes it with status.
+func (s *server) render(w http.ResponseWriter, r *http.Request, status int, page, title, nav string, data any) error {
+	t, ok := s.pages[page]
+	if !ok {
+		return fmt.Errorf("web: no template %q", page)
+	}
+	var b bytes.Buffer
+	if err := t.ExecuteTemplate(&b, "layout", layout{
+		Title: title, Nav: nav, Name: tools.Name, Disclaimer: tools.Disclaimer,
+		Contact: s.opt.Contact, MCP: s.opt.MCP, Board: s.opt.Board != nil, Data: data,
+	}); err != nil {
+		return err
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	h.Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	_, _ = w.Write(b.Bytes())
+	return nil
+}
+
+// baseURL is the service's public address for this request.
+func (s *server) baseURL(r *http.Request) string {
+	if s.opt.BaseURL != "" {
+		return s.opt.BaseURL
+	}
+	scheme, host := "http", r.Host
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	if s.opt.TrustProxy {
+		first := func(v string) string { v, _, _ = strings.Cut(v, ","); return strings.TrimSpace(v) }
+		if p := first(r.Header.Get("X-Forwarded-Proto")); p == "http" || p == "https" {
+			scheme = p
+		}
+		if h := first(r.Header.Get("X-Forwarded-Host")); h != "" {
+			host = h
+		}
+	}
+	if host == "" {
+		host = "localhost"
+	}
+	return scheme + "://" + host
+}
+
+// parseTemplates parses the partials (templates/_*.html: the layout, the
+// shared parts and the tool forms) with each page, once.
+func parseTemplates() map[string]*template.Template {
+	base := template.Must(template.New("pages").Funcs(funcs).ParseFS(templateFS, "templates/_*.html"))
+	names, err := fs.Glob(templateFS, "templates/*.html")
+	if err != nil {
+		panic(err)
+	}
+	pages := make(map[string]*template.Template)
+	for _, n := range names {
+		name := strings.TrimSuffix(strings.TrimPrefix(n, "templates/"), ".html")
+		if strings.HasPrefix(name, "_") {
+			continue
+		}
+		pages[name] = template.Must(template.Must(base.Clone()).ParseFS(templateFS, n))
+	}
+	return pages
+}

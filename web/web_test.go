@@ -1,0 +1,211 @@
+package web_test
+
+import (
+	"html"
+	"net/http"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/predictions-md/predictions/internal/tools"
+)
+
+// escapedXSS is how xss must appear in a page: as text.
+var escapedXSS = html.EscapeString(xss)
+
+func TestPages(t *testing.T) {
+	f := seed(t)
+	srv := newServer(t, f)
+	cases := []pageCase{
+		{"feed", "/", 200, []string{
+			"<h1>Board</h1>", "Showing 1–20 of 29 predictions in all domains.", escapedXSS,
+			`href="/?offset=20"`, `<span class="domain">AI</span>`, "flagged: instructions",
+			`href="/agents/xss-agent"`, "1 disagree", "4 replies",
+		}, []string{xss}},
+		{"feed by domain", "/?domain=science", 200, []string{"in Science.", `aria-current="true" class="active">Science</a>`, "Fusion start-up reaches Q &gt; 1"}, []string{"Question 01 resolves"}},
+		{"feed sorted by confidence", "/?sort=confidence&limit=1", 200, []string{"Showing 1–1 of 29", "Question 24 resolves yes", `href="/?limit=1&amp;offset=1&amp;sort=confidence"`}, nil},
+		{"feed sorted by popularity", "/?sort=popular&limit=1", 200, []string{"Fusion start-up"}, nil},
+		{"feed last page", "/?offset=20", 200, []string{"Showing 21–29 of 29", `href="/"`, `<span class="disabled">Next →</span>`}, nil},
+		{"feed past the end", "/?offset=100", 200, []string{"No predictions in all domains on this page."}, nil},
+		{"feed bad limit", "/?limit=abc", 400, []string{"limit is &#34;abc&#34;; it must be a whole number of at least 1.", "such as limit=20"}, nil},
+		{"feed bad offset", "/?offset=-1", 400, []string{"offset is &#34;-1&#34;; it must be a whole number of at least 0."}, nil},
+		{"feed bad domain", "/?domain=astrology", 400, []string{"domain", "astrology"}, []string{"domain=astrology"}},
+		{"feed bad sort", "/?sort=random", 400, []string{"sort", "random"}, nil},
+		{"feed big limit", "/?limit=500", 200, []string{"Showing 1–29 of 29", "clamped to 100"}, nil},
+		{"prediction", "/predictions/" + f.thread, 200, []string{
+			"<h1>Fusion start-up reaches Q &gt; 1</h1>", "25%", "Based on published milestones.\nSecond line.",
+			`<ul class="thread">`, "Which milestones?", "The ones in the 2025 report.", "flagged: instructions",
+			"1 agree", "1 disagree", "1 uncertain", "(4 replies)", escapedXSS,
+		}, []string{xss}},
+		{"prediction with script", "/predictions/" + f.xssID, 200, []string{"<h1>" + escapedXSS + "</h1>", "<title>" + escapedXSS + " · predictions</title>", `<div class="text" id="body">` + escapedXSS}, []string{xss}},
+		{"flagged prediction", "/predictions/" + f.flagged, 200, []string{`<span class="flag">flagged: instructions</span>`, html.EscapeString(injection)}, nil},
+		{"resolved prediction", "/predictions/" + f.resolve, 200, []string{`id="outcome"`, "Resolved", "resolved "}, nil},
+		{"unknown prediction", "/predictions/0190f5a2-7b3c-7d4e-8f90-123456789abc", 404, []string{"No prediction has the id"}, nil},
+		{"malformed prediction id", "/predictions/%3Cscript%3E", 404, []string{"No prediction has the id &#34;&lt;script&gt;&#34;."}, []string{"<script>\""}},
+		{"agents", "/agents", 200, []string{`<table class="data agents" id="agents">`, "Oracle One", "oracle-1", escapedXSS, "Trust", "Brier", "Accuracy"}, []string{xss}},
+		{"agent", "/agents/oracle-1", 200, []string{"<h1>Oracle One</h1>", `<svg class="plot calibration"`, "perfect calibration", "20 of 26 predictions", `id="calibration"`}, nil},
+		{"agent without resolutions", "/agents/skeptic", 200, []string{"No prediction of this agent is resolved yet"}, []string{"<svg"}},
+		{"agent with script name", "/agents/xss-agent", 200, []string{"<h1>" + escapedXSS + "</h1>"}, []string{xss}},
+		{"unknown agent", "/agents/nobody", 404, []string{"No agent has the id &#34;nobody&#34;."}, nil},
+		{"malformed agent id", "/agents/a%20b", 404, []string{"No agent has the id"}, nil},
+		{"unknown tool", "/tools/no_such_tool", 404, []string{"There is no tool named &#34;no_such_tool&#34;."}, nil},
+		{"settings", "/settings", 200, []string{"Settings builder", tools.DraftedSettingsRule, `id="preview"`}, nil},
+		{"unknown page", "/no/such/page", 404, []string{"There is no page at /no/such/page."}, nil},
+		{"unknown static file", "/static/nope.css", 404, []string{"There is no page"}, nil},
+	}
+	toolsCase := pageCase{"tools", "/tools", 200, nil, nil}
+	for _, tl := range tools.All() {
+		toolsCase.want = append(toolsCase.want, `id="form-`+tl.Name+`" action="/tools/`+tl.Name+`"`, html.EscapeString(tl.Title))
+	}
+	cases = append(cases, toolsCase)
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			status, h, body := get(t, srv, c.path)
+			if status != c.status {
+				t.Errorf("GET %s: status %d, want %d", c.path, status, c.status)
+			}
+			checkPage(t, c.path, h, body)
+			for _, w := range c.want {
+				if !strings.Contains(body, w) {
+					t.Errorf("GET %s: body lacks %q", c.path, w)
+				}
+			}
+			for _, a := range c.absent {
+				if strings.Contains(body, a) {
+					t.Errorf("GET %s: body has %q", c.path, a)
+				}
+			}
+			if t.Failed() {
+				t.Logf("body:\n%s", body)
+			}
+		})
+	}
+}
+
+// pageCase is a GET of a page and what its answer must (not) contain.
+type pageCase struct {
+	name   string
+	path   string
+	status int
+	want   []string // substrings of the body
+	absent []string
+}
+
+// scriptTag finds script elements; each must load a file (src), since
+// the Content-Security-Policy forbids inline script.
+var (
+	scriptTag = regexp.MustCompile(`<script\b[^>]*>`)
+	styleAttr = regexp.MustCompile(`<[^>]*\sstyle=`)
+)
+
+// checkPage checks what every page carries: HTML, the security headers,
+// the viewport, the navigation, the disclaimer and the terms link.
+func checkPage(t *testing.T, path string, h http.Header, body string) {
+	t.Helper()
+	if ct := h.Get("Content-Type"); ct != "text/html; charset=utf-8" {
+		t.Errorf("GET %s: Content-Type %q", path, ct)
+	}
+	csp := h.Get("Content-Security-Policy")
+	if !strings.Contains(csp, "script-src 'self'") || strings.Contains(csp, "unsafe-inline") {
+		t.Errorf("GET %s: Content-Security-Policy %q", path, csp)
+	}
+	if h.Get("X-Content-Type-Options") != "nosniff" {
+		t.Errorf("GET %s: no X-Content-Type-Options: nosniff", path)
+	}
+	for _, w := range []string{
+		`<meta name="viewport" content="width=device-width, initial-scale=1">`,
+		html.EscapeString(tools.Disclaimer), `<a href="/terms">Terms of service</a>`,
+		`>Board</a>`, `<a href="/agents"`, `<a href="/tools"`, `<a href="/settings"`,
+		`<a href="/llms.txt">`, `<a href="/openapi.json">`, `<a href="/predictions.md">`,
+		`<link rel="stylesheet" href="/static/style.css">`,
+	} {
+		if !strings.Contains(body, w) && !strings.Contains(body, strings.TrimSuffix(w, ">")) {
+			t.Errorf("GET %s: page lacks %q", path, w)
+		}
+	}
+	for _, tag := range scriptTag.FindAllString(body, -1) {
+		if tag != `<script src="/static/app.js" defer>` {
+			t.Errorf("GET %s: script element %q (only /static/app.js may run)", path, tag)
+		}
+	}
+	if m := styleAttr.FindString(body); m != "" {
+		t.Errorf("GET %s: inline style %q (the CSP forbids it)", path, m)
+	}
+}
+
+func TestNoBoard(t *testing.T) {
+	srv := newServer(t, nil)
+	for _, c := range []pageCase{
+		{"feed", "/", 200, []string{"The board is not configured on this server.", `href="/tools"`}, []string{`id="feed"`}},
+		{"agents", "/agents", 200, []string{"The board is not configured on this server."}, []string{`id="agents"`}},
+		{"prediction", "/predictions/0190f5a2-7b3c-7d4e-8f90-123456789abc", 404, []string{"This server has no agent board configured"}, nil},
+		{"agent", "/agents/oracle-1", 404, []string{"This server has no agent board configured"}, nil},
+		{"tools", "/tools", 200, []string{`id="form-convert_odds"`}, nil},
+		{"settings", "/settings?preset=team", 200, []string{`id="preview"`}, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			status, h, body := get(t, srv, c.path)
+			if status != c.status {
+				t.Errorf("GET %s: status %d, want %d", c.path, status, c.status)
+			}
+			checkPage(t, c.path, h, body)
+			for _, w := range c.want {
+				if !strings.Contains(body, w) {
+					t.Errorf("GET %s: body lacks %q", c.path, w)
+				}
+			}
+			for _, a := range c.absent {
+				if strings.Contains(body, a) {
+					t.Errorf("GET %s: body has %q", c.path, a)
+				}
+			}
+		})
+	}
+}
+
+func TestMethodsAndStatic(t *testing.T) {
+	srv := newServer(t, nil)
+	do := func(method, path string, header http.Header) *http.Response {
+		t.Helper()
+		req, _ := http.NewRequest(method, srv.URL+path, nil)
+		for k, v := range header {
+			req.Header[k] = v
+		}
+		resp, err := srv.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp
+	}
+	type answer struct {
+		Status      int
+		ContentType string
+	}
+	for _, c := range []struct {
+		method, path string
+		header       http.Header
+		want         answer
+	}{
+		{"HEAD", "/", nil, answer{200, "text/html; charset=utf-8"}},
+		{"HEAD", "/tools/convert_odds", nil, answer{200, "text/html; charset=utf-8"}},
+		{"POST", "/", nil, answer{405, "text/html; charset=utf-8"}},
+		{"DELETE", "/settings", nil, answer{405, "text/html; charset=utf-8"}},
+		{"GET", "/static/style.css", nil, answer{200, "text/css; charset=utf-8"}},
+		{"GET", "/static/app.js", nil, answer{200, "text/javascript; charset=utf-8"}},
+		{"GET", "/static/", nil, answer{404, "text/html; charset=utf-8"}},
+	} {
+		resp := do(c.method, c.path, c.header)
+		if diff := cmp.Diff(c.want, answer{resp.StatusCode, resp.Header.Get("Content-Type")}); diff != "" {
+			t.Errorf("%s %s (-want +got):\n%s", c.method, c.path, diff)
+		}
+	}
+	etag := do("GET", "/static/style.css", nil).Header.Get("ETag")
+	if etag == "" {
+		t.Fatal("no ETag on /static/style.css")
+	}
+	if resp := do("GET", "/static/style.css", http.Header{"If-None-Match": {etag}}); resp.StatusCode != http.StatusNotModified {
+		t.Errorf("GET /static/style.css with its ETag: status %d, want 304", resp.StatusCode)
+	}
+}
