@@ -189,7 +189,7 @@ func path(prefix string, stack []frame, k string) string {
 	if p != "" {
 		p += "."
 	}
-	return p + k
+	return p + keyName(k)
 }
 
 // location formats the location of the value being read in the innermost
@@ -202,12 +202,21 @@ func location(prefix string, stack []frame) string {
 			if b.Len() > 0 {
 				b.WriteByte('.')
 			}
-			b.WriteString(f.key)
+			b.WriteString(keyName(f.key))
 		} else {
 			b.WriteString("[" + strconv.Itoa(f.index) + "]")
 		}
 	}
 	return b.String()
+}
+
+// keyName is k as it appears in a field path: the empty key is written ""
+// so that the error still names a field.
+func keyName(k string) string {
+	if k == "" {
+		return `""`
+	}
+	return k
 }
 
 // badText returns the offset of the first byte of b that is not valid

@@ -305,7 +305,7 @@ func toolBadValues() []struct {
 }
 
 // spliceBody is the tool's example with field set to raw, keys sorted.
-func spliceBody(t *testing.T, tl *tools.Tool, field, raw string) string {
+func spliceBody(t testing.TB, tl *tools.Tool, field, raw string) string {
 	t.Helper()
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(tl.Example, &m); err != nil {
@@ -340,7 +340,7 @@ func spliceBody(t *testing.T, tl *tools.Tool, field, raw string) string {
 // spliceQuery is the tool's example as a query string, with field set to
 // the text of raw: a JSON string's contents (its bytes between the quotes
 // when it does not decode), else raw itself.
-func spliceQuery(t *testing.T, tl *tools.Tool, field, raw string) string {
+func spliceQuery(t testing.TB, tl *tools.Tool, field, raw string) string {
 	t.Helper()
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(tl.Example, &m); err != nil {
@@ -371,7 +371,7 @@ func spliceQuery(t *testing.T, tl *tools.Tool, field, raw string) string {
 // toolRows generates the rows of the seven tools: each bad value over POST
 // and GET, then the defects of a body, a query and a method every tool
 // must refuse alike.
-func toolRows(t *testing.T) []malformed {
+func toolRows(t testing.TB) []malformed {
 	var rows []malformed
 	for _, g := range toolBadValues() {
 		tl := tools.Lookup(g.tool)

@@ -12,7 +12,7 @@ import (
 )
 
 // newMCP is the MCP adapter as cmd/predictions mounts it at /mcp.
-func newMCP(t *testing.T) http.Handler {
+func newMCP(t testing.TB) http.Handler {
 	t.Helper()
 	h, err := mcpserver.Handler(mcpserver.Options{Logger: discard})
 	if err != nil {
