@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strings"
 	"time"
@@ -157,6 +158,13 @@ func serve(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	ln, err := net.Listen("tcp", cfg.addr)
 	if err != nil {
 		return err
+	}
+	if !cfg.trustProxy { // behind a proxy every connection comes from the proxy
+		terms := cfg.baseURL + "/terms"
+		if cfg.baseURL == "" {
+			terms = "/terms"
+		}
+		ln = limitConns(ln, maxConnsPerIP, netip.Addr.IsLoopback, terms)
 	}
 	log.Info("listening", "addr", ln.Addr().String(), "url", "http://"+ln.Addr().String(), "base_url", cfg.baseURL, "db", redactDSN(cfg.db))
 	errc := make(chan error, 1)
