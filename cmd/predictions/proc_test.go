@@ -11,7 +11,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -28,7 +27,7 @@ func buildBinary(t *testing.T) string {
 	t.Helper()
 	goTool, err := exec.LookPath("go")
 	if err != nil {
-		goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
+		t.Skipf("no go command on PATH to build the binary: %v", err)
 	}
 	bin := filepath.Join(t.TempDir(), "predictions")
 	out, err := exec.Command(goTool, "build", "-o", bin, ".").CombinedOutput()
