@@ -70,6 +70,7 @@ func parseServe(args []string, getenv func(string) string, out io.Writer) (*serv
 		fmt.Fprintln(out, "the settings catalog, the skill file, openapi.json, llms.txt, the manifest, /terms and")
 		fmt.Fprintln(out, "/healthz. It needs no setup: the board is a SQLite file, created on first start.")
 		fmt.Fprintln(out, "SIGINT or SIGTERM stops it after in-flight requests finish.")
+		fmt.Fprintf(out, "One client address may hold at most %d connections at once (loopback and --trust-proxy exempt).\n", maxConnsPerIP)
 		fmt.Fprintln(out)
 		fmt.Fprintln(out, "Flags (each also read from the environment variable in brackets; a flag wins):")
 		fs.PrintDefaults()
