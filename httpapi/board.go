@@ -577,6 +577,10 @@ func decodeBody[T any](w http.ResponseWriter, r *http.Request, c *call, schema *
 			hint := fmt.Sprintf("send %s as a JSON string", ute.Field)
 			if p := schema.Properties[ute.Field]; p != nil && (p.Type == "number" || slices.Contains(p.Types, "number")) {
 				want, hint = "a number", fmt.Sprintf("send %s as a JSON number, such as 0.75", ute.Field)
+				if n, ok := strings.CutPrefix(ute.Value, "number "); ok {
+					// A number out of float64's range, such as 1e400.
+					return v, &Error{Field: ute.Field, Problem: fmt.Sprintf("is %s, which is out of range", n), Hint: hint, Err: ErrBadRequest}
+				}
 			}
 			return v, &Error{Field: ute.Field, Problem: fmt.Sprintf("must be %s, not a JSON %s", want, ute.Value), Hint: hint, Err: ErrBadRequest}
 		}

@@ -10,26 +10,41 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 const jsonType = "application/json"
 
+// maxJSONDepth bounds how deeply objects and arrays may nest in a body or
+// in a query parameter's JSON. No input needs more than three levels; the
+// bound keeps the schema validator and the decoders from walking deep
+// structures that mean nothing to the service.
+const maxJSONDepth = 32
+
 // readObject reads a POST body: Content-Type, if present, must be JSON
-// (415); the body must fit in [MaxBodyBytes] (413) and hold exactly one
-// JSON object without duplicate keys (400).
+// (415); the body must fit in [MaxBodyBytes] (413, at once when the
+// Content-Length says so) and hold exactly one JSON object in UTF-8,
+// without duplicate keys and nested at most [maxJSONDepth] deep (400).
 func readObject(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	if ct := r.Header.Get("Content-Type"); ct != "" {
 		if err := checkMediaType(ct); err != nil {
 			return nil, err
 		}
 	}
+	tooLarge := &Error{Field: "body", Err: ErrTooLarge,
+		Problem: fmt.Sprintf("is larger than the limit of %d bytes (64 KB)", MaxBodyBytes),
+		Hint:    "send at most 65536 bytes: shorten the text or split the input over several requests"}
+	if r.ContentLength > MaxBodyBytes {
+		// Answer before reading: a client announcing more than the limit
+		// is refused without waiting for (or reading) what it sends.
+		tooLarge.Problem = fmt.Sprintf("is %d bytes long (Content-Length); the limit is %d bytes (64 KB)", r.ContentLength, MaxBodyBytes)
+		return nil, tooLarge
+	}
 	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			return nil, &Error{Field: "body", Err: ErrTooLarge,
-				Problem: fmt.Sprintf("is larger than the limit of %d bytes (64 KB)", MaxBodyBytes),
-				Hint:    "send at most 65536 bytes: shorten the text or split the input over several requests"}
+			return nil, tooLarge
 		}
 		return nil, &Error{Field: "body", Problem: "could not be read: " + err.Error(),
 			Hint: "send the whole body with its Content-Length", Err: ErrBadRequest}
@@ -75,6 +90,10 @@ func scanJSON(b []byte, prefix string, objectOnly bool) error {
 	if field == "" {
 		field = "body"
 	}
+	// encoding/json replaces invalid UTF-8 and lone UTF-16 surrogate
+	// escapes with U+FFFD without a word; find the first so that the
+	// string holding it is refused.
+	bad, what := badText(b)
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
 	var stack []frame
@@ -86,6 +105,30 @@ func scanJSON(b []byte, prefix string, objectOnly bool) error {
 			}
 			return &Error{Field: field, Problem: fmt.Sprintf("is not valid JSON: %v (at byte %d)", jsonErrText(err), dec.InputOffset()),
 				Hint: "send one JSON object, such as {\"value\":\"+150\"}; check quotes, commas and brackets", Err: ErrBadRequest}
+		}
+		if bad >= 0 && dec.InputOffset() > int64(bad) {
+			// The token just read holds the byte: a key or a string value.
+			at := location(prefix, stack)
+			if k, ok := tok.(string); ok && len(stack) > 0 && stack[len(stack)-1].object && stack[len(stack)-1].wantKey {
+				at = path(prefix, stack, k)
+			}
+			if at == "" {
+				at = field
+			}
+			return &Error{Field: at, Problem: fmt.Sprintf("%s (at byte %d of the %s)", what, bad, field),
+				Hint: "send text as UTF-8; a \\u escape of a UTF-16 surrogate must be followed by its other half, as in \\ud83d\\ude00", Err: ErrBadRequest, strict: true}
+		}
+		if d, ok := tok.(json.Delim); ok && (d == '{' || d == '[') && len(stack) >= maxJSONDepth {
+			// Name the top-level field rather than a path of 32 indices.
+			at := location(prefix, stack)
+			if i := strings.IndexAny(at[len(prefix):], ".["); i > 0 || (i == 0 && prefix != "") {
+				at = at[:len(prefix)+i]
+			}
+			if at == "" {
+				at = field
+			}
+			return &Error{Field: at, Problem: fmt.Sprintf("nests objects and arrays more than %d deep", maxJSONDepth),
+				Hint: "send the documented fields only; no input needs more than three levels of nesting", Err: ErrBadRequest, strict: true}
 		}
 		if first && objectOnly {
 			if d, ok := tok.(json.Delim); !ok || d != '{' {
@@ -104,7 +147,7 @@ func scanJSON(b []byte, prefix string, objectOnly bool) error {
 				for _, seen := range top.keys {
 					if seen == k {
 						return &Error{Field: path(prefix, stack, k), Problem: "is given more than once",
-							Hint: "send each key once in an object", Err: ErrBadRequest, dupKey: true}
+							Hint: "send each key once in an object", Err: ErrBadRequest, strict: true}
 					}
 				}
 				top.keys = append(top.keys, k)
@@ -142,26 +185,86 @@ func scanJSON(b []byte, prefix string, objectOnly bool) error {
 
 // path formats the location of key k in the innermost frame of stack.
 func path(prefix string, stack []frame, k string) string {
+	p := location(prefix, stack[:len(stack)-1])
+	if p != "" {
+		p += "."
+	}
+	return p + keyName(k)
+}
+
+// location formats the location of the value being read in the innermost
+// frame of stack, as forecasts[1].who; "" for the top-level value.
+func location(prefix string, stack []frame) string {
 	var b strings.Builder
 	b.WriteString(prefix)
-	for i, f := range stack {
-		if i == len(stack)-1 {
-			break
-		}
+	for _, f := range stack {
 		if f.object {
 			if b.Len() > 0 {
 				b.WriteByte('.')
 			}
-			b.WriteString(f.key)
+			b.WriteString(keyName(f.key))
 		} else {
 			b.WriteString("[" + strconv.Itoa(f.index) + "]")
 		}
 	}
-	if b.Len() > 0 {
-		b.WriteByte('.')
-	}
-	b.WriteString(k)
 	return b.String()
+}
+
+// keyName is k as it appears in a field path: the empty key is written ""
+// so that the error still names a field.
+func keyName(k string) string {
+	if k == "" {
+		return `""`
+	}
+	return k
+}
+
+// badText returns the offset of the first byte of b that is not valid
+// UTF-8, or of the first \u escape of a UTF-16 surrogate that is not half
+// of a pair, and what is wrong there; -1 when there is none. Outside
+// strings a backslash is a syntax error, so escapes are read wherever a
+// backslash appears.
+func badText(b []byte) (int, string) {
+	for i := 0; i < len(b); {
+		switch c := b[i]; {
+		case c == '\\':
+			r, ok := hex4(b, i+2)
+			if i+1 >= len(b) || b[i+1] != 'u' || !ok {
+				i += 2 // another escape; a malformed one is the decoder's to report
+				continue
+			}
+			if r >= 0xDC00 && r <= 0xDFFF {
+				return i, fmt.Sprintf("has a lone UTF-16 surrogate \\u%04x", r)
+			}
+			if r >= 0xD800 && r <= 0xDBFF {
+				lo, ok := hex4(b, i+8)
+				if !ok || b[i+6] != '\\' || b[i+7] != 'u' || lo < 0xDC00 || lo > 0xDFFF {
+					return i, fmt.Sprintf("has a lone UTF-16 surrogate \\u%04x", r)
+				}
+				i += 12
+				continue
+			}
+			i += 6
+		case c < utf8.RuneSelf:
+			i++
+		default:
+			r, n := utf8.DecodeRune(b[i:])
+			if r == utf8.RuneError && n == 1 {
+				return i, fmt.Sprintf("is not valid UTF-8 (byte 0x%02x)", c)
+			}
+			i += n
+		}
+	}
+	return -1, ""
+}
+
+// hex4 reads four hex digits at b[i:], as in a \u escape.
+func hex4(b []byte, i int) (rune, bool) {
+	if i < 0 || i+4 > len(b) {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(string(b[i:i+4]), 16, 16)
+	return rune(n), err == nil
 }
 
 // jsonErrText shortens encoding/json's messages.

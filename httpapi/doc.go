@@ -133,8 +133,15 @@
 //
 // A POST body must be exactly one JSON object: trailing data, another JSON
 // value and a key repeated in any object at any depth are 400s naming the
-// field. Duplicate keys inside URL-encoded JSON query values are refused
-// the same way.
+// field, and so are invalid UTF-8, a \u escape of a lone UTF-16 surrogate
+// (which encoding/json would silently turn into U+FFFD) and nesting deeper
+// than 32 levels. Duplicate keys and deep nesting inside URL-encoded JSON
+// query values are refused the same way; a query parameter that is not
+// UTF-8 once URL-decoded is a 400 naming it. A Content-Length over
+// [MaxBodyBytes] is a 413 before any of the body is read.
+//
+// Paths are matched as sent (no cleaning and no 301): /api/predictions/..
+// is a 404 naming the id, and a path with an encoded slash is a 404.
 //
 // # Middleware
 //

@@ -87,7 +87,10 @@ type Error struct {
 	// Err is the sentinel error that decides the status.
 	Err error
 
-	dupKey bool // a duplicate key in a JSON object
+	// strict marks defects of a query parameter's JSON that the GET
+	// handlers report themselves (a duplicate key, invalid UTF-8, too deep
+	// a nesting) rather than leave to the tool.
+	strict bool
 }
 
 // Error returns "field: problem".

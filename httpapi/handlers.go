@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/predictions-md/predictions/internal/tools"
 )
@@ -64,8 +65,12 @@ func (s *Server) writeResult(w http.ResponseWriter, r *http.Request, res *tools.
 	return nil
 }
 
-// settings serves the settings catalog.
+// settings serves the settings catalog. It takes no parameters, but a
+// malformed or overlong query gets the same 400 or 414 as elsewhere.
 func (s *Server) settings(w http.ResponseWriter, r *http.Request) error {
+	if _, err := parseQuery(r); err != nil {
+		return err
+	}
 	return s.writeResult(w, r, tools.SettingsCatalog())
 }
 
@@ -144,14 +149,30 @@ func parseQuery(r *http.Request) (url.Values, error) {
 			Problem: "is not a valid query string: " + err.Error(),
 			Hint:    "URL-encode each value, for example %2B150 for +150 and %25 for %"}
 	}
+	// Percent-decoding may yield any bytes; the tools and the board read
+	// text, and encoding/json would silently turn bad bytes into U+FFFD.
+	for k, vs := range q {
+		field := k
+		if !utf8.ValidString(k) {
+			field = "query"
+		}
+		for _, v := range append([]string{k}, vs...) {
+			if !utf8.ValidString(v) {
+				return nil, &Error{Field: field, Err: ErrBadRequest,
+					Problem: "is not valid UTF-8 once URL-decoded",
+					Hint:    "percent-encode the UTF-8 bytes of the text, for example %C3%A9 for é"}
+			}
+		}
+	}
 	return q, nil
 }
 
-// checkJSONValue reports a duplicate key in a query parameter's JSON; other
-// JSON defects are left to the tool, which names them.
+// checkJSONValue reports a duplicate key or too deep a nesting in a query
+// parameter's JSON; other JSON defects are left to the tool, which names
+// them.
 func checkJSONValue(v, field string) error {
 	if err := checkJSONAny([]byte(v), field); err != nil {
-		if e, ok := err.(*Error); ok && e.dupKey {
+		if e, ok := err.(*Error); ok && e.strict {
 			return err
 		}
 	}

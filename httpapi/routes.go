@@ -10,6 +10,10 @@ import (
 // names paths. A route's name is the llms.txt anchor its Problems link to.
 func (s *Server) routes() {
 	r := s.router
+	// Match paths as sent: no 301 from /a/../b to /b, so that a dot-dot or
+	// an encoded slash in an id is a 404 Problem rather than a redirect
+	// that turns a POST into a GET elsewhere.
+	r.SkipClean(true)
 	r.NotFoundHandler = s.handle(s.notFound)
 	r.MethodNotAllowedHandler = s.handle(s.methodNotAllowed)
 

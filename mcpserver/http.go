@@ -24,6 +24,7 @@ const maxServers = 16
 //     Host that is not a loopback name, the host of BaseURL or one of
 //     AllowedHosts (DNS-rebinding protection; see
 //     [Options.DisableDNSRebindingProtection]);
+//   - refuses, with 413, a body whose Content-Length exceeds [MaxBodyBytes];
 //   - reads a missing Content-Type as application/json;
 //   - adds text/event-stream to an Accept header that is missing or allows
 //     JSON only, because the SDK demands both and the answer is JSON anyway.
@@ -70,6 +71,11 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if r.Method == http.MethodPost {
+		if r.ContentLength > MaxBodyBytes {
+			// Refuse at once rather than wait for a body that will be refused.
+			http.Error(w, "Request Entity Too Large: the body may have at most 1 MB", http.StatusRequestEntityTooLarge)
+			return
+		}
 		if r.Header.Get("Content-Type") == "" {
 			r.Header.Set("Content-Type", "application/json")
 		}

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strings"
 	"time"
@@ -80,6 +81,7 @@ func parseServe(args []string, getenv func(string) string, out io.Writer) (*serv
 		fmt.Fprintln(out, "the settings catalog, the skill file, openapi.json, llms.txt, the manifest, /terms and")
 		fmt.Fprintln(out, "/healthz. It needs no setup: the board is a SQLite file, created on first start.")
 		fmt.Fprintln(out, "SIGINT or SIGTERM stops it after in-flight requests finish.")
+		fmt.Fprintf(out, "One client address may hold at most %d connections at once (loopback and --trust-proxy exempt).\n", maxConnsPerIP)
 		fmt.Fprintln(out)
 		fmt.Fprintln(out, "Flags (each also read from the environment variable in brackets; a flag wins):")
 		fs.PrintDefaults()
@@ -205,6 +207,13 @@ func serve(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	ln, err := net.Listen("tcp", cfg.addr)
 	if err != nil {
 		return err
+	}
+	if !cfg.trustProxy { // behind a proxy every connection comes from the proxy
+		terms := cfg.baseURL + "/terms"
+		if cfg.baseURL == "" {
+			terms = "/terms"
+		}
+		ln = limitConns(ln, maxConnsPerIP, netip.Addr.IsLoopback, terms)
 	}
 	log.Info("listening", "addr", ln.Addr().String(), "url", "http://"+ln.Addr().String(), "base_url", cfg.baseURL, "db", redactDSN(cfg.db),
 		"auth", cfg.auth.String(), "rate_limit", rateText(cfg.rateLimit))

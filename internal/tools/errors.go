@@ -1,9 +1,12 @@
 package tools
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/big"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -68,7 +71,14 @@ func inputErrorFrom(t *Tool, err error) *InputError {
 	leaf := ve
 	for len(leaf.Causes) > 0 {
 		if _, ok := leaf.ErrorKind.(*kind.AnyOf); ok {
-			break // report "must be a number or a string", not each branch
+			// A value of the right type for one branch that breaks one of
+			// its limits (a number above the maximum) is reported by that
+			// limit; otherwise "has the wrong type", not each branch.
+			if c := typedCause(leaf); c != nil {
+				leaf = c
+				continue
+			}
+			break
 		}
 		leaf = leaf.Causes[0]
 	}
@@ -84,10 +94,13 @@ func inputErrorFrom(t *Tool, err error) *InputError {
 		e.Problem = "is required"
 		e.Hint = "add " + strconv.Quote(k.Missing[0]) + exampleFor(t, e.Field)
 	case *kind.Type:
-		e.Problem = fmt.Sprintf("must be %s, not %s", article(strings.Join(k.Want, " or ")), article(k.Got))
+		e.Problem = fmt.Sprintf("must be %s, not %s", article(strings.Join(withoutNull(k.Want), " or ")), article(k.Got))
 		e.Hint = describe(fs) + exampleFor(t, field)
 	case *kind.AnyOf:
 		e.Problem = "has the wrong type"
+		if want, got := anyOfTypes(leaf); len(want) > 0 {
+			e.Problem = fmt.Sprintf("must be %s, not %s", article(strings.Join(withoutNull(want), " or ")), article(got))
+		}
 		e.Hint = describe(fs) + exampleFor(t, field)
 	case *kind.MinLength:
 		e.Problem = fmt.Sprintf("is %d characters long; it must be at least %d", k.Got, k.Want)
@@ -117,9 +130,54 @@ func inputErrorFrom(t *Tool, err error) *InputError {
 	return e
 }
 
-// decodeError turns a failure to decode validated JSON into the input type
-// (a number out of float64 range, say) into an InputError.
-func decodeError(err error) *InputError {
+// typedCause returns the branch of a failed anyOf whose type matched the
+// value, or nil when every branch failed on the type.
+func typedCause(ve *validator.ValidationError) *validator.ValidationError {
+	for _, c := range ve.Causes {
+		if _, ok := c.ErrorKind.(*kind.Type); ok {
+			continue
+		}
+		if len(c.Causes) == 1 {
+			if _, ok := c.Causes[0].ErrorKind.(*kind.Type); ok {
+				continue
+			}
+		}
+		return c
+	}
+	return nil
+}
+
+// anyOfTypes lists the types the branches of a failed anyOf wanted and the
+// type of the value, when every branch failed on the type.
+func anyOfTypes(ve *validator.ValidationError) (want []string, got string) {
+	for _, c := range ve.Causes {
+		for c != nil {
+			if k, ok := c.ErrorKind.(*kind.Type); ok {
+				want, got = append(want, k.Want...), k.Got
+				break
+			}
+			if len(c.Causes) != 1 {
+				return nil, ""
+			}
+			c = c.Causes[0]
+		}
+	}
+	return want, got
+}
+
+// withoutNull drops "null" from the types an optional field accepts: the
+// message names what to send, and null only means "not given".
+func withoutNull(types []string) []string {
+	out := slices.DeleteFunc(slices.Clone(types), func(t string) bool { return t == "null" })
+	if len(out) == 0 {
+		return types
+	}
+	return out
+}
+
+// decodeError turns a failure to decode validated JSON raw into the input
+// type (a number out of float64 range, say) into an InputError.
+func decodeError(err error, raw []byte) *InputError {
 	var ie *InputError
 	if errors.As(err, &ie) {
 		return ie
@@ -128,12 +186,39 @@ func decodeError(err error) *InputError {
 	if errors.As(err, &te) {
 		field := te.Field
 		if field == "" {
-			field = "body"
+			// Decoding into a map leaves Field empty: find the key by offset.
+			field = keyAt(raw, te.Offset)
 		}
-		return &InputError{Field: field, Problem: fmt.Sprintf("cannot be read as %s (%s)", te.Type, te.Value),
-			Hint: "send an ordinary number such as 0.62 or 62", Err: err}
+		problem := fmt.Sprintf("cannot be read as %s (%s)", te.Type, te.Value)
+		if n, ok := strings.CutPrefix(te.Value, "number "); ok {
+			problem = fmt.Sprintf("is %s, which is out of range", n)
+		}
+		return &InputError{Field: field, Problem: problem, Hint: "send an ordinary number such as 0.62 or 62", Err: err}
 	}
 	return &InputError{Field: "body", Problem: err.Error(), Hint: "send one JSON object", Err: err}
+}
+
+// keyAt returns the top-level key of the JSON object raw whose value holds
+// byte offset off (encoding/json reports an offset just past the value),
+// or "body".
+func keyAt(raw []byte, off int64) string {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return "body"
+	}
+	key := "body"
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil || dec.InputOffset() >= off {
+			break
+		}
+		key, _ = t.(string)
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			break
+		}
+	}
+	return key
 }
 
 // fieldPath formats an instance location as forecasts[2].p; the root is "".
@@ -233,10 +318,13 @@ func jsonString(v any) string {
 
 func fmtNum(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
 
-func ratString(r interface{ FloatString(int) string }) string {
+func ratString(r *big.Rat) string {
 	s := r.FloatString(6)
 	if strings.Contains(s, ".") {
 		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	}
+	if len(s) > 24 { // 1e400 as 1e+400, not four hundred digits
+		s = new(big.Float).SetRat(r).Text('g', 10)
 	}
 	return s
 }

@@ -129,7 +129,7 @@ func defineSchema[In, Out any](t Tool, in *jsonschema.Schema, example string, ru
 	t.run = func(ctx context.Context, raw []byte, notes []string) (*Result, error) {
 		var in In
 		if err := json.Unmarshal(raw, &in); err != nil {
-			return nil, decodeError(err)
+			return nil, decodeError(err, raw)
 		}
 		r := &Reply{Notes: notes}
 		out, err := run(ctx, &in, r)

@@ -1,0 +1,120 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"net/netip"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/predictions-md/predictions/httpapi"
+	"github.com/predictions-md/predictions/internal/tools"
+)
+
+// TestConnLimit: an address holding the maximum of connections gets a 429
+// Problem on the next one; once it closes one, it is served again. An
+// exempt address is not counted.
+func TestConnLimit(t *testing.T) {
+	const max = 3
+	for _, tc := range []struct {
+		name   string
+		exempt func(netip.Addr) bool
+		limit  bool
+	}{
+		{"counted", func(netip.Addr) bool { return false }, true},
+		{"exempt", netip.Addr.IsLoopback, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok") })}
+			go srv.Serve(limitConns(ln, max, tc.exempt, "https://p.example/terms"))
+			t.Cleanup(func() { srv.Close() })
+			addr := ln.Addr().String()
+
+			var held []net.Conn
+			for range max {
+				c, err := net.Dial("tcp", addr)
+				if err != nil {
+					t.Fatal(err)
+				}
+				held = append(held, c)
+				// A request answered proves the server has accepted the connection.
+				if got := getOn(t, c); got.StatusCode != 200 {
+					t.Fatalf("connection within the limit: %d", got.StatusCode)
+				}
+			}
+			defer func() {
+				for _, c := range held {
+					c.Close()
+				}
+			}()
+
+			c, err := net.Dial("tcp", addr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp := getOn(t, c)
+			c.Close()
+			if !tc.limit {
+				if resp.StatusCode != 200 {
+					t.Fatalf("exempt address: %d, want 200", resp.StatusCode)
+				}
+				return
+			}
+			if resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") == "" {
+				t.Fatalf("connection %d: %d Retry-After %q, want 429 with Retry-After", max+1, resp.StatusCode, resp.Header.Get("Retry-After"))
+			}
+			var p httpapi.Problem
+			if err := json.NewDecoder(resp.Body).Decode(&p); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.HasPrefix(p.Error, "connection: ") || p.Hint == "" || p.Disclaimer != tools.Disclaimer || p.Terms != "https://p.example/terms" {
+				t.Errorf("Problem = %+v", p)
+			}
+
+			// Closing one frees its slot once the server has seen the close.
+			held[0].Close()
+			held = held[1:]
+			deadline := time.Now().Add(10 * time.Second)
+			for {
+				c, err := net.Dial("tcp", addr)
+				if err != nil {
+					t.Fatal(err)
+				}
+				code := getOn(t, c).StatusCode
+				if code == 200 {
+					held = append(held, c)
+					break
+				}
+				c.Close()
+				if time.Now().After(deadline) {
+					t.Fatalf("still %d after a connection was closed", code)
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+		})
+	}
+}
+
+// getOn sends GET / on c and reads the answer.
+func getOn(t *testing.T, c net.Conn) *http.Response {
+	t.Helper()
+	_ = c.SetDeadline(time.Now().Add(10 * time.Second))
+	if _, err := io.WriteString(c, "GET / HTTP/1.1\r\nHost: x\r\n\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	resp.Body = io.NopCloser(strings.NewReader(string(b)))
+	return resp
+}

@@ -1,0 +1,165 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/uptrace/bun/driver/pgdriver"
+)
+
+// The tests in crash_test.go, shutdown_test.go and slowclient_test.go run
+// the real binary: built once per test with go build, started on a fresh
+// database, stopped by signals.
+
+// buildBinary builds this command into a temporary directory.
+func buildBinary(t *testing.T) string {
+	t.Helper()
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skipf("no go command on PATH to build the binary: %v", err)
+	}
+	bin := filepath.Join(t.TempDir(), "predictions")
+	out, err := exec.Command(goTool, "build", "-o", bin, ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// proc is a running server process.
+type proc struct {
+	cmd  *exec.Cmd
+	addr string // host:port it listens on
+	logs *syncBuffer
+	done chan struct{} // closed when the process has exited
+	err  error         // cmd.Wait's result, once done is closed
+}
+
+var listeningRE = regexp.MustCompile(`listening addr=(\S+)`)
+
+// startServer starts `predictions serve` on db (a SQLite file or a
+// postgres:// URL) on a free loopback port and waits until it listens.
+// The process is killed at the end of the test if it still runs. Rate
+// limits are off: these tests load the server from one address on purpose
+// (the limits have their own tests in httpapi).
+func startServer(t *testing.T, bin, db string, args ...string) *proc {
+	t.Helper()
+	p := &proc{logs: &syncBuffer{}, done: make(chan struct{})}
+	p.cmd = exec.Command(bin, append([]string{"serve", "--addr", "127.0.0.1:0", "--db", db, "--rate-limit", "off"}, args...)...)
+	p.cmd.Env = cleanEnv()
+	p.cmd.Stdout = p.logs
+	p.cmd.Stderr = p.logs
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		p.err = p.cmd.Wait()
+		close(p.done)
+	}()
+	t.Cleanup(func() {
+		select {
+		case <-p.done:
+		default:
+			_ = p.cmd.Process.Kill()
+			<-p.done
+		}
+	})
+	deadline := time.After(60 * time.Second)
+	for p.addr == "" {
+		if m := listeningRE.FindStringSubmatch(p.logs.String()); m != nil {
+			p.addr = m[1]
+			break
+		}
+		select {
+		case <-p.done:
+			t.Fatalf("server exited before listening (%v):\n%s", p.err, p.logs.String())
+		case <-deadline:
+			t.Fatalf("server did not listen within 60 s:\n%s", p.logs.String())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	return p
+}
+
+// url is the server's address with path appended.
+func (p *proc) url(path string) string { return "http://" + p.addr + path }
+
+// wait waits for the process to exit and returns its exit code (-1 when a
+// signal ended it).
+func (p *proc) wait(t *testing.T, within time.Duration) int {
+	t.Helper()
+	select {
+	case <-p.done:
+	case <-time.After(within):
+		t.Fatalf("server did not exit within %s:\n%s", within, p.logs.String())
+	}
+	var ee *exec.ExitError
+	if errors.As(p.err, &ee) {
+		return ee.ExitCode()
+	}
+	if p.err != nil {
+		t.Fatalf("wait: %v", p.err)
+	}
+	return 0
+}
+
+// cleanEnv is the test's environment without PREDICTIONS_* variables, so
+// that only the flags configure the server.
+func cleanEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "PREDICTIONS_") {
+			env = append(env, kv)
+		}
+	}
+	return env
+}
+
+// pgEnv names a PostgreSQL server for the tests, e.g.
+// postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable.
+const pgEnv = "PREDICTIONS_TEST_POSTGRES"
+
+// pgDatabase creates a fresh database on the server named by pgEnv, dropped
+// at the end of the test, and returns its URL. It skips the test when
+// pgEnv is unset.
+func pgDatabase(t *testing.T) string {
+	t.Helper()
+	admin := os.Getenv(pgEnv)
+	if admin == "" {
+		t.Skipf("%s is not set", pgEnv)
+	}
+	var b [6]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		t.Fatal(err)
+	}
+	name := "predictions_cmd_" + hex.EncodeToString(b[:])
+	db := sql.OpenDB(pgdriver.NewConnector(pgdriver.WithDSN(admin)))
+	ctx := context.Background()
+	if _, err := db.ExecContext(ctx, "CREATE DATABASE "+name); err != nil {
+		db.Close()
+		t.Fatalf("creating a database on %s: %v", pgEnv, err)
+	}
+	t.Cleanup(func() {
+		defer db.Close()
+		if _, err := db.ExecContext(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil {
+			t.Errorf("dropping %s: %v", name, err)
+		}
+	})
+	u, err := url.Parse(admin)
+	if err != nil {
+		t.Fatalf("%s: %v", pgEnv, err)
+	}
+	u.Path = "/" + name
+	return u.String()
+}
