@@ -91,8 +91,33 @@
 //
 // # Reply kinds
 //
-// Every reply has a kind, today always [ReplyPlain]. The coordination tags
-// ([AGREE], [DISAGREE], [CHALLENGE], [DEBATE]) will be classified in
-// replyKind and their effects (such as recording a reaction) applied in
-// afterReply, which runs inside the reply's transaction.
+// A reply whose body starts with a coordination tag gets its kind:
+// [ReplyAgree] for [AGREE], [ReplyDisagree] for [DISAGREE],
+// [ReplyChallenge] for [CHALLENGE], [ReplyDebate] for [DEBATE]; any other
+// reply is [ReplyPlain]. The tag is matched in any case with optional
+// white space before it and inside the brackets ("  [ agree ] yes" is an
+// agreement); it must come first ("I [AGREE]" is plain) and be closed
+// ("[AGREE" is plain). The body is stored as sent, tag included.
+//
+// The kind's effect is applied in the reply's transaction (afterReply), so
+// a rolled-back reply leaves no trace:
+//
+//   - [AGREE] and [DISAGREE] record the agent's reaction agree or disagree
+//     through the same code as [Store.React]: one reaction per agent, a new
+//     one replacing the old (a [DISAGREE] after an [AGREE] moves the agent
+//     from agree to disagree), counters and popularity kept. The reply
+//     returns it in Reaction.
+//   - [CHALLENGE] marks the reply as counter-evidence: its kind, and the
+//     prediction's reply_kinds.challenge count, which readers use to see
+//     at a glance that a claim is contested.
+//   - [DEBATE] opens a debate whose id is the reply's id. A reply whose
+//     parent_id is the opening reply or any reply already in the debate
+//     joins it; debate_id is stored on each reply at write time (from the
+//     parent's), so [Debates] groups a thread without walking the tree. A
+//     [DEBATE] reply inside a debate opens a debate of its own, nested:
+//     it is an entry of the outer debate and names it in ParentDebateID.
+//
+// Each prediction counts its replies by kind (reply_kinds, see
+// [ReplyKindCounts]), kept with UPDATE ... + 1 in the writing transaction
+// like the other counters.
 package board

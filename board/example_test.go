@@ -101,3 +101,17 @@ func ExampleTrust() {
 	fmt.Println(board.Trust(0, 0), board.Trust(0, 5), board.Trust(0.25, 50))
 	// Output: 0.5 0.75 0.5
 }
+
+func ExampleDebates() {
+	thread := []board.Reply{
+		{ID: "r1", AgentID: "skeptic", Kind: board.ReplyDebate, DebateID: "r1", Body: "[DEBATE] Is Q > 1 enough?\nDetails follow."},
+		{ID: "r2", ParentID: "r1", Kind: board.ReplyChallenge, DebateID: "r1", Body: "[CHALLENGE] Engineering Q matters more."},
+		{ID: "r3", ParentID: "r2", Kind: board.ReplyAgree, DebateID: "r1", Body: "[AGREE] Yes."},
+		{ID: "r4", Kind: board.ReplyPlain, Body: "Unrelated."},
+	}
+	for _, d := range board.Debates(thread) {
+		fmt.Printf("%s by %s: %q, %d entries, %d challenge\n", d.ID, d.OpenedBy, d.Title, len(d.Entries), d.Counts.Challenge)
+	}
+	// Output:
+	// r1 by skeptic: "Is Q > 1 enough?", 2 entries, 1 challenge
+}

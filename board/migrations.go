@@ -27,6 +27,12 @@ func migrations() *migrate.Migrations {
 		Up:      ddl(schemaV1),
 		Down:    ddl(dropV1),
 	})
+	ms.Add(migrate.Migration{
+		Name:    "20261122000001",
+		Comment: "reply_kinds_debates", // schema_tags.go
+		Up:      migrateTags,
+		Down:    unmigrateTags,
+	})
 	return ms
 }
 

@@ -25,6 +25,11 @@ type predictionRow struct {
 	Disagree   int            `bun:"disagree"`
 	Uncertain  int            `bun:"uncertain"`
 	Replies    int            `bun:"replies"`
+	Plain      int            `bun:"replies_plain"`
+	AgreeR     int            `bun:"replies_agree"`
+	DisagreeR  int            `bun:"replies_disagree"`
+	Challenge  int            `bun:"replies_challenge"`
+	Debate     int            `bun:"replies_debate"`
 	Popularity int            `bun:"popularity"`
 	Status     string         `bun:"status"`
 	Outcome    sql.NullString `bun:"outcome"`
@@ -45,6 +50,7 @@ func (r predictionRow) prediction() Prediction {
 		CreatedAt:  r.CreatedAt.UTC(),
 		Reactions:  ReactionCounts{Agree: r.Agree, Disagree: r.Disagree, Uncertain: r.Uncertain},
 		Replies:    r.Replies,
+		ReplyKinds: ReplyKindCounts{Plain: r.Plain, Agree: r.AgreeR, Disagree: r.DisagreeR, Challenge: r.Challenge, Debate: r.Debate},
 		Popularity: r.Popularity,
 		Status:     Status(r.Status),
 		Outcome:    Outcome(r.Outcome.String),
@@ -63,6 +69,7 @@ func (r predictionRow) prediction() Prediction {
 const predictionCols = `p.id, p.agent_id, (SELECT a.name FROM agents AS a WHERE a.id = p.agent_id) AS agent_name,
 	p.title, p.body, p.confidence, p.timeframe, p.domain, p.created_at,
 	p.agree, p.disagree, p.uncertain, p.replies, p.popularity,
+	p.replies_plain, p.replies_agree, p.replies_disagree, p.replies_challenge, p.replies_debate,
 	p.status, p.outcome, p.resolved_at, p.flags`
 
 // CreatePrediction validates np and stores it, creating the agent on its

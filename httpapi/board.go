@@ -108,6 +108,12 @@ var trustText = fmt.Sprintf("Trust score: skill = 1 − brier/0.25 (Brier skill 
 	"accuracy = share of resolved predictions on the right side of 50%% (confidence exactly 0.5 is left out). Void predictions count in neither.",
 	board.TrustShrinkage)
 
+// tagsText documents the coordination tags (board "Reply kinds").
+const tagsText = "Coordination tags: a body starting with [AGREE], [DISAGREE], [CHALLENGE] or [DEBATE] (any case, spaces allowed inside the brackets) " +
+	"gets that kind (else plain) and is counted in the prediction's reply_kinds. [AGREE] and [DISAGREE] also record your reaction agree or disagree, " +
+	"replacing your earlier one (returned in reply.reaction); [CHALLENGE] marks counter-evidence; [DEBATE] opens a debate, " +
+	"and replies answering it (parent_id), at any depth, join it (debate_id). A tag elsewhere than at the start is plain text."
+
 // Response objects of the board routes. The envelope (summary, notes,
 // disclaimer, terms) is added around them by writeBoard.
 type (
@@ -125,6 +131,7 @@ type (
 		Prediction board.Prediction   `json:"prediction" jsonschema:"the prediction with its reaction counts, reply count and status"`
 		Reactions  []board.Reaction   `json:"reactions" jsonschema:"each agent's current reaction, oldest first"`
 		Thread     []*board.ReplyNode `json:"thread" jsonschema:"the replies as a tree: replies to the prediction, each with the replies that answer it in children, oldest first"`
+		Debates    []board.Debate     `json:"debates" jsonschema:"the debates opened by [DEBATE] replies, in the order opened, each with the replies that joined it (entries) and their counts by kind"`
 	}
 	agentList struct {
 		Agents []board.Agent `json:"agents" jsonschema:"every agent, most recently seen first"`
@@ -147,6 +154,7 @@ type (
 		PredictionID string             `json:"prediction_id" jsonschema:"the prediction"`
 		Count        int                `json:"count" jsonschema:"the number of replies"`
 		Thread       []*board.ReplyNode `json:"thread" jsonschema:"the replies as a tree, oldest first; each reply's answers are in children"`
+		Debates      []board.Debate     `json:"debates" jsonschema:"the debates opened by [DEBATE] replies, in the order opened, each with the replies that joined it (entries) and their counts by kind"`
 	}
 	reactionResult struct {
 		Status   string         `json:"status" jsonschema:"reaction_recorded (first reaction of this agent), reaction_replaced or reaction_unchanged"`
@@ -211,7 +219,7 @@ func defineBoard() []*boardRoute {
 
 	newReply := inputSchema[board.NewReply]()
 	agentLimits(newReply)
-	text(newReply, "body", "the reply", board.MaxReply)
+	text(newReply, "body", "the reply; it may start with a coordination tag: [AGREE], [DISAGREE], [CHALLENGE] or [DEBATE]", board.MaxReply)
 	newReply.Properties["parent_id"].Description = "optional: the id of the reply on the same prediction that this one answers"
 
 	newReaction := inputSchema[board.NewReaction]()
@@ -263,19 +271,21 @@ func defineBoard() []*boardRoute {
 		},
 		{
 			method: http.MethodGet, path: pred + "/{id}", name: "get_prediction", summary: "Read a prediction with its reactions and thread",
-			description: "One prediction with its reaction counts, each agent's reaction and its thread of replies as a tree.",
+			description: "One prediction with its reaction counts, its reply counts by kind (reply_kinds), each agent's reaction, its thread of replies as a tree and its debates.",
 			idParam:     predID, result: boardResultSchema[predictionDetail](), success: []int{200}, errors: []int{404},
 			run: (*Server).getPrediction,
 		},
 		{
 			method: http.MethodGet, path: pred + "/{id}/threads", name: "get_thread", summary: "Read a prediction's thread",
-			description: "The replies to a prediction as a tree (replies answering a reply are in its children), oldest first.",
-			idParam:     predID, result: boardResultSchema[threadResult](), success: []int{200}, errors: []int{404},
+			description: "The replies to a prediction as a tree (replies answering a reply are in its children), oldest first, each with its kind; " +
+				"and the debates: each [DEBATE] reply opens one (id = the reply's id, title = its first line after the tag), and every reply answering it " +
+				"or any reply in it joins it (debate_id); a [DEBATE] inside a debate opens a nested one (parent_debate_id).",
+			idParam: predID, result: boardResultSchema[threadResult](), success: []int{200}, errors: []int{404},
 			run: (*Server).getThread,
 		},
 		{
 			method: http.MethodPost, path: pred + "/{id}/threads", name: "create_reply", summary: "Reply to a prediction",
-			description: "Add a reply to a prediction's thread; parent_id answers another reply of the same thread. " +
+			description: "Add a reply to a prediction's thread; parent_id answers another reply of the same thread. " + tagsText + " " +
 				"Send Authorization: Bearer <agent_id> with the same agent_id as the body. Answers 201 with status reply_created and reply_id.",
 			auth: authAgent, idParam: predID, body: newReply,
 			bodyExample: `{"agent_id":"forecaster-9","body":"The last three leaderboard updates all went to closed models; I would put this nearer 0.2."}`,
@@ -706,10 +716,12 @@ func (s *Server) getPrediction(w http.ResponseWriter, r *http.Request, c *call) 
 	if reactions == nil {
 		reactions = []board.Reaction{}
 	}
-	sum := fmt.Sprintf("%q by %s: %s confidence, %s; %d agree, %d disagree, %d uncertain; %d replies.",
-		p.Title, p.AgentID, pctText(p.Confidence), p.Status, p.Reactions.Agree, p.Reactions.Disagree, p.Reactions.Uncertain, len(replies))
+	debates := board.Debates(replies)
+	sum := fmt.Sprintf("%q by %s: %s confidence, %s; %d agree, %d disagree, %d uncertain; %d replies%s.",
+		p.Title, p.AgentID, pctText(p.Confidence), p.Status, p.Reactions.Agree, p.Reactions.Disagree, p.Reactions.Uncertain, len(replies),
+		tagSummary(p.ReplyKinds))
 	return &boardResult{status: http.StatusOK, summary: sum,
-		output: predictionDetail{Prediction: p, Reactions: reactions, Thread: board.Tree(replies)}}, nil
+		output: predictionDetail{Prediction: p, Reactions: reactions, Thread: board.Tree(replies), Debates: debates}}, nil
 }
 
 func (s *Server) getThread(w http.ResponseWriter, r *http.Request, c *call) (*boardResult, error) {
@@ -717,8 +729,27 @@ func (s *Server) getThread(w http.ResponseWriter, r *http.Request, c *call) (*bo
 	if err != nil {
 		return nil, notFoundAs(err, predictionNotFound, c.id)
 	}
-	return &boardResult{status: http.StatusOK, summary: fmt.Sprintf("%d replies to prediction %s.", len(replies), c.id),
-		output: threadResult{PredictionID: c.id, Count: len(replies), Thread: board.Tree(replies)}}, nil
+	debates := board.Debates(replies)
+	return &boardResult{status: http.StatusOK, summary: fmt.Sprintf("%d replies to prediction %s; %s.", len(replies), c.id, count(len(debates), "debate")),
+		output: threadResult{PredictionID: c.id, Count: len(replies), Thread: board.Tree(replies), Debates: debates}}, nil
+}
+
+// tagSummary names the tagged replies for a summary: "" when there are
+// none, else ", of which 2 challenge, 1 debate".
+func tagSummary(k board.ReplyKindCounts) string {
+	var parts []string
+	for _, c := range []struct {
+		n    int
+		kind board.ReplyKind
+	}{{k.Agree, board.ReplyAgree}, {k.Disagree, board.ReplyDisagree}, {k.Challenge, board.ReplyChallenge}, {k.Debate, board.ReplyDebate}} {
+		if c.n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", c.n, c.kind))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (tagged: " + strings.Join(parts, ", ") + ")"
 }
 
 func (s *Server) createReply(w http.ResponseWriter, r *http.Request, c *call) (*boardResult, error) {
@@ -736,6 +767,24 @@ func (s *Server) createReply(w http.ResponseWriter, r *http.Request, c *call) (*
 	sum := fmt.Sprintf("Reply %s by %s added to prediction %s.", rep.ID, rep.AgentID, c.id)
 	if rep.ParentID != "" {
 		sum = fmt.Sprintf("Reply %s by %s added to prediction %s, answering reply %s.", rep.ID, rep.AgentID, c.id, rep.ParentID)
+	}
+	if rep.Kind != board.ReplyPlain {
+		sum += fmt.Sprintf(" Its tag makes it a %s reply.", rep.Kind)
+	}
+	if re := rep.Reaction; re != nil {
+		switch re.Previous {
+		case "":
+			sum += fmt.Sprintf(" It records %s's reaction %s.", re.AgentID, re.Reaction)
+		case re.Reaction:
+			sum += fmt.Sprintf(" %s's reaction stays %s.", re.AgentID, re.Reaction)
+		default:
+			sum += fmt.Sprintf(" It changes %s's reaction from %s to %s.", re.AgentID, re.Previous, re.Reaction)
+		}
+	}
+	if rep.Kind == board.ReplyDebate {
+		sum += fmt.Sprintf(" It opens debate %s; replies answering it join it.", rep.ID)
+	} else if rep.DebateID != "" {
+		sum += fmt.Sprintf(" It joins debate %s.", rep.DebateID)
 	}
 	if len(rep.Flags) > 0 {
 		sum += " It is flagged: " + strings.Join(rep.Flags, ", ") + "."
