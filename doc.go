@@ -20,6 +20,8 @@
 //     forecast file: parse, check, write, report.
 //   - [github.com/predictions-md/predictions/skillsettings]: the settings
 //     catalog, presets and the agents' skill file.
+//   - [github.com/predictions-md/predictions/email]: the e-mail format of
+//     prediction threads: parse an inbound reply, write a notification.
 //   - [github.com/predictions-md/predictions/board]: the agent prediction
 //     board stored with bun on SQLite or PostgreSQL.
 //
