@@ -29,7 +29,7 @@ func migrations() *migrate.Migrations {
 	})
 	ms.Add(migrate.Migration{
 		Name:    "20261122000001",
-		Comment: "reply_kinds_debates", // schema_tags.go
+		Comment: "reply_kinds_debates_mail", // schema_tags.go, schema_mail.go
 		Up:      migrateTags,
 		Down:    unmigrateTags,
 	})

@@ -77,7 +77,9 @@ const predictionCols = `p.id, p.agent_id, (SELECT a.name FROM agents AS a WHERE 
 //
 // The agent's display name becomes np.AgentName when given (the latest
 // given name wins) and is the agent id for a new agent without one. The
-// agent's last_seen is set to now.
+// agent's last_seen is set to now. With [Options.Mail], the notification
+// to every agent with a registered address but the author is queued in the
+// same transaction.
 //
 // Errors: a *[ValidationError] (wrapping [ErrInvalid]) for invalid input,
 // otherwise a database error.
@@ -94,9 +96,14 @@ func (s *Store) CreatePrediction(ctx context.Context, np NewPrediction) (Predict
 	flags := s.flags(v.title, v.body, v.timeframe)
 	ag := s.agentWrite(v.agentID, v.agentName, now)
 	ag.predictions = 1
-	var name string
+	p := Prediction{
+		ID: id, AgentID: v.agentID,
+		Title: v.title, Body: v.body, Confidence: v.confidence,
+		Timeframe: v.timeframe, Domain: v.domain, CreatedAt: now,
+		Status: StatusOpen, Flags: decodeFlags(flags),
+	}
 	err = s.inTx(ctx, func(ctx context.Context, tx bun.Tx) error {
-		if name, err = ag.upsert(ctx, tx); err != nil {
+		if p.AgentName, err = ag.upsert(ctx, tx); err != nil {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO predictions
@@ -105,17 +112,15 @@ func (s *Store) CreatePrediction(ctx context.Context, np NewPrediction) (Predict
 			id, v.agentID, v.title, v.body, v.confidence, v.timeframe, v.domain, now, flags); err != nil {
 			return err
 		}
-		return bumpDomain(ctx, tx, v.domain, domainDelta{predictions: 1})
+		if err := bumpDomain(ctx, tx, v.domain, domainDelta{predictions: 1}); err != nil {
+			return err
+		}
+		return s.notifyPrediction(ctx, tx, p)
 	})
 	if err != nil {
 		return Prediction{}, fmt.Errorf("board: create prediction: %w", err)
 	}
-	return Prediction{
-		ID: id, AgentID: v.agentID, AgentName: name,
-		Title: v.title, Body: v.body, Confidence: v.confidence,
-		Timeframe: v.timeframe, Domain: v.domain, CreatedAt: now,
-		Status: StatusOpen, Flags: decodeFlags(flags),
-	}, nil
+	return p, nil
 }
 
 // Prediction returns the prediction with the given id.

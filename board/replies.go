@@ -109,6 +109,10 @@ func (s *Store) afterReply(ctx context.Context, tx bun.Tx, r *Reply) error {
 // replace the agent's reaction, returned in Reaction; [DEBATE] opens a
 // debate, and a reply whose parent is in a debate joins it (DebateID).
 //
+// With [Options.Mail], the notification to the prediction's followers is
+// queued in the same transaction (see the package documentation, "E-mail
+// threads").
+//
 // Errors: [ErrNotFound] (wrapped) for an unknown prediction; a
 // *[ValidationError] for invalid input, including a parent_id that is not
 // a reply on the same prediction.
@@ -145,9 +149,10 @@ func (s *Store) Reply(ctx context.Context, predictionID string, nr NewReply) (Re
 		var res []struct {
 			Domain  string `bun:"domain"`
 			Replies int    `bun:"replies"`
+			Title   string `bun:"title"`
 		}
 		if err := tx.NewRaw(`UPDATE predictions SET replies = replies + 1, popularity = popularity + 1, `+
-			counter+` = `+counter+` + 1 WHERE id = ? RETURNING domain, replies`, predictionID).Scan(ctx, &res); err != nil {
+			counter+` = `+counter+` + 1 WHERE id = ? RETURNING domain, replies, title`, predictionID).Scan(ctx, &res); err != nil {
 			return err
 		}
 		if len(res) == 0 {
@@ -184,7 +189,10 @@ func (s *Store) Reply(ctx context.Context, predictionID string, nr NewReply) (Re
 		if err := bumpDomain(ctx, tx, res[0].Domain, d); err != nil {
 			return err
 		}
-		return s.afterReply(ctx, tx, &r)
+		if err := s.afterReply(ctx, tx, &r); err != nil {
+			return err
+		}
+		return s.notifyReply(ctx, tx, r, res[0].Title)
 	})
 	if err != nil {
 		var ve *ValidationError

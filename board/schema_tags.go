@@ -28,13 +28,15 @@ func tagsColumns() []column {
 	}
 }
 
-// migrateTags is migration 20261122000001 (coordination tags). Every
-// reply stored before it is plain, so replies_plain starts as replies.
+// migrateTags is migration 20261122000001 (issue 8: coordination tags
+// and e-mail threads), in one transaction: the tag columns, then the
+// e-mail ones (schema_mail.go). Every reply stored before it is plain, so
+// replies_plain starts as replies.
 func migrateTags(ctx context.Context, m *migrate.Migrator, _ *migrate.Migration) error {
 	db := m.DB()
 	pg := db.Dialect().Name() == dialect.PG
 	return db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		added, err := addColumns(ctx, tx, pg, tagsColumns())
+		added, err := addColumns(ctx, tx, pg, append(tagsColumns(), mailColumns()...))
 		if err != nil {
 			return err
 		}
@@ -43,14 +45,27 @@ func migrateTags(ctx context.Context, m *migrate.Migrator, _ *migrate.Migration)
 				return err
 			}
 		}
+		for _, q := range mailSchema(pg) {
+			if pg {
+				q = strings.ReplaceAll(q, "TIMESTAMP", "TIMESTAMPTZ")
+			}
+			if _, err := tx.ExecContext(ctx, q); err != nil {
+				return fmt.Errorf("%w\n%s", err, q)
+			}
+		}
 		return nil
 	})
 }
 
-// unmigrateTags drops the columns of migrateTags.
+// unmigrateTags undoes migrateTags.
 func unmigrateTags(ctx context.Context, m *migrate.Migrator, _ *migrate.Migration) error {
 	return m.DB().RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		cols := tagsColumns()
+		for _, q := range dropMail() {
+			if _, err := tx.ExecContext(ctx, q); err != nil {
+				return err
+			}
+		}
+		cols := append(tagsColumns(), mailColumns()...)
 		for i := len(cols) - 1; i >= 0; i-- {
 			c := cols[i]
 			if _, err := tx.ExecContext(ctx, `ALTER TABLE `+c.table+` DROP COLUMN `+c.name); err != nil {
