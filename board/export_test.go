@@ -88,3 +88,10 @@ func UndoTagsMigration(ctx context.Context, s *Store) error {
 	_, err := s.write.ExecContext(ctx, `DELETE FROM board_migrations WHERE name = '20261122000001'`)
 	return err
 }
+
+// CheckEmail is checkEmail and NameFromEmail nameFromEmail, for the fuzz test.
+func CheckEmail(s string) (string, string, error) { return checkEmail(s) }
+func NameFromEmail(addr, display string) string   { return nameFromEmail(addr, display) }
+
+// CheckAgentName is checkAgentName.
+func CheckAgentName(s string) (string, error) { return checkAgentName(s) }

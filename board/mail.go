@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/predictions-md/predictions/email"
@@ -142,24 +143,28 @@ func checkEmail(s string) (addr, name string, err error) {
 }
 
 // nameFromEmail derives a display name from an address: its display name
-// if it has one, else its local part, cut to MaxAgentName characters and
-// cleaned of control characters.
+// if it has one, else its local part, cleaned of control characters and
+// cut to MaxAgentName characters; "" when nothing printable is left (the
+// caller then keeps the default, the agent id).
 func nameFromEmail(addr, display string) string {
-	n := strings.TrimSpace(display)
-	if n == "" {
-		n, _, _ = strings.Cut(addr, "@")
-	}
-	n = strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
-			return ' '
+	clean := func(n string) string {
+		n = strings.Map(func(r rune) rune {
+			if unicode.IsControl(r) {
+				return ' '
+			}
+			return r
+		}, n)
+		n = strings.Join(strings.Fields(n), " ")
+		if utf8.RuneCountInString(n) > MaxAgentName {
+			n = strings.TrimSpace(string([]rune(n)[:MaxAgentName]))
 		}
-		return r
-	}, n)
-	n = strings.Join(strings.Fields(n), " ")
-	if utf8.RuneCountInString(n) > MaxAgentName {
-		n = strings.TrimSpace(string([]rune(n)[:MaxAgentName]))
+		return n
 	}
-	return n
+	if n := clean(display); n != "" {
+		return n
+	}
+	local, _, _ := strings.Cut(addr, "@")
+	return clean(local)
 }
 
 // Register records an agent's e-mail address, creating the agent if it
@@ -188,7 +193,9 @@ func (s *Store) Register(ctx context.Context, r Registration) (Registered, error
 	}
 	given := name != ""
 	if !given {
-		name = nameFromEmail(addr, display)
+		if name = nameFromEmail(addr, display); name == "" {
+			name = r.AgentID
+		}
 	}
 	key := strings.ToLower(addr)
 	now := s.clock()

@@ -163,6 +163,10 @@ func TestNameFromEmailLong(t *testing.T) {
 	if r.Agent.Name != "Tab Name" {
 		t.Errorf("name = %q, want control characters turned into a space", r.Agent.Name)
 	}
+	r = mustRegister(t, s, "blank", "=?utf-8?q?=01=02?= <local@example.org>")
+	if r.Agent.Name != "local" {
+		t.Errorf("name = %q, want the local part when the display name is only control characters", r.Agent.Name)
+	}
 }
 
 func TestBackoff(t *testing.T) {
@@ -575,5 +579,31 @@ func TestReceiveMail(t *testing.T) {
 			t.Errorf("a refused message changed the tables (-before +after):\n%s", diff)
 		}
 		checkCounters(t, s)
+	})
+}
+
+// FuzzCheckEmail: an accepted address has an @ and fits the limit, and the
+// name derived from it is a valid agent_name; a refusal is a
+// ValidationError on email.
+func FuzzCheckEmail(f *testing.F) {
+	for _, s := range []string{"Ada Lovelace <ada@example.org>", "bob@example.org", "=?utf-8?q?=C3=A9?= <e@x.org>", "<@x>", "a@b"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		addr, display, err := board.CheckEmail(s)
+		if err != nil {
+			var ve *board.ValidationError
+			if !errors.As(err, &ve) || ve.Field != "email" || !errors.Is(err, board.ErrInvalid) {
+				t.Errorf("checkEmail(%q) = %v, want a ValidationError on email", s, err)
+			}
+			return
+		}
+		if !strings.Contains(addr, "@") || len(addr) > board.MaxEmail {
+			t.Errorf("checkEmail(%q) = %q", s, addr)
+		}
+		name := board.NameFromEmail(addr, display)
+		if got, err := board.CheckAgentName(name); err != nil || got != name {
+			t.Errorf("name %q derived from %q is not a valid agent_name: %v", name, s, err)
+		}
 	})
 }

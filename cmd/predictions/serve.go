@@ -17,6 +17,7 @@ import (
 	"github.com/predictions-md/predictions/forecastfile"
 	"github.com/predictions-md/predictions/httpapi"
 	"github.com/predictions-md/predictions/mcpserver"
+	"github.com/predictions-md/predictions/notify"
 )
 
 // Server timeouts: long enough for a 64 KB body on a slow link, short
@@ -40,6 +41,12 @@ type serveConfig struct {
 	moderatorToken string
 	trustProxy     bool
 	logFormat      string
+	smtpURL        string
+	mailFrom       string
+
+	// mailInterval is the sender's poll interval; 0 means
+	// notify.DefaultInterval. Tests shorten it; there is no flag.
+	mailInterval time.Duration
 }
 
 // parseServe reads flags, each defaulting to its PREDICTIONS_* environment
@@ -62,6 +69,7 @@ func parseServe(args []string, getenv func(string) string, out io.Writer) (*serv
 	trust := env("PREDICTIONS_TRUST_PROXY", "false")
 	fs.BoolVar(&cfg.trustProxy, "trust-proxy", trust == "1" || strings.EqualFold(trust, "true"), "honour X-Forwarded-Proto and X-Forwarded-Host (only behind a proxy that sets them) [PREDICTIONS_TRUST_PROXY]")
 	fs.StringVar(&cfg.logFormat, "log-format", env("PREDICTIONS_LOG_FORMAT", "text"), "log format: text or json [PREDICTIONS_LOG_FORMAT]")
+	mailFlags(fs, &cfg.smtpURL, &cfg.mailFrom, env)
 	fs.Usage = func() {
 		fmt.Fprintln(out, "Usage: predictions serve [flags]")
 		fmt.Fprintln(out)
@@ -69,6 +77,8 @@ func parseServe(args []string, getenv func(string) string, out io.Writer) (*serv
 		fmt.Fprintln(out, "the settings catalog, the skill file, openapi.json, llms.txt, the manifest, /terms and")
 		fmt.Fprintln(out, "/healthz. It needs no setup: the board is a SQLite file, created on first start.")
 		fmt.Fprintln(out, "SIGINT or SIGTERM stops it after in-flight requests finish.")
+		fmt.Fprintln(out, "With --smtp-url it e-mails agents that registered an address (POST /api/agents) about")
+		fmt.Fprintln(out, "new predictions and replies; their answers come back through 'predictions mail'.")
 		fmt.Fprintln(out)
 		fmt.Fprintln(out, "Flags (each also read from the environment variable in brackets; a flag wins):")
 		fs.PrintDefaults()
@@ -88,6 +98,12 @@ func parseServe(args []string, getenv func(string) string, out io.Writer) (*serv
 	}
 	if cfg.logFormat != "text" && cfg.logFormat != "json" {
 		return nil, fmt.Errorf("--log-format %q: use text or json", cfg.logFormat)
+	}
+	if cfg.mailFrom != "" && cfg.smtpURL == "" {
+		return nil, fmt.Errorf("--mail-from is set but --smtp-url is not: e-mail is sent only through an SMTP server")
+	}
+	if _, _, err := mailSetup(cfg.smtpURL, cfg.mailFrom, cfg.baseURL); err != nil {
+		return nil, err
 	}
 	return cfg, nil
 }
@@ -126,7 +142,11 @@ func serve(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 
 	// Board: opened (and migrated) before listening, closed after the
 	// last request has finished.
-	store, err := board.Open(ctx, cfg.db, board.Options{Flag: forecastfile.Flags})
+	mailOpt, smtpCfg, err := mailSetup(cfg.smtpURL, cfg.mailFrom, cfg.baseURL)
+	if err != nil {
+		return err
+	}
+	store, err := board.Open(ctx, cfg.db, board.Options{Flag: forecastfile.Flags, Mail: mailOpt})
 	if err != nil {
 		return fmt.Errorf("opening the board database %s: %w", redactDSN(cfg.db), err)
 	}
@@ -136,6 +156,24 @@ func serve(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 		}
 	}()
 	opt.Board = store
+
+	// E-mail: the sender drains the outbox in its own goroutine, never in
+	// a request; it stops after the HTTP server (so that replies accepted
+	// during the grace period are queued) and before the store closes.
+	if smtpCfg != nil {
+		snd := &notify.Sender{Outbox: store, SMTP: *smtpCfg, From: mailOpt.From.Address, Log: log, Interval: cfg.mailInterval}
+		sctx, stopSender := context.WithCancel(context.WithoutCancel(ctx))
+		stopped := make(chan struct{})
+		go func() {
+			defer close(stopped)
+			snd.Run(sctx)
+		}()
+		defer func() {
+			stopSender()
+			<-stopped
+		}()
+		log.Info("e-mail notifications on", "smtp", smtpCfg.String(), "from", mailOpt.From.String())
+	}
 
 	// MCP at /mcp: the same tools through the go-sdk's streamable handler.
 	mcp, err := mcpserver.Handler(mcpserver.Options{BaseURL: cfg.baseURL, Logger: log})
