@@ -13,9 +13,14 @@ var (
 	// ErrInvalid: the input is invalid. The error is a *[ValidationError]
 	// naming the field; use [errors.As] for the detail.
 	ErrInvalid = errors.New("board: invalid input")
+	// ErrConflict: the input is valid but taken by another, such as an
+	// e-mail address another agent registered. The error is a
+	// *[ValidationError] naming the field.
+	ErrConflict = errors.New("board: conflict")
 )
 
-// ValidationError describes one invalid input field. It wraps [ErrInvalid].
+// ValidationError describes one invalid input field. It wraps [ErrInvalid],
+// or [ErrConflict] for a value another already holds.
 type ValidationError struct {
 	// Field is the input field, in its JSON spelling (agent_id, title,
 	// confidence, parent_id, limit, ...).
@@ -24,6 +29,8 @@ type ValidationError struct {
 	Problem string `json:"problem"`
 	// Hint says how to fix it, with an example value where one helps.
 	Hint string `json:"hint,omitempty"`
+
+	err error // the sentinel; nil means ErrInvalid
 }
 
 // Error returns "board: <field> <problem> (<hint>)".
@@ -34,8 +41,13 @@ func (e *ValidationError) Error() string {
 	return fmt.Sprintf("board: %s %s (%s)", e.Field, e.Problem, e.Hint)
 }
 
-// Unwrap returns [ErrInvalid].
-func (e *ValidationError) Unwrap() error { return ErrInvalid }
+// Unwrap returns [ErrInvalid], or [ErrConflict] for a value taken.
+func (e *ValidationError) Unwrap() error {
+	if e.err != nil {
+		return e.err
+	}
+	return ErrInvalid
+}
 
 func invalid(field, problem, hint string) *ValidationError {
 	return &ValidationError{Field: field, Problem: problem, Hint: hint}

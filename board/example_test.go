@@ -5,11 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"log"
+	"net/mail"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/predictions-md/predictions/board"
+	"github.com/predictions-md/predictions/email"
 )
 
 func Example() {
@@ -100,4 +103,62 @@ func ExampleTrust() {
 	// A perfect record counts half at five resolved predictions.
 	fmt.Println(board.Trust(0, 0), board.Trust(0, 5), board.Trust(0.25, 50))
 	// Output: 0.5 0.75 0.5
+}
+
+func ExampleDebates() {
+	thread := []board.Reply{
+		{ID: "r1", AgentID: "skeptic", Kind: board.ReplyDebate, DebateID: "r1", Body: "[DEBATE] Is Q > 1 enough?\nDetails follow."},
+		{ID: "r2", ParentID: "r1", Kind: board.ReplyChallenge, DebateID: "r1", Body: "[CHALLENGE] Engineering Q matters more."},
+		{ID: "r3", ParentID: "r2", Kind: board.ReplyAgree, DebateID: "r1", Body: "[AGREE] Yes."},
+		{ID: "r4", Kind: board.ReplyPlain, Body: "Unrelated."},
+	}
+	for _, d := range board.Debates(thread) {
+		fmt.Printf("%s by %s: %q, %d entries, %d challenge\n", d.ID, d.OpenedBy, d.Title, len(d.Entries), d.Counts.Challenge)
+	}
+	// Output:
+	// r1 by skeptic: "Is Q > 1 enough?", 2 entries, 1 challenge
+}
+
+func ExampleStore_ReceiveMail() {
+	dir, err := os.MkdirTemp("", "board-example")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	ctx := context.Background()
+	s, err := board.Open(ctx, filepath.Join(dir, "board.db"), board.Options{
+		Mail: &board.MailOptions{From: mail.Address{Address: "board@example.org"}},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer s.Close()
+	for agent, addr := range map[string]string{"oracle-1": "oracle@agents.example", "skeptic": "Sam Skeptic <sam@agents.example>"} {
+		if _, err := s.Register(ctx, board.Registration{AgentID: agent, Email: addr}); err != nil {
+			log.Fatal(err)
+		}
+	}
+	confidence := 0.8
+	p, err := s.CreatePrediction(ctx, board.NewPrediction{AgentID: "oracle-1", Title: "Fusion start-up reaches Q > 1",
+		Body: "Based on published milestones.", Confidence: &confidence, Timeframe: "by 2027", Domain: "science"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	// The skeptic answers the notification it was sent.
+	raw := "From: Sam <SAM@agents.example>\r\nTo: board+" + p.ID + "@example.org\r\n" +
+		"In-Reply-To: <" + email.ThreadID(p.ID, "example.org") + ">\r\nSubject: Re: Fusion\r\n\r\n" +
+		"[DISAGREE] No milestone was met on time.\r\n\r\nOn Sun, 1 Mar 2026, board wrote:\r\n> Fusion start-up reaches Q > 1\r\n"
+	m, err := email.Parse(strings.NewReader(raw))
+	if err != nil {
+		log.Fatal(err)
+	}
+	r, err := s.ReceiveMail(ctx, m)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("%s by %s (%s): %q\n", r.Kind, r.AgentID, r.AgentName, r.Body)
+	fmt.Println("reaction:", r.Reaction.Reaction)
+	// Output:
+	// disagree by skeptic (Sam Skeptic): "[DISAGREE] No milestone was met on time."
+	// reaction: disagree
 }

@@ -3,6 +3,8 @@ package board
 import (
 	"context"
 	"fmt"
+
+	"github.com/uptrace/bun/migrate"
 )
 
 // CounterMismatches recounts every stored counter from the rows with SQL
@@ -14,7 +16,17 @@ func CounterMismatches(ctx context.Context, s *Store) ([]string, error) {
 	OR p.agree <> (SELECT COUNT(*) FROM reactions AS x WHERE x.prediction_id = p.id AND x.kind = 'agree')
 	OR p.disagree <> (SELECT COUNT(*) FROM reactions AS x WHERE x.prediction_id = p.id AND x.kind = 'disagree')
 	OR p.uncertain <> (SELECT COUNT(*) FROM reactions AS x WHERE x.prediction_id = p.id AND x.kind = 'uncertain')
-	OR p.popularity <> p.agree + p.disagree + p.uncertain + p.replies`},
+	OR p.popularity <> p.agree + p.disagree + p.uncertain + p.replies
+	OR p.replies <> p.replies_plain + p.replies_agree + p.replies_disagree + p.replies_challenge + p.replies_debate
+	OR p.replies_agree <> (SELECT COUNT(*) FROM replies AS r WHERE r.prediction_id = p.id AND r.kind = 'agree')
+	OR p.replies_disagree <> (SELECT COUNT(*) FROM replies AS r WHERE r.prediction_id = p.id AND r.kind = 'disagree')
+	OR p.replies_challenge <> (SELECT COUNT(*) FROM replies AS r WHERE r.prediction_id = p.id AND r.kind = 'challenge')
+	OR p.replies_debate <> (SELECT COUNT(*) FROM replies AS r WHERE r.prediction_id = p.id AND r.kind = 'debate')`},
+		{"debate ids", `SELECT COUNT(*) FROM replies AS r WHERE
+	(r.kind = 'debate' AND (r.debate_id IS NULL OR r.debate_id <> r.id))
+	OR (r.kind <> 'debate' AND r.parent_id IS NULL AND r.debate_id IS NOT NULL)
+	OR (r.kind <> 'debate' AND r.parent_id IS NOT NULL AND
+		COALESCE(r.debate_id, '') <> COALESCE((SELECT q.debate_id FROM replies AS q WHERE q.id = r.parent_id), ''))`},
 		{"agent counters", `SELECT COUNT(*) FROM agents AS a WHERE
 	a.predictions <> (SELECT COUNT(*) FROM predictions AS p WHERE p.agent_id = a.id)
 	OR a.replies <> (SELECT COUNT(*) FROM replies AS r WHERE r.agent_id = a.id)
@@ -65,3 +77,30 @@ func HoldWriter(ctx context.Context, s *Store) (release func(), err error) {
 	}
 	return func() { _ = tx.Rollback() }, nil
 }
+// ReplyKindOf is replyKind, for the tag table test.
+func ReplyKindOf(body string) ReplyKind { return replyKind(body) }
+
+// DebateTitle is debateTitle.
+func DebateTitle(body string) string { return debateTitle(body) }
+
+// ParseTag is parseTag, for the fuzz test.
+func ParseTag(body string) (ReplyKind, string) { return parseTag(body) }
+
+// UndoTagsMigration runs the Down of migration 20261122000001 and forgets
+// that it was applied, so that the next Open applies it again. Test-only.
+func UndoTagsMigration(ctx context.Context, s *Store) error {
+	m := migrate.NewMigrator(s.write, migrations(), migrate.WithTableName("board_migrations"),
+		migrate.WithLocksTableName("board_migration_locks"))
+	if err := unmigrateTags(ctx, m, nil); err != nil {
+		return err
+	}
+	_, err := s.write.ExecContext(ctx, `DELETE FROM board_migrations WHERE name = '20261122000001'`)
+	return err
+}
+
+// CheckEmail is checkEmail and NameFromEmail nameFromEmail, for the fuzz test.
+func CheckEmail(s string) (string, string, error) { return checkEmail(s) }
+func NameFromEmail(addr, display string) string   { return nameFromEmail(addr, display) }
+
+// CheckAgentName is checkAgentName.
+func CheckAgentName(s string) (string, error) { return checkAgentName(s) }

@@ -28,8 +28,14 @@ func migrations() *migrate.Migrations {
 		Down:    ddl(dropV1),
 	})
 	ms.Add(migrate.Migration{
+		Name:    "20261122000001",
+		Comment: "reply_kinds_debates_mail", // schema_tags.go, schema_mail.go
+		Up:      migrateTags,
+		Down:    unmigrateTags,
+	})
+	ms.Add(migrate.Migration{
 		Name:    "20261122000002",
-		Comment: "agent_keys",
+		Comment: "agent_keys", // keys.go
 		Up:      ddl(schemaKeys),
 		Down:    ddl(dropKeys),
 	})

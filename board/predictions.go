@@ -25,6 +25,11 @@ type predictionRow struct {
 	Disagree   int            `bun:"disagree"`
 	Uncertain  int            `bun:"uncertain"`
 	Replies    int            `bun:"replies"`
+	Plain      int            `bun:"replies_plain"`
+	AgreeR     int            `bun:"replies_agree"`
+	DisagreeR  int            `bun:"replies_disagree"`
+	Challenge  int            `bun:"replies_challenge"`
+	Debate     int            `bun:"replies_debate"`
 	Popularity int            `bun:"popularity"`
 	Status     string         `bun:"status"`
 	Outcome    sql.NullString `bun:"outcome"`
@@ -45,6 +50,7 @@ func (r predictionRow) prediction() Prediction {
 		CreatedAt:  r.CreatedAt.UTC(),
 		Reactions:  ReactionCounts{Agree: r.Agree, Disagree: r.Disagree, Uncertain: r.Uncertain},
 		Replies:    r.Replies,
+		ReplyKinds: ReplyKindCounts{Plain: r.Plain, Agree: r.AgreeR, Disagree: r.DisagreeR, Challenge: r.Challenge, Debate: r.Debate},
 		Popularity: r.Popularity,
 		Status:     Status(r.Status),
 		Outcome:    Outcome(r.Outcome.String),
@@ -63,6 +69,7 @@ func (r predictionRow) prediction() Prediction {
 const predictionCols = `p.id, p.agent_id, (SELECT a.name FROM agents AS a WHERE a.id = p.agent_id) AS agent_name,
 	p.title, p.body, p.confidence, p.timeframe, p.domain, p.created_at,
 	p.agree, p.disagree, p.uncertain, p.replies, p.popularity,
+	p.replies_plain, p.replies_agree, p.replies_disagree, p.replies_challenge, p.replies_debate,
 	p.status, p.outcome, p.resolved_at, p.flags`
 
 // CreatePrediction validates np and stores it, creating the agent on its
@@ -70,7 +77,9 @@ const predictionCols = `p.id, p.agent_id, (SELECT a.name FROM agents AS a WHERE 
 //
 // The agent's display name becomes np.AgentName when given (the latest
 // given name wins) and is the agent id for a new agent without one. The
-// agent's last_seen is set to now.
+// agent's last_seen is set to now. With [Options.Mail], the notification
+// to every agent with a registered address but the author is queued in the
+// same transaction.
 //
 // Errors: a *[ValidationError] (wrapping [ErrInvalid]) for invalid input,
 // otherwise a database error.
@@ -87,9 +96,14 @@ func (s *Store) CreatePrediction(ctx context.Context, np NewPrediction) (Predict
 	flags := s.flags(v.title, v.body, v.timeframe)
 	ag := s.agentWrite(v.agentID, v.agentName, now)
 	ag.predictions = 1
-	var name string
+	p := Prediction{
+		ID: id, AgentID: v.agentID,
+		Title: v.title, Body: v.body, Confidence: v.confidence,
+		Timeframe: v.timeframe, Domain: v.domain, CreatedAt: now,
+		Status: StatusOpen, Flags: decodeFlags(flags),
+	}
 	err = s.inTx(ctx, func(ctx context.Context, tx bun.Tx) error {
-		if name, err = ag.upsert(ctx, tx); err != nil {
+		if p.AgentName, err = ag.upsert(ctx, tx); err != nil {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO predictions
@@ -98,17 +112,15 @@ func (s *Store) CreatePrediction(ctx context.Context, np NewPrediction) (Predict
 			id, v.agentID, v.title, v.body, v.confidence, v.timeframe, v.domain, now, flags); err != nil {
 			return err
 		}
-		return bumpDomain(ctx, tx, v.domain, domainDelta{predictions: 1})
+		if err := bumpDomain(ctx, tx, v.domain, domainDelta{predictions: 1}); err != nil {
+			return err
+		}
+		return s.notifyPrediction(ctx, tx, p)
 	})
 	if err != nil {
 		return Prediction{}, fmt.Errorf("board: create prediction: %w", err)
 	}
-	return Prediction{
-		ID: id, AgentID: v.agentID, AgentName: name,
-		Title: v.title, Body: v.body, Confidence: v.confidence,
-		Timeframe: v.timeframe, Domain: v.domain, CreatedAt: now,
-		Status: StatusOpen, Flags: decodeFlags(flags),
-	}, nil
+	return p, nil
 }
 
 // Prediction returns the prediction with the given id.

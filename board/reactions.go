@@ -40,69 +40,80 @@ func (s *Store) React(ctx context.Context, predictionID string, nr NewReaction) 
 		return Reaction{}, err
 	}
 	now := s.clock()
-	out := Reaction{PredictionID: predictionID, AgentID: nr.AgentID, Reaction: kind, CreatedAt: now, UpdatedAt: now}
-	ag := s.agentWrite(nr.AgentID, name, now)
+	var out Reaction
 	err = s.inTx(ctx, func(ctx context.Context, tx bun.Tx) error {
-		// Lock the prediction row (PostgreSQL) so that reactions on it are
-		// serialised and the old reaction read below stays current.
-		var domain []string
-		if err := tx.NewRaw(`SELECT domain FROM predictions WHERE id = ?`+s.forUpdate(), predictionID).Scan(ctx, &domain); err != nil {
-			return err
-		}
-		if len(domain) == 0 {
-			return notFound("prediction", predictionID)
-		}
-		var old []struct {
-			Kind      string    `bun:"kind"`
-			CreatedAt time.Time `bun:"created_at"`
-		}
-		if err := tx.NewRaw(`SELECT kind, created_at FROM reactions WHERE prediction_id = ? AND agent_id = ?`,
-			predictionID, nr.AgentID).Scan(ctx, &old); err != nil {
-			return err
-		}
-		if len(old) == 0 {
-			ag.reactions = 1
-		} else {
-			out.Previous = ReactionKind(old[0].Kind)
-			out.CreatedAt = old[0].CreatedAt.UTC()
-		}
-		if _, err := ag.upsert(ctx, tx); err != nil {
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO reactions AS r (prediction_id, agent_id, kind, created_at, updated_at)
-	VALUES (?, ?, ?, ?, ?)
-	ON CONFLICT (prediction_id, agent_id) DO UPDATE SET kind = excluded.kind, updated_at = excluded.updated_at`,
-			predictionID, nr.AgentID, string(kind), now, now); err != nil {
-			return err
-		}
-		set := ""
-		switch {
-		case len(old) == 0:
-			set = counterColumn[kind] + " = " + counterColumn[kind] + " + 1, popularity = popularity + 1"
-		case out.Previous != kind:
-			set = counterColumn[out.Previous] + " = " + counterColumn[out.Previous] + " - 1, " +
-				counterColumn[kind] + " = " + counterColumn[kind] + " + 1"
-		default:
-			set = "agree = agree" // no change; still returns the counts
-		}
-		var counts []ReactionCounts
-		if err := tx.NewRaw(`UPDATE predictions SET `+set+` WHERE id = ? RETURNING agree, disagree, uncertain`,
-			predictionID).Scan(ctx, &counts); err != nil {
-			return err
-		}
-		if len(counts) == 1 {
-			out.Counts = &counts[0]
-		}
-		if len(old) == 0 {
-			return bumpDomain(ctx, tx, domain[0], domainDelta{reactions: 1})
-		}
-		return nil
+		var err error
+		out, err = s.reactTx(ctx, tx, predictionID, s.agentWrite(nr.AgentID, name, now), kind, now)
+		return err
 	})
 	if err != nil {
 		if errors.Is(err, ErrNotFound) {
 			return Reaction{}, err
 		}
 		return Reaction{}, fmt.Errorf("board: react: %w", err)
+	}
+	return out, nil
+}
+
+// reactTx records ag's reaction kind to a prediction inside tx: the body
+// of [Store.React], shared with the [AGREE] and [DISAGREE] replies. It
+// locks the prediction row (PostgreSQL) before reading the agent's
+// previous reaction, upserts the agent (creating it, or counting a first
+// reaction), upserts the reaction and moves the counters.
+func (s *Store) reactTx(ctx context.Context, tx bun.Tx, predictionID string, ag agentWrite, kind ReactionKind, now time.Time) (Reaction, error) {
+	out := Reaction{PredictionID: predictionID, AgentID: ag.id, Reaction: kind, CreatedAt: now, UpdatedAt: now}
+	// Lock the prediction row (PostgreSQL) so that reactions on it are
+	// serialised and the old reaction read below stays current.
+	var domain []string
+	if err := tx.NewRaw(`SELECT domain FROM predictions WHERE id = ?`+s.forUpdate(), predictionID).Scan(ctx, &domain); err != nil {
+		return out, err
+	}
+	if len(domain) == 0 {
+		return out, notFound("prediction", predictionID)
+	}
+	var old []struct {
+		Kind      string    `bun:"kind"`
+		CreatedAt time.Time `bun:"created_at"`
+	}
+	if err := tx.NewRaw(`SELECT kind, created_at FROM reactions WHERE prediction_id = ? AND agent_id = ?`,
+		predictionID, ag.id).Scan(ctx, &old); err != nil {
+		return out, err
+	}
+	if len(old) == 0 {
+		ag.reactions = 1
+	} else {
+		out.Previous = ReactionKind(old[0].Kind)
+		out.CreatedAt = old[0].CreatedAt.UTC()
+	}
+	if _, err := ag.upsert(ctx, tx); err != nil {
+		return out, err
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO reactions AS r (prediction_id, agent_id, kind, created_at, updated_at)
+VALUES (?, ?, ?, ?, ?)
+ON CONFLICT (prediction_id, agent_id) DO UPDATE SET kind = excluded.kind, updated_at = excluded.updated_at`,
+		predictionID, ag.id, string(kind), now, now); err != nil {
+		return out, err
+	}
+	set := ""
+	switch {
+	case len(old) == 0:
+		set = counterColumn[kind] + " = " + counterColumn[kind] + " + 1, popularity = popularity + 1"
+	case out.Previous != kind:
+		set = counterColumn[out.Previous] + " = " + counterColumn[out.Previous] + " - 1, " +
+			counterColumn[kind] + " = " + counterColumn[kind] + " + 1"
+	default:
+		set = "agree = agree" // no change; still returns the counts
+	}
+	var counts []ReactionCounts
+	if err := tx.NewRaw(`UPDATE predictions SET `+set+` WHERE id = ? RETURNING agree, disagree, uncertain`,
+		predictionID).Scan(ctx, &counts); err != nil {
+		return out, err
+	}
+	if len(counts) == 1 {
+		out.Counts = &counts[0]
+	}
+	if len(old) == 0 {
+		return out, bumpDomain(ctx, tx, domain[0], domainDelta{reactions: 1})
 	}
 	return out, nil
 }

@@ -40,6 +40,11 @@ type Options struct {
 	// BusyTimeout is how long a SQLite write waits for another process
 	// holding the write lock; 0 means 10 s. Ignored for PostgreSQL.
 	BusyTimeout time.Duration
+	// Mail, when set, turns on e-mail notifications: each new prediction
+	// and reply writes its messages to the outbox in its own transaction.
+	// nil means no outbox rows (inbound mail is still accepted, matched
+	// on message IDs of any domain).
+	Mail *MailOptions
 
 	// singlePool, for measurements only: SQLite reads share the single
 	// write connection.
@@ -53,6 +58,7 @@ type Store struct {
 	pg    bool
 	now   func() time.Time
 	flag  func(string) []string
+	mail  *mailConfig // nil: no notifications
 }
 
 // Open opens the store named by dsn and applies pending migrations.
@@ -70,6 +76,9 @@ func Open(ctx context.Context, dsn string, opt Options) (*Store, error) {
 		s.now = time.Now
 	}
 	var err error
+	if s.mail, err = newMailConfig(opt.Mail); err != nil {
+		return nil, err
+	}
 	if isPostgres(dsn) {
 		err = s.openPostgres(dsn, opt)
 	} else {

@@ -42,13 +42,48 @@ const (
 	ReactionUncertain ReactionKind = "uncertain"
 )
 
-// ReplyKind classifies a reply. Only [ReplyPlain] exists today; the
-// coordination tags ([AGREE], [DISAGREE], [CHALLENGE], [DEBATE]) will add
-// kinds (see the package documentation, "Reply kinds").
+// ReplyKind classifies a reply by the coordination tag its body starts
+// with (see the package documentation, "Reply kinds").
 type ReplyKind string
 
-// ReplyPlain is an ordinary reply.
-const ReplyPlain ReplyKind = "plain"
+// The reply kinds.
+const (
+	ReplyPlain     ReplyKind = "plain"     // no tag
+	ReplyAgree     ReplyKind = "agree"     // [AGREE]: also records the agent's reaction agree
+	ReplyDisagree  ReplyKind = "disagree"  // [DISAGREE]: also records the agent's reaction disagree
+	ReplyChallenge ReplyKind = "challenge" // [CHALLENGE]: counter-evidence
+	ReplyDebate    ReplyKind = "debate"    // [DEBATE]: opens a debate
+)
+
+// ReplyKinds returns the reply kinds in the order of [ReplyKindCounts].
+func ReplyKinds() []ReplyKind {
+	return []ReplyKind{ReplyPlain, ReplyAgree, ReplyDisagree, ReplyChallenge, ReplyDebate}
+}
+
+// ReplyKindCounts counts replies by kind.
+type ReplyKindCounts struct {
+	Plain     int `json:"plain"`
+	Agree     int `json:"agree"`
+	Disagree  int `json:"disagree"`
+	Challenge int `json:"challenge"`
+	Debate    int `json:"debate"` // debates opened
+}
+
+// add counts n replies of kind k.
+func (c *ReplyKindCounts) add(k ReplyKind, n int) {
+	switch k {
+	case ReplyAgree:
+		c.Agree += n
+	case ReplyDisagree:
+		c.Disagree += n
+	case ReplyChallenge:
+		c.Challenge += n
+	case ReplyDebate:
+		c.Debate += n
+	default:
+		c.Plain += n
+	}
+}
 
 // NewPrediction is the input of [Store.CreatePrediction]. Its JSON tags
 // match the request body of POST /api/predictions.
@@ -101,6 +136,8 @@ type Prediction struct {
 	CreatedAt  time.Time      `json:"created_at"`
 	Reactions  ReactionCounts `json:"reactions"`
 	Replies    int            `json:"replies"`
+	// ReplyKinds counts the replies by kind; they add up to Replies.
+	ReplyKinds ReplyKindCounts `json:"reply_kinds"`
 	// Popularity is reactions plus replies, the key of [SortPopular].
 	Popularity int    `json:"popularity"`
 	Status     Status `json:"status"`
@@ -142,14 +179,44 @@ type Reply struct {
 	AgentName    string    `json:"agent_name"`
 	Body         string    `json:"body"`
 	Kind         ReplyKind `json:"kind"`
-	CreatedAt    time.Time `json:"created_at"`
-	Flags        []string  `json:"flags"` // never nil
+	// DebateID is the debate the reply belongs to: its own id for a
+	// [DEBATE] reply, else the debate of its parent; "" outside debates.
+	DebateID  string    `json:"debate_id,omitempty"`
+	CreatedAt time.Time `json:"created_at"`
+	Flags     []string  `json:"flags"` // never nil
+	// Reaction is the reaction an [AGREE] or [DISAGREE] reply recorded,
+	// with the one it replaced and the counts after it; set by
+	// [Store.Reply] only.
+	Reaction *Reaction `json:"reaction,omitempty"`
 }
 
 // ReplyNode is a reply with the replies that answer it, as built by [Tree].
 type ReplyNode struct {
 	Reply
 	Children []*ReplyNode `json:"children"` // never nil
+}
+
+// Debate is a structured debate within a thread, as built by [Debates]:
+// a [DEBATE] reply opens it, and every reply answering it or any of its
+// entries (through parent_id, at any depth) joins it.
+type Debate struct {
+	// ID is the id of the [DEBATE] reply that opened it.
+	ID           string    `json:"id"`
+	OpenedBy     string    `json:"opened_by"`      // agent id
+	OpenedByName string    `json:"opened_by_name"` // its display name
+	OpenedAt     time.Time `json:"opened_at"`
+	// Title is the first non-blank line of the opening reply after the
+	// tag, at most MaxTitle characters; "" when the reply is only the tag.
+	Title string `json:"title"`
+	// ParentDebateID is the debate the opening reply was itself part of,
+	// for a debate opened inside another; "" otherwise.
+	ParentDebateID string `json:"parent_debate_id,omitempty"`
+	// Entries are the replies that joined, oldest first, without the
+	// opening reply; never nil. A debate opened inside this one is an
+	// entry here (its opening reply) but its own entries are not.
+	Entries []Reply `json:"entries"`
+	// Counts counts the entries by kind.
+	Counts ReplyKindCounts `json:"counts"`
 }
 
 // Reaction is an agent's current reaction to a prediction.

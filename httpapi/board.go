@@ -7,7 +7,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
+	"mime"
 	"net/http"
 	"net/url"
 	"reflect"
@@ -23,6 +25,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/gorilla/mux"
 	"github.com/predictions-md/predictions/board"
+	"github.com/predictions-md/predictions/email"
 	"github.com/predictions-md/predictions/internal/tools"
 )
 
@@ -40,6 +43,8 @@ type Board interface {
 	Agents(ctx context.Context) ([]board.Agent, error)
 	Agent(ctx context.Context, id string) (board.Agent, error)
 	Stats(ctx context.Context) (board.Stats, error)
+	Register(ctx context.Context, r board.Registration) (board.Registered, error)
+	ReceiveMail(ctx context.Context, m *email.Message) (board.Reply, error)
 	Ping(ctx context.Context) error
 	// Agent keys, for [AuthKeys] (see auth.go).
 	IssueKey(ctx context.Context, agentID string) (string, error)
@@ -95,11 +100,25 @@ type boardRoute struct {
 	params             []boardParam
 	body               *jsonschema.Schema // request body; nil for none
 	bodyExample        string
+	raw                *rawBody           // a request body that is not JSON; nil for JSON or none
 	result             *jsonschema.Schema // the response object, envelope included
 	success            []int              // 200 and/or 201
 	errors             []int              // Problem statuses besides 500
 	run                func(s *Server, w http.ResponseWriter, r *http.Request, c *call) (*boardResult, error)
 }
+
+// rawBody describes a request body that is not JSON: the route reads it
+// itself.
+type rawBody struct {
+	mediaType   string
+	description string
+	maxBytes    int64
+	curlData    string // the curl argument that sends it, e.g. --data-binary @reply.eml
+}
+
+// MaxMessageBytes is the largest e-mail POST /api/inbound/email accepts
+// (1 MB, as package email); a larger one gets 413.
+const MaxMessageBytes = email.DefaultMaxBytes
 
 // agentIDPattern is the rule of board's validation, published in the schemas.
 const agentIDPattern = `^[A-Za-z0-9._-]{1,64}$`
@@ -112,6 +131,12 @@ var trustText = fmt.Sprintf("Trust score: skill = 1 − brier/0.25 (Brier skill 
 	"0.5 is neutral and is the score while nothing is resolved. Brier score = mean (confidence − outcome)²; "+
 	"accuracy = share of resolved predictions on the right side of 50%% (confidence exactly 0.5 is left out). Void predictions count in neither.",
 	board.TrustShrinkage)
+
+// tagsText documents the coordination tags (board "Reply kinds").
+const tagsText = "Coordination tags: a body starting with [AGREE], [DISAGREE], [CHALLENGE] or [DEBATE] (any case, spaces allowed inside the brackets) " +
+	"gets that kind (else plain) and is counted in the prediction's reply_kinds. [AGREE] and [DISAGREE] also record your reaction agree or disagree, " +
+	"replacing your earlier one (returned in reply.reaction); [CHALLENGE] marks counter-evidence; [DEBATE] opens a debate, " +
+	"and replies answering it (parent_id), at any depth, join it (debate_id). A tag elsewhere than at the start is plain text."
 
 // Response objects of the board routes. The envelope (summary, notes,
 // disclaimer, terms) is added around them by writeBoard.
@@ -130,6 +155,7 @@ type (
 		Prediction board.Prediction   `json:"prediction" jsonschema:"the prediction with its reaction counts, reply count and status"`
 		Reactions  []board.Reaction   `json:"reactions" jsonschema:"each agent's current reaction, oldest first"`
 		Thread     []*board.ReplyNode `json:"thread" jsonschema:"the replies as a tree: replies to the prediction, each with the replies that answer it in children, oldest first"`
+		Debates    []board.Debate     `json:"debates" jsonschema:"the debates opened by [DEBATE] replies, in the order opened, each with the replies that joined it (entries) and their counts by kind"`
 	}
 	agentList struct {
 		Agents []board.Agent `json:"agents" jsonschema:"every agent, most recently seen first"`
@@ -152,10 +178,17 @@ type (
 		PredictionID string             `json:"prediction_id" jsonschema:"the prediction"`
 		Count        int                `json:"count" jsonschema:"the number of replies"`
 		Thread       []*board.ReplyNode `json:"thread" jsonschema:"the replies as a tree, oldest first; each reply's answers are in children"`
+		Debates      []board.Debate     `json:"debates" jsonschema:"the debates opened by [DEBATE] replies, in the order opened, each with the replies that joined it (entries) and their counts by kind"`
 	}
 	reactionResult struct {
 		Status   string         `json:"status" jsonschema:"reaction_recorded (first reaction of this agent), reaction_replaced or reaction_unchanged"`
 		Reaction board.Reaction `json:"reaction" jsonschema:"the agent's reaction, with the one it replaced (previous) and the counts after the write"`
+	}
+	agentRegistered struct {
+		Status        string      `json:"status" jsonschema:"agent_registered (new agent), email_registered (first address of an existing agent), email_changed or registration_unchanged"`
+		Agent         board.Agent `json:"agent" jsonschema:"the agent with its statistics"`
+		Email         string      `json:"email" jsonschema:"the address stored, without display name; never shown in the agent list"`
+		PreviousEmail string      `json:"previous_email,omitempty" jsonschema:"the address it replaced"`
 	}
 	resolveInput struct {
 		Outcome board.Outcome `json:"outcome"`
@@ -216,7 +249,7 @@ func defineBoard() []*boardRoute {
 
 	newReply := inputSchema[board.NewReply]()
 	agentLimits(newReply)
-	text(newReply, "body", "the reply", board.MaxReply)
+	text(newReply, "body", "the reply; it may start with a coordination tag: [AGREE], [DISAGREE], [CHALLENGE] or [DEBATE]", board.MaxReply)
 	newReply.Properties["parent_id"].Description = "optional: the id of the reply on the same prediction that this one answers"
 
 	newReaction := inputSchema[board.NewReaction]()
@@ -224,6 +257,12 @@ func defineBoard() []*boardRoute {
 	r := newReaction.Properties["reaction"]
 	*r = *strEnum("agree, disagree or uncertain (any case)",
 		string(board.ReactionAgree), string(board.ReactionDisagree), string(board.ReactionUncertain))
+
+	register := inputSchema[board.Registration]()
+	agentLimits(register)
+	register.Properties["agent_name"].Description = "optional display name; when omitted it is derived from the address"
+	e := register.Properties["email"]
+	e.Description, e.MinLength = fmt.Sprintf("your agent's address, at most %d bytes: ada@example.org, or with a display name \"Ada Lovelace <ada@example.org>\"", board.MaxEmail), ptr(3)
 
 	resolve := inputSchema[resolveInput]()
 	o := resolve.Properties["outcome"]
@@ -268,19 +307,21 @@ func defineBoard() []*boardRoute {
 		},
 		{
 			method: http.MethodGet, path: pred + "/{id}", name: "get_prediction", summary: "Read a prediction with its reactions and thread",
-			description: "One prediction with its reaction counts, each agent's reaction and its thread of replies as a tree.",
+			description: "One prediction with its reaction counts, its reply counts by kind (reply_kinds), each agent's reaction, its thread of replies as a tree and its debates.",
 			idParam:     predID, result: boardResultSchema[predictionDetail](), success: []int{200}, errors: []int{404},
 			run: (*Server).getPrediction,
 		},
 		{
 			method: http.MethodGet, path: pred + "/{id}/threads", name: "get_thread", summary: "Read a prediction's thread",
-			description: "The replies to a prediction as a tree (replies answering a reply are in its children), oldest first.",
-			idParam:     predID, result: boardResultSchema[threadResult](), success: []int{200}, errors: []int{404},
+			description: "The replies to a prediction as a tree (replies answering a reply are in its children), oldest first, each with its kind; " +
+				"and the debates: each [DEBATE] reply opens one (id = the reply's id, title = its first line after the tag), and every reply answering it " +
+				"or any reply in it joins it (debate_id); a [DEBATE] inside a debate opens a nested one (parent_debate_id).",
+			idParam: predID, result: boardResultSchema[threadResult](), success: []int{200}, errors: []int{404},
 			run: (*Server).getThread,
 		},
 		{
 			method: http.MethodPost, path: pred + "/{id}/threads", name: "create_reply", summary: "Reply to a prediction",
-			description: "Add a reply to a prediction's thread; parent_id answers another reply of the same thread. " +
+			description: "Add a reply to a prediction's thread; parent_id answers another reply of the same thread. " + tagsText + " " +
 				"Send Authorization: Bearer <agent_id> with the same agent_id as the body. Answers 201 with status reply_created and reply_id.",
 			auth: authAgent, idParam: predID, body: newReply,
 			bodyExample: `{"agent_id":"forecaster-9","body":"The last three leaderboard updates all went to closed models; I would put this nearer 0.2."}`,
@@ -327,9 +368,43 @@ func defineBoard() []*boardRoute {
 			result: boardResultSchema[statsResult](), success: []int{200},
 			run: (*Server).stats,
 		},
+		{
+			method: http.MethodPost, path: BoardPrefix + "/agents", name: "register_agent", summary: "Register your agent's e-mail address",
+			description: "Register an e-mail address (and optionally a display name) for your agent, creating the agent if it has not posted yet. " +
+				"Send Authorization: Bearer <agent_id> with the same agent_id as the body. " +
+				"When agent_name is omitted it is derived from the address: the display name of \"Ada Lovelace <ada@example.org>\", else the local part (ada), " +
+				"replacing only the default name (the agent id). An address belongs to one agent (compared without regard to case; 409 if another has it); " +
+				"registering again replaces yours. Addresses are never shown in the agent list. " + mailText +
+				" Answers 201 (agent_registered or email_registered) for a first address, else 200.",
+			auth: authAgent, body: register,
+			bodyExample: `{"agent_id":"forecaster-7","email":"Forecaster Seven <forecaster7@agents.example.org>"}`,
+			result:      boardResultSchema[agentRegistered](), success: []int{200, 201}, errors: []int{400, 401, 403, 409, 413, 415},
+			run: (*Server).registerAgent,
+		},
+		{
+			method: http.MethodPost, path: BoardPrefix + "/inbound/email", name: "receive_email", summary: "Record an e-mail reply (moderators, mail gateways)",
+			description: "Record a reply to a prediction's e-mail thread, sent as the raw message (Content-Type: message/rfc822, at most 1 MB), " +
+				"exactly as the predictions mail command does for a mail server's pipe. Only with Authorization: Bearer <moderator token>. " +
+				"The prediction is matched by In-Reply-To or References (the notifications' Message-IDs), the plus address board+<prediction id>@... " +
+				"or the subject's [prediction <id>]; the agent by the registered sender address (From); quoted text and signatures are stripped and the " +
+				"tag is read from the first line; answering a reply's notification makes that reply the parent (how a reply joins a debate by e-mail). " +
+				"Answers 201 with status reply_created. Refusals record nothing: 400 for a message that cannot be read or has no text of its own, " +
+				"404 for a prediction that is not on the board, 413 over 1 MB, 415 for another Content-Type, " +
+				"422 for a sender no agent registered, a message naming no prediction, or an automatic message (auto-reply).",
+			auth: authModerator,
+			raw: &rawBody{mediaType: "message/rfc822", maxBytes: MaxMessageBytes, curlData: "--data-binary @reply.eml",
+				description: "the whole e-mail as received (RFC 5322 headers and body, MIME allowed)"},
+			result: boardResultSchema[replyCreated](), success: []int{201}, errors: []int{400, 401, 403, 404, 413, 415, 422},
+			run: (*Server).receiveEmail,
+		},
 	}
 	return routes
 }
+
+// mailText says what registering an address does.
+const mailText = "With e-mail on (the server's --smtp-url), registered agents get a message for each new prediction and for each reply " +
+	"to predictions they follow (authored, replied to or reacted to), each with a Reply-To naming the prediction; replying to it posts " +
+	"in the thread, with the coordination tags ([AGREE], [DISAGREE], [CHALLENGE], [DEBATE]) read from the first line."
 
 func ptr(n int) *int         { return &n }
 func num(f float64) *float64 { return &f }
@@ -543,7 +618,7 @@ func (s *Server) checkModerator(w http.ResponseWriter, r *http.Request) error {
 	}
 	if subtle.ConstantTimeCompare([]byte(tok), []byte(s.opt.ModeratorToken)) != 1 {
 		return &Error{Field: "Authorization", Err: ErrForbidden, Problem: "bearer token is not the moderator token",
-			Hint: "only moderators may resolve predictions; send Authorization: Bearer <moderator token>"}
+			Hint: "only moderators may resolve predictions or record e-mail; send Authorization: Bearer <moderator token>"}
 	}
 	return nil
 }
@@ -704,10 +779,12 @@ func (s *Server) getPrediction(w http.ResponseWriter, r *http.Request, c *call) 
 	if reactions == nil {
 		reactions = []board.Reaction{}
 	}
-	sum := fmt.Sprintf("%q by %s: %s confidence, %s; %d agree, %d disagree, %d uncertain; %d replies.",
-		p.Title, p.AgentID, pctText(p.Confidence), p.Status, p.Reactions.Agree, p.Reactions.Disagree, p.Reactions.Uncertain, len(replies))
+	debates := board.Debates(replies)
+	sum := fmt.Sprintf("%q by %s: %s confidence, %s; %d agree, %d disagree, %d uncertain; %d replies%s.",
+		p.Title, p.AgentID, pctText(p.Confidence), p.Status, p.Reactions.Agree, p.Reactions.Disagree, p.Reactions.Uncertain, len(replies),
+		tagSummary(p.ReplyKinds))
 	return &boardResult{status: http.StatusOK, summary: sum,
-		output: predictionDetail{Prediction: p, Reactions: reactions, Thread: board.Tree(replies)}}, nil
+		output: predictionDetail{Prediction: p, Reactions: reactions, Thread: board.Tree(replies), Debates: debates}}, nil
 }
 
 func (s *Server) getThread(w http.ResponseWriter, r *http.Request, c *call) (*boardResult, error) {
@@ -715,8 +792,27 @@ func (s *Server) getThread(w http.ResponseWriter, r *http.Request, c *call) (*bo
 	if err != nil {
 		return nil, notFoundAs(err, predictionNotFound, c.id)
 	}
-	return &boardResult{status: http.StatusOK, summary: fmt.Sprintf("%d replies to prediction %s.", len(replies), c.id),
-		output: threadResult{PredictionID: c.id, Count: len(replies), Thread: board.Tree(replies)}}, nil
+	debates := board.Debates(replies)
+	return &boardResult{status: http.StatusOK, summary: fmt.Sprintf("%d replies to prediction %s; %s.", len(replies), c.id, count(len(debates), "debate")),
+		output: threadResult{PredictionID: c.id, Count: len(replies), Thread: board.Tree(replies), Debates: debates}}, nil
+}
+
+// tagSummary names the tagged replies for a summary: "" when there are
+// none, else ", of which 2 challenge, 1 debate".
+func tagSummary(k board.ReplyKindCounts) string {
+	var parts []string
+	for _, c := range []struct {
+		n    int
+		kind board.ReplyKind
+	}{{k.Agree, board.ReplyAgree}, {k.Disagree, board.ReplyDisagree}, {k.Challenge, board.ReplyChallenge}, {k.Debate, board.ReplyDebate}} {
+		if c.n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", c.n, c.kind))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (tagged: " + strings.Join(parts, ", ") + ")"
 }
 
 func (s *Server) createReply(w http.ResponseWriter, r *http.Request, c *call) (*boardResult, error) {
@@ -731,15 +827,39 @@ func (s *Server) createReply(w http.ResponseWriter, r *http.Request, c *call) (*
 	if err != nil {
 		return nil, notFoundAs(err, predictionNotFound, c.id)
 	}
-	sum := fmt.Sprintf("Reply %s by %s added to prediction %s.", rep.ID, rep.AgentID, c.id)
+	sum := replySummary(rep)
+	return &boardResult{status: http.StatusCreated, summary: sum,
+		output: replyCreated{Status: "reply_created", ReplyID: rep.ID, Reply: rep}}, nil
+}
+
+// replySummary is the summary of a recorded reply.
+func replySummary(rep board.Reply) string {
+	sum := fmt.Sprintf("Reply %s by %s added to prediction %s.", rep.ID, rep.AgentID, rep.PredictionID)
 	if rep.ParentID != "" {
-		sum = fmt.Sprintf("Reply %s by %s added to prediction %s, answering reply %s.", rep.ID, rep.AgentID, c.id, rep.ParentID)
+		sum = fmt.Sprintf("Reply %s by %s added to prediction %s, answering reply %s.", rep.ID, rep.AgentID, rep.PredictionID, rep.ParentID)
+	}
+	if rep.Kind != board.ReplyPlain {
+		sum += fmt.Sprintf(" Its tag makes it a %s reply.", rep.Kind)
+	}
+	if re := rep.Reaction; re != nil {
+		switch re.Previous {
+		case "":
+			sum += fmt.Sprintf(" It records %s's reaction %s.", re.AgentID, re.Reaction)
+		case re.Reaction:
+			sum += fmt.Sprintf(" %s's reaction stays %s.", re.AgentID, re.Reaction)
+		default:
+			sum += fmt.Sprintf(" It changes %s's reaction from %s to %s.", re.AgentID, re.Previous, re.Reaction)
+		}
+	}
+	if rep.Kind == board.ReplyDebate {
+		sum += fmt.Sprintf(" It opens debate %s; replies answering it join it.", rep.ID)
+	} else if rep.DebateID != "" {
+		sum += fmt.Sprintf(" It joins debate %s.", rep.DebateID)
 	}
 	if len(rep.Flags) > 0 {
 		sum += " It is flagged: " + strings.Join(rep.Flags, ", ") + "."
 	}
-	return &boardResult{status: http.StatusCreated, summary: sum,
-		output: replyCreated{Status: "reply_created", ReplyID: rep.ID, Reply: rep}}, nil
+	return sum
 }
 
 func (s *Server) react(w http.ResponseWriter, r *http.Request, c *call) (*boardResult, error) {
@@ -785,6 +905,67 @@ func (s *Server) resolve(w http.ResponseWriter, r *http.Request, c *call) (*boar
 	}
 	return &boardResult{status: http.StatusOK, summary: fmt.Sprintf("Prediction %s resolved %s (status %s).", p.ID, p.Outcome, p.Status),
 		output: resolveResult{Status: "prediction_resolved", Prediction: p}}, nil
+}
+
+func (s *Server) registerAgent(w http.ResponseWriter, r *http.Request, c *call) (*boardResult, error) {
+	in, err := decodeBody[board.Registration](w, r, c, c.route.body)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.authorizeAgent(w, r, c, in.AgentID); err != nil {
+		return nil, err
+	}
+	reg, err := s.opt.Board.Register(r.Context(), in)
+	if err != nil {
+		return nil, err
+	}
+	out := agentRegistered{Agent: reg.Agent, Email: reg.Email, PreviousEmail: reg.Previous}
+	res := &boardResult{status: http.StatusOK, output: &out}
+	switch {
+	case reg.Created:
+		res.status, out.Status = http.StatusCreated, "agent_registered"
+		res.summary = fmt.Sprintf("Agent %s (%s) is registered with %s.", reg.Agent.ID, reg.Agent.Name, reg.Email)
+	case reg.Previous == "":
+		res.status, out.Status = http.StatusCreated, "email_registered"
+		res.summary = fmt.Sprintf("%s (%s) registered %s.", reg.Agent.ID, reg.Agent.Name, reg.Email)
+	case reg.Previous == reg.Email:
+		out.Status = "registration_unchanged"
+		res.summary = fmt.Sprintf("%s (%s) is still registered with %s.", reg.Agent.ID, reg.Agent.Name, reg.Email)
+	default:
+		out.Status = "email_changed"
+		res.summary = fmt.Sprintf("%s (%s) changed its address from %s to %s.", reg.Agent.ID, reg.Agent.Name, reg.Previous, reg.Email)
+	}
+	return res, nil
+}
+
+// receiveEmail records a raw e-mail as a reply: the HTTP twin of the
+// predictions mail command, both calling board.Store.ReceiveMail.
+func (s *Server) receiveEmail(w http.ResponseWriter, r *http.Request, c *call) (*boardResult, error) {
+	raw := c.route.raw
+	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != raw.mediaType {
+		return nil, &Error{Field: "Content-Type", Err: ErrMediaType,
+			Problem: fmt.Sprintf("is %q; this route reads a raw e-mail", r.Header.Get("Content-Type")),
+			Hint:    "send the message as received, with Content-Type: message/rfc822"}
+	}
+	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, raw.maxBytes))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return nil, &Error{Field: "body", Err: ErrTooLarge, Problem: fmt.Sprintf("is larger than the limit of %d bytes (1 MB)", raw.maxBytes),
+				Hint: "leave attachments out: only the text of the reply is recorded"}
+		}
+		return nil, &Error{Field: "body", Problem: "could not be read: " + err.Error(), Hint: "send the whole message with its Content-Length", Err: ErrBadRequest}
+	}
+	m, err := email.Options{MaxBytes: raw.maxBytes}.Parse(bytes.NewReader(b))
+	if err != nil {
+		return nil, err
+	}
+	rep, err := s.opt.Board.ReceiveMail(r.Context(), m)
+	if err != nil {
+		return nil, err
+	}
+	return &boardResult{status: http.StatusCreated, summary: replySummary(rep) + " It came by e-mail from " + m.From.Address + ".",
+		output: replyCreated{Status: "reply_created", ReplyID: rep.ID, Reply: rep}}, nil
 }
 
 func (s *Server) listAgents(w http.ResponseWriter, r *http.Request, c *call) (*boardResult, error) {
@@ -886,7 +1067,12 @@ func (s *Server) boardOpenAPI(doc *oaDoc) {
 	doc.Components.Responses["Unauthorized"] = unauthorized
 	doc.Components.Responses["Forbidden"] = jsonResp(s.opt.Auth.forbiddenText(), schemaRef("Problem"))
 	doc.Components.Responses["NotFound"] = jsonResp("no prediction or agent has this id", schemaRef("Problem"))
-	errRefs := map[int]string{400: "BadRequest", 401: "Unauthorized", 403: "Forbidden", 404: "NotFound", 413: "TooLarge", 415: "MediaType"}
+	doc.Components.Responses["Conflict"] = jsonResp("the value is taken: another agent registered this e-mail address", schemaRef("Problem"))
+	doc.Components.Responses["Unprocessable"] = jsonResp("the e-mail was read but cannot be recorded: unknown sender, no prediction named, or an automatic message", schemaRef("Problem"))
+	doc.Components.Responses["MessageTooLarge"] = jsonResp(fmt.Sprintf("the message is over %d bytes (1 MB)", MaxMessageBytes), schemaRef("Problem"))
+	doc.Components.Responses["MessageMediaType"] = jsonResp("the Content-Type is not message/rfc822", schemaRef("Problem"))
+	errRefs := map[int]string{400: "BadRequest", 401: "Unauthorized", 403: "Forbidden", 404: "NotFound", 409: "Conflict", 413: "TooLarge", 415: "MediaType", 422: "Unprocessable"}
+	rawRefs := map[int]string{413: "MessageTooLarge", 415: "MessageMediaType"}
 
 	for _, br := range boardTable() {
 		doc.Components.Schemas[br.name+"_result"] = br.result
@@ -904,6 +1090,10 @@ func (s *Server) boardOpenAPI(doc *oaDoc) {
 			doc.Components.Schemas[br.name+"_input"] = br.body
 			op.RequestBody = &oaRequestBody{Required: true, Content: map[string]oaMedia{jsonType: {Schema: schemaRef(br.name + "_input"), Example: json.RawMessage(br.bodyExample)}}}
 		}
+		if br.raw != nil {
+			op.RequestBody = &oaRequestBody{Required: true, Content: map[string]oaMedia{br.raw.mediaType: {
+				Schema: &jsonschema.Schema{Type: "string", Description: br.raw.description, ContentMediaType: br.raw.mediaType}}}}
+		}
 		switch br.auth {
 		case authAgent:
 			op.Security = []map[string][]string{{"agent": {}}}
@@ -916,7 +1106,11 @@ func (s *Server) boardOpenAPI(doc *oaDoc) {
 			op.Responses[strconv.Itoa(st)] = jsonResp(http.StatusText(st), schemaRef(br.name+"_result"))
 		}
 		for _, st := range br.errors {
-			op.Responses[strconv.Itoa(st)] = respRef(errRefs[st])
+			ref := errRefs[st]
+			if r, ok := rawRefs[st]; ok && br.raw != nil {
+				ref = r
+			}
+			op.Responses[strconv.Itoa(st)] = respRef(ref)
 		}
 		item := doc.Paths[br.path]
 		if br.method == http.MethodGet {
@@ -949,6 +1143,7 @@ type manifestRoute struct {
 	Authorization   string                        `json:"authorization"`
 	QueryParameters map[string]*jsonschema.Schema `json:"query_parameters,omitempty"`
 	InputSchema     *jsonschema.Schema            `json:"input_schema,omitempty"`
+	ContentType     string                        `json:"content_type,omitempty"` // a body that is not JSON
 	ExampleBody     json.RawMessage               `json:"example_body,omitempty"`
 	Statuses        []int                         `json:"statuses"`
 	Docs            string                        `json:"docs"`
@@ -963,6 +1158,9 @@ func boardManifest(base string, a Auth) []manifestRoute {
 			Statuses: append(slices.Clone(br.success), br.errors...), Docs: tools.DocsURL(base, br.name)}
 		if br.bodyExample != "" {
 			m.ExampleBody = json.RawMessage(br.bodyExample)
+		}
+		if br.raw != nil {
+			m.ContentType = br.raw.mediaType
 		}
 		for _, p := range br.params {
 			if m.QueryParameters == nil {
@@ -1018,8 +1216,14 @@ func boardLLMs(b *bytes.Buffer, base string, a Auth) {
 			}
 			b.WriteString("\n")
 		}
+		if br.raw != nil {
+			fmt.Fprintf(b, "Body: %s, with Content-Type: %s, at most %d bytes.\n\n", br.raw.description, br.raw.mediaType, br.raw.maxBytes)
+		}
 		b.WriteString("Example:\n\n")
 		switch {
+		case br.raw != nil:
+			fmt.Fprintf(b, "    curl -s %s%s -H \"Authorization: Bearer $MODERATOR_TOKEN\" -H 'Content-Type: %s' %s\n\n",
+				base, br.path, br.raw.mediaType, br.raw.curlData)
 		case br.auth == authAgent && a == AuthKeys:
 			fmt.Fprintf(b, "    curl -s %s%s -H \"Authorization: Bearer $AGENT_KEY\" -H 'Content-Type: application/json' -d '%s'\n\n",
 				base, strings.Replace(br.path, "{id}", examplePredictionID, 1), shellQuoted(br.bodyExample))

@@ -603,11 +603,11 @@ func TestBoardPublished(t *testing.T) {
 		}
 	}
 	m := e.get(t, httpapi.ManifestPath, 200)
-	if n := len(m["board"].([]any)); n != 11 {
-		t.Errorf("manifest has %d board routes, want 11", n)
+	if n := len(m["board"].([]any)); n != 13 {
+		t.Errorf("manifest has %d board routes, want 13", n)
 	}
 	for _, p := range []string{"/api/predictions", "/api/predictions/{id}", "/api/predictions/{id}/threads", "/api/predictions/{id}/reactions",
-		"/api/predictions/{id}/resolve", "/api/agents", "/api/agents/{id}", "/api/agents/{id}/key", "/api/stats"} {
+		"/api/predictions/{id}/resolve", "/api/agents", "/api/agents/{id}", "/api/agents/{id}/key", "/api/stats", "/api/inbound/email"} {
 		if e.doc.Paths.Find(p) == nil {
 			t.Errorf("openapi.json lacks %s", p)
 		}

@@ -54,9 +54,9 @@
 //     /terms, / (a landing page) and /healthz.
 //   - /mcp: [Options.MCP], when set.
 //   - The agent board under [BoardPrefix] (/api/predictions, /api/agents,
-//     /api/stats, /api/agents/{id}/key), when [Options.Board] is set: one
-//     route table in board.go registers the routes and feeds openapi.json,
-//     the manifest and llms.txt.
+//     /api/stats, /api/agents/{id}/key, /api/inbound/email), when
+//     [Options.Board] is set: one route table in board.go registers the
+//     routes and feeds openapi.json, the manifest and llms.txt.
 //   - GET [MetricsPath]: Prometheus metrics (see Metrics below).
 //
 // # Board authentication
@@ -65,10 +65,16 @@
 // agent_id: missing or malformed is 401 with WWW-Authenticate, a different
 // agent_id is 403. The order of checks is: the header (401), the id in the
 // path (404), the body (413, 415, 400), the agent (403), the agent's rate
-// limit (429), then validation (400). Resolving needs Authorization: Bearer
-// <moderator token>, compared in constant time; without a configured token
-// every resolve is 403 with a hint naming --moderator-token. Ids that
-// cannot exist (not a UUID, not an agent id) are 404 without a query.
+// limit (429), then validation (400). Resolving and POST
+// /api/inbound/email (a raw message/rfc822 body of at most
+// [MaxMessageBytes], what `predictions mail` reads on stdin) need
+// Authorization: Bearer <moderator token>, compared in constant time;
+// without a configured token they answer 403 with a hint naming
+// --moderator-token. An e-mail that cannot be read is 400; one read but
+// not recordable (unknown sender, no prediction named, an auto-reply) is
+// 422; a prediction that is not on the board 404. A registered e-mail
+// address taken by another agent is 409. Ids that cannot exist (not a
+// UUID, not an agent id) are 404 without a query.
 //
 // # Key mode
 //

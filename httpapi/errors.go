@@ -9,6 +9,7 @@ import (
 
 	"github.com/gorilla/mux"
 	"github.com/predictions-md/predictions/board"
+	"github.com/predictions-md/predictions/email"
 	"github.com/predictions-md/predictions/internal/tools"
 )
 
@@ -56,8 +57,19 @@ var statusTable = []struct {
 	{ErrUnauthorized, http.StatusUnauthorized},
 	{ErrForbidden, http.StatusForbidden},
 	{ErrRateLimited, http.StatusTooManyRequests},
+	{board.ErrConflict, http.StatusConflict},
 	{board.ErrInvalid, http.StatusBadRequest},
 	{board.ErrNotFound, http.StatusNotFound},
+	// Inbound e-mail (POST /api/inbound/email): a message that cannot be
+	// read is bad input; one that is read but cannot be recorded (an
+	// unknown sender, no prediction named, an auto-reply) is 422.
+	{email.ErrTooLarge, http.StatusRequestEntityTooLarge},
+	{email.ErrMalformed, http.StatusBadRequest},
+	{email.ErrNoText, http.StatusBadRequest},
+	{email.ErrCharset, http.StatusBadRequest},
+	{board.ErrUnknownSender, http.StatusUnprocessableEntity},
+	{board.ErrUnmatched, http.StatusUnprocessableEntity},
+	{board.ErrAutomatic, http.StatusUnprocessableEntity},
 }
 
 // StatusOf returns the HTTP status for err: 200 for nil, the status of the
@@ -120,6 +132,8 @@ func (s *Server) problemFor(r *http.Request, err error) (int, Problem) {
 	var ie *tools.InputError
 	var ae *Error
 	var ve *board.ValidationError
+	var me *board.MailError
+	var ee *email.Error
 	switch {
 	case errors.As(err, &ie):
 		p.Error, p.Hint = ie.Error(), ie.Hint
@@ -127,6 +141,10 @@ func (s *Server) problemFor(r *http.Request, err error) (int, Problem) {
 		p.Error, p.Hint = ae.Error(), ae.Hint
 	case errors.As(err, &ve):
 		p.Error, p.Hint = ve.Field+": "+ve.Problem, ve.Hint
+	case errors.As(err, &me):
+		p.Error, p.Hint = me.Field+": "+me.Problem, me.Hint
+	case errors.As(err, &ee):
+		p.Error, p.Hint = ee.Field+": "+ee.Problem, ee.Hint
 	case status == http.StatusInternalServerError:
 		p.Error = "server: internal error"
 		p.Hint = "this is a fault of the service, not of your input; try again later, and report it with the X-Request-Id if it persists"

@@ -638,7 +638,7 @@ func boardRows() []malformed {
 		{name: "agent id space", method: "GET", target: httpapi.BoardPrefix + "/agents/a%20b", status: 404, field: "id"},
 		{name: "agent id invalid UTF-8", method: "GET", target: httpapi.BoardPrefix + "/agents/%FF", status: 404, field: "id"},
 		{name: "agents bad query escape", method: "GET", target: httpapi.BoardPrefix + "/agents?%zz", status: 400, field: "query"},
-		{name: "agents POST", method: "POST", target: httpapi.BoardPrefix + "/agents", body: `{}`, status: 405, field: "method"},
+		{name: "agents PUT", method: "PUT", target: httpapi.BoardPrefix + "/agents", body: `{}`, status: 405, field: "method"},
 		{name: "stats bad query escape", method: "GET", target: httpapi.BoardPrefix + "/stats?a=%", status: 400, field: "query"},
 		{name: "stats invalid UTF-8 parameter", method: "GET", target: httpapi.BoardPrefix + "/stats?x=%C3", status: 400, field: "x"},
 		{name: "stats DELETE", method: "DELETE", target: httpapi.BoardPrefix + "/stats", status: 405, field: "method"},

@@ -20,6 +20,7 @@ import (
 	"github.com/predictions-md/predictions/httpapi"
 	"github.com/predictions-md/predictions/mcpserver"
 	"github.com/predictions-md/predictions/web"
+	"github.com/predictions-md/predictions/notify"
 )
 
 // Server timeouts: long enough for a 64 KB body on a slow link, short
@@ -46,6 +47,12 @@ type serveConfig struct {
 	auth           httpapi.Auth
 	rateLimit      httpapi.RateLimit
 	metricsAddr    string // "" (on the main listener), "off", or host:port
+	smtpURL        string
+	mailFrom       string
+
+	// mailInterval is the sender's poll interval; 0 means
+	// notify.DefaultInterval. Tests shorten it; there is no flag.
+	mailInterval time.Duration
 }
 
 // parseServe reads flags, each defaulting to its PREDICTIONS_* environment
@@ -73,6 +80,7 @@ func parseServe(args []string, getenv func(string) string, out io.Writer) (*serv
 	rateAgent := fs.String("rate-agent", env("PREDICTIONS_RATE_AGENT", httpapi.DefaultAgentRate.String()), "board writes per agent, as `EVENTS/UNIT:BURST` (UNIT s, min or hour) [PREDICTIONS_RATE_AGENT]")
 	rateAddress := fs.String("rate-address", env("PREDICTIONS_RATE_ADDRESS", httpapi.DefaultAddressRate.String()), "requests per client address, as `EVENTS/UNIT:BURST`, counted separately for\nreads (GET, HEAD, OPTIONS) and other requests [PREDICTIONS_RATE_ADDRESS]")
 	fs.StringVar(&cfg.metricsAddr, "metrics-addr", env("PREDICTIONS_METRICS_ADDR", ""), "Prometheus metrics: empty serves /metrics on --addr, off turns them off,\n`host:port` serves /metrics on a listener of its own [PREDICTIONS_METRICS_ADDR]")
+	mailFlags(fs, &cfg.smtpURL, &cfg.mailFrom, env)
 	fs.Usage = func() {
 		fmt.Fprintln(out, "Usage: predictions serve [flags]")
 		fmt.Fprintln(out)
@@ -82,6 +90,8 @@ func parseServe(args []string, getenv func(string) string, out io.Writer) (*serv
 		fmt.Fprintln(out, "/healthz. It needs no setup: the board is a SQLite file, created on first start.")
 		fmt.Fprintln(out, "SIGINT or SIGTERM stops it after in-flight requests finish.")
 		fmt.Fprintf(out, "One client address may hold at most %d connections at once (loopback and --trust-proxy exempt).\n", maxConnsPerIP)
+		fmt.Fprintln(out, "With --smtp-url it e-mails agents that registered an address (POST /api/agents) about")
+		fmt.Fprintln(out, "new predictions and replies; their answers come back through 'predictions mail'.")
 		fmt.Fprintln(out)
 		fmt.Fprintln(out, "Flags (each also read from the environment variable in brackets; a flag wins):")
 		fs.PrintDefaults()
@@ -123,6 +133,12 @@ func parseServe(args []string, getenv func(string) string, out io.Writer) (*serv
 		if _, _, err := net.SplitHostPort(a); err != nil {
 			return nil, fmt.Errorf("--metrics-addr %q: give host:port such as 127.0.0.1:9090, off, or leave it empty to serve /metrics on --addr", a)
 		}
+	}
+	if cfg.mailFrom != "" && cfg.smtpURL == "" {
+		return nil, fmt.Errorf("--mail-from is set but --smtp-url is not: e-mail is sent only through an SMTP server")
+	}
+	if _, _, err := mailSetup(cfg.smtpURL, cfg.mailFrom, cfg.baseURL); err != nil {
+		return nil, err
 	}
 	return cfg, nil
 }
@@ -171,7 +187,11 @@ func serve(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 
 	// Board: opened (and migrated) before listening, closed after the
 	// last request has finished.
-	store, err := board.Open(ctx, cfg.db, board.Options{Flag: forecastfile.Flags})
+	mailOpt, smtpCfg, err := mailSetup(cfg.smtpURL, cfg.mailFrom, cfg.baseURL)
+	if err != nil {
+		return err
+	}
+	store, err := board.Open(ctx, cfg.db, board.Options{Flag: forecastfile.Flags, Mail: mailOpt})
 	if err != nil {
 		return fmt.Errorf("opening the board database %s: %w", redactDSN(cfg.db), err)
 	}
@@ -181,6 +201,24 @@ func serve(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 		}
 	}()
 	opt.Board = store
+
+	// E-mail: the sender drains the outbox in its own goroutine, never in
+	// a request; it stops after the HTTP server (so that replies accepted
+	// during the grace period are queued) and before the store closes.
+	if smtpCfg != nil {
+		snd := &notify.Sender{Outbox: store, SMTP: *smtpCfg, From: mailOpt.From.Address, Log: log, Interval: cfg.mailInterval}
+		sctx, stopSender := context.WithCancel(context.WithoutCancel(ctx))
+		stopped := make(chan struct{})
+		go func() {
+			defer close(stopped)
+			snd.Run(sctx)
+		}()
+		defer func() {
+			stopSender()
+			<-stopped
+		}()
+		log.Info("e-mail notifications on", "smtp", smtpCfg.String(), "from", mailOpt.From.String())
+	}
 
 	// MCP at /mcp: the same tools through the go-sdk's streamable handler.
 	mcp, err := mcpserver.Handler(mcpserver.Options{BaseURL: cfg.baseURL, Logger: log})

@@ -1,0 +1,609 @@
+package board_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net/mail"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/predictions-md/predictions/board"
+	"github.com/predictions-md/predictions/email"
+)
+
+// mailOpts are the e-mail options of the tests; the domain is the one of
+// the email package's test messages.
+func mailOpts(maxAttempts int) *board.MailOptions {
+	return &board.MailOptions{
+		From:        mail.Address{Name: "Predictions board", Address: "board@predictions.example.org"},
+		BaseURL:     "https://predictions.example.org",
+		MaxAttempts: maxAttempts,
+	}
+}
+
+func mustRegister(tb testing.TB, s *board.Store, agent, addr string) board.Registered {
+	tb.Helper()
+	r, err := s.Register(context.Background(), board.Registration{AgentID: agent, Email: addr})
+	if err != nil {
+		tb.Fatalf("Register(%s, %s): %v", agent, addr, err)
+	}
+	return r
+}
+
+func TestRegister(t *testing.T) {
+	forEachStore(t, func(t *testing.T, open func(board.Options) *board.Store) {
+		clk := newClock()
+		s := open(board.Options{Now: clk.Now})
+		ctx := context.Background()
+
+		// A chosen name survives a registration without one.
+		np := newPrediction("seven")
+		np.AgentName = "Seven"
+		mustCreate(t, s, np)
+		mustCreate(t, s, newPrediction("plain-id"))
+
+		tests := []struct {
+			name string
+			in   board.Registration
+			want board.Registered // Agent compared on ID and Name only
+		}{
+			{"display name", board.Registration{AgentID: "ada", Email: "Ada Lovelace <Ada@Example.org>"},
+				board.Registered{Agent: board.Agent{ID: "ada", Name: "Ada Lovelace"}, Email: "Ada@Example.org", Created: true}},
+			{"local part", board.Registration{AgentID: "bob", Email: " bob.smith@example.org "},
+				board.Registered{Agent: board.Agent{ID: "bob", Name: "bob.smith"}, Email: "bob.smith@example.org", Created: true}},
+			{"name given", board.Registration{AgentID: "cy", AgentName: "Cyrus", Email: "Someone Else <cy@example.org>"},
+				board.Registered{Agent: board.Agent{ID: "cy", Name: "Cyrus"}, Email: "cy@example.org", Created: true}},
+			{"chosen name kept", board.Registration{AgentID: "seven", Email: "Other <seven@example.org>"},
+				board.Registered{Agent: board.Agent{ID: "seven", Name: "Seven"}, Email: "seven@example.org"}},
+			{"default name replaced", board.Registration{AgentID: "plain-id", Email: "Plain Agent <p@example.org>"},
+				board.Registered{Agent: board.Agent{ID: "plain-id", Name: "Plain Agent"}, Email: "p@example.org"}},
+			{"address changed", board.Registration{AgentID: "bob", Email: "bob@example.net"},
+				board.Registered{Agent: board.Agent{ID: "bob", Name: "bob.smith"}, Email: "bob@example.net", Previous: "bob.smith@example.org"}},
+			{"same address again, other case", board.Registration{AgentID: "ada", AgentName: "Ada", Email: "ADA@example.ORG"},
+				board.Registered{Agent: board.Agent{ID: "ada", Name: "Ada"}, Email: "ADA@example.ORG", Previous: "Ada@Example.org"}},
+		}
+		for _, tt := range tests {
+			clk.Advance(time.Second)
+			got, err := s.Register(ctx, tt.in)
+			if err != nil {
+				t.Fatalf("%s: Register(%+v): %v", tt.name, tt.in, err)
+			}
+			got.Agent = board.Agent{ID: got.Agent.ID, Name: got.Agent.Name}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("%s: Register(%+v) (-want +got):\n%s", tt.name, tt.in, diff)
+			}
+		}
+		a, err := s.AgentByEmail(ctx, "Whoever <ada@EXAMPLE.org>")
+		if err != nil || a.ID != "ada" || !a.LastSeen.Equal(clk.Now()) {
+			t.Errorf("AgentByEmail = %+v, %v; want ada seen now", a, err)
+		}
+		if _, err := s.AgentByEmail(ctx, "bob.smith@example.org"); !errors.Is(err, board.ErrNotFound) {
+			t.Errorf("AgentByEmail(replaced address) = %v, want ErrNotFound", err)
+		}
+
+		bad := []struct {
+			in    board.Registration
+			field string
+			is    error
+		}{
+			{board.Registration{AgentID: "eve", Email: "ada@example.org"}, "email", board.ErrConflict},
+			{board.Registration{AgentID: "eve", Email: "Eve <A.D.A@example.org>"}, "", nil}, // another address: fine
+			{board.Registration{AgentID: "eve", Email: ""}, "email", board.ErrInvalid},
+			{board.Registration{AgentID: "eve", Email: "not an address"}, "email", board.ErrInvalid},
+			{board.Registration{AgentID: "eve", Email: "eve@localhost"}, "", nil},
+			{board.Registration{AgentID: "eve2", Email: "eve@intranet"}, "email", board.ErrInvalid},
+			{board.Registration{AgentID: "eve", Email: "Eve <eve@example.org"}, "email", board.ErrInvalid},
+			{board.Registration{AgentID: "eve", Email: "a@example.org, b@example.org"}, "email", board.ErrInvalid},
+			{board.Registration{AgentID: "eve", Email: strings.Repeat("e", 250) + "@example.org"}, "email", board.ErrInvalid},
+			{board.Registration{AgentID: "e ve", Email: "eve@example.org"}, "agent_id", board.ErrInvalid},
+			{board.Registration{AgentID: "eve", AgentName: strings.Repeat("n", 81), Email: "eve@example.org"}, "agent_name", board.ErrInvalid},
+		}
+		for _, b := range bad {
+			_, err := s.Register(ctx, b.in)
+			if b.is == nil {
+				if err != nil {
+					t.Errorf("Register(%+v) = %v, want success", b.in, err)
+				}
+				continue
+			}
+			var ve *board.ValidationError
+			if !errors.Is(err, b.is) || !errors.As(err, &ve) || ve.Field != b.field {
+				t.Errorf("Register(%+v) = %v, want %v on %s", b.in, err, b.is, b.field)
+			}
+		}
+		checkCounters(t, s)
+	})
+}
+
+// TestRegisterRace: agents registering one address at once; exactly one
+// gets it, the others a conflict.
+func TestRegisterRace(t *testing.T) {
+	forEachStore(t, func(t *testing.T, open func(board.Options) *board.Store) {
+		s := open(board.Options{})
+		const n = 8
+		errs := make([]error, n)
+		var wg sync.WaitGroup
+		for i := range n {
+			wg.Go(func() {
+				_, errs[i] = s.Register(context.Background(), board.Registration{AgentID: fmt.Sprintf("r%d", i), Email: "Shared@example.org"})
+			})
+		}
+		wg.Wait()
+		won := 0
+		for i, err := range errs {
+			switch {
+			case err == nil:
+				won++
+			case !errors.Is(err, board.ErrConflict):
+				t.Errorf("agent r%d: %v, want success or ErrConflict", i, err)
+			}
+		}
+		if won != 1 {
+			t.Errorf("%d agents registered the address, want 1", won)
+		}
+	})
+}
+
+func TestNameFromEmailLong(t *testing.T) {
+	s := mustOpen(t, filepath.Join(t.TempDir(), "b.db"), board.Options{})
+	long := strings.Repeat("x", 100)
+	r := mustRegister(t, s, "long", long+"@example.org")
+	if r.Agent.Name != strings.Repeat("x", board.MaxAgentName) {
+		t.Errorf("name = %q, want the local part cut to %d characters", r.Agent.Name, board.MaxAgentName)
+	}
+	r = mustRegister(t, s, "ctl", "=?utf-8?q?Tab=09Name?= <ctl@example.org>")
+	if r.Agent.Name != "Tab Name" {
+		t.Errorf("name = %q, want control characters turned into a space", r.Agent.Name)
+	}
+	r = mustRegister(t, s, "blank", "=?utf-8?q?=01=02?= <local@example.org>")
+	if r.Agent.Name != "local" {
+		t.Errorf("name = %q, want the local part when the display name is only control characters", r.Agent.Name)
+	}
+}
+
+func TestBackoff(t *testing.T) {
+	for _, tt := range []struct {
+		attempt int
+		want    time.Duration
+	}{{1, 30 * time.Second}, {2, time.Minute}, {3, 2 * time.Minute}, {7, 32 * time.Minute}, {8, time.Hour}, {50, time.Hour}, {0, 30 * time.Second}} {
+		if got := board.Backoff(tt.attempt); got != tt.want {
+			t.Errorf("Backoff(%d) = %v, want %v", tt.attempt, got, tt.want)
+		}
+	}
+}
+
+// recipients lists the recipients of a prediction's outbox rows, per
+// reply ("" for the prediction), sorted.
+func recipients(t *testing.T, s *board.Store, pid string) map[string][]string {
+	t.Helper()
+	rows, err := s.Outbox(context.Background(), pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string][]string{}
+	for _, r := range rows {
+		out[r.ReplyID] = append(out[r.ReplyID], r.Recipient)
+	}
+	for k := range out {
+		slices.Sort(out[k])
+	}
+	return out
+}
+
+// TestOutboxWrites: who gets which notification, written in the post's
+// transaction, and nothing without Mail or for a refused post.
+func TestOutboxWrites(t *testing.T) {
+	forEachStore(t, func(t *testing.T, open func(board.Options) *board.Store) {
+		clk := newClock()
+		s := open(board.Options{Now: clk.Now, Mail: mailOpts(0)})
+		ctx := context.Background()
+		mustRegister(t, s, "ada", "Ada Lovelace <ada@example.org>")
+		mustRegister(t, s, "bob", "bob@example.org")
+		mustRegister(t, s, "cy", "cy@example.org")
+
+		p := mustCreate(t, s, newPrediction("ada"))
+		if diff := cmp.Diff(map[string][]string{"": {"bob@example.org", "cy@example.org"}}, recipients(t, s, p.ID)); diff != "" {
+			t.Errorf("prediction's recipients (-want +got):\n%s", diff)
+		}
+		// bob replies: the author follows; cy has not taken part.
+		r1, err := s.Reply(ctx, p.ID, board.NewReply{AgentID: "bob", Body: "[DEBATE] Which source?"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// dan (no address) reacts; cy reacts; bob replies again.
+		for _, a := range []string{"dan", "cy"} {
+			if _, err := s.React(ctx, p.ID, board.NewReaction{AgentID: a, Reaction: board.ReactionAgree}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		r2, err := s.Reply(ctx, p.ID, board.NewReply{AgentID: "dan", Body: "plain", ParentID: r1.ID})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// A refused reply queues nothing.
+		if _, err := s.Reply(ctx, p.ID, board.NewReply{AgentID: "cy", Body: "x", ParentID: "no-such-reply"}); !errors.Is(err, board.ErrInvalid) {
+			t.Fatalf("bad parent: %v", err)
+		}
+		want := map[string][]string{
+			"":    {"bob@example.org", "cy@example.org"},
+			r1.ID: {"ada@example.org"},
+			r2.ID: {"ada@example.org", "bob@example.org", "cy@example.org"},
+		}
+		if diff := cmp.Diff(want, recipients(t, s, p.ID)); diff != "" {
+			t.Errorf("recipients (-want +got):\n%s", diff)
+		}
+		n, err := s.OutboxBacklog(ctx)
+		if err != nil || n != 6 {
+			t.Errorf("OutboxBacklog = %d, %v; want 6", n, err)
+		}
+
+		// The stored message is the thread's: one recipient, the reply's
+		// Message-ID, the prediction's thread and plus address.
+		rows, err := s.Outbox(ctx, p.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var msg *email.Message
+		for _, r := range rows {
+			if r.ReplyID == r1.ID {
+				if msg, err = email.Parse(bytes.NewReader(r.Message)); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		got := map[string]any{
+			"to": msg.To, "message-id": msg.MessageID, "in-reply-to": msg.InReplyTo, "subject": msg.Subject,
+		}
+		wantMsg := map[string]any{
+			"to":          []mail.Address{{Name: "Ada Lovelace", Address: "ada@example.org"}},
+			"message-id":  email.ReplyMessageID(p.ID, r1.ID, "predictions.example.org"),
+			"in-reply-to": []string{email.ThreadID(p.ID, "predictions.example.org")},
+			"subject":     "Re: [prediction " + p.ID + "] " + p.Title,
+		}
+		if diff := cmp.Diff(wantMsg, got); diff != "" {
+			t.Errorf("notification (-want +got):\n%s", diff)
+		}
+		if !strings.Contains(msg.Text, "[DEBATE] Which source?") || !strings.Contains(msg.Text, "https://predictions.example.org/api/predictions/"+p.ID) {
+			t.Errorf("notification text lacks the reply or the link:\n%s", msg.Text)
+		}
+
+		// Without Mail nothing is queued.
+		plain := open(board.Options{})
+		mustRegister(t, plain, "ada", "ada@example.org")
+		mustRegister(t, plain, "bob", "bob@example.org")
+		q := mustCreate(t, plain, newPrediction("ada"))
+		if _, err := plain.Reply(ctx, q.ID, board.NewReply{AgentID: "bob", Body: "hi"}); err != nil {
+			t.Fatal(err)
+		}
+		if got := recipients(t, plain, q.ID); len(got) != 0 {
+			t.Errorf("without Mail: outbox %v, want none", got)
+		}
+		checkCounters(t, s)
+	})
+}
+
+// TestOutboxDelivery: claims, leases, failures with backoff, giving up,
+// sending, the backlog and pruning.
+func TestOutboxDelivery(t *testing.T) {
+	forEachStore(t, func(t *testing.T, open func(board.Options) *board.Store) {
+		clk := newClock()
+		s := open(board.Options{Now: clk.Now, Mail: mailOpts(3)})
+		ctx := context.Background()
+		mustRegister(t, s, "ada", "ada@example.org")
+		mustRegister(t, s, "bob", "bob@example.org")
+		mustRegister(t, s, "cy", "cy@example.org")
+		p := mustCreate(t, s, newPrediction("ada")) // to bob and cy
+
+		const lease = 5 * time.Minute
+		claim := func(limit int) []board.OutboxMessage {
+			t.Helper()
+			m, err := s.ClaimOutbox(ctx, limit, lease)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return m
+		}
+		first := claim(1)
+		if len(first) != 1 || first[0].Attempts != 1 || first[0].From != "board@predictions.example.org" || len(first[0].Message) == 0 {
+			t.Fatalf("first claim = %+v", first)
+		}
+		second := claim(10)
+		if len(second) != 1 || second[0].ID == first[0].ID {
+			t.Fatalf("second claim = %+v, want the other message", second)
+		}
+		if again := claim(10); len(again) != 0 {
+			t.Errorf("claim while leased = %d messages, want 0", len(again))
+		}
+		if err := s.MarkSent(ctx, first[0].ID); err != nil {
+			t.Fatal(err)
+		}
+		// The second fails for a while, then succeeds.
+		id := second[0].ID
+		retry, err := s.MarkFailed(ctx, id, "421 try later", false)
+		if err != nil || !retry.Equal(clk.Now().Add(30*time.Second)) {
+			t.Errorf("MarkFailed = %v, %v; want now + 30s", retry, err)
+		}
+		if got := claim(10); len(got) != 0 {
+			t.Errorf("claimed before the backoff ended: %+v", got)
+		}
+		clk.Advance(30 * time.Second)
+		m := claim(10)
+		if len(m) != 1 || m[0].ID != id || m[0].Attempts != 2 {
+			t.Fatalf("claim after backoff = %+v", m)
+		}
+		if retry, _ := s.MarkFailed(ctx, id, "421 still down", false); !retry.Equal(clk.Now().Add(time.Minute)) {
+			t.Errorf("second backoff until %v, want now + 1m", retry)
+		}
+		// A lease that ends without a report makes the message due again.
+		clk.Advance(time.Minute)
+		if m := claim(10); len(m) != 1 || m[0].Attempts != 3 {
+			t.Fatalf("claim = %+v, want attempt 3", m)
+		}
+		clk.Advance(lease)
+		m = claim(10)
+		if len(m) != 1 || m[0].Attempts != 4 {
+			t.Fatalf("claim after an expired lease = %+v, want attempt 4", m)
+		}
+		// MaxAttempts is 3: this failure gives up.
+		if retry, err := s.MarkFailed(ctx, id, "421 down for good", false); err != nil || !retry.IsZero() {
+			t.Errorf("MarkFailed after max attempts = %v, %v; want zero (given up)", retry, err)
+		}
+		rows, err := s.Outbox(ctx, p.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		byID := map[string]board.OutboxEntry{}
+		for _, r := range rows {
+			byID[r.ID] = r
+		}
+		if r := byID[first[0].ID]; r.Status != board.OutboxSent || r.SentAt == nil || r.NextAttemptAt != nil {
+			t.Errorf("sent row = %+v", r)
+		}
+		if r := byID[id]; r.Status != board.OutboxFailed || r.LastError != "421 down for good" || r.Attempts != 4 || r.NextAttemptAt != nil {
+			t.Errorf("given-up row = %+v", r)
+		}
+		if n, _ := s.OutboxBacklog(ctx); n != 0 {
+			t.Errorf("backlog = %d, want 0", n)
+		}
+
+		// A permanent failure gives up at once.
+		clk.Advance(time.Second)
+		q := mustCreate(t, s, newPrediction("ada"))
+		if n, _ := s.OutboxBacklog(ctx); n != 2 {
+			t.Errorf("backlog = %d, want 2", n)
+		}
+		m = claim(10)
+		if retry, _ := s.MarkFailed(ctx, m[0].ID, "550 no such user", true); !retry.IsZero() {
+			t.Errorf("permanent failure retries at %v", retry)
+		}
+		if n, _ := s.OutboxBacklog(ctx); n != 1 {
+			t.Errorf("backlog = %d, want 1", n)
+		}
+		if _, err := s.MarkFailed(ctx, "nope", "x", false); !errors.Is(err, board.ErrNotFound) {
+			t.Errorf("MarkFailed(unknown) = %v", err)
+		}
+		if err := s.MarkSent(ctx, "nope"); !errors.Is(err, board.ErrNotFound) {
+			t.Errorf("MarkSent(unknown) = %v", err)
+		}
+
+		// Pruning deletes sent messages only.
+		n, err := s.PruneOutbox(ctx, clk.Now().Add(time.Hour))
+		if err != nil || n != 1 {
+			t.Errorf("PruneOutbox = %d, %v; want 1", n, err)
+		}
+		if rows, _ := s.Outbox(ctx, p.ID); len(rows) != 1 || rows[0].Status != board.OutboxFailed {
+			t.Errorf("after pruning: %+v, want the failed row only", rows)
+		}
+		if rows, _ := s.Outbox(ctx, q.ID); len(rows) != 2 {
+			t.Errorf("after pruning: %d rows of the second prediction, want 2", len(rows))
+		}
+	})
+}
+
+// TestClaimConcurrent: senders claiming at once (replicas on PostgreSQL)
+// never get the same message twice.
+func TestClaimConcurrent(t *testing.T) {
+	forEachStore(t, func(t *testing.T, open func(board.Options) *board.Store) {
+		s := open(board.Options{Mail: mailOpts(0)})
+		ctx := context.Background()
+		const agents, predictions = 12, 5
+		for i := range agents {
+			mustRegister(t, s, fmt.Sprintf("a%d", i), fmt.Sprintf("a%d@example.org", i))
+		}
+		for i := range predictions {
+			mustCreate(t, s, newPrediction(fmt.Sprintf("a%d", i)))
+		}
+		want := predictions * (agents - 1)
+		var mu sync.Mutex
+		seen := map[string]int{}
+		var wg sync.WaitGroup
+		for range 4 {
+			wg.Go(func() {
+				for {
+					m, err := s.ClaimOutbox(ctx, 3, time.Hour)
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					if len(m) == 0 {
+						return
+					}
+					for _, x := range m {
+						mu.Lock()
+						seen[x.ID]++
+						mu.Unlock()
+						if err := s.MarkSent(ctx, x.ID); err != nil {
+							t.Error(err)
+						}
+					}
+				}
+			})
+		}
+		wg.Wait()
+		if len(seen) != want {
+			t.Errorf("%d messages claimed, want %d", len(seen), want)
+		}
+		for id, n := range seen {
+			if n != 1 {
+				t.Errorf("message %s claimed %d times", id, n)
+			}
+		}
+	})
+}
+
+// testMessage reads a message of the email package's testdata with the
+// prediction and reply ids replaced by real ones.
+func testMessage(t *testing.T, name, predictionID, replyID string) *email.Message {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join("..", "email", "testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw = bytes.ReplaceAll(raw, []byte("0192f3a4-5b6c-7d8e-9f00-112233445566"), []byte(predictionID))
+	raw = bytes.ReplaceAll(raw, []byte("0192f3b0-0000-7000-8000-aaaaaaaaaaaa"), []byte(replyID))
+	m, err := email.Parse(bytes.NewReader(raw))
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return m
+}
+
+// TestReceiveMail records the email package's test messages as replies
+// and refuses the ones that cannot be matched, recording nothing.
+func TestReceiveMail(t *testing.T) {
+	forEachStore(t, func(t *testing.T, open func(board.Options) *board.Store) {
+		clk := newClock()
+		s := open(board.Options{Now: clk.Now, Mail: mailOpts(0)})
+		ctx := context.Background()
+		p := mustCreate(t, s, newPrediction("author"))
+		debate, err := s.Reply(ctx, p.ID, board.NewReply{AgentID: "author", Body: "[DEBATE] What counts as on the grid?"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for agent, addr := range map[string]string{
+			"ada": "ada.lovelace@gmail.com", "alan": "alan@icloud.example", "bot-7": "BOT7@agents.example.com",
+			"grace": "grace@agents.example.com", "edsger": "edsger@agents.example.com", "charles": "cbabbage@contoso.example",
+			"rene": "rene@agents.example.com", "jose": "jose@agents.example.com", "web": "web@agents.example.com",
+			"francois": "francois@agents.example.com", "barbara": "barbara@agents.example.com",
+		} {
+			mustRegister(t, s, agent, addr)
+		}
+		tests := []struct {
+			file, agent string
+			kind        board.ReplyKind
+			parent      string
+		}{
+			{"gmail-reply.eml", "ada", board.ReplyChallenge, ""},
+			{"apple-mail-reply.eml", "alan", board.ReplyDebate, debate.ID}, // answers the debate's message
+			{"base64.eml", "bot-7", board.ReplyAgree, debate.ID},
+			{"interleaved.eml", "grace", board.ReplyChallenge, debate.ID},
+			{"signature.eml", "edsger", board.ReplyDisagree, ""},
+			{"outlook-reply.eml", "charles", board.ReplyAgree, ""},
+			{"quoted-printable.eml", "rene", board.ReplyChallenge, ""}, // matched by the plus address
+			{"subject-q.eml", "jose", board.ReplyDebate, ""},           // by the subject
+			{"html-only.eml", "web", board.ReplyAgree, ""},
+			{"latin1.eml", "francois", board.ReplyDisagree, ""},
+			{"mobile.eml", "barbara", board.ReplyAgree, ""},
+		}
+		for _, tt := range tests {
+			clk.Advance(time.Second)
+			m := testMessage(t, tt.file, p.ID, debate.ID)
+			r, err := s.ReceiveMail(ctx, m)
+			if err != nil {
+				t.Errorf("%s: ReceiveMail: %v", tt.file, err)
+				continue
+			}
+			if r.AgentID != tt.agent || r.Kind != tt.kind || r.ParentID != tt.parent || r.Body != m.Reply || r.PredictionID != p.ID {
+				t.Errorf("%s: reply by %s kind %s parent %q body %q; want %s, %s, parent %q and the stripped text",
+					tt.file, r.AgentID, r.Kind, r.ParentID, r.Body, tt.agent, tt.kind, tt.parent)
+			}
+			if tt.parent == debate.ID && tt.kind != board.ReplyDebate && r.DebateID != debate.ID {
+				t.Errorf("%s: debate_id %q, want it to join debate %s", tt.file, r.DebateID, debate.ID)
+			}
+		}
+		got, err := s.Prediction(ctx, p.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.ReplyKinds != (board.ReplyKindCounts{Agree: 4, Disagree: 2, Challenge: 3, Debate: 3}) {
+			t.Errorf("reply_kinds = %+v", got.ReplyKinds)
+		}
+		if got.Reactions != (board.ReactionCounts{Agree: 4, Disagree: 2}) {
+			t.Errorf("reactions = %+v", got.Reactions)
+		}
+
+		before, err := board.RowCounts(ctx, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		unknown := testMessage(t, "gmail-reply.eml", p.ID, debate.ID)
+		unknown.From.Address = "stranger@example.org"
+		noFrom := testMessage(t, "gmail-reply.eml", p.ID, debate.ID)
+		noFrom.From = mail.Address{}
+		unmatched := testMessage(t, "gmail-reply.eml", p.ID, debate.ID)
+		unmatched.InReplyTo, unmatched.References, unmatched.To, unmatched.Subject = nil, nil, nil, "Hello"
+		gone := testMessage(t, "gmail-reply.eml", "0192f3a4-0000-7000-8000-000000000000", debate.ID)
+		empty := testMessage(t, "gmail-reply.eml", p.ID, debate.ID)
+		empty.Reply = " \n "
+		refusals := []struct {
+			name string
+			m    *email.Message
+			is   error
+		}{
+			{"auto-reply", testMessage(t, "auto-reply.eml", p.ID, debate.ID), board.ErrAutomatic},
+			{"unknown sender", unknown, board.ErrUnknownSender},
+			{"no sender", noFrom, board.ErrUnknownSender},
+			{"no prediction named", unmatched, board.ErrUnmatched},
+			{"prediction gone", gone, board.ErrNotFound},
+			{"nothing above the quote", empty, board.ErrInvalid},
+		}
+		for _, r := range refusals {
+			_, err := s.ReceiveMail(ctx, r.m)
+			if !errors.Is(err, r.is) {
+				t.Errorf("%s: ReceiveMail = %v, want %v", r.name, err, r.is)
+			}
+		}
+		after, err := board.RowCounts(ctx, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(before, after); diff != "" {
+			t.Errorf("a refused message changed the tables (-before +after):\n%s", diff)
+		}
+		checkCounters(t, s)
+	})
+}
+
+// FuzzCheckEmail: an accepted address has an @ and fits the limit, and the
+// name derived from it is a valid agent_name; a refusal is a
+// ValidationError on email.
+func FuzzCheckEmail(f *testing.F) {
+	for _, s := range []string{"Ada Lovelace <ada@example.org>", "bob@example.org", "=?utf-8?q?=C3=A9?= <e@x.org>", "<@x>", "a@b"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		addr, display, err := board.CheckEmail(s)
+		if err != nil {
+			var ve *board.ValidationError
+			if !errors.As(err, &ve) || ve.Field != "email" || !errors.Is(err, board.ErrInvalid) {
+				t.Errorf("checkEmail(%q) = %v, want a ValidationError on email", s, err)
+			}
+			return
+		}
+		if !strings.Contains(addr, "@") || len(addr) > board.MaxEmail {
+			t.Errorf("checkEmail(%q) = %q", s, addr)
+		}
+		name := board.NameFromEmail(addr, display)
+		if got, err := board.CheckAgentName(name); err != nil || got != name {
+			t.Errorf("name %q derived from %q is not a valid agent_name: %v", name, s, err)
+		}
+	})
+}

@@ -1,0 +1,48 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"net/mail"
+
+	"github.com/predictions-md/predictions/board"
+	"github.com/predictions-md/predictions/notify"
+)
+
+// mailFlags adds --smtp-url and --mail-from, shared by serve and mail.
+func mailFlags(fs *flag.FlagSet, smtpURL, mailFrom *string, env func(name, def string) string) {
+	fs.StringVar(smtpURL, "smtp-url", env("PREDICTIONS_SMTP_URL", ""), "mail server for notifications: smtp://user:pass@host:587?from=board@example.org\n(STARTTLS when offered) or smtps://... (implicit TLS); empty means no e-mail [PREDICTIONS_SMTP_URL]")
+	fs.StringVar(mailFrom, "mail-from", env("PREDICTIONS_MAIL_FROM", ""), "the board's `address`, such as \"Predictions <board@example.org>\": From of notifications,\nwith board+<prediction id>@... as Reply-To; default: from= of --smtp-url [PREDICTIONS_MAIL_FROM]")
+}
+
+// mailSetup turns the e-mail flags into the board's mail options and the
+// SMTP server. Without --smtp-url and --mail-from both are nil: no
+// notifications. The board's address is --mail-from, else the URL's
+// from=. A server without an address is an error, since every message
+// needs a From and a Reply-To; an address without a server (the mail
+// command, which only records replies) gives options and a nil server.
+func mailSetup(smtpURL, mailFrom, baseURL string) (*board.MailOptions, *notify.SMTP, error) {
+	var from mail.Address
+	var srv *notify.SMTP
+	if smtpURL != "" {
+		c, err := notify.ParseURL(smtpURL)
+		if err != nil {
+			return nil, nil, err
+		}
+		srv, from = &c, c.From
+	}
+	if mailFrom != "" {
+		a, err := notify.ParseAddress(mailFrom)
+		if err != nil {
+			return nil, nil, fmt.Errorf("--mail-from: %w", err)
+		}
+		from = a
+	}
+	if from.Address == "" {
+		if srv != nil {
+			return nil, nil, fmt.Errorf("--smtp-url has no from= and --mail-from is empty: give the board's address, such as --mail-from board@example.org")
+		}
+		return nil, nil, nil
+	}
+	return &board.MailOptions{From: from, BaseURL: baseURL}, srv, nil
+}

@@ -1,0 +1,172 @@
+package httpapi_test
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"net/mail"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/predictions-md/predictions/board"
+	"github.com/predictions-md/predictions/forecastfile"
+	"github.com/predictions-md/predictions/httpapi"
+)
+
+func init() {
+	// Request validation reads the raw e-mail of POST /api/inbound/email as a string.
+	openapi3filter.RegisterBodyDecoder("message/rfc822", openapi3filter.FileBodyDecoder)
+}
+
+func TestRegisterAgent(t *testing.T) {
+	e := newBoardEnv(t, "")
+	reg := func(agent string, body map[string]any, want int) map[string]any {
+		t.Helper()
+		return e.post(t, "/api/agents", agent, body, mustPass, want)
+	}
+	m := reg("ada", map[string]any{"agent_id": "ada", "email": "Ada Lovelace <ada@example.org>"}, 201)
+	a := m["agent"].(map[string]any)
+	if m["status"] != "agent_registered" || m["email"] != "ada@example.org" || a["agent_name"] != "Ada Lovelace" {
+		t.Errorf("register: %v", m)
+	}
+	if m := reg("ada", map[string]any{"agent_id": "ada", "email": "ada@example.org"}, 200); m["status"] != "registration_unchanged" {
+		t.Errorf("again: %v", m)
+	}
+	if m := reg("ada", map[string]any{"agent_id": "ada", "email": "ada@example.net"}, 200); m["status"] != "email_changed" ||
+		m["previous_email"] != "ada@example.org" || !strings.Contains(m["summary"].(string), "from ada@example.org to ada@example.net") {
+		t.Errorf("changed: %v", m)
+	}
+	createPred(t, e, "agent_id", "poster")
+	if m := reg("poster", map[string]any{"agent_id": "poster", "email": "poster@example.org"}, 201); m["status"] != "email_registered" ||
+		m["agent"].(map[string]any)["predictions"] != 1.0 {
+		t.Errorf("existing agent: %v", m)
+	}
+
+	for _, tc := range []struct {
+		name, bearer string
+		body         map[string]any
+		status       int
+		field        string
+	}{
+		{"taken, other case", "eve", map[string]any{"agent_id": "eve", "email": "ADA@example.NET"}, 409, "email:"},
+		{"not an address", "eve", map[string]any{"agent_id": "eve", "email": "eve at example"}, 400, "email:"},
+		{"missing", "eve", map[string]any{"agent_id": "eve"}, 400, "email:"},
+		{"other bearer", "mallory", map[string]any{"agent_id": "eve", "email": "eve@example.org"}, 403, "agent_id:"},
+	} {
+		rv := mustPass
+		if tc.name == "missing" {
+			rv = mustFail
+		}
+		resp, body := e.do(t, http.MethodPost, "/api/agents", jsonBody(t, tc.body), bearerH(tc.bearer), rv)
+		if resp.StatusCode != tc.status || !strings.HasPrefix(problemOf(t, body).Error, tc.field) {
+			t.Errorf("%s: %d %s; want %d naming %s", tc.name, resp.StatusCode, body, tc.status, tc.field)
+		}
+	}
+	resp, _ := e.do(t, http.MethodPost, "/api/agents", jsonBody(t, map[string]any{"agent_id": "eve", "email": "eve@example.org"}), nil, anyValid)
+	if resp.StatusCode != 401 {
+		t.Errorf("without Authorization: %d, want 401", resp.StatusCode)
+	}
+	// Addresses are never published.
+	_, body := e.do(t, http.MethodGet, "/api/agents", nil, nil, mustPass)
+	if bytes.Contains(body, []byte("example.net")) || bytes.Contains(body, []byte("poster@")) {
+		t.Errorf("the agent list shows addresses: %s", body)
+	}
+}
+
+// mailEnv is a board with e-mail on, the moderator token, and a prediction
+// whose id replaces the one in the email package's test messages.
+func mailEnv(t *testing.T) (*env, string) {
+	t.Helper()
+	s, err := board.Open(context.Background(), filepath.Join(t.TempDir(), "board.db"), board.Options{
+		Now: tickClock(), Flag: forecastfile.Flags,
+		Mail: &board.MailOptions{From: mail.Address{Address: "board@predictions.example.org"}, BaseURL: "https://predictions.example.org"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	e := newEnv(t, httpapi.Options{Board: s, ModeratorToken: modToken})
+	id := createPred(t, e, "agent_id", "author")
+	e.post(t, "/api/agents", "ada", map[string]any{"agent_id": "ada", "email": "ada.lovelace@gmail.com"}, mustPass, 201)
+	return e, id
+}
+
+func eml(t *testing.T, name, predictionID string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "email", "testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bytes.ReplaceAll(b, []byte("0192f3a4-5b6c-7d8e-9f00-112233445566"), []byte(predictionID))
+}
+
+func rfc822(token string) http.Header {
+	return http.Header{"Authorization": {"Bearer " + token}, "Content-Type": {"message/rfc822"}}
+}
+
+func TestInboundEmail(t *testing.T) {
+	e, id := mailEnv(t)
+	const path = "/api/inbound/email"
+	gmail := eml(t, "gmail-reply.eml", id)
+	refusals := []struct {
+		name   string
+		body   []byte
+		header http.Header
+		status int
+		prefix string
+	}{
+		{"no token", gmail, http.Header{"Content-Type": {"message/rfc822"}}, 401, "Authorization:"},
+		{"agent token", gmail, rfc822("ada"), 403, "Authorization:"},
+		{"JSON", gmail, http.Header{"Authorization": {"Bearer " + modToken}, "Content-Type": {"application/json"}}, 415, "Content-Type:"},
+		{"too large", append(bytes.Clone(gmail), bytes.Repeat([]byte("x"), httpapi.MaxMessageBytes)...), rfc822(modToken), 413, "body:"},
+		{"malformed", eml(t, "bad-from.eml", id), rfc822(modToken), 400, "From:"},
+		{"unknown sender", bytes.Replace(gmail, []byte("ada.lovelace@gmail.com"), []byte("stranger@example.org"), 1), rfc822(modToken), 422, "From:"},
+		{"auto-reply", eml(t, "auto-reply.eml", id), rfc822(modToken), 422, "Auto-Submitted:"},
+		{"no prediction", eml(t, "gmail-reply.eml", "not.a.prediction"), rfc822(modToken), 422, "In-Reply-To:"},
+		{"gone", eml(t, "gmail-reply.eml", "0192f3a4-0000-7000-8000-000000000000"), rfc822(modToken), 404, "In-Reply-To:"},
+	}
+	for _, r := range refusals {
+		rv := mustPass
+		switch r.status {
+		case 415:
+			rv = mustFail
+		case 401, 403, 413: // authentication and size are not checked by the validator
+			rv = anyValid
+		}
+		resp, body := e.do(t, http.MethodPost, path, r.body, r.header, rv)
+		if resp.StatusCode != r.status || !strings.HasPrefix(problemOf(t, body).Error, r.prefix) {
+			t.Errorf("%s: %d %s; want %d naming %s", r.name, resp.StatusCode, trim(body), r.status, r.prefix)
+		}
+	}
+	// Nothing was recorded by the refusals.
+	if th := e.get(t, "/api/predictions/"+id+"/threads", 200); th["count"] != 0.0 {
+		t.Fatalf("refusals recorded replies: %v", th["count"])
+	}
+
+	resp, body := e.do(t, http.MethodPost, path, gmail, rfc822(modToken), mustPass)
+	if resp.StatusCode != 201 {
+		t.Fatalf("gmail reply: %d %s", resp.StatusCode, body)
+	}
+	m := decodeMap(t, body)
+	r := m["reply"].(map[string]any)
+	if r["agent_id"] != "ada" || r["kind"] != "challenge" || !strings.HasPrefix(r["body"].(string), "[challenge] Helion") ||
+		strings.Contains(r["body"].(string), "wrote:") || !strings.Contains(m["summary"].(string), "by e-mail from ada.lovelace@gmail.com") {
+		t.Errorf("recorded reply: %v", m)
+	}
+	p := e.get(t, "/api/predictions/"+id, 200)["prediction"].(map[string]any)
+	if k := p["reply_kinds"].(map[string]any); k["challenge"] != 1.0 {
+		t.Errorf("reply_kinds = %v", k)
+	}
+}
+
+// TestInboundEmailOff: without a moderator token the route answers 403.
+func TestInboundEmailOff(t *testing.T) {
+	e := newBoardEnv(t, "")
+	resp, body := e.do(t, http.MethodPost, "/api/inbound/email", []byte("From: a@b.org\r\n\r\nhi\r\n"), rfc822("x"), anyValid)
+	if resp.StatusCode != 403 || !strings.Contains(problemOf(t, body).Error, "no moderator token") {
+		t.Errorf("%d %s", resp.StatusCode, body)
+	}
+}

@@ -1,0 +1,33 @@
+// Package notify sends the board's e-mail notifications: a [Sender] drains
+// the outbox that package board fills in the transaction of each post,
+// through an SMTP server described by [ParseURL]. It is an adapter
+// (board, net/smtp and the network), run by `predictions serve` next to
+// the HTTP server and never in the path of a request.
+//
+//	cfg, err := notify.ParseURL("smtp://user:pass@mail.example.org:587?from=board@example.org")
+//	snd := &notify.Sender{Outbox: store, SMTP: cfg}
+//	go snd.Run(ctx) // returns when ctx is done
+//
+// # Delivery
+//
+// [Sender.Run] polls every [Sender.Interval]. Each [Sender.Drain] claims
+// due messages in batches with a lease ([board.Store.ClaimOutbox]), sends
+// them over one SMTP session and reports each: sent, or failed. A
+// connection that cannot be opened, a 4xx reply, a broken session or a 5xx
+// reply to MAIL FROM (the board's own account or address, which the
+// operator fixes) is temporary: the message is due again after the
+// board's backoff, 30 s doubling to 1 h, until the store's attempt limit.
+// A 5xx reply to RCPT TO or to the message (no such user, message
+// refused) is permanent and gives up at once. Given-up messages stay in
+// the outbox with their last error. Delivery is at least once: a sender
+// that dies between sending and reporting leaves the message to be sent
+// again when the lease ends.
+//
+// # Transport
+//
+// smtp:// connects in clear and upgrades with STARTTLS whenever the server
+// offers it; smtps:// uses TLS from the start. With a user in the URL the
+// sender logs in with AUTH PLAIN, which net/smtp refuses over an
+// unencrypted connection except to a loopback host, so a password never
+// crosses the network in clear.
+package notify

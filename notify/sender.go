@@ -1,0 +1,189 @@
+package notify
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"time"
+
+	"github.com/predictions-md/predictions/board"
+)
+
+// Outbox is what a [Sender] needs of the store; *board.Store implements it.
+type Outbox interface {
+	ClaimOutbox(ctx context.Context, limit int, lease time.Duration) ([]board.OutboxMessage, error)
+	MarkSent(ctx context.Context, id string) error
+	MarkFailed(ctx context.Context, id, reason string, permanent bool) (time.Time, error)
+	PruneOutbox(ctx context.Context, before time.Time) (int, error)
+}
+
+// Defaults of [Sender].
+const (
+	DefaultInterval  = 5 * time.Second
+	DefaultBatch     = 20
+	DefaultLease     = 5 * time.Minute
+	DefaultRetention = 7 * 24 * time.Hour
+)
+
+// Sender drains an outbox through an SMTP server. Its fields are set
+// before [Sender.Run] or [Sender.Drain] and not changed after.
+type Sender struct {
+	Outbox Outbox
+	SMTP   SMTP
+	// From is the envelope sender (MAIL FROM) used when a message carries
+	// none; normally each carries the board's address.
+	From string
+	// Log receives a line per failure; nil means slog.Default().
+	Log *slog.Logger
+	// Interval is the wait between polls of the outbox; 0 means
+	// [DefaultInterval].
+	Interval time.Duration
+	// Batch is how many messages one claim takes; 0 means [DefaultBatch].
+	Batch int
+	// Lease is how long a claimed message is reserved for this sender;
+	// 0 means [DefaultLease]. It must outlast sending a batch.
+	Lease time.Duration
+	// Retention is how long sent messages are kept before Run prunes
+	// them; 0 means [DefaultRetention].
+	Retention time.Duration
+	// Now is the clock for pruning; nil means time.Now.
+	Now func() time.Time
+}
+
+// Result counts what one [Sender.Drain] did.
+type Result struct {
+	Sent    int // accepted by the server
+	Retried int // failed, due again later
+	GaveUp  int // failed for good: refused permanently or out of attempts
+}
+
+func (s *Sender) log() *slog.Logger {
+	if s.Log != nil {
+		return s.Log
+	}
+	return slog.Default()
+}
+
+// Drain sends every message that is due, batch by batch, over one SMTP
+// session (reopened after a broken one), and returns when none is left or
+// ctx is done. ctx is checked between messages; a message claimed and not
+// sent when ctx ends stays reserved until its lease ends and is then
+// retried. The error is the store's; SMTP failures are recorded on the
+// messages and counted in the result.
+func (s *Sender) Drain(ctx context.Context) (Result, error) {
+	var res Result
+	var c *conn
+	defer func() {
+		if c != nil {
+			c.close()
+		}
+	}()
+	batch, lease := s.Batch, s.Lease
+	if batch <= 0 {
+		batch = DefaultBatch
+	}
+	if lease <= 0 {
+		lease = DefaultLease
+	}
+	for ctx.Err() == nil {
+		msgs, err := s.Outbox.ClaimOutbox(ctx, batch, lease)
+		if err != nil || len(msgs) == 0 {
+			return res, err
+		}
+		for i, m := range msgs {
+			if ctx.Err() != nil {
+				return res, nil
+			}
+			if c == nil {
+				if c, err = dial(s.SMTP); err != nil {
+					// The server cannot be reached: every claimed message
+					// waits for its backoff.
+					for _, rest := range msgs[i:] {
+						if err := s.failed(ctx, rest, "connecting to "+s.SMTP.String()+": "+err.Error(), false, &res); err != nil {
+							return res, err
+						}
+					}
+					return res, nil
+				}
+			}
+			from := m.From
+			if from == "" {
+				from = s.From
+			}
+			err := c.send(from, m.Recipient, m.Message)
+			if err == nil {
+				if err := s.Outbox.MarkSent(ctx, m.ID); err != nil {
+					return res, err
+				}
+				res.Sent++
+				continue
+			}
+			var se *sendError
+			permanent := errors.As(err, &se) && se.permanent
+			if se == nil || se.broken {
+				c.close()
+				c = nil
+			}
+			if err := s.failed(ctx, m, err.Error(), permanent, &res); err != nil {
+				return res, err
+			}
+		}
+	}
+	return res, nil
+}
+
+func (s *Sender) failed(ctx context.Context, m board.OutboxMessage, reason string, permanent bool, res *Result) error {
+	retry, err := s.Outbox.MarkFailed(ctx, m.ID, reason, permanent)
+	if err != nil {
+		return err
+	}
+	if retry.IsZero() {
+		res.GaveUp++
+		s.log().Error("e-mail given up", "outbox_id", m.ID, "prediction_id", m.PredictionID, "recipient", m.Recipient,
+			"attempts", m.Attempts, "error", reason)
+		return nil
+	}
+	res.Retried++
+	s.log().Warn("e-mail not sent; will retry", "outbox_id", m.ID, "prediction_id", m.PredictionID, "recipient", m.Recipient,
+		"attempts", m.Attempts, "retry_at", retry.Format(time.RFC3339), "error", reason)
+	return nil
+}
+
+// Run drains the outbox at once and then every Interval until ctx is
+// done, and prunes sent messages older than Retention about once an hour.
+// It never returns an error: a failing database or server is logged and
+// tried again at the next poll. It returns when ctx is done, after the
+// message being sent, if any, is finished (bounded by SMTP.Timeout).
+func (s *Sender) Run(ctx context.Context) {
+	interval, keep := s.Interval, s.Retention
+	if interval <= 0 {
+		interval = DefaultInterval
+	}
+	if keep <= 0 {
+		keep = DefaultRetention
+	}
+	now := s.Now
+	if now == nil {
+		now = time.Now
+	}
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	var pruned time.Time
+	for {
+		if _, err := s.Drain(ctx); err != nil && ctx.Err() == nil {
+			s.log().Error("draining the e-mail outbox", "error", err.Error())
+		}
+		if n := now(); ctx.Err() == nil && n.Sub(pruned) >= time.Hour {
+			if _, err := s.Outbox.PruneOutbox(ctx, n.Add(-keep)); err != nil && ctx.Err() == nil {
+				s.log().Error("pruning the e-mail outbox", "error", err.Error())
+			} else {
+				pruned = n
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}

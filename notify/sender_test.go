@@ -1,0 +1,263 @@
+package notify_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"net"
+	"net/mail"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/predictions-md/predictions/board"
+	"github.com/predictions-md/predictions/internal/smtptest"
+	"github.com/predictions-md/predictions/notify"
+)
+
+// The store is an outbox.
+var _ notify.Outbox = (*board.Store)(nil)
+
+var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+
+func TestParseURL(t *testing.T) {
+	tests := []struct {
+		in   string
+		want notify.SMTP
+	}{
+		{"smtp://mail.example.org", notify.SMTP{Host: "mail.example.org", Port: "587"}},
+		{"SMTP://mail.example.org:25/", notify.SMTP{Host: "mail.example.org", Port: "25"}},
+		{"smtps://u%40x:p%3Aw@mail.example.org?from=board@example.org",
+			notify.SMTP{Host: "mail.example.org", Port: "465", ImplicitTLS: true, Username: "u@x", Password: "p:w",
+				From: mail.Address{Address: "board@example.org"}}},
+		{"smtp://user@[::1]:2525", notify.SMTP{Host: "::1", Port: "2525", Username: "user"}},
+	}
+	for _, tt := range tests {
+		got, err := notify.ParseURL(tt.in)
+		if err != nil {
+			t.Errorf("ParseURL(%q): %v", tt.in, err)
+			continue
+		}
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("ParseURL(%q) (-want +got):\n%s", tt.in, diff)
+		}
+	}
+	for _, in := range []string{
+		"", "mail.example.org", "http://mail.example.org", "smtp://", "smtp:mail.example.org",
+		"smtp://mail.example.org/path", "smtp://mail.example.org?form=x", "smtp://mail.example.org?from=nobody",
+		"smtp://mail.example.org?from=a@b.org&from=c@d.org", "smtp://:secret@mail.example.org", "smtp://a:b@%zz",
+	} {
+		_, err := notify.ParseURL(in)
+		if !errors.Is(err, notify.ErrConfig) {
+			t.Errorf("ParseURL(%q) = %v, want ErrConfig", in, err)
+		}
+		if err != nil && strings.Contains(in, "secret") && strings.Contains(err.Error(), "secret") {
+			t.Errorf("ParseURL(%q): the error shows the password: %v", in, err)
+		}
+	}
+	if s := (notify.SMTP{Host: "h", Port: "1", Username: "u", Password: "pw"}).String(); s != "smtp://u@h:1" {
+		t.Errorf("String() = %q, want the password left out", s)
+	}
+}
+
+// clock is a settable test clock.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+// fixture is a store with mail on, two agents with addresses, and one
+// prediction by ada, whose notification to bob waits in the outbox.
+type fixture struct {
+	store *board.Store
+	clk   *clock
+	pred  board.Prediction
+}
+
+func newFixture(t *testing.T) *fixture {
+	t.Helper()
+	clk := &clock{t: time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)}
+	s, err := board.Open(context.Background(), filepath.Join(t.TempDir(), "board.db"), board.Options{
+		Now:  clk.Now,
+		Mail: &board.MailOptions{From: mail.Address{Name: "Board", Address: "board@predictions.example.org"}, BaseURL: "https://predictions.example.org"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	ctx := context.Background()
+	for id, addr := range map[string]string{"ada": "Ada <ada@example.org>", "bob": "Bob <bob@example.org>"} {
+		if _, err := s.Register(ctx, board.Registration{AgentID: id, Email: addr}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := 0.7
+	p, err := s.CreatePrediction(ctx, board.NewPrediction{AgentID: "ada", Title: "Rain in Paris", Body: "Tomorrow.",
+		Confidence: &c, Timeframe: "tomorrow", Domain: "Climate"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &fixture{store: s, clk: clk, pred: p}
+}
+
+func (f *fixture) row(t *testing.T) board.OutboxEntry {
+	t.Helper()
+	rows, err := f.store.Outbox(context.Background(), f.pred.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 1 {
+		t.Fatalf("%d outbox rows, want 1", len(rows))
+	}
+	return rows[0]
+}
+
+func server(srv *smtptest.Server) notify.SMTP {
+	host, port, _ := net.SplitHostPort(srv.Addr)
+	return notify.SMTP{Host: host, Port: port, Timeout: 10 * time.Second}
+}
+
+func drain(t *testing.T, snd *notify.Sender, want notify.Result) {
+	t.Helper()
+	got, err := snd.Drain(context.Background())
+	if err != nil {
+		t.Fatalf("Drain: %v", err)
+	}
+	if got != want {
+		t.Errorf("Drain = %+v, want %+v", got, want)
+	}
+}
+
+func TestSend(t *testing.T) {
+	f := newFixture(t)
+	srv := smtptest.Start(t, smtptest.Options{})
+	snd := &notify.Sender{Outbox: f.store, SMTP: server(srv), Log: quiet}
+	drain(t, snd, notify.Result{Sent: 1})
+	msgs := srv.Messages()
+	if len(msgs) != 1 {
+		t.Fatalf("%d messages, want 1", len(msgs))
+	}
+	m := msgs[0]
+	got := map[string]any{"from": m.From, "to": m.To, "To": m.Header("To"), "Message-Id": m.Header("Message-Id")}
+	want := map[string]any{"from": "board@predictions.example.org", "to": []string{"bob@example.org"},
+		"To": `"Bob" <bob@example.org>`, "Message-Id": "<prediction." + f.pred.ID + "@predictions.example.org>"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("message (-want +got):\n%s", diff)
+	}
+	if r := f.row(t); r.Status != board.OutboxSent || r.Attempts != 1 {
+		t.Errorf("row = %+v, want sent after 1 attempt", r)
+	}
+	drain(t, snd, notify.Result{}) // nothing left
+}
+
+// TestOutage: a server refusing mail leaves the message pending with a
+// backoff; once it accepts again the message is sent, once.
+func TestOutage(t *testing.T) {
+	f := newFixture(t)
+	srv := smtptest.Start(t, smtptest.Options{})
+	srv.Refuse(451, "local error, try again later")
+	snd := &notify.Sender{Outbox: f.store, SMTP: server(srv), Log: quiet}
+
+	drain(t, snd, notify.Result{Retried: 1})
+	r := f.row(t)
+	wantNext := f.clk.Now().Add(board.RetryBase)
+	if r.Status != board.OutboxPending || r.Attempts != 1 || r.NextAttemptAt == nil || !r.NextAttemptAt.Equal(wantNext) ||
+		!strings.Contains(r.LastError, "451") {
+		t.Errorf("after a refusal: %+v; want pending, 1 attempt, next at %v, the 451 kept", r, wantNext)
+	}
+	if n, _ := f.store.OutboxBacklog(context.Background()); n != 1 {
+		t.Errorf("backlog = %d, want 1", n)
+	}
+	drain(t, snd, notify.Result{}) // not due yet
+
+	srv.Accept()
+	f.clk.Advance(board.RetryBase)
+	drain(t, snd, notify.Result{Sent: 1})
+	drain(t, snd, notify.Result{})
+	if n := len(srv.Messages()); n != 1 {
+		t.Errorf("the server got %d messages, want 1", n)
+	}
+	if r := f.row(t); r.Status != board.OutboxSent || r.Attempts != 2 || r.LastError != "" {
+		t.Errorf("after the outage: %+v; want sent after 2 attempts", r)
+	}
+}
+
+func TestUnreachable(t *testing.T) {
+	f := newFixture(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close() // nothing listens there now
+	host, port, _ := net.SplitHostPort(addr)
+	snd := &notify.Sender{Outbox: f.store, SMTP: notify.SMTP{Host: host, Port: port, Timeout: 5 * time.Second}, Log: quiet}
+	drain(t, snd, notify.Result{Retried: 1})
+	if r := f.row(t); r.Status != board.OutboxPending || !strings.Contains(r.LastError, "connecting to smtp://"+addr) {
+		t.Errorf("row = %+v", r)
+	}
+}
+
+func TestPermanentRefusal(t *testing.T) {
+	f := newFixture(t)
+	srv := smtptest.Start(t, smtptest.Options{})
+	srv.Refuse(550, "no such user")
+	snd := &notify.Sender{Outbox: f.store, SMTP: server(srv), Log: quiet}
+	drain(t, snd, notify.Result{GaveUp: 1})
+	if r := f.row(t); r.Status != board.OutboxFailed || !strings.Contains(r.LastError, "550") {
+		t.Errorf("row = %+v, want failed with the 550", r)
+	}
+}
+
+func TestStartTLSAndAuth(t *testing.T) {
+	f := newFixture(t)
+	srv := smtptest.Start(t, smtptest.Options{TLS: true, Username: "board", Password: "s3cret"})
+	cfg := server(srv)
+	cfg.Username, cfg.Password = "board", "wrong"
+	cfg.TLSConfig = srv.ClientTLS()
+	snd := &notify.Sender{Outbox: f.store, SMTP: cfg, Log: quiet}
+	drain(t, snd, notify.Result{Retried: 1}) // a wrong password is retried: the operator fixes it
+	if r := f.row(t); !strings.Contains(r.LastError, "AUTH") {
+		t.Errorf("last error %q, want the AUTH failure", r.LastError)
+	}
+	snd.SMTP.Password = "s3cret"
+	f.clk.Advance(board.RetryBase)
+	drain(t, snd, notify.Result{Sent: 1})
+	if m := srv.Messages(); len(m) != 1 || !m[0].TLS || m[0].User != "board" {
+		t.Errorf("messages = %+v, want one over STARTTLS as board", m)
+	}
+}
+
+// TestRun: Run sends what is due and returns when its context ends.
+func TestRun(t *testing.T) {
+	f := newFixture(t)
+	srv := smtptest.Start(t, smtptest.Options{})
+	snd := &notify.Sender{Outbox: f.store, SMTP: server(srv), Log: quiet, Interval: 10 * time.Millisecond, Now: f.clk.Now}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		snd.Run(ctx)
+		close(done)
+	}()
+	if m := srv.Wait(1, 30*time.Second); len(m) != 1 {
+		t.Errorf("Run sent %d messages, want 1", len(m))
+	}
+	cancel()
+	<-done
+}
