@@ -77,6 +77,7 @@ func HoldWriter(ctx context.Context, s *Store) (release func(), err error) {
 	}
 	return func() { _ = tx.Rollback() }, nil
 }
+
 // ReplyKindOf is replyKind, for the tag table test.
 func ReplyKindOf(body string) ReplyKind { return replyKind(body) }
 

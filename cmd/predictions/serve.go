@@ -19,8 +19,8 @@ import (
 	"github.com/predictions-md/predictions/forecastfile"
 	"github.com/predictions-md/predictions/httpapi"
 	"github.com/predictions-md/predictions/mcpserver"
-	"github.com/predictions-md/predictions/web"
 	"github.com/predictions-md/predictions/notify"
+	"github.com/predictions-md/predictions/web"
 )
 
 // Server timeouts: long enough for a 64 KB body on a slow link, short
