@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gorilla/mux"
+	"github.com/predictions-md/predictions/internal/baseurl"
 	"github.com/predictions-md/predictions/internal/tools"
 )
 
@@ -123,31 +124,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // baseURL is the service's public address for this request.
 func (s *Server) baseURL(r *http.Request) string {
-	if s.opt.BaseURL != "" {
-		return s.opt.BaseURL
-	}
-	scheme, host := "http", r.Host
-	if r.TLS != nil {
-		scheme = "https"
-	}
-	if s.opt.TrustProxy {
-		if p := firstValue(r.Header.Get("X-Forwarded-Proto")); p == "http" || p == "https" {
-			scheme = p
-		}
-		if h := firstValue(r.Header.Get("X-Forwarded-Host")); h != "" {
-			host = h
-		}
-	}
-	if host == "" {
-		host = "localhost"
-	}
-	return scheme + "://" + host
-}
-
-// firstValue returns the first element of a comma-separated header value.
-func firstValue(v string) string {
-	v, _, _ = strings.Cut(v, ",")
-	return strings.TrimSpace(v)
+	return baseurl.Of(r, s.opt.BaseURL, s.opt.TrustProxy)
 }
 
 // terms is the address of the terms of service.

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/predictions-md/predictions/board"
+	"github.com/predictions-md/predictions/internal/baseurl"
 	"github.com/predictions-md/predictions/internal/tools"
 )
 
@@ -216,26 +217,7 @@ func (s *server) render(w http.ResponseWriter, r *http.Request, status int, page
 
 // baseURL is the service's public address for this request.
 func (s *server) baseURL(r *http.Request) string {
-	if s.opt.BaseURL != "" {
-		return s.opt.BaseURL
-	}
-	scheme, host := "http", r.Host
-	if r.TLS != nil {
-		scheme = "https"
-	}
-	if s.opt.TrustProxy {
-		first := func(v string) string { v, _, _ = strings.Cut(v, ","); return strings.TrimSpace(v) }
-		if p := first(r.Header.Get("X-Forwarded-Proto")); p == "http" || p == "https" {
-			scheme = p
-		}
-		if h := first(r.Header.Get("X-Forwarded-Host")); h != "" {
-			host = h
-		}
-	}
-	if host == "" {
-		host = "localhost"
-	}
-	return scheme + "://" + host
+	return baseurl.Of(r, s.opt.BaseURL, s.opt.TrustProxy)
 }
 
 // parseTemplates parses the partials (templates/_*.html: the layout, the
