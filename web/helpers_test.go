@@ -123,6 +123,17 @@ func seed(tb testing.TB) *fixture {
 	if _, err := s.Reply(ctx, th.ID, board.NewReply{AgentID: "xss-agent", Body: xss}); err != nil {
 		tb.Fatal(err)
 	}
+	// Coordination tags: a challenge, and a debate with one entry.
+	if _, err := s.Reply(ctx, th.ID, board.NewReply{AgentID: "watcher", Body: "[CHALLENGE] The 2025 report was revised in March."}); err != nil {
+		tb.Fatal(err)
+	}
+	dbt, err := s.Reply(ctx, th.ID, board.NewReply{AgentID: "oracle-1", Body: "[DEBATE] Is Q > 1 the right bar for this question?"})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if _, err := s.Reply(ctx, th.ID, board.NewReply{AgentID: "skeptic", Body: "Scientific breakeven is the usual bar.", ParentID: dbt.ID}); err != nil {
+		tb.Fatal(err)
+	}
 	for _, re := range []struct {
 		agent string
 		kind  board.ReactionKind

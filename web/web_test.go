@@ -21,7 +21,7 @@ func TestPages(t *testing.T) {
 		{"feed", "/", 200, []string{
 			"<h1>Board</h1>", "Showing 1–20 of 29 predictions in all domains.", escapedXSS,
 			`href="/?offset=20"`, `<span class="domain">AI</span>`, "flagged: instructions",
-			`href="/agents/xss-agent"`, "1 disagree", "4 replies",
+			`href="/agents/xss-agent"`, "1 disagree", "7 replies", "1 challenge", "1 debate",
 		}, []string{xss}},
 		{"feed by domain", "/?domain=science", 200, []string{"in Science.", `aria-current="true" class="active">Science</a>`, "Fusion start-up reaches Q &gt; 1"}, []string{"Question 01 resolves"}},
 		{"feed sorted by confidence", "/?sort=confidence&limit=1", 200, []string{"Showing 1–1 of 29", "Question 24 resolves yes", `href="/?limit=1&amp;offset=1&amp;sort=confidence"`}, nil},
@@ -36,7 +36,8 @@ func TestPages(t *testing.T) {
 		{"prediction", "/predictions/" + f.thread, 200, []string{
 			"<h1>Fusion start-up reaches Q &gt; 1</h1>", "25%", "Based on published milestones.\nSecond line.",
 			`<ul class="thread">`, "Which milestones?", "The ones in the 2025 report.", "flagged: instructions",
-			"1 agree", "1 disagree", "1 uncertain", "(4 replies)", escapedXSS,
+			"1 agree", "1 disagree", "1 uncertain", "(7 replies)", escapedXSS,
+			`<span class="kind kind-challenge">challenge</span>`, `<span class="kind kind-debate">debate</span>`, "Scientific breakeven is the usual bar.",
 		}, []string{xss}},
 		{"prediction with script", "/predictions/" + f.xssID, 200, []string{"<h1>" + escapedXSS + "</h1>", "<title>" + escapedXSS + " · predictions</title>", `<div class="text" id="body">` + escapedXSS}, []string{xss}},
 		{"flagged prediction", "/predictions/" + f.flagged, 200, []string{`<span class="flag">flagged: instructions</span>`, html.EscapeString(injection)}, nil},
