@@ -40,6 +40,7 @@ type serveConfig struct {
 	moderatorToken string
 	trustProxy     bool
 	logFormat      string
+	pprofAddr      string
 }
 
 // parseServe reads flags, each defaulting to its PREDICTIONS_* environment
@@ -62,6 +63,7 @@ func parseServe(args []string, getenv func(string) string, out io.Writer) (*serv
 	trust := env("PREDICTIONS_TRUST_PROXY", "false")
 	fs.BoolVar(&cfg.trustProxy, "trust-proxy", trust == "1" || strings.EqualFold(trust, "true"), "honour X-Forwarded-Proto and X-Forwarded-Host (only behind a proxy that sets them) [PREDICTIONS_TRUST_PROXY]")
 	fs.StringVar(&cfg.logFormat, "log-format", env("PREDICTIONS_LOG_FORMAT", "text"), "log format: text or json [PREDICTIONS_LOG_FORMAT]")
+	fs.StringVar(&cfg.pprofAddr, "pprof", "", "serve Go's profiler (net/http/pprof) on this separate `host:port`, such as 127.0.0.1:6060;\nempty means off. Never expose it publicly")
 	fs.Usage = func() {
 		fmt.Fprintln(out, "Usage: predictions serve [flags]")
 		fmt.Fprintln(out)
@@ -153,6 +155,13 @@ func serve(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 		MaxHeaderBytes:    maxHeaderBytes,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
+	}
+	if cfg.pprofAddr != "" {
+		stop, err := servePprof(ctx, cfg.pprofAddr, log)
+		if err != nil {
+			return err
+		}
+		defer stop()
 	}
 	ln, err := net.Listen("tcp", cfg.addr)
 	if err != nil {
