@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -30,6 +31,9 @@ type Config struct {
 	// Warmup runs before each measurement on the same connections and is
 	// not counted; 0 means Duration/5, at most 1 s.
 	Warmup time.Duration
+	// Rounds is how many turns the sides of a comparison (a scenario and
+	// its baseline) take, each Duration/Rounds long; 0 means 3.
+	Rounds int
 	// Conns is the number of connections, each with one request in flight
 	// (closed loop); 0 means 64.
 	Conns int
@@ -57,7 +61,7 @@ type Config struct {
 // Quick returns c with the durations and seeds of a smoke run (tests, CI):
 // figures from it show that every scenario works, not how fast.
 func Quick(c Config) Config {
-	c.Duration, c.Warmup = 200*time.Millisecond, 50*time.Millisecond
+	c.Duration, c.Warmup, c.Rounds = 200*time.Millisecond, 50*time.Millisecond, 1
 	c.SmallSeed, c.LargeSeed, c.DeepOffset = 1000, 3000, 500
 	return c
 }
@@ -68,6 +72,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Warmup <= 0 {
 		c.Warmup = min(c.Duration/5, time.Second)
+	}
+	if c.Rounds <= 0 {
+		c.Rounds = 3
 	}
 	if c.Conns <= 0 {
 		c.Conns = 64
@@ -133,6 +140,7 @@ type Machine struct {
 	LoadStart  float64 `json:"load1_start"`
 	LoadEnd    float64 `json:"load1_end"`
 	DurationS  float64 `json:"duration_s"`
+	Rounds     int     `json:"rounds"`
 	Conns      int     `json:"conns"`
 	SmallSeed  int     `json:"small_seed"`
 	LargeSeed  int     `json:"large_seed,omitempty"`
@@ -198,7 +206,8 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	r.rep = &Report{Started: time.Now().UTC(), Machine: Machine{
 		CPUs: runtime.NumCPU(), CPUModel: cpuModel(), GoVersion: runtime.Version(), OS: runtime.GOOS + "/" + runtime.GOARCH,
-		LoadStart: load1(), DurationS: cfg.Duration.Seconds(), Conns: cfg.Conns, SmallSeed: cfg.SmallSeed, DeepOffset: cfg.DeepOffset,
+		LoadStart: load1(), DurationS: cfg.Duration.Seconds(), Rounds: cfg.Rounds, Conns: cfg.Conns,
+		SmallSeed: cfg.SmallSeed, DeepOffset: cfg.DeepOffset,
 	}}
 	if cfg.Large {
 		r.rep.Machine.LargeSeed = cfg.LargeSeed
@@ -262,13 +271,20 @@ func (r *runner) logf(format string, args ...any) {
 	fmt.Fprintf(r.cfg.Progress, "%s "+format+"\n", append([]any{time.Now().Format("15:04:05")}, args...)...)
 }
 
+// server is a started `predictions serve`, with its profiler address when
+// profiles are asked for.
+type server struct {
+	*proc
+	pprofAddr string
+}
+
 // serve starts `predictions serve` on the database at db.
-func (r *runner) serve(ctx context.Context, name, db string) (*proc, string, error) {
+func (r *runner) serve(ctx context.Context, name, db string) (*server, error) {
 	pprofAddr := ""
 	if r.cfg.ProfileDir != "" {
 		a, err := freeAddr()
 		if err != nil {
-			return nil, "", err
+			return nil, err
 		}
 		pprofAddr = a
 	}
@@ -279,7 +295,73 @@ func (r *runner) serve(ctx context.Context, name, db string) (*proc, string, err
 		}
 		return args
 	}, "/healthz")
-	return p, pprofAddr, err
+	if err != nil {
+		return nil, err
+	}
+	return &server{p, pprofAddr}, nil
+}
+
+// side is one of the loads a comparison alternates between.
+type side struct {
+	name string
+	// run drives the load for d, adding to t (nil during the warm-up).
+	run func(ctx context.Context, d time.Duration, t *tally)
+	// profile, when set, is the server to take a CPU profile of.
+	profile *server
+	t       tally
+}
+
+// httpSide drives scenario s against p.
+func (r *runner) httpSide(s *scenario, p *proc) *side {
+	c := newClient(r.cfg.Conns)
+	tr := s.newTargeter(p.url(""))
+	return &side{name: s.name, run: func(ctx context.Context, d time.Duration, t *tally) {
+		attack(ctx, c, tr, r.cfg.Conns, d, t)
+	}}
+}
+
+// compare warms each side up, then runs them in turn, Duration/Rounds at a
+// time, so that each is measured for Duration and a change in the load of
+// the machine falls on all of them alike. It returns their figures.
+func (r *runner) compare(ctx context.Context, sides ...*side) []figures {
+	var names []string
+	for _, sd := range sides {
+		names = append(names, sd.name)
+	}
+	r.logf("%s", strings.Join(names, " | "))
+	for _, sd := range sides {
+		sd.run(ctx, r.cfg.Warmup, nil)
+	}
+	var wg sync.WaitGroup
+	if r.cfg.ProfileDir != "" {
+		secs := max(1, int((r.cfg.Duration * time.Duration(len(sides))).Seconds()))
+		for _, sd := range sides {
+			if sd.profile == nil || sd.profile.pprofAddr == "" {
+				continue
+			}
+			path := filepath.Join(r.cfg.ProfileDir, slug(sd.name)+".pprof")
+			wg.Go(func() {
+				if err := fetchProfile(ctx, sd.profile.pprofAddr, secs, path); err != nil && !errors.Is(err, context.Canceled) {
+					r.logf("profile of %s: %v", sd.name, err)
+				}
+			})
+		}
+	}
+	per := r.cfg.Duration / time.Duration(r.cfg.Rounds)
+	for range r.cfg.Rounds {
+		for _, sd := range sides {
+			if ctx.Err() == nil {
+				sd.run(ctx, per, &sd.t)
+			}
+		}
+	}
+	wg.Wait()
+	out := make([]figures, len(sides))
+	for i, sd := range sides {
+		out[i] = sd.t.figures()
+		r.figs[sd.name] = out[i]
+	}
+	return out
 }
 
 // runTools runs the tool, MCP and write scenarios against one server on
@@ -292,165 +374,237 @@ func (r *runner) runTools(ctx context.Context, tools []*scenario, write *scenari
 	if !needed {
 		return nil
 	}
-	srv, pprofAddr, err := r.serve(ctx, "predictions serve", filepath.Join(r.dir, "tools.db"))
+	srv, err := r.serve(ctx, "predictions serve", filepath.Join(r.dir, "tools.db"))
 	if err != nil {
 		return err
 	}
 	defer srv.stop()
+	byName := map[string]*scenario{}
+	for _, s := range tools {
+		byName[s.name] = s
+	}
 	for _, s := range tools {
 		if !r.sel[s.name] {
 			continue
 		}
-		body, err := preflight(ctx, s, srv)
+		body, err := preflight(ctx, s, srv.proc)
 		if err != nil {
 			return err
 		}
-		var row *Row
 		if s.group == GroupTools {
-			bare, err := r.bare(ctx, s, len(body))
-			if err != nil {
+			if err := r.toolVersusBare(ctx, s, srv, len(body)); err != nil {
 				return err
 			}
-			f := r.measure(ctx, s, srv, pprofAddr)
-			row = r.addRow(s, f, len(body))
-			row.Baseline = fmt.Sprintf("bare %s/s", thousands(bare.rps))
-			row.Ratio = ratio(f.rps, bare.rps)
-			row.Goal = fmt.Sprintf("≥ %.1f× bare, p99 < %d ms", ToolGoal, ToolP99)
-			row.Met = met(row.Ratio >= ToolGoal && row.P99MS < ToolP99 && f.errors == 0)
 		} else {
-			f := r.measure(ctx, s, srv, pprofAddr)
-			row = r.addRow(s, f, len(body))
-			if rest, ok := r.figs["POST convert_odds"]; ok {
-				row.Baseline = fmt.Sprintf("REST POST %s/s", thousands(rest.rps))
-				row.Ratio = ratio(f.rps, rest.rps)
-				row.Goal = fmt.Sprintf("≥ %.1f× REST", MCPGoal)
-				row.Met = met(row.Ratio >= MCPGoal && f.errors == 0)
-			}
+			// MCP against the same tool over REST, in the same rounds.
+			rest := byName[s.deps[0]]
+			restSide := r.httpSide(rest, srv.proc)
+			restSide.name = rest.name + ", alongside MCP"
+			mcpSide := r.httpSide(s, srv.proc)
+			mcpSide.profile = srv
+			fs := r.compare(ctx, restSide, mcpSide)
+			row := r.addRow(s, fs[1], len(body))
+			row.Baseline = fmt.Sprintf("REST POST %s/s", thousands(fs[0].rps))
+			row.Ratio = ratio(fs[1].rps, fs[0].rps)
+			row.Goal = fmt.Sprintf("≥ %.1f× REST", MCPGoal)
+			row.Met = met(row.Ratio >= MCPGoal && fs[1].errors == 0)
 		}
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 	}
 
-	if r.sel[rawInsertName] {
-		r.logf("%s", rawInsertName)
-		raw, err := rawInsert(ctx, r.dir, r.cfg.Conns, writeAgents, r.cfg.Warmup, r.cfg.Duration)
+	if r.sel[write.name] || r.sel[rawInsertName] {
+		ri, err := openRawInserter(ctx, r.dir, writeAgents)
 		if err != nil {
 			return fmt.Errorf("raw insert baseline: %w", err)
 		}
-		r.figs[rawInsertName] = raw
-		r.addRow(&scenario{name: rawInsertName, group: GroupWrites}, raw, 0)
-	}
-	if r.sel[write.name] {
-		body, err := preflight(ctx, write, srv)
-		if err != nil {
-			return err
+		defer ri.close()
+		sides := []*side{{name: rawInsertName, run: func(ctx context.Context, d time.Duration, t *tally) {
+			ri.run(ctx, r.cfg.Conns, d, t)
+		}}}
+		var body []byte
+		if r.sel[write.name] {
+			if body, err = preflight(ctx, write, srv.proc); err != nil {
+				return err
+			}
+			w := r.httpSide(write, srv.proc)
+			w.profile = srv
+			sides = append(sides, w)
 		}
-		f := r.measure(ctx, write, srv, pprofAddr)
-		row := r.addRow(write, f, len(body))
-		if raw, ok := r.figs[rawInsertName]; ok {
-			row.Baseline = fmt.Sprintf("raw insert %s rows/s", thousands(raw.rps))
-			row.Ratio = ratio(f.rps, raw.rps)
+		fs := r.compare(ctx, sides...)
+		r.addRow(&scenario{name: rawInsertName, group: GroupWrites}, fs[0], 0)
+		if len(fs) > 1 {
+			row := r.addRow(write, fs[1], len(body))
+			row.Baseline = fmt.Sprintf("raw insert %s rows/s", thousands(fs[0].rps))
+			row.Ratio = ratio(fs[1].rps, fs[0].rps)
 			row.Goal = fmt.Sprintf("≥ %.1f× raw insert, 0 errors", WriteGoal)
-			row.Met = met(row.Ratio >= WriteGoal && f.errors == 0)
+			row.Met = met(row.Ratio >= WriteGoal && fs[1].errors == 0)
 		}
 	}
 	return srv.stop()
 }
 
-// bare measures the bare handler, in a process of its own, with a body of
-// size bytes, under the requests of s.
-func (r *runner) bare(ctx context.Context, s *scenario, size int) (figures, error) {
+// toolVersusBare measures s against the bare handler, in a process of its
+// own with a body of size bytes, under the same requests.
+func (r *runner) toolVersusBare(ctx context.Context, s *scenario, srv *server, size int) error {
 	p, err := start(ctx, "predictions bench-bare", r.exe, func(addr string) []string {
 		return []string{"bench-bare", "-addr", addr, "-body-size", strconv.Itoa(size)}
 	}, "/")
 	if err != nil {
-		return figures{}, err
+		return err
 	}
 	defer p.stop()
 	bs := &scenario{name: "bare handler, " + thousands(float64(size)) + " B, for " + s.name, group: "baseline",
 		method: s.method, path: s.path, header: s.header, body: s.body, check: wantStatus(http.StatusOK, "")}
 	got, err := preflight(ctx, bs, p)
 	if err != nil {
-		return figures{}, err
+		return err
 	}
 	if len(got) != size {
-		return figures{}, fmt.Errorf("bare handler answered %d bytes, want %d", len(got), size)
+		return fmt.Errorf("bare handler answered %d bytes, want %d", len(got), size)
 	}
-	f := r.measure(ctx, bs, p, "")
-	r.addRow(bs, f, size)
-	return f, p.stop()
+	api := r.httpSide(s, srv.proc)
+	api.profile = srv
+	fs := r.compare(ctx, r.httpSide(bs, p), api)
+	bare, f := fs[0], fs[1]
+	r.addRow(bs, bare, size)
+	row := r.addRow(s, f, size)
+	row.Baseline = fmt.Sprintf("bare %s/s", thousands(bare.rps))
+	row.Ratio = ratio(f.rps, bare.rps)
+	row.Goal = fmt.Sprintf("≥ %.1f× bare, p99 < %d ms", ToolGoal, ToolP99)
+	row.Met = met(row.Ratio >= ToolGoal && row.P99MS < ToolP99 && f.errors == 0)
+	return p.stop()
 }
 
-// runFeeds seeds the board, serves it and runs the feed scenarios, first
-// over SmallSeed predictions, then (adding to the same file) over
-// LargeSeed, sampling the server's memory throughout.
+// runFeeds seeds a board with SmallSeed predictions and, with Large, a copy
+// of it grown to LargeSeed; serves both; and runs each feed scenario over
+// both in the same rounds, sampling the large server's memory throughout.
 func (r *runner) runFeeds(ctx context.Context, small, large []*scenario) error {
-	db := filepath.Join(r.dir, "feed.db")
-	seeded := 0
-	for _, set := range [][]*scenario{small, large} {
-		var run []*scenario
-		for _, s := range set {
-			if r.sel[s.name] {
-				run = append(run, s)
-			}
+	var pairs [][2]*scenario // small, and large or nil
+	for i, s := range small {
+		var l *scenario
+		if len(large) > 0 && r.sel[large[i].name] {
+			l = large[i]
 		}
-		if len(run) == 0 {
-			continue
+		if r.sel[s.name] || l != nil {
+			pairs = append(pairs, [2]*scenario{s, l})
 		}
-		n := run[0].n
-		r.logf("seeding %s predictions (%s stored)", thousands(float64(n)), thousands(float64(seeded)))
-		t := time.Now()
-		if err := seed(ctx, db, seeded, n); err != nil {
+	}
+	if len(pairs) == 0 {
+		return nil
+	}
+	smallDB := filepath.Join(r.dir, "feed-small.db")
+	if err := r.seed(ctx, smallDB, "", 0, r.cfg.SmallSeed); err != nil {
+		return err
+	}
+	sSmall, err := r.serve(ctx, fmt.Sprintf("predictions serve, %s predictions", thousands(float64(r.cfg.SmallSeed))), smallDB)
+	if err != nil {
+		return err
+	}
+	defer sSmall.stop()
+	memSmall := sampleRSS(sSmall.pid())
+	var sLarge *server
+	var memLarge *sampler
+	if slices.ContainsFunc(pairs, func(p [2]*scenario) bool { return p[1] != nil }) {
+		largeDB := filepath.Join(r.dir, "feed-large.db")
+		if err := r.seed(ctx, largeDB, smallDB, r.cfg.SmallSeed, r.cfg.LargeSeed); err != nil {
+			memSmall.finish("")
 			return err
 		}
-		r.rep.Seeding = append(r.rep.Seeding, fmt.Sprintf("%s to %s predictions: %s", thousands(float64(seeded)),
-			thousands(float64(n)), time.Since(t).Round(100*time.Millisecond)))
-		seeded = n
-		name := fmt.Sprintf("predictions serve, %s predictions", thousands(float64(n)))
-		srv, pprofAddr, err := r.serve(ctx, name, db)
+		if sLarge, err = r.serve(ctx, fmt.Sprintf("predictions serve, %s predictions", thousands(float64(r.cfg.LargeSeed))), largeDB); err != nil {
+			memSmall.finish("")
+			return err
+		}
+		defer sLarge.stop()
+		memLarge = sampleRSS(sLarge.pid())
+	}
+	for _, pair := range pairs {
+		sm, lg := pair[0], pair[1]
+		body, err := preflight(ctx, sm, sSmall.proc)
 		if err != nil {
 			return err
 		}
-		mem := sampleRSS(srv.pid())
-		for _, s := range run {
-			body, err := preflight(ctx, s, srv)
-			if err != nil {
-				mem.finish(name)
-				srv.stop()
+		a := r.httpSide(sm, sSmall.proc)
+		a.profile = sSmall
+		sides := []*side{a}
+		var largeBody []byte
+		if lg != nil {
+			if largeBody, err = preflight(ctx, lg, sLarge.proc); err != nil {
 				return err
 			}
-			f := r.measure(ctx, s, srv, pprofAddr)
-			row := r.addRow(s, f, len(body))
-			if len(s.deps) > 0 {
-				if base, ok := r.figs[s.deps[0]]; ok {
-					row.Baseline = fmt.Sprintf("n=%s: p50 %s ms", count(r.cfg.SmallSeed), ms(base.p50))
-					row.Ratio = ratio(float64(f.p50), float64(base.p50))
-					if s.offset == 0 {
-						row.Goal = fmt.Sprintf("p50 ≤ %.1f× n=%s", FeedGoal, count(r.cfg.SmallSeed))
-						row.Met = met(row.Ratio <= FeedGoal && f.errors == 0)
-					} else {
-						row.Goal = "reported (deep offset may grow)"
-					}
-				}
-			}
-			if err := ctx.Err(); err != nil {
-				mem.finish(name)
-				srv.stop()
-				return err
+			b := r.httpSide(lg, sLarge.proc)
+			b.profile = sLarge
+			sides = append(sides, b)
+		}
+		fs := r.compare(ctx, sides...)
+		r.addRow(sm, fs[0], len(body))
+		if lg != nil {
+			row := r.addRow(lg, fs[1], len(largeBody))
+			row.Baseline = fmt.Sprintf("n=%s: p50 %s ms", count(r.cfg.SmallSeed), ms(fs[0].p50))
+			row.Ratio = ratio(float64(fs[1].p50), float64(fs[0].p50))
+			if lg.offset == 0 {
+				row.Goal = fmt.Sprintf("p50 ≤ %.1f× n=%s", FeedGoal, count(r.cfg.SmallSeed))
+				row.Met = met(row.Ratio <= FeedGoal && fs[1].errors == 0)
+			} else {
+				row.Goal = "reported (deep offset may grow)"
 			}
 		}
-		m := mem.finish(name)
-		if len(large) > 0 && set[0] == large[0] {
-			m.LimitMB = MemoryGoalMB
-			m.Met = met(m.HWMMB < MemoryGoalMB && m.PeakRSSMB < MemoryGoalMB)
-		}
-		r.rep.Memory = append(r.rep.Memory, m)
-		if err := srv.stop(); err != nil {
+		if err := ctx.Err(); err != nil {
 			return err
 		}
 	}
+	r.rep.Memory = append(r.rep.Memory, memSmall.finish(sSmall.name))
+	if memLarge != nil {
+		m := memLarge.finish(sLarge.name)
+		m.LimitMB = MemoryGoalMB
+		m.Met = met(m.HWMMB < MemoryGoalMB && m.PeakRSSMB < MemoryGoalMB)
+		r.rep.Memory = append(r.rep.Memory, m)
+	}
+	if sLarge != nil {
+		if err := sLarge.stop(); err != nil {
+			return err
+		}
+	}
+	return sSmall.stop()
+}
+
+// seed makes the board at path hold predictions 0 to to-1: a copy of the
+// board at from (holding 0 to have-1) when from is set, then imported.
+func (r *runner) seed(ctx context.Context, path, from string, have, to int) error {
+	r.logf("seeding %s predictions", thousands(float64(to)))
+	t := time.Now()
+	if from != "" {
+		if err := copyFile(from, path); err != nil {
+			return err
+		}
+	}
+	if err := seed(ctx, path, have, to); err != nil {
+		return err
+	}
+	r.rep.Seeding = append(r.rep.Seeding, fmt.Sprintf("%s predictions: %s", thousands(float64(to)), time.Since(t).Round(100*time.Millisecond)))
 	return nil
+}
+
+// copyFile copies a closed SQLite database (its WAL checkpointed) to dst.
+func copyFile(src, dst string) error {
+	if fi, err := os.Stat(src + "-wal"); err == nil && fi.Size() > 0 {
+		return fmt.Errorf("copying %s: its write-ahead log is not checkpointed", src)
+	}
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.Create(dst)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
 }
 
 // preflight makes one request of s and checks the answer; it returns the
@@ -490,29 +644,6 @@ func preflight(ctx context.Context, s *scenario, p *proc) ([]byte, error) {
 		return nil, fmt.Errorf("%s: wrong answer: %w", s.name, err)
 	}
 	return body, nil
-}
-
-// measure warms up, then drives s against p for the configured duration,
-// taking a CPU profile meanwhile when asked to.
-func (r *runner) measure(ctx context.Context, s *scenario, p *proc, pprofAddr string) figures {
-	r.logf("%s", s.name)
-	c := newClient(r.cfg.Conns)
-	defer c.CloseIdleConnections()
-	attack(ctx, c, s.newTargeter(p.url("")), r.cfg.Conns, r.cfg.Warmup)
-	var wg sync.WaitGroup
-	if r.cfg.ProfileDir != "" && pprofAddr != "" {
-		secs := max(1, int(r.cfg.Duration.Seconds()))
-		path := filepath.Join(r.cfg.ProfileDir, slug(s.name)+".pprof")
-		wg.Go(func() {
-			if err := fetchProfile(ctx, pprofAddr, secs, path); err != nil && !errors.Is(err, context.Canceled) {
-				r.logf("profile of %s: %v", s.name, err)
-			}
-		})
-	}
-	f := attack(ctx, c, s.newTargeter(p.url("")), r.cfg.Conns, r.cfg.Duration)
-	wg.Wait()
-	r.figs[s.name] = f
-	return f
 }
 
 func (r *runner) addRow(s *scenario, f figures, bodyBytes int) *Row {

@@ -80,8 +80,9 @@ func TestRunQuick(t *testing.T) {
 		want = append(want, s.name)
 	}
 	want = append(want, rawInsertName, "POST /api/predictions")
-	for _, s := range append(feedScenarios(1000, 1000, 500, false), feedScenarios(3000, 1000, 500, true)...) {
-		want = append(want, s.name)
+	large := feedScenarios(3000, 1000, 500, true)
+	for i, s := range feedScenarios(1000, 1000, 500, false) {
+		want = append(want, s.name, large[i].name)
 	}
 	var got []string
 	for _, row := range rep.Rows {

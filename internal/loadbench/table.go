@@ -16,8 +16,8 @@ func (r *Report) WriteTable(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Machine: %d CPUs, %s, %s, %s. Load average (1 min) %.2f at the start, %.2f at the end.\n",
 		m.CPUs, m.CPUModel, m.GoVersion, m.OS, m.LoadStart, m.LoadEnd)
-	fmt.Fprintf(&b, "Each scenario: %s measured after a warm-up, %d connections, closed loop (each connection sends its next request when the previous one has answered).\n",
-		time.Duration(m.DurationS*float64(time.Second)), m.Conns)
+	fmt.Fprintf(&b, "Each scenario: %s measured after a warm-up, in %d rounds taken in turn with its baseline; %d connections, closed loop (each connection sends its next request when the previous one has answered).\n",
+		time.Duration(m.DurationS*float64(time.Second)), m.Rounds, m.Conns)
 	for _, s := range r.Seeding {
 		fmt.Fprintf(&b, "Seeding %s.\n", s)
 	}
