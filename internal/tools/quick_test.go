@@ -49,7 +49,7 @@ var quickCases = []struct {
 	{"score_forecasts", `{"forecasts":[{"p":0.7,"outcome":2}]}`, false},
 	{"score_forecasts", `{"forecasts":[{"p":0.7,"outcome":"maybe"}]}`, false},
 	{"score_forecasts", `{"forecasts":[{"p":0.7,"outcome":"yes"}],"bins":null}`, true}, // optional: null allowed
-	{"check_forecast_md", `{"text":"x","today":"not a date"}`, true}, // format is an annotation
+	{"check_forecast_md", `{"text":"x","today":"not a date"}`, true},                   // format is an annotation
 	{"convert_odds", `{"value":"+150","compare_to":"2.5"}`, true},
 	{"combine_forecasts", `{"forecasts":[{"p":0.6},{"p":"55%","weight":2}],"extremize":1.2}`, true},
 }
