@@ -28,6 +28,7 @@ func runBench(ctx context.Context, env *cmdEnv, args []string) int {
 	fs.StringVar(&jsonPath, "json", "", "also write the table as JSON to this `file`")
 	fs.StringVar(&scenario, "scenarios", "", "run only the scenarios whose names match this `regexp` (and the baselines they need)")
 	fs.BoolVar(&large, "large", false, "add the feed over 1,000,000 predictions (seeding takes minutes)")
+	fs.StringVar(&cfg.SeedDir, "keep-seed", "", "keep the seeded feed boards in this `directory` and reuse them in later runs")
 	fs.StringVar(&cfg.ProfileDir, "profile", "", "write a CPU profile of the server for each scenario into this `directory`")
 	fs.Usage = func() {
 		fmt.Fprintln(env.stderr, "Usage: predictions bench [flags]")

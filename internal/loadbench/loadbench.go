@@ -51,6 +51,9 @@ type Config struct {
 	// ProfileDir, when set, receives a CPU profile of the server for each
 	// scenario (<scenario>.pprof), taken with serve's --pprof endpoint.
 	ProfileDir string
+	// SeedDir, when set, keeps the seeded feed boards (feed-<n>-<version>.db)
+	// for later runs, which reuse them instead of seeding again.
+	SeedDir string
 	// TempDir holds the databases; "" means a new temporary directory,
 	// removed at the end.
 	TempDir string
@@ -494,8 +497,8 @@ func (r *runner) runFeeds(ctx context.Context, small, large []*scenario) error {
 	if len(pairs) == 0 {
 		return nil
 	}
-	smallDB := filepath.Join(r.dir, "feed-small.db")
-	if err := r.seed(ctx, smallDB, "", 0, r.cfg.SmallSeed); err != nil {
+	smallDB, err := r.seed(ctx, "", 0, r.cfg.SmallSeed)
+	if err != nil {
 		return err
 	}
 	sSmall, err := r.serve(ctx, fmt.Sprintf("predictions serve, %s predictions", thousands(float64(r.cfg.SmallSeed))), smallDB)
@@ -507,8 +510,8 @@ func (r *runner) runFeeds(ctx context.Context, small, large []*scenario) error {
 	var sLarge *server
 	var memLarge *sampler
 	if slices.ContainsFunc(pairs, func(p [2]*scenario) bool { return p[1] != nil }) {
-		largeDB := filepath.Join(r.dir, "feed-large.db")
-		if err := r.seed(ctx, largeDB, smallDB, r.cfg.SmallSeed, r.cfg.LargeSeed); err != nil {
+		largeDB, err := r.seed(ctx, smallDB, r.cfg.SmallSeed, r.cfg.LargeSeed)
+		if err != nil {
 			memSmall.finish("")
 			return err
 		}
@@ -569,21 +572,52 @@ func (r *runner) runFeeds(ctx context.Context, small, large []*scenario) error {
 	return sSmall.stop()
 }
 
-// seed makes the board at path hold predictions 0 to to-1: a copy of the
-// board at from (holding 0 to have-1) when from is set, then imported.
-func (r *runner) seed(ctx context.Context, path, from string, have, to int) error {
+// seedVersion names the seed data; change it when seedPrediction changes,
+// so that boards kept in SeedDir are made anew.
+const seedVersion = "v1"
+
+// seed returns a board holding predictions 0 to to-1: a copy of the board
+// at from (holding 0 to have-1) when from is set, then imported. With
+// SeedDir, a board seeded there by an earlier run is reused.
+func (r *runner) seed(ctx context.Context, from string, have, to int) (string, error) {
+	dir := r.dir
+	if r.cfg.SeedDir != "" {
+		dir = r.cfg.SeedDir
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return "", err
+		}
+	}
+	path := filepath.Join(dir, fmt.Sprintf("feed-%d-%s.db", to, seedVersion))
+	done := path + ".done"
+	if _, err := os.Stat(done); err == nil && r.cfg.SeedDir != "" {
+		r.logf("reusing %s", path)
+		r.rep.Seeding = append(r.rep.Seeding, fmt.Sprintf("%s predictions: reused from %s", thousands(float64(to)), path))
+		return path, nil
+	}
+	for _, f := range []string{path, path + "-wal", path + "-shm"} {
+		if err := os.Remove(f); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return "", err
+		}
+	}
 	r.logf("seeding %s predictions", thousands(float64(to)))
 	t := time.Now()
 	if from != "" {
 		if err := copyFile(from, path); err != nil {
-			return err
+			return "", err
 		}
+	} else {
+		have = 0
 	}
 	if err := seed(ctx, path, have, to); err != nil {
-		return err
+		return "", err
 	}
 	r.rep.Seeding = append(r.rep.Seeding, fmt.Sprintf("%s predictions: %s", thousands(float64(to)), time.Since(t).Round(100*time.Millisecond)))
-	return nil
+	if r.cfg.SeedDir != "" {
+		if err := os.WriteFile(done, []byte(seedVersion+"\n"), 0o644); err != nil {
+			return "", err
+		}
+	}
+	return path, nil
 }
 
 // copyFile copies a closed SQLite database (its WAL checkpointed) to dst.

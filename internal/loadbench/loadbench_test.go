@@ -219,3 +219,23 @@ func TestFormat(t *testing.T) {
 		}
 	}
 }
+
+// TestSeedDir: a board seeded into SeedDir is reused by the next run.
+func TestSeedDir(t *testing.T) {
+	exe := buildPredictions(t)
+	cfg := Quick(Config{Exe: exe, Conns: 2, SeedDir: t.TempDir(), Filter: regexp.MustCompile(`^feed recent, n=1k, offset 0$`)})
+	var seeding [][]string
+	for range 2 {
+		rep, err := Run(context.Background(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rep.Rows) != 1 || rep.Rows[0].Errors != 0 {
+			t.Fatalf("rows = %+v, want one without errors", rep.Rows)
+		}
+		seeding = append(seeding, rep.Seeding)
+	}
+	if len(seeding[0]) != 1 || strings.Contains(seeding[0][0], "reused") || len(seeding[1]) != 1 || !strings.Contains(seeding[1][0], "reused") {
+		t.Errorf("seeding = %q, want seeded then reused", seeding)
+	}
+}
