@@ -149,6 +149,35 @@ var feedOrder = map[Sort]string{
 	SortPopular:    "p.popularity DESC, p.created_at DESC, p.id DESC",
 }
 
+// feedSorts lists the sorts in the order of feedStmts.page.
+var feedSorts = [3]Sort{SortRecent, SortConfidence, SortPopular}
+
+// feedStmts are the feed's prepared statements, [i][1] with the domain
+// filter: total and page per sort.
+type feedStmts struct {
+	total [2]*sql.Stmt
+	page  [3][2]*sql.Stmt
+}
+
+func (f *feedStmts) close() error {
+	var errs []error
+	for _, st := range append(f.total[:], f.page[0][0], f.page[0][1], f.page[1][0], f.page[1][1], f.page[2][0], f.page[2][1]) {
+		if st != nil {
+			errs = append(errs, st.Close())
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// totalSQL counts the predictions from the counters, of one domain when
+// byDomain (argument: the domain).
+func totalSQL(byDomain bool) string {
+	if byDomain {
+		return `SELECT COALESCE(SUM(predictions), 0) FROM domain_counts WHERE domain = ?`
+	}
+	return `SELECT COALESCE(SUM(predictions), 0) FROM domain_counts`
+}
+
 // feedSQL returns the page query for a sort, with a "p.domain = ?" filter
 // when byDomain. Arguments: [domain,] limit, offset.
 func feedSQL(sort Sort, byDomain bool) string {
@@ -192,24 +221,66 @@ func (s *Store) Feed(ctx context.Context, q FeedQuery) (Feed, error) {
 		return Feed{}, invalid("offset", fmt.Sprintf("is %d; it cannot be negative", q.Offset), "send 0 for the first page")
 	}
 
-	total := s.read.NewRaw(`SELECT COALESCE(SUM(predictions), 0) FROM domain_counts`)
 	args := []any{f.Limit, f.Offset}
+	var totalArgs []any
 	if f.Domain != "" {
-		total = s.read.NewRaw(`SELECT COALESCE(SUM(predictions), 0) FROM domain_counts WHERE domain = ?`, f.Domain)
 		args = append([]any{f.Domain}, args...)
-	}
-	if err := total.Scan(ctx, &f.Total); err != nil {
-		return Feed{}, fmt.Errorf("board: feed total: %w", err)
+		totalArgs = []any{f.Domain}
 	}
 	var rows []predictionRow
-	if err := s.read.NewRaw(feedSQL(sort, f.Domain != ""), args...).Scan(ctx, &rows); err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return Feed{}, fmt.Errorf("board: feed: %w", err)
+	if s.feed != nil {
+		if rows, err = s.feedPrepared(ctx, sort, &f, args, totalArgs); err != nil {
+			return Feed{}, err
+		}
+	} else {
+		if err := s.read.NewRaw(totalSQL(f.Domain != ""), totalArgs...).Scan(ctx, &f.Total); err != nil {
+			return Feed{}, fmt.Errorf("board: feed total: %w", err)
+		}
+		if err := s.read.NewRaw(feedSQL(sort, f.Domain != ""), args...).Scan(ctx, &rows); err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return Feed{}, fmt.Errorf("board: feed: %w", err)
+		}
 	}
 	for _, r := range rows {
 		f.Predictions = append(f.Predictions, r.prediction())
 	}
 	f.HasMore = f.Offset+len(f.Predictions) < f.Total
 	return f, nil
+}
+
+// feedPrepared reads the total and the page with the prepared statements
+// (SQLite).
+func (s *Store) feedPrepared(ctx context.Context, sort Sort, f *Feed, args, totalArgs []any) ([]predictionRow, error) {
+	d := 0
+	if f.Domain != "" {
+		d = 1
+	}
+	if err := s.feed.total[d].QueryRowContext(ctx, totalArgs...).Scan(&f.Total); err != nil {
+		return nil, fmt.Errorf("board: feed total: %w", err)
+	}
+	i := 0
+	for i < len(feedSorts) && feedSorts[i] != sort {
+		i++
+	}
+	rs, err := s.feed.page[i][d].QueryContext(ctx, args...)
+	if err != nil {
+		return nil, fmt.Errorf("board: feed: %w", err)
+	}
+	defer rs.Close()
+	out := make([]predictionRow, 0, f.Limit)
+	for rs.Next() {
+		var r predictionRow
+		var created bun.NullTime
+		if err := rs.Scan(&r.ID, &r.AgentID, &r.AgentName, &r.Title, &r.Body, &r.Confidence, &r.Timeframe, &r.Domain, &created,
+			&r.Agree, &r.Disagree, &r.Uncertain, &r.Replies, &r.Popularity, &r.Status, &r.Outcome, &r.ResolvedAt, &r.Flags); err != nil {
+			return nil, fmt.Errorf("board: feed: %w", err)
+		}
+		r.CreatedAt = created.Time
+		out = append(out, r)
+	}
+	if err := rs.Err(); err != nil {
+		return nil, fmt.Errorf("board: feed: %w", err)
+	}
+	return out, nil
 }
 
 // Resolve records the outcome of a prediction: yes or no (status

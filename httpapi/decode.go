@@ -86,6 +86,14 @@ func checkJSON(b []byte, prefix string) error { return scanJSON(b, prefix, true)
 func checkJSONAny(b []byte, prefix string) error { return scanJSON(b, prefix, false) }
 
 func scanJSON(b []byte, prefix string, objectOnly bool) error {
+	if quickJSON(b, objectOnly) {
+		return nil
+	}
+	return scanTokens(b, prefix, objectOnly)
+}
+
+// scanTokens is scanJSON token by token, naming the problem it finds.
+func scanTokens(b []byte, prefix string, objectOnly bool) error {
 	field := prefix
 	if field == "" {
 		field = "body"
@@ -181,6 +189,83 @@ func scanJSON(b []byte, prefix string, objectOnly bool) error {
 			Hint: "send exactly one JSON object and nothing after it", Err: ErrBadRequest}
 	}
 	return nil
+}
+
+// quickJSON reports whether b is certainly one valid JSON value (an
+// object when objectOnly) with no key repeated in any object, in one pass
+// and without allocating in the common case. false means "not certain":
+// the token-by-token scan of scanJSON then finds and words the problem. A
+// key with an escape in it is left to that scan, which compares keys
+// unescaped.
+func quickJSON(b []byte, objectOnly bool) bool {
+	if !json.Valid(b) {
+		return false
+	}
+	type frame struct {
+		object, wantKey bool
+		keys            int // index in keys where this object's keys start
+	}
+	var (
+		stackBuf [16]frame
+		keysBuf  [32][]byte
+	)
+	stack, keys := stackBuf[:0], keysBuf[:0]
+	first := true
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		switch c {
+		case ' ', '\t', '\n', '\r', ':':
+			continue
+		}
+		if first && objectOnly && c != '{' {
+			return false
+		}
+		first = false
+		switch c {
+		case '{':
+			stack = append(stack, frame{object: true, wantKey: true, keys: len(keys)})
+		case '[':
+			stack = append(stack, frame{})
+		case '}', ']':
+			top := stack[len(stack)-1]
+			if top.object {
+				keys = keys[:top.keys]
+			}
+			stack = stack[:len(stack)-1]
+		case ',':
+			if top := &stack[len(stack)-1]; top.object {
+				top.wantKey = true
+			}
+		case '"':
+			j := i + 1
+			escaped := false
+			for ; b[j] != '"'; j++ {
+				if b[j] == '\\' {
+					escaped = true
+					j++
+				}
+			}
+			if n := len(stack); n > 0 && stack[n-1].object && stack[n-1].wantKey {
+				if escaped {
+					return false
+				}
+				k := b[i+1 : j]
+				for _, seen := range keys[stack[n-1].keys:] {
+					if bytes.Equal(seen, k) {
+						return false
+					}
+				}
+				keys = append(keys, k)
+				stack[n-1].wantKey = false
+			}
+			i = j
+		default: // a number, true, false or null: skip to its end
+			for i+1 < len(b) && !strings.ContainsRune(",]} \t\n\r", rune(b[i+1])) {
+				i++
+			}
+		}
+	}
+	return true
 }
 
 // path formats the location of key k in the innermost frame of stack.

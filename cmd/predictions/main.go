@@ -25,6 +25,7 @@ type command struct {
 	name    string
 	summary string
 	run     func(ctx context.Context, env *cmdEnv, args []string) int
+	hidden  bool // left out of help: a helper process of another command
 }
 
 // cmdEnv is what a command may touch of the outside world: injected so that
@@ -45,6 +46,8 @@ func commands() []command {
 		{name: "score", summary: "score a forecast file's resolved questions; calibration table", run: runScore},
 		{name: "settings", summary: "print the agents' skill file with settings written in", run: runSettings},
 		{name: "mail", summary: "record one e-mail reply from standard input (for a mail server's pipe)", run: runMail},
+		{name: "bench", summary: "load benchmark: real servers on loopback, ratios against baselines", run: runBench},
+		{name: "bench-bare", run: runBenchBare, hidden: true},
 	}
 }
 
@@ -83,6 +86,9 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Commands:")
 	for _, c := range commands() {
+		if c.hidden {
+			continue
+		}
 		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintln(w)

@@ -53,6 +53,7 @@ type serveConfig struct {
 	// mailInterval is the sender's poll interval; 0 means
 	// notify.DefaultInterval. Tests shorten it; there is no flag.
 	mailInterval time.Duration
+	pprofAddr    string
 }
 
 // parseServe reads flags, each defaulting to its PREDICTIONS_* environment
@@ -81,6 +82,7 @@ func parseServe(args []string, getenv func(string) string, out io.Writer) (*serv
 	rateAddress := fs.String("rate-address", env("PREDICTIONS_RATE_ADDRESS", httpapi.DefaultAddressRate.String()), "requests per client address, as `EVENTS/UNIT:BURST`, counted separately for\nreads (GET, HEAD, OPTIONS) and other requests [PREDICTIONS_RATE_ADDRESS]")
 	fs.StringVar(&cfg.metricsAddr, "metrics-addr", env("PREDICTIONS_METRICS_ADDR", ""), "Prometheus metrics: empty serves /metrics on --addr, off turns them off,\n`host:port` serves /metrics on a listener of its own [PREDICTIONS_METRICS_ADDR]")
 	mailFlags(fs, &cfg.smtpURL, &cfg.mailFrom, env)
+	fs.StringVar(&cfg.pprofAddr, "pprof", "", "serve Go's profiler (net/http/pprof) on this separate `host:port`, such as 127.0.0.1:6060;\nempty means off. Never expose it publicly")
 	fs.Usage = func() {
 		fmt.Fprintln(out, "Usage: predictions serve [flags]")
 		fmt.Fprintln(out)
@@ -241,6 +243,13 @@ func serve(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 		MaxHeaderBytes:    maxHeaderBytes,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
+	}
+	if cfg.pprofAddr != "" {
+		stop, err := servePprof(ctx, cfg.pprofAddr, log)
+		if err != nil {
+			return err
+		}
+		defer stop()
 	}
 	ln, err := net.Listen("tcp", cfg.addr)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/predictions-md/predictions/odds"
 )
@@ -48,12 +49,28 @@ func (p Prob) Read() (float64, string, error) {
 	return v, string(as), err
 }
 
+// plainString reports whether s, the inside of a JSON string, needs no
+// unescaping: valid UTF-8 without backslashes, quotes or control characters.
+func plainString(s []byte) bool {
+	for _, c := range s {
+		if c < 0x20 || c == '\\' || c == '"' {
+			return false
+		}
+	}
+	return utf8.Valid(s)
+}
+
 // scalarText reads a JSON string or any other JSON scalar as text: the
 // string's contents (quoted is true), or the literal as written (a number
 // keeps its digits, so 0.10 is not rewritten as 0.1).
 func scalarText(b []byte) (text string, quoted bool, err error) {
 	b = bytes.TrimSpace(b)
 	if len(b) > 0 && b[0] == '"' {
+		// A plain string (no escapes, valid UTF-8) is its own text; other
+		// strings go through the decoder, which unescapes them.
+		if len(b) >= 2 && b[len(b)-1] == '"' && plainString(b[1:len(b)-1]) {
+			return string(b[1 : len(b)-1]), true, nil
+		}
 		err := json.Unmarshal(b, &text)
 		return text, true, err
 	}

@@ -50,6 +50,7 @@ type Tool struct {
 	Example json.RawMessage
 
 	validate *validator.Schema
+	quick    *quickSchema // nil: every call goes to validate
 	run      func(ctx context.Context, raw []byte, notes []string) (*Result, error)
 }
 
@@ -92,10 +93,18 @@ func (t *Tool) Call(ctx context.Context, raw []byte) (*Result, error) {
 		return nil, &InputError{Field: "body", Problem: "is not a JSON object",
 			Hint: "send one JSON object, for example " + string(t.Example), Err: ErrInput}
 	}
-	if err := t.validate.Validate(obj); err != nil {
-		return nil, inputErrorFrom(t, err)
+	// The quick check accepts most valid inputs at a fraction of the full
+	// validator's cost; the full validator decides (and words the error)
+	// whenever the quick check is not certain.
+	if t.quick == nil || !t.quick.valid(obj) {
+		if err := t.validate.Validate(obj); err != nil {
+			return nil, inputErrorFrom(t, err)
+		}
 	}
-	notes := unknownFields(t.InputSchema, obj, "")
+	var notes []string
+	if hasUnknown(t.InputSchema, obj) {
+		notes = unknownFields(t.InputSchema, obj, "")
+	}
 	return t.run(ctx, raw, notes)
 }
 
@@ -124,6 +133,7 @@ func defineSchema[In, Out any](t Tool, in *jsonschema.Schema, example string, ru
 	if err != nil {
 		panic(fmt.Sprintf("tools: %s: compile schema: %v", t.Name, err))
 	}
+	t.quick = compileQuick(in)
 	t.Example = json.RawMessage(example)
 	name := t.Name
 	t.run = func(ctx context.Context, raw []byte, notes []string) (*Result, error) {
@@ -220,10 +230,35 @@ func (r *Result) Envelope(terms string) ([]byte, error) {
 }
 
 func writeJSON(b *bytes.Buffer, v any) {
+	switch x := v.(type) {
+	case string:
+		if plainASCII(x) {
+			b.WriteByte('"')
+			b.WriteString(x)
+			b.WriteByte('"')
+			return
+		}
+	case []string:
+		if len(x) == 0 {
+			b.WriteString("[]")
+			return
+		}
+	}
 	enc := json.NewEncoder(b)
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(v)       // strings and string slices always encode
 	b.Truncate(b.Len() - 1) // Encode adds a newline
+}
+
+// plainASCII reports whether s needs no escaping in JSON: printable ASCII
+// without quotes or backslashes. Anything else goes through the encoder.
+func plainASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
 }
 
 // unknownFields names the fields of inst that the schema does not describe,
@@ -258,6 +293,33 @@ func unknownFields(s *jsonschema.Schema, inst any, path string) []string {
 		}
 	}
 	return notes
+}
+
+// hasUnknown reports whether unknownFields would find anything, without
+// allocating.
+func hasUnknown(s *jsonschema.Schema, inst any) bool {
+	switch v := inst.(type) {
+	case map[string]any:
+		if s == nil || s.Properties == nil {
+			return false
+		}
+		for k, e := range v {
+			ps, ok := s.Properties[k]
+			if !ok || hasUnknown(ps, e) {
+				return true
+			}
+		}
+	case []any:
+		if s == nil || s.Items == nil {
+			return false
+		}
+		for _, e := range v {
+			if hasUnknown(s.Items, e) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func joinField(path, k string) string {

@@ -184,3 +184,26 @@ func TestSchemaCarriesLimits(t *testing.T) {
 		}
 	}
 }
+
+func TestScalarText(t *testing.T) {
+	for _, tc := range []struct {
+		in     string
+		text   string
+		quoted bool
+		err    bool
+	}{
+		{`"62%"`, "62%", true, false},
+		{` "a\"b" `, `a"b`, true, false},
+		{`"\u00e9t\u00e9"`, "été", true, false},
+		{`"été"`, "été", true, false},
+		{"\"\xff\"", "\ufffd", true, false},
+		{`""`, "", true, false},
+		{`"`, "", true, true},
+		{`0.10`, "0.10", false, false},
+	} {
+		text, quoted, err := scalarText([]byte(tc.in))
+		if text != tc.text || quoted != tc.quoted || (err != nil) != tc.err {
+			t.Errorf("scalarText(%s) = %q, %v, %v; want %q, %v, error %v", tc.in, text, quoted, err, tc.text, tc.quoted, tc.err)
+		}
+	}
+}

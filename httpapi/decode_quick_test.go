@@ -1,0 +1,50 @@
+package httpapi
+
+import "testing"
+
+// quickJSONCases: the fast check must be certain on clean input and never
+// accept what the token scan refuses.
+var quickJSONCases = []struct {
+	in         string
+	objectOnly bool
+	quick      bool
+}{
+	{`{"a":1,"b":[1,2,{"a":2,"b":"x"}],"c":{"a":null,"d":true}}`, true, true},
+	{` {"a":"x\"y","b":"\\"} `, true, true},
+	{`{"a":1,"a":2}`, true, false},
+	{`{"a":{"b":1,"b":2}}`, true, false},
+	{`[{"a":1},{"a":1}]`, false, true},    // the same key in two objects
+	{`{"a\u0062":1,"ab":2}`, true, false}, // escaped key: the token scan compares
+	{`[1,2]`, true, false},
+	{`[1,2]`, false, true},
+	{`{"a":1} x`, true, false},
+	{`{"a":1`, true, false},
+	{``, true, false},
+	{`{"a":-1.5e3,"b":false}`, true, true},
+	{`{"k":[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]}`, true, true},
+}
+
+func TestQuickJSON(t *testing.T) {
+	for _, tc := range quickJSONCases {
+		quick := quickJSON([]byte(tc.in), tc.objectOnly)
+		full := scanTokens([]byte(tc.in), "", tc.objectOnly)
+		if quick != tc.quick || quick && full != nil {
+			t.Errorf("quickJSON(%s, %v) = %v, want %v; token scan: %v", tc.in, tc.objectOnly, quick, tc.quick, full)
+		}
+	}
+}
+
+// FuzzQuickJSON checks that the fast check never accepts what the token
+// scan refuses.
+func FuzzQuickJSON(f *testing.F) {
+	for _, tc := range quickJSONCases {
+		f.Add(tc.in, tc.objectOnly)
+	}
+	f.Fuzz(func(t *testing.T, in string, objectOnly bool) {
+		if quickJSON([]byte(in), objectOnly) {
+			if err := scanTokens([]byte(in), "", objectOnly); err != nil {
+				t.Errorf("quickJSON accepts %q, the token scan refuses: %v", in, err)
+			}
+		}
+	})
+}

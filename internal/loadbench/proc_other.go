@@ -1,0 +1,7 @@
+//go:build !linux
+
+package loadbench
+
+import "os/exec"
+
+func setDeathSignal(*exec.Cmd) {}

@@ -1,0 +1,187 @@
+package loadbench
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync/atomic"
+
+	vegeta "github.com/tsenart/vegeta/v12/lib"
+)
+
+// Groups of scenarios, in the order they run.
+const (
+	GroupTools  = "tools"
+	GroupMCP    = "mcp"
+	GroupWrites = "board writes"
+	GroupFeed   = "feed"
+)
+
+// scenario is one load against `predictions serve`.
+type scenario struct {
+	name   string
+	group  string
+	method string
+	path   string
+	header http.Header
+	body   []byte
+	// targeter, when set, makes the requests instead of method, path,
+	// header and body (the writes: a new agent and body per request).
+	targeter func(base string) vegeta.Targeter
+	// check tells a right answer from a wrong one, on the request made
+	// before the measurement.
+	check func(status int, body []byte) error
+	// feed scenarios: the seed size, sort, domain and offset.
+	n              int
+	sort, domain   string
+	offset         int
+	deps           []string // scenarios whose figures this one's ratio needs
+	needsLargeSeed bool
+}
+
+var jsonHeader = http.Header{"Content-Type": {"application/json"}}
+
+// toolScenarios are the calculation tools over REST, each against a bare
+// handler, and the same tool over MCP.
+func toolScenarios() []*scenario {
+	ok := wantStatus(http.StatusOK, "")
+	return []*scenario{
+		{name: "GET convert_odds", group: GroupTools, method: http.MethodGet,
+			path: "/api/v1/convert_odds?" + convertQuery, check: wantStatus(http.StatusOK, `"tool":"convert_odds"`)},
+		{name: "POST convert_odds", group: GroupTools, method: http.MethodPost, path: "/api/v1/convert_odds",
+			header: jsonHeader, body: convertBody, check: ok},
+		{name: "POST combine_forecasts (10 forecasts)", group: GroupTools, method: http.MethodPost, path: "/api/v1/combine_forecasts",
+			header: jsonHeader, body: combineBody(), check: wantStatus(http.StatusOK, `"tool":"combine_forecasts"`)},
+		{name: "POST check_forecast_md (60,000 chars)", group: GroupTools, method: http.MethodPost, path: "/api/v1/check_forecast_md",
+			header: jsonHeader, body: checkBody(), check: wantStatus(http.StatusOK, `"ok":true`)},
+		{name: "POST score_forecasts (200 items)", group: GroupTools, method: http.MethodPost, path: "/api/v1/score_forecasts",
+			header: jsonHeader, body: scoreBody(), check: wantStatus(http.StatusOK, `"tool":"score_forecasts"`)},
+		{name: "MCP tools/call convert_odds", group: GroupMCP, method: http.MethodPost, path: "/mcp",
+			header: http.Header{"Content-Type": {"application/json"}, "Accept": {"application/json, text/event-stream"}},
+			body:   mcpBody, check: checkMCP, deps: []string{"POST convert_odds"}},
+	}
+}
+
+// writeAgents is the number of agents the write scenario posts as.
+const writeAgents = 1000
+
+func writeScenario() *scenario {
+	var seq atomic.Uint64
+	return &scenario{
+		name: "POST /api/predictions", group: GroupWrites, method: http.MethodPost, path: "/api/predictions",
+		targeter: func(base string) vegeta.Targeter {
+			return func(t *vegeta.Target) error {
+				agent, body := writeBody(seq.Add(1), writeAgents)
+				t.Method, t.URL, t.Body = http.MethodPost, base+"/api/predictions", body
+				t.Header = http.Header{"Content-Type": {"application/json"}, "Authorization": {"Bearer " + agent}}
+				return nil
+			}
+		},
+		check: wantStatus(http.StatusCreated, `"status":"prediction_created"`),
+		deps:  []string{rawInsertName},
+	}
+}
+
+// feedScenarios are GET /api/predictions for each sort, with and without
+// the domain filter, at offset 0 and deep, over n stored predictions.
+// Those over large predictions name their counterpart over small.
+func feedScenarios(n, small, deep int, large bool) []*scenario {
+	var out []*scenario
+	for _, offset := range []int{0, deep} {
+		for _, sort := range []string{"recent", "confidence", "popular"} {
+			for _, domain := range []string{"", "Science"} {
+				s := &scenario{group: GroupFeed, method: http.MethodGet, n: n, sort: sort, domain: domain, offset: offset,
+					needsLargeSeed: large}
+				s.name = feedName(n, sort, domain, offset)
+				s.path = fmt.Sprintf("/api/predictions?sort=%s&offset=%d", sort, offset)
+				if domain != "" {
+					s.path += "&domain=" + domain
+				}
+				s.check = checkFeed(offset)
+				if large {
+					s.deps = []string{feedName(small, sort, domain, offset)}
+				}
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
+
+func feedName(n int, sort, domain string, offset int) string {
+	f := sort
+	if domain != "" {
+		f += "+domain"
+	}
+	return fmt.Sprintf("feed %s, n=%s, offset %s", f, count(n), count(offset))
+}
+
+// count writes 10000 as 10k and 1000000 as 1M.
+func count(n int) string {
+	switch {
+	case n >= 1_000_000 && n%1_000_000 == 0:
+		return fmt.Sprintf("%dM", n/1_000_000)
+	case n >= 1000 && n%1000 == 0:
+		return fmt.Sprintf("%dk", n/1000)
+	}
+	return fmt.Sprint(n)
+}
+
+func wantStatus(status int, contains string) func(int, []byte) error {
+	return func(got int, body []byte) error {
+		if got != status {
+			return fmt.Errorf("status %d, want %d: %.300s", got, status, body)
+		}
+		if contains != "" && !strings.Contains(string(body), contains) {
+			return fmt.Errorf("the answer lacks %s: %.300s", contains, body)
+		}
+		return nil
+	}
+}
+
+// checkMCP accepts a JSON-RPC answer whose tool result is not an error.
+func checkMCP(status int, body []byte) error {
+	if status != http.StatusOK {
+		return fmt.Errorf("status %d: %.300s", status, body)
+	}
+	var msg struct {
+		Result *struct {
+			IsError           bool            `json:"isError"`
+			StructuredContent json.RawMessage `json:"structuredContent"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal(body, &msg); err != nil || msg.Result == nil || msg.Result.IsError ||
+		!strings.Contains(string(msg.Result.StructuredContent), `"tool":"convert_odds"`) {
+		return fmt.Errorf("not a successful tools/call result (%v): %.300s", err, body)
+	}
+	return nil
+}
+
+// checkFeed accepts a page whose length fits total and offset.
+func checkFeed(offset int) func(int, []byte) error {
+	return func(status int, body []byte) error {
+		if status != http.StatusOK {
+			return fmt.Errorf("status %d: %.300s", status, body)
+		}
+		var f struct {
+			Total       int               `json:"total"`
+			Predictions []json.RawMessage `json:"predictions"`
+		}
+		if err := json.Unmarshal(body, &f); err != nil {
+			return fmt.Errorf("not a feed page: %v", err)
+		}
+		if want := min(20, max(0, f.Total-offset)); len(f.Predictions) != want || f.Total == 0 {
+			return fmt.Errorf("%d predictions of total %d at offset %d, want %d", len(f.Predictions), f.Total, offset, want)
+		}
+		return nil
+	}
+}
+
+// targeter returns the requests of s against base (http://host:port).
+func (s *scenario) newTargeter(base string) vegeta.Targeter {
+	if s.targeter != nil {
+		return s.targeter(base)
+	}
+	return vegeta.NewStaticTargeter(vegeta.Target{Method: s.method, URL: base + s.path, Body: s.body, Header: s.header})
+}
