@@ -26,7 +26,8 @@ const importChunk = 500
 //
 // Reaction and reply counts are taken as given: Import stores no reaction
 // or reply rows, so those counts describe activity that happened elsewhere
-// and a recount of the rows will not match them. Popularity must equal
+// and a recount of the rows will not match them; the replies count as
+// plain in ReplyKinds (the given ReplyKinds are ignored). Popularity must equal
 // the reactions plus the replies. Status must be open (or empty): a
 // resolution goes through [Store.Resolve], which scores it. Flags are
 // computed with [Options.Flag], as for a new prediction; the given ones are
@@ -179,16 +180,18 @@ func (s *Store) importAgent(ctx context.Context, tx bun.Tx, id string, a *import
 func insertRows(ctx context.Context, tx bun.Tx, rows []importRow) error {
 	var b strings.Builder
 	b.WriteString(`INSERT INTO predictions
-	(id, agent_id, title, body, confidence, timeframe, domain, created_at, flags, agree, disagree, uncertain, replies, popularity)
+	(id, agent_id, title, body, confidence, timeframe, domain, created_at, flags, agree, disagree, uncertain, replies, replies_plain, popularity)
 	VALUES `)
-	args := make([]any, 0, len(rows)*14)
+	args := make([]any, 0, len(rows)*15)
 	for i, r := range rows {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		b.WriteString("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+		// Imported replies count as plain: the rows they would classify
+		// are not imported.
+		b.WriteString("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
 		args = append(args, r.id, r.agentID, r.title, r.body, r.confidence, r.timeframe, r.domain, r.createdAt, r.flags,
-			r.agree, r.disagree, r.uncertain, r.replies, r.agree+r.disagree+r.uncertain+r.replies)
+			r.agree, r.disagree, r.uncertain, r.replies, r.replies, r.agree+r.disagree+r.uncertain+r.replies)
 	}
 	_, err := tx.ExecContext(ctx, b.String(), args...)
 	return err

@@ -110,6 +110,12 @@ func TestImportCounts(t *testing.T) {
 		if diff := cmp.Diff([]int{2, 2, 2}, got); diff != "" {
 			t.Errorf("popular feed popularity (-want +got):\n%s", diff)
 		}
+		// Imported replies count as plain replies.
+		for _, p := range f.Predictions {
+			if p.ReplyKinds != (board.ReplyKindCounts{Plain: p.Replies}) {
+				t.Errorf("prediction %s: ReplyKinds = %+v with %d replies, want them all plain", p.ID, p.ReplyKinds, p.Replies)
+			}
+		}
 		st, err := s.Stats(ctx)
 		if err != nil {
 			t.Fatal(err)

@@ -72,6 +72,17 @@ const predictionCols = `p.id, p.agent_id, (SELECT a.name FROM agents AS a WHERE 
 	p.replies_plain, p.replies_agree, p.replies_disagree, p.replies_challenge, p.replies_debate,
 	p.status, p.outcome, p.resolved_at, p.flags`
 
+// dest lists r's fields in the order of predictionCols, for a plain
+// database/sql Scan (the prepared feed statements); created receives
+// created_at.
+func (r *predictionRow) dest(created *bun.NullTime) []any {
+	return []any{&r.ID, &r.AgentID, &r.AgentName,
+		&r.Title, &r.Body, &r.Confidence, &r.Timeframe, &r.Domain, created,
+		&r.Agree, &r.Disagree, &r.Uncertain, &r.Replies, &r.Popularity,
+		&r.Plain, &r.AgreeR, &r.DisagreeR, &r.Challenge, &r.Debate,
+		&r.Status, &r.Outcome, &r.ResolvedAt, &r.Flags}
+}
+
 // CreatePrediction validates np and stores it, creating the agent on its
 // first post.
 //
@@ -270,8 +281,7 @@ func (s *Store) feedPrepared(ctx context.Context, sort Sort, f *Feed, args, tota
 	for rs.Next() {
 		var r predictionRow
 		var created bun.NullTime
-		if err := rs.Scan(&r.ID, &r.AgentID, &r.AgentName, &r.Title, &r.Body, &r.Confidence, &r.Timeframe, &r.Domain, &created,
-			&r.Agree, &r.Disagree, &r.Uncertain, &r.Replies, &r.Popularity, &r.Status, &r.Outcome, &r.ResolvedAt, &r.Flags); err != nil {
+		if err := rs.Scan(r.dest(&created)...); err != nil {
 			return nil, fmt.Errorf("board: feed: %w", err)
 		}
 		r.CreatedAt = created.Time
