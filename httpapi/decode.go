@@ -198,7 +198,9 @@ func scanTokens(b []byte, prefix string, objectOnly bool) error {
 // key with an escape in it is left to that scan, which compares keys
 // unescaped.
 func quickJSON(b []byte, objectOnly bool) bool {
-	if !json.Valid(b) {
+	// encoding/json accepts invalid UTF-8 and lone surrogate escapes,
+	// which scanTokens refuses: leave any doubt to it.
+	if !utf8.Valid(b) || !json.Valid(b) {
 		return false
 	}
 	type frame struct {
@@ -222,10 +224,11 @@ func quickJSON(b []byte, objectOnly bool) bool {
 		}
 		first = false
 		switch c {
-		case '{':
-			stack = append(stack, frame{object: true, wantKey: true, keys: len(keys)})
-		case '[':
-			stack = append(stack, frame{})
+		case '{', '[':
+			if len(stack) >= maxJSONDepth {
+				return false
+			}
+			stack = append(stack, frame{object: c == '{', wantKey: c == '{', keys: len(keys)})
 		case '}', ']':
 			top := stack[len(stack)-1]
 			if top.object {
@@ -241,6 +244,9 @@ func quickJSON(b []byte, objectOnly bool) bool {
 			escaped := false
 			for ; b[j] != '"'; j++ {
 				if b[j] == '\\' {
+					if b[j+1] == 'u' {
+						return false // maybe a lone surrogate: scanTokens checks
+					}
 					escaped = true
 					j++
 				}

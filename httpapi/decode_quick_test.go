@@ -1,6 +1,9 @@
 package httpapi
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // quickJSONCases: the fast check must be certain on clean input and never
 // accept what the token scan refuses.
@@ -22,6 +25,12 @@ var quickJSONCases = []struct {
 	{``, true, false},
 	{`{"a":-1.5e3,"b":false}`, true, true},
 	{`{"k":[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]}`, true, true},
+	// What encoding/json accepts and the token scan refuses.
+	{"{\"a\":\"\xff\"}", true, false}, // invalid UTF-8 in a value
+	{"{\"\xc3\":1}", true, false},     // invalid UTF-8 in a key
+	{`{"a":"\ud800"}`, true, false},   // a lone surrogate escape
+	{`{"a":"\u00e9"}`, true, false},   // any \u escape goes to the token scan
+	{`{"k":` + strings.Repeat("[", 33) + strings.Repeat("]", 33) + `}`, true, false}, // past maxJSONDepth
 }
 
 func TestQuickJSON(t *testing.T) {
