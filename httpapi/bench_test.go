@@ -2,9 +2,12 @@ package httpapi_test
 
 import (
 	"bytes"
+	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"testing"
+	"time"
 
 	"github.com/predictions-md/predictions/httpapi"
 	"github.com/predictions-md/predictions/internal/tools"
@@ -59,5 +62,19 @@ func BenchmarkCombineForecastsPOST(b *testing.B) {
 		r := httptest.NewRequest(http.MethodPost, tools.PathPrefix+"/combine_forecasts", bytes.NewReader(body))
 		r.Header.Set("Content-Type", "application/json")
 		return r
+	})
+}
+
+// BenchmarkMiddleware is the cost of the middleware chain (request ID, log
+// line, metrics, recovery, the per-address limit, CORS, routing) around the
+// cheapest handler, GET /healthz, with the rate limits on (never reached)
+// and a text log line formatted then discarded, as `predictions serve`
+// runs under the load benchmark.
+func BenchmarkMiddleware(b *testing.B) {
+	huge := httpapi.Rate{Events: 1_000_000, Per: time.Second, Burst: 1_000_000}
+	srv := httpapi.New(httpapi.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		RateLimit: httpapi.RateLimit{Agent: huge, Address: huge}})
+	benchRequest(b, srv, func() *http.Request {
+		return httptest.NewRequest(http.MethodGet, "/healthz", nil)
 	})
 }

@@ -114,12 +114,9 @@ func (s *Server) MetricsHandler() http.Handler {
 	})
 }
 
-// routeKey carries a *string into which the router writes the matched
-// route's template.
-const routeKey ctxKey = 1
-
 // observe counts requests, their status and latency, by route template.
-// It sits inside logRequests, whose recorder it reads.
+// It sits inside logRequests, whose recorder it reads, and inside
+// requestID, whose requestInfo the router fills in with the route.
 func (s *Server) observe(next http.Handler) http.Handler {
 	m := s.metrics
 	if m == nil {
@@ -131,7 +128,11 @@ func (s *Server) observe(next http.Handler) http.Handler {
 		if !ok {
 			rw = &recorder{ResponseWriter: w}
 		}
-		route := unmatchedRoute
+		info, _ := r.Context().Value(requestIDKey).(*requestInfo)
+		if info == nil { // not under requestID
+			info = &requestInfo{route: unmatchedRoute}
+			r = r.WithContext(context.WithValue(r.Context(), requestIDKey, info))
+		}
 		m.inFlight.Inc()
 		defer func() {
 			m.inFlight.Dec()
@@ -140,10 +141,10 @@ func (s *Server) observe(next http.Handler) http.Handler {
 				status = http.StatusOK
 			}
 			method := methodLabel(r.Method)
-			m.requests.WithLabelValues(route, method, strconv.Itoa(status)).Inc()
-			m.duration.WithLabelValues(route, method).Observe(time.Since(start).Seconds())
+			m.requests.WithLabelValues(info.route, method, strconv.Itoa(status)).Inc()
+			m.duration.WithLabelValues(info.route, method).Observe(time.Since(start).Seconds())
 		}()
-		next.ServeHTTP(rw, r.WithContext(context.WithValue(r.Context(), routeKey, &route)))
+		next.ServeHTTP(rw, r)
 	})
 }
 
@@ -166,12 +167,12 @@ func (s *Server) noteRoute(r *http.Request) {
 }
 
 func setRoute(r *http.Request, route *mux.Route) {
-	p, _ := r.Context().Value(routeKey).(*string)
-	if p == nil || route == nil {
+	info, _ := r.Context().Value(requestIDKey).(*requestInfo)
+	if info == nil || route == nil {
 		return
 	}
 	if t, err := route.GetPathTemplate(); err == nil {
-		*p = t
+		info.route = t
 	}
 }
 

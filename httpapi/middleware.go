@@ -18,11 +18,21 @@ type ctxKey int
 
 const requestIDKey ctxKey = 0
 
+// requestInfo is what the middleware records about a request, in its
+// context under requestIDKey: one context value and one copy of the
+// request for both the ID and the route label.
+type requestInfo struct {
+	id    string
+	route string // the matched route's template, for the metrics (see setRoute)
+}
+
 // RequestID returns the request's ID (the X-Request-Id header of the
 // response), or "" outside a request served by [Server].
 func RequestID(ctx context.Context) string {
-	id, _ := ctx.Value(requestIDKey).(string)
-	return id
+	if info, _ := ctx.Value(requestIDKey).(*requestInfo); info != nil {
+		return info.id
+	}
+	return ""
 }
 
 // validRequestID limits which client-sent IDs are echoed back and logged.
@@ -41,7 +51,8 @@ func (s *Server) requestID(next http.Handler) http.Handler {
 			}
 		}
 		w.Header().Set("X-Request-Id", id)
-		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), requestIDKey, id)))
+		info := &requestInfo{id: id, route: unmatchedRoute}
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), requestIDKey, info)))
 	})
 }
 

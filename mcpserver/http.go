@@ -32,7 +32,7 @@ const maxServers = 16
 // It adds no CORS headers and no authentication: the HTTP adapter adds CORS.
 // It returns [ErrBaseURL] (wrapped) for a bad opt.BaseURL.
 func Handler(opt Options) (http.Handler, error) {
-	h := &handler{opt: opt, servers: make(map[string]*mcp.Server)}
+	h := &handler{opt: opt, servers: make(map[string]*mcp.Server), byRequest: make(map[string]*mcp.Server)}
 	if opt.BaseURL != "" {
 		base, err := cleanBase(opt.BaseURL)
 		if err != nil {
@@ -62,6 +62,10 @@ type handler struct {
 
 	mu      sync.Mutex
 	servers map[string]*mcp.Server // by base URL, when it comes from requests
+	// byRequest holds the same servers by the base URL as requestBase
+	// writes it, before cleanBase: a request from a known host finds its
+	// server without parsing a URL.
+	byRequest map[string]*mcp.Server
 }
 
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -103,18 +107,28 @@ func (h *handler) server(r *http.Request) *mcp.Server {
 	if h.fixed != nil {
 		return h.fixed
 	}
-	base, err := cleanBase(requestBase(r))
+	raw := requestBase(r)
+	h.mu.Lock()
+	s, ok := h.byRequest[raw]
+	h.mu.Unlock()
+	if ok {
+		return s
+	}
+	base, err := cleanBase(raw)
 	if err != nil {
 		return nil // the SDK answers 400
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if s, ok := h.servers[base]; ok {
-		return s
+	s, ok = h.servers[base]
+	if !ok {
+		s = newServer(h.opt, base)
+		if len(h.servers) < maxServers {
+			h.servers[base] = s
+		}
 	}
-	s := newServer(h.opt, base)
-	if len(h.servers) < maxServers {
-		h.servers[base] = s
+	if len(h.byRequest) < maxServers && h.servers[base] == s {
+		h.byRequest[raw] = s
 	}
 	return s
 }

@@ -38,7 +38,11 @@ func BenchmarkInProcess(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	srv := httpapi.New(httpapi.Options{Logger: log, MCP: mcp})
+	// The limits of the load benchmark's servers (see runner.serve): on,
+	// so that their cost is measured, but never reached.
+	huge := httpapi.Rate{Events: 1_000_000, Per: time.Second, Burst: 1_000_000}
+	srv := httpapi.New(httpapi.Options{Logger: log, MCP: mcp,
+		RateLimit: httpapi.RateLimit{Agent: huge, Address: huge}})
 	for _, s := range toolScenarios() {
 		b.Run(slug(s.name), func(b *testing.B) {
 			b.ReportAllocs()

@@ -197,27 +197,33 @@ func Names() []string {
 // tool, summary, the output's fields, notes, disclaimer and terms (the
 // address of the terms of service).
 func (r *Result) Envelope(terms string) ([]byte, error) {
-	out, err := json.Marshal(r.Output)
-	if err != nil {
-		return nil, err
-	}
-	out = bytes.TrimSpace(out)
-	if len(out) < 2 || out[0] != '{' {
-		return nil, fmt.Errorf("tools: %s output is not a JSON object", r.Tool)
-	}
 	notes := r.Notes
 	if notes == nil {
 		notes = []string{}
 	}
 	var b bytes.Buffer
-	b.Grow(len(out) + 256)
+	b.Grow(envelopeSize)
 	b.WriteString(`{"tool":`)
 	writeJSON(&b, r.Tool)
 	b.WriteString(`,"summary":`)
 	writeJSON(&b, r.Summary)
+	// The output is encoded in place (as json.Marshal would: HTML escaped)
+	// and its braces are dropped, so that its fields follow the summary
+	// without a copy of their own.
+	p := b.Len()
+	if err := json.NewEncoder(&b).Encode(r.Output); err != nil {
+		return nil, err
+	}
+	buf := b.Bytes()
+	out := bytes.TrimSpace(buf[p:]) // the encoder writes no leading space
+	if len(out) < 2 || buf[p] != '{' || out[len(out)-1] != '}' {
+		return nil, fmt.Errorf("tools: %s output is not a JSON object", r.Tool)
+	}
 	if inner := bytes.TrimSpace(out[1 : len(out)-1]); len(inner) > 0 {
-		b.WriteByte(',')
-		b.Write(inner)
+		buf[p] = ','
+		b.Truncate(p + 1 + copy(buf[p+1:], inner))
+	} else {
+		b.Truncate(p)
 	}
 	b.WriteString(`,"notes":`)
 	writeJSON(&b, notes)
@@ -228,6 +234,10 @@ func (r *Result) Envelope(terms string) ([]byte, error) {
 	b.WriteByte('}')
 	return b.Bytes(), nil
 }
+
+// envelopeSize is the buffer an envelope starts with: enough for most
+// results, which are about 1 KB.
+const envelopeSize = 2048
 
 func writeJSON(b *bytes.Buffer, v any) {
 	switch x := v.(type) {
