@@ -153,12 +153,17 @@ func (o Options) Parse(r io.Reader) (*Message, error) {
 // a header net/mail refuses (raw 8-bit bytes in the name, say) falls back
 // to the address in its last angle brackets, with the text before them as
 // the name.
+//
+// The name is valid UTF-8 in every case: an encoded word may decode to
+// invalid bytes (=?UTF-8?Q?=80?=), which become U+FFFD.
 func sender(ap mail.AddressParser, from string) (*mail.Address, error) {
 	a, err := ap.Parse(from)
 	if err == nil {
+		a.Name = strings.ToValidUTF8(a.Name, "\uFFFD")
 		return a, nil
 	}
 	if list, lerr := ap.ParseList(from); lerr == nil && len(list) > 0 {
+		list[0].Name = strings.ToValidUTF8(list[0].Name, "\uFFFD")
 		return list[0], nil
 	}
 	lt, gt := strings.LastIndexByte(from, '<'), strings.LastIndexByte(from, '>')
