@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -27,24 +28,35 @@ const maxServers = 16
 //   - refuses, with 413, a body whose Content-Length exceeds [MaxBodyBytes];
 //   - reads a missing Content-Type as application/json;
 //   - adds text/event-stream to an Accept header that is missing or allows
-//     JSON only, because the SDK demands both and the answer is JSON anyway.
+//     JSON only, because the SDK demands both and the answer is JSON anyway;
+//   - answers a plain single tools/call itself, calling the same tool
+//     handler and encoding the answer as the SDK does, byte for byte,
+//     without the session the SDK builds for every stateless POST (a
+//     quarter of the CPU, a tenth of the memory; see docs/BENCHMARKS.md).
+//     Everything else (initialize, lists, prompts, resources, batches,
+//     notifications, _meta, the 2026-07-28 protocol) is the SDK's.
 //
 // It adds no CORS headers and no authentication: the HTTP adapter adds CORS.
 // It returns [ErrBaseURL] (wrapped) for a bad opt.BaseURL.
 func Handler(opt Options) (http.Handler, error) {
-	h := &handler{opt: opt, servers: make(map[string]*mcp.Server), byRequest: make(map[string]*mcp.Server)}
+	h := &handler{opt: opt, sites: make(map[string]*site), byRequest: make(map[string]*site)}
 	if opt.BaseURL != "" {
 		base, err := cleanBase(opt.BaseURL)
 		if err != nil {
 			return nil, err
 		}
-		h.fixed = newServer(opt, base)
+		h.fixed = newSite(opt, base)
 		h.allowed = append(h.allowed, hostOf(base))
 	}
 	for _, host := range opt.AllowedHosts {
 		h.allowed = append(h.allowed, strings.ToLower(host))
 	}
-	h.sdk = mcp.NewStreamableHTTPHandler(h.server, &mcp.StreamableHTTPOptions{
+	h.sdk = mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server {
+		if s := h.site(r); s != nil {
+			return s.server
+		}
+		return nil // the SDK answers 400
+	}, &mcp.StreamableHTTPOptions{
 		Stateless:                  true,
 		JSONResponse:               true,
 		Logger:                     opt.Logger,
@@ -57,15 +69,20 @@ func Handler(opt Options) (http.Handler, error) {
 type handler struct {
 	opt     Options
 	sdk     http.Handler
-	fixed   *mcp.Server // the server for Options.BaseURL, if set
-	allowed []string    // Host values accepted on loopback connections, lower case
+	fixed   *site    // the site for Options.BaseURL, if set
+	allowed []string // Host values accepted on loopback connections, lower case
 
-	mu      sync.Mutex
-	servers map[string]*mcp.Server // by base URL, when it comes from requests
-	// byRequest holds the same servers by the base URL as requestBase
+	mu    sync.Mutex
+	sites map[string]*site // by base URL, when it comes from requests
+	// byRequest holds the same sites by the base URL as requestBase
 	// writes it, before cleanBase: a request from a known host finds its
-	// server without parsing a URL.
-	byRequest map[string]*mcp.Server
+	// site without parsing a URL.
+	byRequest map[string]*site
+
+	// fastCalls counts the requests answered by serveFast, and noFast
+	// turns it off: both for the tests that hold it to the SDK's answers.
+	fastCalls atomic.Uint64
+	noFast    bool
 }
 
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -86,6 +103,9 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if acceptsJSONOnly(r.Header.Values("Accept")) {
 			r.Header.Set("Accept", "application/json, text/event-stream")
 		}
+		if !h.noFast && h.serveFast(w, r) {
+			return
+		}
 	}
 	h.sdk.ServeHTTP(w, r)
 }
@@ -102,8 +122,9 @@ func (h *handler) hostOK(r *http.Request) bool {
 		slices.Contains(h.allowed, strings.ToLower(hostname(r.Host)))
 }
 
-// server returns the server for the request's base URL.
-func (h *handler) server(r *http.Request) *mcp.Server {
+// site returns the site for the request's base URL, or nil when the base
+// URL taken from the request is not a valid one.
+func (h *handler) site(r *http.Request) *site {
 	if h.fixed != nil {
 		return h.fixed
 	}
@@ -116,18 +137,18 @@ func (h *handler) server(r *http.Request) *mcp.Server {
 	}
 	base, err := cleanBase(raw)
 	if err != nil {
-		return nil // the SDK answers 400
+		return nil
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	s, ok = h.servers[base]
+	s, ok = h.sites[base]
 	if !ok {
-		s = newServer(h.opt, base)
-		if len(h.servers) < maxServers {
-			h.servers[base] = s
+		s = newSite(h.opt, base)
+		if len(h.sites) < maxServers {
+			h.sites[base] = s
 		}
 	}
-	if len(h.byRequest) < maxServers && h.servers[base] == s {
+	if len(h.byRequest) < maxServers && h.sites[base] == s {
 		h.byRequest[raw] = s
 	}
 	return s
@@ -154,7 +175,13 @@ func requestBase(r *http.Request) string {
 // acceptsJSONOnly reports whether an Accept header is missing, or allows
 // JSON but not an event stream.
 func acceptsJSONOnly(values []string) bool {
-	jsonOK, streamOK := false, false
+	jsonOK, streamOK := accepts(values)
+	return len(values) == 0 || (jsonOK && !streamOK)
+}
+
+// accepts reports whether Accept header values allow JSON and an event
+// stream, read as the SDK reads them.
+func accepts(values []string) (jsonOK, streamOK bool) {
 	for _, v := range values {
 		for _, part := range strings.Split(v, ",") {
 			media, _, _ := strings.Cut(part, ";")
@@ -168,7 +195,7 @@ func acceptsJSONOnly(values []string) bool {
 			}
 		}
 	}
-	return len(values) == 0 || (jsonOK && !streamOK)
+	return jsonOK, streamOK
 }
 
 // hostname drops the port from a host[:port] value and the brackets from

@@ -93,7 +93,7 @@ func New(opt Options) (*mcp.Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newServer(opt, base), nil
+	return newSite(opt, base).server, nil
 }
 
 // cleanBase checks that base is an absolute http(s) URL and drops a trailing
@@ -107,8 +107,15 @@ func cleanBase(base string) (string, error) {
 	return strings.TrimRight(u.String(), "/"), nil
 }
 
-// newServer builds the server for a clean base URL.
-func newServer(opt Options, base string) *mcp.Server {
+// A site is the server for one base URL, with its tool handlers by name
+// (the fast path of [Handler] calls them directly).
+type site struct {
+	server *mcp.Server
+	tools  map[string]mcp.ToolHandler
+}
+
+// newSite builds the server for a clean base URL.
+func newSite(opt Options, base string) *site {
 	impl := &mcp.Implementation{
 		Name:       tools.Name,
 		Title:      "Predictions: forecast arithmetic",
@@ -127,13 +134,15 @@ func newServer(opt Options, base string) *mcp.Server {
 		},
 	})
 	a := &adapter{opt: opt, base: base}
+	handlers := make(map[string]mcp.ToolHandler, len(tools.All()))
 	for _, t := range tools.All() {
-		s.AddTool(mcpTool(t), a.toolHandler(t))
+		handlers[t.Name] = a.toolHandler(t)
+		s.AddTool(mcpTool(t), handlers[t.Name])
 	}
 	s.AddPrompt(prompt(), a.getPrompt)
 	s.AddResource(a.skillResource(), a.readSkill)
 	s.AddResource(a.settingsResource(), a.readSettings)
-	return s
+	return &site{server: s, tools: handlers}
 }
 
 // adapter holds what the handlers of one server share.
