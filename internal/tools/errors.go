@@ -2,6 +2,7 @@ package tools
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -80,7 +81,7 @@ func inputErrorFrom(t *Tool, err error) *InputError {
 			}
 			break
 		}
-		leaf = leaf.Causes[0]
+		leaf = firstCause(t.InputSchema, leaf.Causes)
 	}
 	field := fieldPath(leaf.InstanceLocation)
 	fs := schemaAt(t.InputSchema, leaf.InstanceLocation)
@@ -145,6 +146,47 @@ func typedCause(ve *validator.ValidationError) *validator.ValidationError {
 		return c
 	}
 	return nil
+}
+
+// firstCause returns the cause to report among several: the one at the
+// earliest field, in the order the input schema lists its properties and
+// by index within arrays, so that an input with several problems always
+// gets the same answer (the validator gathers sibling causes from a map).
+func firstCause(s *jsonschema.Schema, causes []*validator.ValidationError) *validator.ValidationError {
+	return slices.MinFunc(causes, func(a, b *validator.ValidationError) int {
+		return cmp.Or(compareLocations(s, a.InstanceLocation, b.InstanceLocation),
+			slices.Compare(a.ErrorKind.KeywordPath(), b.ErrorKind.KeywordPath()),
+			strings.Compare(a.SchemaURL, b.SchemaURL))
+	})
+}
+
+// compareLocations orders two instance locations: at the first step where
+// they part, array indices by number and property names by their place in
+// the schema's property order (names it does not list after, by name); a
+// location before the locations inside it.
+func compareLocations(s *jsonschema.Schema, a, b []string) int {
+	for i := range min(len(a), len(b)) {
+		if a[i] == b[i] {
+			continue
+		}
+		ia, errA := strconv.Atoi(a[i])
+		ib, errB := strconv.Atoi(b[i])
+		if errA == nil && errB == nil {
+			return cmp.Compare(ia, ib)
+		}
+		var order []string
+		if ps := schemaAt(s, a[:i]); ps != nil {
+			order = ps.PropertyOrder
+		}
+		rank := func(k string) int {
+			if j := slices.Index(order, k); j >= 0 {
+				return j
+			}
+			return len(order)
+		}
+		return cmp.Or(cmp.Compare(rank(a[i]), rank(b[i])), strings.Compare(a[i], b[i]))
+	}
+	return cmp.Compare(len(a), len(b))
 }
 
 // anyOfTypes lists the types the branches of a failed anyOf wanted and the

@@ -127,6 +127,46 @@ func TestCallBadInput(t *testing.T) {
 	}
 }
 
+// TestCallSeveralProblems checks that an input with several problems is
+// always answered with the same one: the first field in the order the
+// schema lists them, items by index, a field before the fields inside it.
+// The validator gathers sibling problems from a map, so each input is
+// sent many times.
+func TestCallSeveralProblems(t *testing.T) {
+	tests := []struct {
+		name, in  string
+		tool      *Tool
+		wantField string
+	}{
+		{"declared order, not name order", `{"value":"","mode":"c","items":[]}`, testTool, "value"},
+		{"later fields", `{"value":"a","mode":"c","items":[],"n":-1}`, testTool, "mode"},
+		{"items by index", `{"value":"a","items":[{"p":1,"who":"abcde"},{"p":true},{"who":"x"}]}`, testTool, "items[0].who"},
+		{"index 2 before 10", `{"forecasts":[{"p":0.5},{"p":0.5},{"p":0.5,"weight":-1},{"p":0.5},{"p":0.5},{"p":0.5},{"p":0.5},{"p":0.5},{"p":0.5},{"p":0.5},{"p":-1},{"p":0.5}]}`, Lookup("combine_forecasts"), "forecasts[2].weight"},
+		{"implied_probabilities", `{"outcomes":[],"method":"0"}`, Lookup("implied_probabilities"), "outcomes"},
+		{"combine_forecasts", `{"forecasts":[{"p":0.5,"who":"x"},{"p":"abc%","weight":-1}],"method":"x"}`, Lookup("combine_forecasts"), "forecasts[1].weight"},
+		{"score_forecasts", `{"forecasts":[],"bins":1}`, Lookup("score_forecasts"), "forecasts"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			seen := map[string]int{}
+			for range 50 {
+				_, err := tt.tool.Call(context.Background(), []byte(tt.in))
+				var ie *InputError
+				if !errors.As(err, &ie) {
+					t.Fatalf("Call(%s) error = %v, want *InputError", tt.in, err)
+				}
+				seen[ie.Error()]++
+				if ie.Field != tt.wantField {
+					t.Errorf("Call(%s) field = %q (%v), want %q", tt.in, ie.Field, ie, tt.wantField)
+				}
+			}
+			if len(seen) != 1 {
+				t.Errorf("Call(%s) gave %d different errors over 50 calls: %v", tt.in, len(seen), seen)
+			}
+		})
+	}
+}
+
 func TestFromQuery(t *testing.T) {
 	tests := []struct {
 		name  string
