@@ -54,6 +54,11 @@ type serveConfig struct {
 	// notify.DefaultInterval. Tests shorten it; there is no flag.
 	mailInterval time.Duration
 	pprofAddr    string
+
+	// gcPercent and memoryLimit are the collector's settings as given
+	// (see gc.go); "" leaves GOGC or GOMEMLIMIT in force.
+	gcPercent   string
+	memoryLimit string
 }
 
 // parseServe reads flags, each defaulting to its PREDICTIONS_* environment
@@ -82,6 +87,7 @@ func parseServe(args []string, getenv func(string) string, out io.Writer) (*serv
 	rateAddress := fs.String("rate-address", env("PREDICTIONS_RATE_ADDRESS", httpapi.DefaultAddressRate.String()), "requests per client address, as `EVENTS/UNIT:BURST`, counted separately for\nreads (GET, HEAD, OPTIONS) and other requests [PREDICTIONS_RATE_ADDRESS]")
 	fs.StringVar(&cfg.metricsAddr, "metrics-addr", env("PREDICTIONS_METRICS_ADDR", ""), "Prometheus metrics: empty serves /metrics on --addr, off turns them off,\n`host:port` serves /metrics on a listener of its own [PREDICTIONS_METRICS_ADDR]")
 	mailFlags(fs, &cfg.smtpURL, &cfg.mailFrom, env)
+	gcFlags(fs, &cfg.gcPercent, &cfg.memoryLimit, env, getenv)
 	fs.StringVar(&cfg.pprofAddr, "pprof", "", "serve Go's profiler (net/http/pprof) on this separate `host:port`, such as 127.0.0.1:6060;\nempty means off. Never expose it publicly")
 	fs.Usage = func() {
 		fmt.Fprintln(out, "Usage: predictions serve [flags]")
@@ -111,6 +117,12 @@ func parseServe(args []string, getenv func(string) string, out io.Writer) (*serv
 			return nil, fmt.Errorf("--base-url %q: want an absolute http or https address such as https://predictions.example.org", cfg.baseURL)
 		}
 		cfg.baseURL = strings.TrimRight(cfg.baseURL, "/")
+	}
+	if _, _, err := parseGCPercent(cfg.gcPercent); err != nil {
+		return nil, err
+	}
+	if _, _, err := parseMemoryLimit(cfg.memoryLimit); err != nil {
+		return nil, err
 	}
 	if cfg.logFormat != "text" && cfg.logFormat != "json" {
 		return nil, fmt.Errorf("--log-format %q: use text or json", cfg.logFormat)
@@ -160,6 +172,7 @@ func runServe(ctx context.Context, env *cmdEnv, args []string) int {
 		h = slog.NewJSONHandler(env.stderr, nil)
 	}
 	log := slog.New(h)
+	applyGC(cfg.gcPercent, cfg.memoryLimit)
 	if err := serve(ctx, cfg, log); err != nil {
 		log.Error("server stopped", "error", err.Error())
 		return 1

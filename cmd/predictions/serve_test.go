@@ -7,6 +7,7 @@ import (
 	"errors"
 	"flag"
 	"io"
+	"math"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -34,20 +35,28 @@ func TestParseServe(t *testing.T) {
 		env  map[string]string
 		want serveConfig
 	}{
-		{"defaults", nil, nil, serveConfig{addr: "127.0.0.1:8080", db: "predictions.db", logFormat: "text", rateLimit: defaultLimits}},
+		{"defaults", nil, nil, serveConfig{addr: "127.0.0.1:8080", db: "predictions.db", logFormat: "text", rateLimit: defaultLimits, gcPercent: "400", memoryLimit: "128MiB"}},
 		{"environment", nil, map[string]string{"PREDICTIONS_ADDR": ":9000", "PREDICTIONS_DB": "x.db",
 			"PREDICTIONS_BASE_URL": "https://p.example/", "PREDICTIONS_MODERATOR_TOKEN": "tok", "PREDICTIONS_TRUST_PROXY": "true"},
-			serveConfig{addr: ":9000", db: "x.db", baseURL: "https://p.example", moderatorToken: "tok", trustProxy: true, logFormat: "text", rateLimit: defaultLimits}},
+			serveConfig{addr: ":9000", db: "x.db", baseURL: "https://p.example", moderatorToken: "tok", trustProxy: true, logFormat: "text", rateLimit: defaultLimits, gcPercent: "400", memoryLimit: "128MiB"}},
 		{"flag wins", []string{"--addr", ":7000", "--moderator-token=flag", "--log-format=json"},
 			map[string]string{"PREDICTIONS_ADDR": ":9000", "PREDICTIONS_MODERATOR_TOKEN": "env"},
-			serveConfig{addr: ":7000", db: "predictions.db", moderatorToken: "flag", logFormat: "json", rateLimit: defaultLimits}},
+			serveConfig{addr: ":7000", db: "predictions.db", moderatorToken: "flag", logFormat: "json", rateLimit: defaultLimits, gcPercent: "400", memoryLimit: "128MiB"}},
 		{"auth, limits and metrics from the environment", nil, map[string]string{"PREDICTIONS_AUTH": "keys", "PREDICTIONS_RATE_AGENT": "10/s:5",
 			"PREDICTIONS_RATE_ADDRESS": "100/min", "PREDICTIONS_METRICS_ADDR": "127.0.0.1:9090"},
 			serveConfig{addr: "127.0.0.1:8080", db: "predictions.db", logFormat: "text", auth: httpapi.AuthKeys, metricsAddr: "127.0.0.1:9090",
-				rateLimit: httpapi.RateLimit{Agent: httpapi.Rate{Events: 10, Per: time.Second, Burst: 5}, Address: httpapi.Rate{Events: 100, Per: time.Minute, Burst: 100}}}},
+				rateLimit: httpapi.RateLimit{Agent: httpapi.Rate{Events: 10, Per: time.Second, Burst: 5}, Address: httpapi.Rate{Events: 100, Per: time.Minute, Burst: 100}},
+				gcPercent: "400", memoryLimit: "128MiB"}},
 		{"limits and metrics off", []string{"--rate-limit=off", "--metrics-addr=off", "--auth=id"}, map[string]string{"PREDICTIONS_AUTH": "keys"},
 			serveConfig{addr: "127.0.0.1:8080", db: "predictions.db", logFormat: "text", metricsAddr: "off",
-				rateLimit: httpapi.RateLimit{Off: true, Agent: httpapi.DefaultAgentRate, Address: httpapi.DefaultAddressRate}}},
+				rateLimit: httpapi.RateLimit{Off: true, Agent: httpapi.DefaultAgentRate, Address: httpapi.DefaultAddressRate},
+				gcPercent: "400", memoryLimit: "128MiB"}},
+		{"GOGC and GOMEMLIMIT replace the collector's defaults", nil, map[string]string{"GOGC": "50", "GOMEMLIMIT": "1GiB"},
+			serveConfig{addr: "127.0.0.1:8080", db: "predictions.db", logFormat: "text", rateLimit: defaultLimits}},
+		{"collector flags win", []string{"--gc-percent=off", "--memory-limit", "off"}, map[string]string{"GOGC": "50", "PREDICTIONS_GC_PERCENT": "200"},
+			serveConfig{addr: "127.0.0.1:8080", db: "predictions.db", logFormat: "text", rateLimit: defaultLimits, gcPercent: "off", memoryLimit: "off"}},
+		{"collector from the environment", nil, map[string]string{"PREDICTIONS_GC_PERCENT": "200", "PREDICTIONS_MEMORY_LIMIT": "1GiB"},
+			serveConfig{addr: "127.0.0.1:8080", db: "predictions.db", logFormat: "text", rateLimit: defaultLimits, gcPercent: "200", memoryLimit: "1GiB"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg, err := parseServe(tc.args, func(k string) string { return tc.env[k] }, io.Discard)
@@ -73,6 +82,12 @@ func TestParseServeErrors(t *testing.T) {
 		{"--rate-agent", "60"},
 		{"--rate-address", "0/min"},
 		{"--metrics-addr", "9090"},
+		{"--gc-percent", "0"},
+		{"--gc-percent", "lots"},
+		{"--memory-limit", "1000"},
+		{"--memory-limit", "64MB"},
+		{"--memory-limit", "-1GiB"},
+		{"--memory-limit", "99999999TiB"},
 	} {
 		if _, err := parseServe(args, func(string) string { return "" }, io.Discard); err == nil || errors.Is(err, flag.ErrHelp) {
 			t.Errorf("parseServe(%q) = %v, want an error", args, err)
@@ -302,6 +317,37 @@ func TestServeKeysAndMetrics(t *testing.T) {
 		`predictions_rate_limited_total{limit="agent"} 1`, `predictions_db_max_open_connections{pool="write"} 1`} {
 		if !bytes.Contains(b, []byte(want)) {
 			t.Errorf("metrics lack %q", want)
+		}
+	}
+}
+
+func TestParseGCValues(t *testing.T) {
+	percents := []struct {
+		in     string
+		want   int
+		wantOK bool
+	}{{"", 0, false}, {"off", -1, true}, {"1", 1, true}, {"400", 400, true}}
+	for _, tc := range percents {
+		got, ok, err := parseGCPercent(tc.in)
+		if err != nil || got != tc.want || ok != tc.wantOK {
+			t.Errorf("parseGCPercent(%q) = %d, %v, %v; want %d, %v, nil", tc.in, got, ok, err, tc.want, tc.wantOK)
+		}
+	}
+	limits := []struct {
+		in     string
+		want   int64
+		wantOK bool
+	}{{"", 0, false}, {"off", math.MaxInt64, true}, {"1MiB", 1 << 20, true}, {"1048576", 1 << 20, true},
+		{"1048576B", 1 << 20, true}, {"1024KiB", 1 << 20, true}, {"128MiB", 128 << 20, true}, {"2GiB", 2 << 30, true}, {"1TiB", 1 << 40, true}}
+	for _, tc := range limits {
+		got, ok, err := parseMemoryLimit(tc.in)
+		if err != nil || got != tc.want || ok != tc.wantOK {
+			t.Errorf("parseMemoryLimit(%q) = %d, %v, %v; want %d, %v, nil", tc.in, got, ok, err, tc.want, tc.wantOK)
+		}
+	}
+	for _, in := range []string{"1048575", "1023KiB", "0", "MiB", "1.5GiB", "1 GiB", "1gib"} {
+		if _, _, err := parseMemoryLimit(in); err == nil {
+			t.Errorf("parseMemoryLimit(%q): want an error", in)
 		}
 	}
 }

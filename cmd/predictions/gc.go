@@ -1,0 +1,104 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"math"
+	"runtime/debug"
+	"strconv"
+	"strings"
+)
+
+// The garbage collector's settings for serve.
+//
+// The server's live heap is small (about 6 MB under load) and every request
+// allocates afresh, so at Go's default (GOGC=100) the collector runs about
+// fifteen times a second under load and takes a fifth of the CPU
+// (docs/BENCHMARKS.md). serve lets the heap grow to five times the live
+// data instead (gc-percent 400), and caps that growth with a soft memory
+// limit, so that a burst of large requests makes the collector work harder
+// rather than the heap grow five-fold. GOGC and GOMEMLIMIT, when set in the
+// environment, keep their meaning: they replace these defaults.
+const (
+	defaultGCPercent   = "400"
+	defaultMemoryLimit = "128MiB"
+)
+
+// gcFlags defines --gc-percent and --memory-limit on fs. An empty value
+// leaves the runtime's setting (from GOGC or GOMEMLIMIT) as it is.
+func gcFlags(fs *flag.FlagSet, percent, limit *string, env func(name, def string) string, getenv func(string) string) {
+	def := defaultGCPercent
+	if getenv("GOGC") != "" {
+		def = ""
+	}
+	fs.StringVar(percent, "gc-percent", env("PREDICTIONS_GC_PERCENT", def),
+		"garbage collection target: let the heap grow by this `percent` of the live data before collecting,\n"+
+			"or off (as GOGC); empty keeps GOGC. The default, when GOGC is not set, is "+defaultGCPercent+" [PREDICTIONS_GC_PERCENT]")
+	def = defaultMemoryLimit
+	if getenv("GOMEMLIMIT") != "" {
+		def = ""
+	}
+	fs.StringVar(limit, "memory-limit", env("PREDICTIONS_MEMORY_LIMIT", def),
+		"soft limit on the Go runtime's memory, such as 128MiB or 1GiB (as GOMEMLIMIT: B, KiB, MiB, GiB, TiB),\n"+
+			"or off; near it the collector runs more often. Empty keeps GOMEMLIMIT. The default, when GOMEMLIMIT\n"+
+			"is not set, is "+defaultMemoryLimit+" [PREDICTIONS_MEMORY_LIMIT]")
+}
+
+// parseGCPercent reads a --gc-percent value: a whole number from 1, or off
+// (-1, no collection). ok is false for "", which leaves the setting alone.
+func parseGCPercent(s string) (percent int, ok bool, err error) {
+	switch s {
+	case "":
+		return 0, false, nil
+	case "off":
+		return -1, true, nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 {
+		return 0, false, fmt.Errorf("--gc-percent %q: use a whole number of at least 1, such as 400, or off", s)
+	}
+	return n, true, nil
+}
+
+// memoryUnits are GOMEMLIMIT's suffixes, longest first.
+var memoryUnits = []struct {
+	suffix string
+	bytes  int64
+}{{"TiB", 1 << 40}, {"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}, {"B", 1}}
+
+// parseMemoryLimit reads a --memory-limit value as GOMEMLIMIT does: a whole
+// number of bytes with an optional unit, or off (no limit). ok is false
+// for "", which leaves the setting alone. Limits below 1 MiB are refused:
+// the runtime would collect without pause.
+func parseMemoryLimit(s string) (limit int64, ok bool, err error) {
+	switch s {
+	case "":
+		return 0, false, nil
+	case "off":
+		return math.MaxInt64, true, nil
+	}
+	bad := fmt.Errorf("--memory-limit %q: use a size of at least 1MiB such as 128MiB or 2GiB, or off", s)
+	num, scale := s, int64(1)
+	for _, u := range memoryUnits {
+		if rest, found := strings.CutSuffix(s, u.suffix); found {
+			num, scale = rest, u.bytes
+			break
+		}
+	}
+	n, err := strconv.ParseInt(num, 10, 64)
+	if err != nil || n < 0 || n > math.MaxInt64/scale || n*scale < 1<<20 {
+		return 0, false, bad
+	}
+	return n * scale, true, nil
+}
+
+// applyGC sets the collector's target and memory limit, where given.
+// Both values were checked by parseServe.
+func applyGC(percent, limit string) {
+	if p, ok, _ := parseGCPercent(percent); ok {
+		debug.SetGCPercent(p)
+	}
+	if l, ok, _ := parseMemoryLimit(limit); ok {
+		debug.SetMemoryLimit(l)
+	}
+}
