@@ -34,6 +34,14 @@ func Compare(a, b Value) (Comparison, error) {
 				Hint:   certainHint + " to compare odds"}
 		}
 	}
+	if ra, ok := a.small(); ok {
+		if rb, ok := b.small(); ok {
+			if c, ok := compareSmall(ra, rb); ok {
+				return finite(c, a, b)
+			}
+		}
+	}
+	a, b = a.bigValue(), b.bigValue()
 	if a.exact != nil && b.exact != nil {
 		oa, ob := oddsRat(a.exact), oddsRat(b.exact)
 		or, _ := oa.Quo(oa, ob).Float64()
