@@ -41,8 +41,8 @@ func Compare(a, b Value) (Comparison, error) {
 			}
 		}
 	}
-	a, b = a.bigValue(), b.bigValue()
-	if a.exact != nil && b.exact != nil {
+	if a.isExact() && b.isExact() {
+		a, b = a.bigValue(), b.bigValue()
 		oa, ob := oddsRat(a.exact), oddsRat(b.exact)
 		or, _ := oa.Quo(oa, ob).Float64()
 		rr, _ := new(big.Rat).Quo(a.exact, b.exact).Float64()
