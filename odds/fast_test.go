@@ -232,6 +232,15 @@ func TestFastPathUsed(t *testing.T) {
 	}
 }
 
+func TestParseNotationAllocs(t *testing.T) {
+	for _, n := range InputNotations {
+		in := " " + string(n)
+		if a := testing.AllocsPerRun(10, func() { _, _ = ParseNotation(in) }); a != 0 {
+			t.Errorf("ParseNotation(%q) allocates %v times, want 0", n, a)
+		}
+	}
+}
+
 // ratFloatCases are quotients around the float64 rounding boundaries.
 var ratFloatCases = [][2]uint64{
 	{1, 3}, {2, 3}, {1, 1}, {0, 7}, {1<<53 + 1, 1}, {1<<53 + 3, 1}, {1<<54 + 2, 1}, {1<<54 + 6, 1}, {1<<63 - 1, 1},
