@@ -44,6 +44,30 @@ func BenchmarkFormats(b *testing.B) {
 	}
 }
 
+func BenchmarkFormat(b *testing.B) {
+	vs := make([]odds.Value, len(benchInputs))
+	for i, s := range benchInputs {
+		vs[i] = mustParse(b, s, odds.Auto)
+	}
+	ns := []odds.Notation{odds.Probability, odds.Percent, odds.Decimal, odds.Fractional, odds.American, odds.OddsFor}
+	for i := 0; b.Loop(); i++ {
+		_ = vs[i%len(vs)].Format(ns[i%len(ns)])
+	}
+}
+
+func BenchmarkCompare(b *testing.B) {
+	vs := make([]odds.Value, len(benchInputs))
+	for i, s := range benchInputs {
+		vs[i] = mustParse(b, s, odds.Auto)
+	}
+	ref := mustParse(b, "-110", odds.Auto)
+	for i := 0; b.Loop(); i++ {
+		if _, err := odds.Compare(vs[i%len(vs)], ref); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // book30 is a 30-outcome book with a large margin, as in a horse race.
 func book30() []float64 {
 	d := make([]float64, 30)

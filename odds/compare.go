@@ -34,7 +34,15 @@ func Compare(a, b Value) (Comparison, error) {
 				Hint:   certainHint + " to compare odds"}
 		}
 	}
-	if a.exact != nil && b.exact != nil {
+	if ra, ok := a.small(); ok {
+		if rb, ok := b.small(); ok {
+			if c, ok := compareSmall(ra, rb); ok {
+				return finite(c, a, b)
+			}
+		}
+	}
+	if a.isExact() && b.isExact() {
+		a, b = a.bigValue(), b.bigValue()
 		oa, ob := oddsRat(a.exact), oddsRat(b.exact)
 		or, _ := oa.Quo(oa, ob).Float64()
 		rr, _ := new(big.Rat).Quo(a.exact, b.exact).Float64()

@@ -51,9 +51,10 @@
 // [Value.Formats] writes a value in all of them and in natural log-odds;
 // [Value.Format] writes one notation as text that Parse reads back.
 //
-// Parse keeps the exact rational value of its input with [math/big.Rat], so
-// exact input gives exact output: "1.91" is exactly 191/100 decimal odds,
-// so the fractional odds are 91/100, not a rounded float. Values made from
+// Parse keeps the exact rational value of its input (as a fraction of
+// int64s when it fits, which is cheap, else with [math/big.Rat]), so exact
+// input gives exact output: "1.91" is exactly 191/100 decimal odds, so the
+// fractional odds are 91/100, not a rounded float. Values made from
 // a float64 with [FromProbability] are shown as the nearest fraction with a
 // small denominator, marked approximate.
 //

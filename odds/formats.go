@@ -69,11 +69,17 @@ func (v Value) Formats() Formats {
 		}
 		p := min(max(v.P, 0), 1)
 		f := Formats{Probability: p, ProbabilityText: floatText(p), Percent: 100 * p,
-			PercentText: floatText(100*p) + "%", Exact: v.exact != nil}
+			PercentText: floatText(100*p) + "%", Exact: v.isExact()}
 		if p == 1 {
 			f.Decimal, f.DecimalText = 1, "1"
 		}
 		return f
+	}
+	if v.den != 0 {
+		if f, ok := v.formatsSmall(); ok {
+			return f
+		}
+		v = v.bigValue()
 	}
 	q := v.numbers()
 	f := Formats{

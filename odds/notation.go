@@ -32,7 +32,12 @@ var InputNotations = []Notation{Auto, Probability, Percent, Decimal, Fractional,
 // The error is an [*Error] wrapping [ErrNotation].
 func ParseNotation(s string) (Notation, error) {
 	in := strings.TrimSpace(s)
-	name := strings.NewReplacer("-", "_", " ", "_").Replace(strings.ToLower(in))
+	for _, n := range InputNotations { // the usual case, without allocating
+		if in == string(n) {
+			return n, nil
+		}
+	}
+	name := nameReplacer.Replace(strings.ToLower(in))
 	if name == "" {
 		return Auto, nil
 	}
@@ -49,6 +54,9 @@ func ParseNotation(s string) (Notation, error) {
 	}
 	return "", e
 }
+
+// nameReplacer makes "-" and " " in a notation name "_".
+var nameReplacer = strings.NewReplacer("-", "_", " ", "_")
 
 // isInput reports whether Parse reads n.
 func (n Notation) isInput() bool {

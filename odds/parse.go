@@ -85,7 +85,11 @@ type failure struct {
 //     decimal odds 1, 0/b and a/0, 0:b and a:0. With ErrCertain, and only
 //     then, Parse also returns the Value read (P is 0 or 1), for callers
 //     that can use a certainty.
-func Parse(s string, from Notation) (Value, error) {
+func Parse(s string, from Notation) (Value, error) { return parse(s, from, true) }
+
+// parse is Parse; fast = false skips the int64 fast path, so that the
+// tests can compare it with the big.Rat code.
+func parse(s string, from Notation, fast bool) (Value, error) {
 	in := strings.TrimSpace(s)
 	if from == "" {
 		from = Auto
@@ -103,6 +107,11 @@ func Parse(s string, from Notation) (Value, error) {
 	if len(in) > MaxLen {
 		return Value{}, &Error{Input: in[:20] + "...", Notation: from, Err: ErrSyntax,
 			Reason: "is longer than " + strconv.Itoa(MaxLen) + " bytes", Hint: defaultHint(from)}
+	}
+	if fast {
+		if v, ok := parseSmall(in, from); ok {
+			return v, nil
+		}
 	}
 
 	n := from
@@ -569,20 +578,19 @@ func FromProbability(p float64) (Value, error) {
 // The error is an [*Error] wrapping [ErrRange] for negative numbers,
 // numbers above 100, NaN and infinities.
 func ReadProbability(x float64) (p float64, as Notation, err error) {
-	in := strconv.FormatFloat(x, 'g', -1, 64)
 	switch {
 	case math.IsNaN(x) || math.IsInf(x, 0):
-		return 0, "", &Error{Input: in, Err: ErrRange, Reason: "is not a finite number",
+		return 0, "", &Error{Input: floatText(x), Err: ErrRange, Reason: "is not a finite number",
 			Hint: "send a probability as a fraction (0.75) or a percent (75)"}
 	case x < 0:
-		return 0, "", &Error{Input: in, Err: ErrRange, Reason: "is negative, and a probability is 0 to 1 or 0 to 100%",
+		return 0, "", &Error{Input: floatText(x), Err: ErrRange, Reason: "is negative, and a probability is 0 to 1 or 0 to 100%",
 			Hint: "send a probability as a fraction (0.75) or a percent (75)"}
 	case x < 1:
 		return x, Probability, nil
 	case x <= 100:
 		return x / 100, Percent, nil
 	}
-	return 0, "", &Error{Input: in, Notation: Percent, Err: ErrRange, Reason: "is above 100",
+	return 0, "", &Error{Input: floatText(x), Notation: Percent, Err: ErrRange, Reason: "is above 100",
 		Hint: "send a probability as a fraction (0.75) or a percent (75)"}
 }
 
@@ -594,6 +602,12 @@ func ReadProbability(x float64) (p float64, as Notation, err error) {
 // The error is an [*Error] wrapping [ErrSyntax] for text that is not a
 // number or [ErrRange] as in ReadProbability.
 func ReadProbabilityText(s string) (p float64, as Notation, err error) {
+	return readProbabilityText(s, true)
+}
+
+// readProbabilityText is ReadProbabilityText; fast = false skips the int64
+// fast path, as for parse.
+func readProbabilityText(s string, fast bool) (p float64, as Notation, err error) {
 	in := strings.TrimSpace(s)
 	hint := "send a probability as a fraction (0.75), a percent (75) or a percent with a sign (75%)"
 	if len(in) > MaxLen {
@@ -605,14 +619,19 @@ func ReadProbabilityText(s string) (p float64, as Notation, err error) {
 	if pct {
 		as = Percent
 	}
-	r, f := unsigned(num)
-	if f != nil {
-		if f.hint == "" {
-			f.hint = hint
+	var x float64
+	if r, ok := smallUnsigned(num); fast && ok {
+		x = r.float()
+	} else {
+		r, f := unsigned(num)
+		if f != nil {
+			if f.hint == "" {
+				f.hint = hint
+			}
+			return 0, "", &Error{Input: in, Notation: as, Err: f.err, Reason: f.reason, Hint: f.hint}
 		}
-		return 0, "", &Error{Input: in, Notation: as, Err: f.err, Reason: f.reason, Hint: f.hint}
+		x, _ = r.Float64()
 	}
-	x, _ := r.Float64()
 	if !pct {
 		return ReadProbability(x)
 	}

@@ -28,12 +28,19 @@ type Value struct {
 	// (a whole number from 10 to 100 read as decimal odds).
 	Note string `json:"note,omitempty"`
 
-	exact *big.Rat // the exact probability; nil when not known exactly
+	// The exact probability, when known: num/den in lowest terms when it
+	// fits in int64s (den > 0; the fast path, see small.go), else exact
+	// (nil when not known exactly).
+	num, den int64
+	exact    *big.Rat
 }
 
 // Exact returns the exact probability as a new [big.Rat], or nil when the
 // value is not known exactly (it came from [FromProbability]).
 func (v Value) Exact() *big.Rat {
+	if v.den != 0 {
+		return big.NewRat(v.num, v.den)
+	}
 	if v.exact == nil {
 		return nil
 	}
@@ -45,6 +52,9 @@ func (v Value) Exact() *big.Rat {
 // passes their Decimal to Implied. For a Value with P = 0 (returned with
 // ErrCertain) it is +Inf, which Implied refuses with ErrCertain.
 func (v Value) Decimal() float64 {
+	if r, ok := v.small(); ok {
+		return rat64{r.d, r.n}.float()
+	}
 	if v.exact != nil && v.exact.Sign() > 0 {
 		d, _ := new(big.Rat).Inv(v.exact).Float64()
 		return d
@@ -131,6 +141,12 @@ func (v Value) Format(n Notation) string {
 			return "1"
 		}
 		return ""
+	}
+	if v.den != 0 {
+		if s, ok := v.formatSmall(n); ok {
+			return s
+		}
+		v = v.bigValue()
 	}
 	q := v.numbers()
 	switch n {
