@@ -40,7 +40,7 @@ func readObject(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 		tooLarge.Problem = fmt.Sprintf("is %d bytes long (Content-Length); the limit is %d bytes (64 KB)", r.ContentLength, MaxBodyBytes)
 		return nil, tooLarge
 	}
-	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
+	b, err := readAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes), r.ContentLength)
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
@@ -53,6 +53,31 @@ func readObject(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 		return nil, err
 	}
 	return b, nil
+}
+
+// readAll is io.ReadAll with a buffer sized for the announced length
+// (size, -1 when unknown), so that a large body is read without growing
+// the buffer step by step. The length is only a hint: the reader bounds
+// what is read.
+func readAll(r io.Reader, size int64) ([]byte, error) {
+	n := 512
+	if size > 0 && size < MaxBodyBytes {
+		n = int(size) + 1 // one more, so that io.EOF comes without a grow
+	}
+	b := make([]byte, 0, n)
+	for {
+		m, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+m]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return b, err
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)] // let append pick the next size
+		}
+	}
 }
 
 func checkMediaType(ct string) error {

@@ -1,8 +1,13 @@
 package httpapi
 
 import (
+	"errors"
+	"io"
 	"strings"
 	"testing"
+	"testing/iotest"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // quickJSONCases: the fast check must be certain on clean input and never
@@ -56,4 +61,39 @@ func FuzzQuickJSON(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestReadAll(t *testing.T) {
+	body := strings.Repeat("0123456789", 1000) // 10,000 bytes
+	errRead := errors.New("connection reset")
+	tests := []struct {
+		name    string
+		r       func() io.Reader
+		size    int64
+		want    string
+		wantErr error
+	}{
+		{"announced exactly", func() io.Reader { return strings.NewReader(body) }, int64(len(body)), body, nil},
+		{"unknown length", func() io.Reader { return strings.NewReader(body) }, -1, body, nil},
+		{"announced too short", func() io.Reader { return strings.NewReader(body) }, 10, body, nil},
+		{"announced too long", func() io.Reader { return strings.NewReader(body) }, 60000, body, nil},
+		{"announced over the limit", func() io.Reader { return strings.NewReader(body) }, MaxBodyBytes + 1, body, nil},
+		{"empty", func() io.Reader { return strings.NewReader("") }, 0, "", nil},
+		{"one byte at a time", func() io.Reader { return iotest.OneByteReader(strings.NewReader(body)) }, int64(len(body)), body, nil},
+		{"data with EOF", func() io.Reader { return iotest.DataErrReader(strings.NewReader(body)) }, -1, body, nil},
+		{"error midway", func() io.Reader {
+			return io.MultiReader(strings.NewReader(body[:100]), iotest.ErrReader(errRead))
+		}, int64(len(body)), body[:100], errRead},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := readAll(tt.r(), tt.size)
+			if !errors.Is(err, tt.wantErr) {
+				t.Fatalf("readAll error = %v, want %v", err, tt.wantErr)
+			}
+			if diff := cmp.Diff(tt.want, string(got)); diff != "" {
+				t.Errorf("readAll mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
 }

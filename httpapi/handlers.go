@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -57,13 +58,32 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, t *tools.Tool, raw 
 }
 
 func (s *Server) writeResult(w http.ResponseWriter, r *http.Request, res *tools.Result) error {
-	body, err := res.Envelope(s.terms(r))
+	buf := envelopes.Get().(*[]byte)
+	body, err := res.AppendEnvelope((*buf)[:0], s.terms(r))
 	if err != nil {
+		envelopes.Put(buf)
 		return err
 	}
 	writeBody(w, http.StatusOK, jsonType, body)
+	// The writer has copied body (to the connection's buffer, or to the
+	// socket) by now; keep the buffer unless an outsized answer grew it.
+	if cap(body) <= maxPooledEnvelope {
+		*buf = body
+		envelopes.Put(buf)
+	}
 	return nil
 }
+
+// envelopes holds buffers for the answers of the tools, which are written
+// once per request and then dropped.
+var envelopes = sync.Pool{New: func() any {
+	b := make([]byte, 0, 4<<10)
+	return &b
+}}
+
+// maxPooledEnvelope is the largest buffer envelopes keeps: the answers of
+// check_forecast_md can reach megabytes, and would be kept for little use.
+const maxPooledEnvelope = 64 << 10
 
 // settings serves the settings catalog. It takes no parameters, but a
 // malformed or overlong query gets the same 400 or 414 as elsewhere.

@@ -1,11 +1,11 @@
 package tools
 
 import (
-	"bytes"
 	"encoding/json"
+	"io"
 	"net/url"
 	"slices"
-	"sort"
+	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -15,49 +15,100 @@ import (
 // objects as URL-encoded JSON. A parameter given twice, or an array that is
 // not valid JSON, is an [*InputError]. Unknown parameters are kept, so that
 // [Tool.Call] names them in its notes.
+//
+// The object's keys are written in sorted order, and strings are escaped
+// as [json.Marshal] escapes them.
 func (t *Tool) FromQuery(q url.Values) ([]byte, error) {
-	obj := make(map[string]any, len(q))
 	keys := make([]string, 0, len(q))
 	for k := range q {
 		keys = append(keys, k)
 	}
-	sort.Strings(keys)
-	for _, key := range keys {
+	slices.Sort(keys)
+	b := make([]byte, 0, 64)
+	b = append(b, '{')
+	for i, key := range keys {
 		vals := q[key]
 		if len(vals) > 1 {
 			return nil, &InputError{Field: key, Problem: "is given more than once",
 				Hint: "send each parameter once; send arrays as one URL-encoded JSON value" + exampleFor(t, key)}
 		}
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendString(b, key)
+		b = append(b, ':')
 		v := vals[0]
-		ps := t.InputSchema.Properties[key]
-		types := schemaTypes(ps)
-		switch {
-		case ps == nil || slices.Equal(types, []string{"string"}):
-			obj[key] = v
-		case slices.Contains(types, "array") || slices.Contains(types, "object"):
+		kind, known := t.queryKinds[key]
+		if !known {
+			kind = queryString // unknown parameters are strings
+		}
+		switch kind {
+		case queryString:
+			b = appendString(b, v)
+		case queryJSON:
 			var x any
-			d := json.NewDecoder(bytes.NewReader([]byte(v)))
+			d := json.NewDecoder(strings.NewReader(v))
 			d.UseNumber()
-			if err := d.Decode(&x); err != nil || d.More() {
+			err := d.Decode(&x)
+			if err == nil {
+				if _, end := d.Token(); end != io.EOF {
+					err = errTrailing
+				}
+			}
+			if err != nil {
 				return nil, &InputError{Field: key, Problem: "is not valid JSON",
 					Hint: "send it as URL-encoded JSON" + exampleFor(t, key), Err: err}
 			}
-			obj[key] = x
+			enc, err := json.Marshal(x)
+			if err != nil { // cannot happen: x was decoded from JSON
+				return nil, err
+			}
+			b = append(b, enc...)
 		default: // numbers, integers, and number-or-string (probabilities)
 			if n, ok := jsonNumber(v); ok {
-				obj[key] = n
+				b = append(b, n...)
 			} else {
-				obj[key] = v // the schema check names the wrong type
+				b = appendString(b, v) // the schema check names the wrong type
 			}
 		}
 	}
-	return json.Marshal(obj)
+	return append(b, '}'), nil
+}
+
+// errTrailing is the cause of the error for a query value with more after
+// its JSON value.
+var errTrailing = jsonSyntaxError("more than one JSON value")
+
+type jsonSyntaxError string
+
+func (e jsonSyntaxError) Error() string { return string(e) }
+
+// How FromQuery reads a query value.
+const (
+	queryString = iota // as a string
+	queryJSON          // as URL-encoded JSON (arrays and objects)
+	queryNumber        // as a number if it is one, else as a string
+)
+
+// queryKinds tells, for each property of the input schema s, how
+// FromQuery reads its query value.
+func queryKinds(s *jsonschema.Schema) map[string]int {
+	kinds := make(map[string]int, len(s.Properties))
+	for name, ps := range s.Properties {
+		types := schemaTypes(ps)
+		switch {
+		case slices.Equal(types, []string{"string"}):
+			kinds[name] = queryString
+		case slices.Contains(types, "array") || slices.Contains(types, "object"):
+			kinds[name] = queryJSON
+		default:
+			kinds[name] = queryNumber
+		}
+	}
+	return kinds
 }
 
 func schemaTypes(ps *jsonschema.Schema) []string {
-	if ps == nil {
-		return nil
-	}
 	if ps.Type != "" {
 		return []string{ps.Type}
 	}
@@ -71,14 +122,68 @@ func schemaTypes(ps *jsonschema.Schema) []string {
 	return slices.DeleteFunc(slices.Clone(ps.Types), func(s string) bool { return s == "null" })
 }
 
-// jsonNumber reports whether s is exactly one JSON number.
-func jsonNumber(s string) (json.Number, bool) {
-	d := json.NewDecoder(bytes.NewReader([]byte(s)))
-	d.UseNumber()
-	var x any
-	if err := d.Decode(&x); err != nil || d.More() {
-		return "", false
+// jsonNumber returns s without its surrounding JSON white space, and
+// reports whether that is exactly one JSON number.
+func jsonNumber(s string) (string, bool) {
+	s = strings.Trim(s, " \t\r\n")
+	return s, validNumber(s)
+}
+
+// validNumber reports whether s is exactly one JSON number (RFC 8259,
+// section 6), with no white space.
+func validNumber[T string | []byte](s T) bool {
+	i := 0
+	if i < len(s) && s[i] == '-' {
+		i++
 	}
-	n, ok := x.(json.Number)
-	return n, ok
+	switch {
+	case i < len(s) && s[i] == '0':
+		i++
+	case i < len(s) && '1' <= s[i] && s[i] <= '9':
+		i = digits(s, i)
+	default:
+		return false
+	}
+	if i < len(s) && s[i] == '.' {
+		j := digits(s, i+1)
+		if j == i+1 {
+			return false
+		}
+		i = j
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			i++
+		}
+		j := digits(s, i)
+		if j == i {
+			return false
+		}
+		i = j
+	}
+	return i == len(s)
+}
+
+// digits returns the index of the first byte at or after i in s that is
+// not an ASCII digit.
+func digits[T string | []byte](s T, i int) int {
+	for i < len(s) && '0' <= s[i] && s[i] <= '9' {
+		i++
+	}
+	return i
+}
+
+// appendString appends s as a JSON string, escaped as [json.Marshal]
+// escapes it (HTML characters included, invalid UTF-8 replaced).
+func appendString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			enc, _ := json.Marshal(s) // a string always encodes
+			return append(b, enc...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
 }

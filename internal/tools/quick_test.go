@@ -2,8 +2,11 @@ package tools
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	validator "github.com/santhosh-tekuri/jsonschema/v6"
 )
@@ -94,4 +97,148 @@ func FuzzQuick(f *testing.F) {
 			}
 		}
 	})
+}
+
+// rawCases are inputs for the check that reads the bytes directly: it is
+// certain only for plain, strict JSON with no unknown field.
+var rawCases = []struct {
+	tool, input string
+	raw         bool
+}{
+	{"test_tool", ` { "value" : "abc" , "items" : [ { "p" : 0.5 } ] } ` + "\n", true},
+	{"test_tool", `{"value":"ab\u0063","items":[{"p":0.5}]}`, true},
+	{"test_tool", `{"val\u0075e":"abc","items":[{"p":0.5}]}`, false}, // an escaped key: the decoder reads it
+	{"test_tool", "{\"value\":\"a\xffb\",\"items\":[{\"p\":0.5}]}", false},
+	{"test_tool", `{"value":"abc","items":[{"p":0.5}]}x`, false},
+	{"test_tool", `{"value":"abc","items":[{"p":0.5}]}{}`, false},
+	{"test_tool", `[{"value":"abc","items":[{"p":0.5}]}]`, false},
+	{"test_tool", `{"value":"abc","items":[{"p":0.5}],}`, false},
+	{"test_tool", `{"value":"abc","items":[{"p":0.5},]}`, false},
+	{"test_tool", `{"value":"abc","items":[{"p":0.5}]`, false},
+	{"test_tool", `{"value":"abc","items":[{"p":0.5}],"extra":1}`, false}, // unknown: Call notes it
+	{"test_tool", `{"value":"abc","items":[{"p":0.5,"zz":1}]}`, false},
+	{"test_tool", `{"Value":"abc","items":[{"p":0.5}]}`, false},
+	{"test_tool", `{"value":"abc","value":"abd","items":[{"p":0.5}]}`, true},
+	{"test_tool", `{"value":"abcdef","value":"abc","items":[{"p":0.5}]}`, false}, // each occurrence is checked
+	{"test_tool", `{"value":"abc","items":[{"p":01}]}`, false},
+	{"test_tool", `{"value":"abc","items":[{"p":1.}]}`, false},
+	{"test_tool", `{"value":"abc","items":[{"p":-}]}`, false},
+	{"test_tool", `{"value":"abc","items":[{"p":.5}]}`, false},
+	{"test_tool", `{"value":"abc","items":[{"p":+5}]}`, false},
+	{"test_tool", `{"value":"abc","items":[{"p":5e-1}]}`, true},
+	{"test_tool", `{"value":"abc","items":[{"p":5e+2}]}`, false},                    // above the maximum
+	{"test_tool", `{"value":"a\nb\u00e9\ud83d\ude00","items":[{"p":0.5}]}`, true},   // 5 characters once decoded
+	{"test_tool", `{"value":"a\nb\u00e9\ud83d\ude00x","items":[{"p":0.5}]}`, false}, // 6
+	{"test_tool", `{"value":"\ud83d\ud83d\ude00","items":[{"p":0.5}]}`, true},       // a lone surrogate, then a pair: 2
+	{"test_tool", `{"value":"\ude00\ude00\ude00\ude00\ude00\ude00","items":[{"p":0.5}]}`, false},
+	{"test_tool", `{"value":"\x","items":[{"p":0.5}]}`, false},
+	{"test_tool", `{"value":"\u12","items":[{"p":0.5}]}`, false},
+	{"test_tool", `{"value":"abc","items":[{"p":0.5}],"mode":"\u0062"}`, false}, // an escaped enum value
+	{"test_tool", `{"value":"abc","items":[{"p":tru}]}`, false},
+	{"test_tool", `{"value":"abc","items":[{"p":"62%"}],"mode":"b"}`, true},
+	{"test_tool", `{"value":"abc","items":[{"p":"62%"}],"mode":null}`, false},
+	{"test_tool", `{"value":"abc","items":[{"p":"62%"}],"n":10}`, true},
+	{"test_tool", `{"value":"abc","items":[{"p":"62%"}],"n":10.5}`, false},
+	{"score_forecasts", `{"forecasts":[{"p":0.7,"outcome":true},{"p":"40%","outcome":0}],"bins":null}`, true},
+	{"score_forecasts", `{"forecasts":[{"p":0.7,"outcome":nul}]}`, false},
+}
+
+// TestQuickRaw checks the direct check on its edge cases, and that it is
+// certain wherever the decoded check is certain and no field is unknown.
+func TestQuickRaw(t *testing.T) {
+	toolNamed := func(name string) *Tool {
+		if name == testTool.Name {
+			return testTool
+		}
+		return Lookup(name)
+	}
+	for _, tc := range rawCases {
+		if got := toolNamed(tc.tool).quick.validRaw([]byte(tc.input)); got != tc.raw {
+			t.Errorf("%s %s: validRaw = %v, want %v", tc.tool, tc.input, got, tc.raw)
+		}
+	}
+	for _, tc := range quickCases {
+		tool := toolNamed(tc.tool)
+		inst, err := validator.UnmarshalJSON(bytes.NewReader([]byte(tc.input)))
+		if err != nil {
+			t.Fatalf("%s: %v", tc.input, err)
+		}
+		want := tc.quick && !hasUnknown(tool.InputSchema, inst)
+		if got := tool.quick.validRaw([]byte(tc.input)); got != want {
+			t.Errorf("%s %s: validRaw = %v, want %v", tc.tool, tc.input, got, want)
+		}
+	}
+	for _, tool := range All() {
+		if !tool.quick.validRaw(tool.Example) {
+			t.Errorf("%s: validRaw is not certain of the example %s", tool.Name, tool.Example)
+		}
+	}
+}
+
+// FuzzQuickRaw checks on arbitrary bytes that the direct check is certain
+// only of what the decoder, the full validator and the unknown-field scan
+// all accept.
+func FuzzQuickRaw(f *testing.F) {
+	tools := addInputSeeds(f)
+	f.Fuzz(func(t *testing.T, n int, input string) {
+		tool := tools[(n%len(tools)+len(tools))%len(tools)]
+		if !tool.quick.validRaw([]byte(input)) {
+			return
+		}
+		if !json.Valid([]byte(input)) {
+			t.Fatalf("%s: validRaw is certain of invalid JSON %q", tool.Name, input)
+		}
+		inst, err := validator.UnmarshalJSON(bytes.NewReader([]byte(input)))
+		if err != nil {
+			t.Fatalf("%s: validRaw is certain of %q, the decoder refuses it: %v", tool.Name, input, err)
+		}
+		if err := tool.validate.Validate(inst); err != nil {
+			t.Fatalf("%s: validRaw is certain of %q, the full validator refuses it: %v", tool.Name, input, err)
+		}
+		if hasUnknown(tool.InputSchema, inst) {
+			t.Fatalf("%s: validRaw is certain of %q, which has an unknown field", tool.Name, input)
+		}
+	})
+}
+
+// FuzzCallPaths checks that Call answers the same, result or error, when
+// it reads the input directly as when it decodes it for the validator.
+func FuzzCallPaths(f *testing.F) {
+	tools := addInputSeeds(f)
+	f.Fuzz(func(t *testing.T, n int, input string) {
+		tool := tools[(n%len(tools)+len(tools))%len(tools)]
+		ctx := context.Background()
+		direct, derr := tool.call(ctx, []byte(input), true)
+		decoded, err := tool.call(ctx, []byte(input), false)
+		if (derr != nil) != (err != nil) || derr != nil && derr.Error() != err.Error() {
+			t.Fatalf("%s %q: error %v directly, %v decoded", tool.Name, input, derr, err)
+		}
+		if err != nil {
+			return
+		}
+		got, err1 := direct.Envelope("t")
+		want, err2 := decoded.Envelope("t")
+		if err1 != nil || err2 != nil {
+			t.Fatalf("%s %q: Envelope: %v, %v", tool.Name, input, err1, err2)
+		}
+		if diff := cmp.Diff(string(want), string(got)); diff != "" {
+			t.Fatalf("%s %q: mismatch (-decoded +direct):\n%s", tool.Name, input, diff)
+		}
+	})
+}
+
+// addInputSeeds adds the inputs of rawCases, quickCases and every tool's
+// example to f's corpus, and returns the tools a fuzz input picks from.
+func addInputSeeds(f *testing.F) []*Tool {
+	for i, tc := range rawCases {
+		f.Add(i, tc.input)
+	}
+	for i, tc := range quickCases {
+		f.Add(i, tc.input)
+	}
+	tools := append(All(), testTool)
+	for i, tool := range tools {
+		f.Add(i, string(tool.Example))
+	}
+	return tools
 }

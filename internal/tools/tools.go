@@ -51,7 +51,9 @@ type Tool struct {
 
 	validate *validator.Schema
 	quick    *quickSchema // nil: every call goes to validate
-	run      func(ctx context.Context, raw []byte, notes []string) (*Result, error)
+	// queryKinds tells how FromQuery reads each property.
+	queryKinds map[string]int
+	run        func(ctx context.Context, raw []byte, notes []string) (*Result, error)
 }
 
 // Result is the outcome of a successful call.
@@ -83,6 +85,18 @@ func (r *Reply) Note(format string, args ...any) {
 // decodes it and runs the tool. It returns an [*InputError] for bad input;
 // any other error is a fault of the service.
 func (t *Tool) Call(ctx context.Context, raw []byte) (*Result, error) {
+	return t.call(ctx, raw, true)
+}
+
+// call is Call; with direct false it never takes the path that reads the
+// bytes directly, so that tests can compare the two paths.
+func (t *Tool) call(ctx context.Context, raw []byte, direct bool) (*Result, error) {
+	// Most inputs are plain, valid and have no unknown fields: they are
+	// checked straight from the bytes and decoded once, into the tool's
+	// input. The others are decoded for the validator first.
+	if direct && t.quick != nil && t.quick.validRaw(raw) {
+		return t.run(ctx, raw, nil)
+	}
 	inst, err := validator.UnmarshalJSON(bytes.NewReader(raw))
 	if err != nil {
 		return nil, &InputError{Field: "body", Problem: "is not valid JSON: " + err.Error(),
@@ -134,6 +148,7 @@ func defineSchema[In, Out any](t Tool, in *jsonschema.Schema, example string, ru
 		panic(fmt.Sprintf("tools: %s: compile schema: %v", t.Name, err))
 	}
 	t.quick = compileQuick(in)
+	t.queryKinds = queryKinds(in)
 	t.Example = json.RawMessage(example)
 	name := t.Name
 	t.run = func(ctx context.Context, raw []byte, notes []string) (*Result, error) {
@@ -197,27 +212,33 @@ func Names() []string {
 // tool, summary, the output's fields, notes, disclaimer and terms (the
 // address of the terms of service).
 func (r *Result) Envelope(terms string) ([]byte, error) {
+	return r.AppendEnvelope(make([]byte, 0, envelopeSize), terms)
+}
+
+// AppendEnvelope appends the envelope that [Result.Envelope] returns to
+// dst and returns the extended slice, so that a caller can reuse a
+// buffer. On error, dst is returned unchanged.
+func (r *Result) AppendEnvelope(dst []byte, terms string) ([]byte, error) {
 	notes := r.Notes
 	if notes == nil {
 		notes = []string{}
 	}
-	var b bytes.Buffer
-	b.Grow(envelopeSize)
+	b := bytes.NewBuffer(dst)
 	b.WriteString(`{"tool":`)
-	writeJSON(&b, r.Tool)
+	writeJSON(b, r.Tool)
 	b.WriteString(`,"summary":`)
-	writeJSON(&b, r.Summary)
+	writeJSON(b, r.Summary)
 	// The output is encoded in place (as json.Marshal would: HTML escaped)
 	// and its braces are dropped, so that its fields follow the summary
 	// without a copy of their own.
 	p := b.Len()
-	if err := json.NewEncoder(&b).Encode(r.Output); err != nil {
-		return nil, err
+	if err := json.NewEncoder(b).Encode(r.Output); err != nil {
+		return dst, err
 	}
 	buf := b.Bytes()
 	out := bytes.TrimSpace(buf[p:]) // the encoder writes no leading space
 	if len(out) < 2 || buf[p] != '{' || out[len(out)-1] != '}' {
-		return nil, fmt.Errorf("tools: %s output is not a JSON object", r.Tool)
+		return dst, fmt.Errorf("tools: %s output is not a JSON object", r.Tool)
 	}
 	if inner := bytes.TrimSpace(out[1 : len(out)-1]); len(inner) > 0 {
 		buf[p] = ','
@@ -226,11 +247,11 @@ func (r *Result) Envelope(terms string) ([]byte, error) {
 		b.Truncate(p)
 	}
 	b.WriteString(`,"notes":`)
-	writeJSON(&b, notes)
+	writeJSON(b, notes)
 	b.WriteString(`,"disclaimer":`)
-	writeJSON(&b, Disclaimer)
+	writeJSON(b, Disclaimer)
 	b.WriteString(`,"terms":`)
-	writeJSON(&b, terms)
+	writeJSON(b, terms)
 	b.WriteByte('}')
 	return b.Bytes(), nil
 }

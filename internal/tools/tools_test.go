@@ -181,6 +181,20 @@ func TestFromQuery(t *testing.T) {
 		{"broken json", "items=" + url.QueryEscape(`[{"p":`), "", "items"},
 		{"trailing json", "items=" + url.QueryEscape(`[] []`), "", "items"},
 		{"twice", "value=a&value=b", "", "value"},
+		{"number with spaces", "n=" + url.QueryEscape(" 5 "), `{"n":5}`, ""},
+		{"negative exponent", "n=-1.5e-3", `{"n":-1.5e-3}`, ""},
+		{"leading zero is a string", "n=05", `{"n":"05"}`, ""},
+		{"bare point is a string", "n=5.", `{"n":"5."}`, ""},
+		{"bare exponent is a string", "n=5e", `{"n":"5e"}`, ""},
+		{"plus sign is a string", "n=%2B5", `{"n":"+5"}`, ""},
+		{"closing bracket after a number is a string", "n=5]", `{"n":"5]"}`, ""},
+		{"html escaped", "value=" + url.QueryEscape("<a&b>"), `{"value":"\u003ca\u0026b\u003e"}`, ""},
+		{"invalid UTF-8 replaced", "value=%FF", `{"value":"\ufffd"}`, ""},
+		{"quote and newline", "value=" + url.QueryEscape("a\"b\n"), `{"value":"a\"b\n"}`, ""},
+		{"escaped key", url.QueryEscape(`k"`) + "=1", `{"k\"":"1"}`, ""},
+		{"json re-encoded", "items=" + url.QueryEscape(` [ {"p" : 1e2} ] `), `{"items":[{"p":1e2}]}`, ""},
+		{"closing bracket after an array", "items=" + url.QueryEscape(`[]]`), "", "items"},
+		{"empty", "", `{}`, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -245,5 +259,31 @@ func TestScalarText(t *testing.T) {
 		if text != tc.text || quoted != tc.quoted || (err != nil) != tc.err {
 			t.Errorf("scalarText(%s) = %q, %v, %v; want %q, %v, error %v", tc.in, text, quoted, err, tc.text, tc.quoted, tc.err)
 		}
+	}
+}
+
+func TestAppendEnvelope(t *testing.T) {
+	res, err := testTool.Call(context.Background(), []byte(`{"value":"<é>","items":[{"p":"40%"}],"extra":1}`))
+	if err != nil {
+		t.Fatalf("Call: %v", err)
+	}
+	want, err := res.Envelope("https://x.test/terms")
+	if err != nil {
+		t.Fatalf("Envelope: %v", err)
+	}
+	for _, dst := range [][]byte{nil, []byte("prefix:"), make([]byte, 3, 4096)} {
+		got, err := res.AppendEnvelope(dst, "https://x.test/terms")
+		if err != nil {
+			t.Fatalf("AppendEnvelope: %v", err)
+		}
+		if diff := cmp.Diff(string(dst)+string(want), string(got)); diff != "" {
+			t.Errorf("AppendEnvelope(%q) mismatch (-want +got):\n%s", dst, diff)
+		}
+	}
+	bad := &Result{Tool: "x", Output: []int{1}}
+	dst := []byte("keep")
+	got, err := bad.AppendEnvelope(dst, "")
+	if err == nil || string(got) != "keep" {
+		t.Errorf("AppendEnvelope of a non-object = %q, %v; want %q and an error", got, err, "keep")
 	}
 }
