@@ -225,77 +225,210 @@ func scanTokens(b []byte, prefix string, objectOnly bool) error {
 func quickJSON(b []byte, objectOnly bool) bool {
 	// encoding/json accepts invalid UTF-8 and lone surrogate escapes,
 	// which scanTokens refuses: leave any doubt to it.
-	if !utf8.Valid(b) || !json.Valid(b) {
+	if !utf8.Valid(b) {
 		return false
 	}
+	// The JSON grammar (RFC 8259), read without recursion so that the
+	// stack and the keys stay on the goroutine's stack.
 	type frame struct {
-		object, wantKey bool
-		keys            int // index in keys where this object's keys start
+		object bool
+		keys   int // index in keys where this object's keys start
 	}
 	var (
-		stackBuf [16]frame
+		stackBuf [maxJSONDepth]frame
 		keysBuf  [32][]byte
 	)
 	stack, keys := stackBuf[:0], keysBuf[:0]
-	first := true
-	for i := 0; i < len(b); i++ {
-		c := b[i]
-		switch c {
-		case ' ', '\t', '\n', '\r', ':':
-			continue
-		}
-		if first && objectOnly && c != '{' {
+	q := quickScan{b: b}
+	// key reads an object's key and its colon, refusing a repeated key.
+	key := func() bool {
+		if q.i >= len(b) || b[q.i] != '"' {
 			return false
 		}
-		first = false
-		switch c {
-		case '{', '[':
+		k, ok := q.str()
+		if !ok || k == nil {
+			return false // an escaped key: scanTokens compares it unescaped
+		}
+		for _, seen := range keys[stack[len(stack)-1].keys:] {
+			if bytes.Equal(seen, k) {
+				return false
+			}
+		}
+		keys = append(keys, k)
+		q.space()
+		if q.i >= len(b) || b[q.i] != ':' {
+			return false
+		}
+		q.i++
+		q.space()
+		return true
+	}
+	q.space()
+	if objectOnly && (q.i >= len(b) || b[q.i] != '{') {
+		return false
+	}
+	for {
+		// A value starts at q.i.
+		if q.i >= len(b) {
+			return false
+		}
+		switch c := b[q.i]; {
+		case c == '{' || c == '[':
 			if len(stack) >= maxJSONDepth {
 				return false
 			}
-			stack = append(stack, frame{object: c == '{', wantKey: c == '{', keys: len(keys)})
-		case '}', ']':
+			stack = append(stack, frame{object: c == '{', keys: len(keys)})
+			q.i++
+			q.space()
+			if q.i < len(b) && (c == '{' && b[q.i] == '}' || c == '[' && b[q.i] == ']') {
+				q.i++
+				stack = stack[:len(stack)-1]
+				break // an empty object or array: a whole value
+			}
+			if c == '{' && !key() {
+				return false
+			}
+			continue // its first value
+		case c == '"':
+			if _, ok := q.str(); !ok {
+				return false
+			}
+		case c == 't':
+			if !q.word("true") {
+				return false
+			}
+		case c == 'f':
+			if !q.word("false") {
+				return false
+			}
+		case c == 'n':
+			if !q.word("null") {
+				return false
+			}
+		case c == '-' || '0' <= c && c <= '9':
+			if !q.number() {
+				return false
+			}
+		default:
+			return false
+		}
+		// A value has ended: close what it ends, up to the next value.
+		for {
+			q.space()
+			if len(stack) == 0 {
+				return q.i == len(b)
+			}
+			if q.i >= len(b) {
+				return false
+			}
 			top := stack[len(stack)-1]
-			if top.object {
+			if c := b[q.i]; top.object && c == '}' || !top.object && c == ']' {
+				q.i++
 				keys = keys[:top.keys]
+				stack = stack[:len(stack)-1]
+				continue
 			}
-			stack = stack[:len(stack)-1]
-		case ',':
-			if top := &stack[len(stack)-1]; top.object {
-				top.wantKey = true
+			if b[q.i] != ',' {
+				return false
 			}
-		case '"':
-			j := i + 1
-			escaped := false
-			for ; b[j] != '"'; j++ {
-				if b[j] == '\\' {
-					if b[j+1] == 'u' {
-						return false // maybe a lone surrogate: scanTokens checks
-					}
-					escaped = true
-					j++
-				}
+			q.i++
+			q.space()
+			if top.object && !key() {
+				return false
 			}
-			if n := len(stack); n > 0 && stack[n-1].object && stack[n-1].wantKey {
-				if escaped {
-					return false
-				}
-				k := b[i+1 : j]
-				for _, seen := range keys[stack[n-1].keys:] {
-					if bytes.Equal(seen, k) {
-						return false
-					}
-				}
-				keys = append(keys, k)
-				stack[n-1].wantKey = false
-			}
-			i = j
-		default: // a number, true, false or null: skip to its end
-			for i+1 < len(b) && !strings.ContainsRune(",]} \t\n\r", rune(b[i+1])) {
-				i++
-			}
+			break
 		}
 	}
+}
+
+// quickScan reads JSON strictly (RFC 8259) for quickJSON.
+type quickScan struct {
+	b []byte
+	i int
+}
+
+func (q *quickScan) space() {
+	for q.i < len(q.b) {
+		switch q.b[q.i] {
+		case ' ', '\t', '\n', '\r':
+			q.i++
+		default:
+			return
+		}
+	}
+}
+
+// str moves past the string at q.i and returns its contents, or nil with
+// ok true when it holds an escape. A \u escape is left to scanTokens
+// (it may be a lone surrogate), as is any malformed string.
+func (q *quickScan) str() (plain []byte, ok bool) {
+	escaped := false
+	for j := q.i + 1; j < len(q.b); j++ {
+		switch c := q.b[j]; {
+		case c == '"':
+			s := q.b[q.i+1 : j]
+			q.i = j + 1
+			if escaped {
+				return nil, true
+			}
+			return s, true
+		case c < 0x20:
+			return nil, false
+		case c == '\\':
+			if j+1 >= len(q.b) || !strings.ContainsRune(`"\/bfnrt`, rune(q.b[j+1])) {
+				return nil, false
+			}
+			escaped = true
+			j++
+		}
+	}
+	return nil, false
+}
+
+func (q *quickScan) word(w string) bool {
+	if !bytes.HasPrefix(q.b[q.i:], []byte(w)) {
+		return false
+	}
+	q.i += len(w)
+	return true
+}
+
+// number moves past the number at q.i: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+func (q *quickScan) number() bool {
+	b, i := q.b, q.i
+	digits := func() int {
+		n := 0
+		for i < len(b) && '0' <= b[i] && b[i] <= '9' {
+			i++
+			n++
+		}
+		return n
+	}
+	if b[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(b) && b[i] == '0':
+		i++
+	case digits() == 0:
+		return false
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		if digits() == 0 {
+			return false
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if digits() == 0 {
+			return false
+		}
+	}
+	q.i = i
 	return true
 }
 

@@ -30,6 +30,28 @@ var quickJSONCases = []struct {
 	{``, true, false},
 	{`{"a":-1.5e3,"b":false}`, true, true},
 	{`{"k":[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]}`, true, true},
+	// Grammar: quickJSON reads JSON itself, strictly.
+	{`{"a":01}`, true, false},
+	{`{"a":1.}`, true, false},
+	{`{"a":.5}`, true, false},
+	{`{"a":-}`, true, false},
+	{`{"a":1e}`, true, false},
+	{`{"a":0.5E+10,"b":-0,"c":[0e0]}`, true, true},
+	{`{"a":tru}`, true, false},
+	{`{"a":nulll}`, true, false},
+	{`{"a" 1}`, true, false},
+	{`{"a":1,}`, true, false},
+	{`{"a":1 "b":2}`, true, false},
+	{`[1,]`, false, false},
+	{`[,1]`, false, false},
+	{`{,}`, true, false},
+	{`{"a":"\x"}`, true, false},
+	{"{\"a\":\"tab\there\"}", true, false}, // a raw control character
+	{`{"a":"\t\n\"\\\/"}`, true, true},
+	{`{"a\n":1,"a\n":2}`, true, false}, // escaped keys go to the token scan
+	{`{} {}`, true, false},
+	{`"x"`, false, true},
+	{`  `, false, false},
 	// What encoding/json accepts and the token scan refuses.
 	{"{\"a\":\"\xff\"}", true, false}, // invalid UTF-8 in a value
 	{"{\"\xc3\":1}", true, false},     // invalid UTF-8 in a key
