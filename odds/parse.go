@@ -12,6 +12,33 @@ import (
 // arithmetic small whatever the caller sends.
 const MaxLen = 100
 
+// readExponent reads the exponent of a number at s[i:], if there is one:
+// e or E, an optional sign, digits. It returns the exponent (0 when there
+// is none), the index after it, and false for an e without digits. An
+// exponent beyond ±maxExponent is returned beyond it, but not exactly: it
+// stops growing there, as the number is refused anyway.
+func readExponent(s string, i int) (exp, next int, ok bool) {
+	if i >= len(s) || s[i] != 'e' && s[i] != 'E' {
+		return 0, i, true
+	}
+	i++
+	neg := false
+	if i < len(s) && (s[i] == '+' || s[i] == '-') {
+		neg = s[i] == '-'
+		i++
+	}
+	start := i
+	for ; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
+		if exp <= maxExponent {
+			exp = exp*10 + int(s[i]-'0')
+		}
+	}
+	if neg {
+		exp = -exp
+	}
+	return exp, i, i > start
+}
+
 // maxExponent bounds the exponent of "1e-3"-style numbers, so that the
 // exact rational of the input stays small; it covers the range of float64,
 // so every number Format writes reads back.
@@ -296,33 +323,16 @@ func parseNumber(s string) (*big.Rat, *failure) {
 	if len(mant) == 0 {
 		return nil, bad()
 	}
-	exp := 0
-	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
-		i++
-		neg := false
-		if i < len(s) && (s[i] == '+' || s[i] == '-') {
-			neg = s[i] == '-'
-			i++
-		}
-		start := i
-		for ; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
-			if exp <= maxExponent { // stop growing; the value is refused anyway
-				exp = exp*10 + int(s[i]-'0')
-			}
-		}
-		if i == start {
+	exp, i, ok := readExponent(s, i)
+	if !ok {
+		return nil, bad()
+	}
+	if exp > maxExponent || exp < -maxExponent {
+		if i != len(s) {
 			return nil, bad()
 		}
-		if exp > maxExponent {
-			if i != len(s) {
-				return nil, bad()
-			}
-			return nil, &failure{err: ErrRange, reason: "has an exponent beyond ±" + strconv.Itoa(maxExponent),
-				hint: "write the number with a smaller exponent, such as 1e-6"}
-		}
-		if neg {
-			exp = -exp
-		}
+		return nil, &failure{err: ErrRange, reason: "has an exponent beyond ±" + strconv.Itoa(maxExponent),
+			hint: "write the number with a smaller exponent, such as 1e-6"}
 	}
 	if i != len(s) {
 		return nil, bad()

@@ -137,28 +137,8 @@ func smallNumber(s string) (rat64, bool) {
 	if digits == 0 {
 		return rat64{}, false
 	}
-	exp := 0
-	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
-		i++
-		neg := false
-		if i < len(s) && (s[i] == '+' || s[i] == '-') {
-			neg = s[i] == '-'
-			i++
-		}
-		start := i
-		for ; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
-			if exp <= maxExponent {
-				exp = exp*10 + int(s[i]-'0')
-			}
-		}
-		if i == start || exp > maxExponent {
-			return rat64{}, false
-		}
-		if neg {
-			exp = -exp
-		}
-	}
-	if i != len(s) {
+	exp, i, ok := readExponent(s, i)
+	if !ok || exp > maxExponent || exp < -maxExponent || i != len(s) {
 		return rat64{}, false
 	}
 	scale := exp - frac
