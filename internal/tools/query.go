@@ -2,6 +2,7 @@ package tools
 
 import (
 	"encoding/json"
+	"errors"
 	"io"
 	"net/url"
 	"slices"
@@ -77,23 +78,21 @@ func (t *Tool) FromQuery(q url.Values) ([]byte, error) {
 
 // errTrailing is the cause of the error for a query value with more after
 // its JSON value.
-var errTrailing = jsonSyntaxError("more than one JSON value")
+var errTrailing = errors.New("more than one JSON value")
 
-type jsonSyntaxError string
+// A queryKind tells how FromQuery reads a query value.
+type queryKind int
 
-func (e jsonSyntaxError) Error() string { return string(e) }
-
-// How FromQuery reads a query value.
 const (
-	queryString = iota // as a string
-	queryJSON          // as URL-encoded JSON (arrays and objects)
-	queryNumber        // as a number if it is one, else as a string
+	queryString queryKind = iota // as a string
+	queryJSON                    // as URL-encoded JSON (arrays and objects)
+	queryNumber                  // as a number if it is one, else as a string
 )
 
 // queryKinds tells, for each property of the input schema s, how
 // FromQuery reads its query value.
-func queryKinds(s *jsonschema.Schema) map[string]int {
-	kinds := make(map[string]int, len(s.Properties))
+func queryKinds(s *jsonschema.Schema) map[string]queryKind {
+	kinds := make(map[string]queryKind, len(s.Properties))
 	for name, ps := range s.Properties {
 		types := schemaTypes(ps)
 		switch {
@@ -177,11 +176,9 @@ func digits[T string | []byte](s T, i int) int {
 // appendString appends s as a JSON string, escaped as [json.Marshal]
 // escapes it (HTML characters included, invalid UTF-8 replaced).
 func appendString(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
-			enc, _ := json.Marshal(s) // a string always encodes
-			return append(b, enc...)
-		}
+	if !plainASCII(s) || strings.ContainsAny(s, "<>&") {
+		enc, _ := json.Marshal(s) // a string always encodes
+		return append(b, enc...)
 	}
 	b = append(b, '"')
 	b = append(b, s...)

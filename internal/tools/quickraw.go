@@ -57,7 +57,7 @@ func (q *quickSchema) rawValue(s *rawScan, depth int) bool {
 		return false
 	}
 	if q == nil {
-		return anyValue(s, depth)
+		q = anySchema
 	}
 	start := s.i
 	if !q.rawOwn(s, depth) {
@@ -76,11 +76,8 @@ func (q *quickSchema) rawValue(s *rawScan, depth int) bool {
 	return false
 }
 
-// anyValue moves past any valid JSON value, with plain strings.
-func anyValue(s *rawScan, depth int) bool {
-	q := quickSchema{minLen: -1, maxLen: -1, minItems: -1, maxItems: -1}
-	return q.rawOwn(s, depth)
-}
+// anySchema is the quick schema of any value: no type, no bounds.
+var anySchema = &quickSchema{minLen: -1, maxLen: -1, minItems: -1, maxItems: -1}
 
 // rawOwn checks the value at s.i against q's own keywords (all but anyOf).
 func (q *quickSchema) rawOwn(s *rawScan, depth int) bool {

@@ -52,7 +52,7 @@ type Tool struct {
 	validate *validator.Schema
 	quick    *quickSchema // nil: every call goes to validate
 	// queryKinds tells how FromQuery reads each property.
-	queryKinds map[string]int
+	queryKinds map[string]queryKind
 	run        func(ctx context.Context, raw []byte, notes []string) (*Result, error)
 }
 
