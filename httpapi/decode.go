@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/predictions-md/predictions/internal/jsonscan"
 )
 
 const jsonType = "application/json"
@@ -347,16 +349,7 @@ type quickScan struct {
 	i int
 }
 
-func (q *quickScan) space() {
-	for q.i < len(q.b) {
-		switch q.b[q.i] {
-		case ' ', '\t', '\n', '\r':
-			q.i++
-		default:
-			return
-		}
-	}
-}
+func (q *quickScan) space() { q.i = jsonscan.Space(q.b, q.i) }
 
 // str moves past the string at q.i and returns its contents, or nil with
 // ok true when it holds an escape. A \u escape is left to scanTokens
@@ -393,43 +386,11 @@ func (q *quickScan) word(w string) bool {
 	return true
 }
 
-// number moves past the number at q.i: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+// number moves past the number at q.i.
 func (q *quickScan) number() bool {
-	b, i := q.b, q.i
-	digits := func() int {
-		n := 0
-		for i < len(b) && '0' <= b[i] && b[i] <= '9' {
-			i++
-			n++
-		}
-		return n
-	}
-	if b[i] == '-' {
-		i++
-	}
-	switch {
-	case i < len(b) && b[i] == '0':
-		i++
-	case digits() == 0:
-		return false
-	}
-	if i < len(b) && b[i] == '.' {
-		i++
-		if digits() == 0 {
-			return false
-		}
-	}
-	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
-		i++
-		if i < len(b) && (b[i] == '+' || b[i] == '-') {
-			i++
-		}
-		if digits() == 0 {
-			return false
-		}
-	}
-	q.i = i
-	return true
+	end, ok := jsonscan.Number(q.b, q.i)
+	q.i = end
+	return ok
 }
 
 // path formats the location of key k in the innermost frame of stack.

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/predictions-md/predictions/internal/jsonscan"
 )
 
 // FromQuery builds the tool's JSON input from query parameters, as GET
@@ -125,52 +127,8 @@ func schemaTypes(ps *jsonschema.Schema) []string {
 // reports whether that is exactly one JSON number.
 func jsonNumber(s string) (string, bool) {
 	s = strings.Trim(s, " \t\r\n")
-	return s, validNumber(s)
-}
-
-// validNumber reports whether s is exactly one JSON number (RFC 8259,
-// section 6), with no white space.
-func validNumber[T string | []byte](s T) bool {
-	i := 0
-	if i < len(s) && s[i] == '-' {
-		i++
-	}
-	switch {
-	case i < len(s) && s[i] == '0':
-		i++
-	case i < len(s) && '1' <= s[i] && s[i] <= '9':
-		i = digits(s, i)
-	default:
-		return false
-	}
-	if i < len(s) && s[i] == '.' {
-		j := digits(s, i+1)
-		if j == i+1 {
-			return false
-		}
-		i = j
-	}
-	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
-		i++
-		if i < len(s) && (s[i] == '+' || s[i] == '-') {
-			i++
-		}
-		j := digits(s, i)
-		if j == i {
-			return false
-		}
-		i = j
-	}
-	return i == len(s)
-}
-
-// digits returns the index of the first byte at or after i in s that is
-// not an ASCII digit.
-func digits[T string | []byte](s T, i int) int {
-	for i < len(s) && '0' <= s[i] && s[i] <= '9' {
-		i++
-	}
-	return i
+	end, ok := jsonscan.Number(s, 0)
+	return s, ok && end == len(s)
 }
 
 // appendString appends s as a JSON string, escaped as [json.Marshal]

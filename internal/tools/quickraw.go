@@ -3,9 +3,10 @@ package tools
 import (
 	"bytes"
 	"encoding/json"
-	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/predictions-md/predictions/internal/jsonscan"
 )
 
 // validRaw reports whether raw, a whole request body, is certainly a JSON
@@ -39,16 +40,7 @@ type rawScan struct {
 	i int
 }
 
-func (s *rawScan) space() {
-	for s.i < len(s.b) {
-		switch s.b[s.i] {
-		case ' ', '\t', '\n', '\r':
-			s.i++
-		default:
-			return
-		}
-	}
-}
+func (s *rawScan) space() { s.i = jsonscan.Space(s.b, s.i) }
 
 // rawValue checks the value at s.i against q and moves past it. q may be
 // nil: any valid JSON value.
@@ -330,11 +322,7 @@ func hex4(b []byte) (rune, bool) {
 
 // rawNumber moves past the JSON number at s.i (RFC 8259, section 6).
 func rawNumber(s *rawScan) bool {
-	end := s.i
-	for end < len(s.b) && strings.IndexByte("+-.0123456789eE", s.b[end]) >= 0 {
-		end++
-	}
-	ok := validNumber(s.b[s.i:end])
+	end, ok := jsonscan.Number(s.b, s.i)
 	s.i = end
 	return ok
 }
