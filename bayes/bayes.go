@@ -109,6 +109,8 @@ func (e *EvidenceError) Error() string {
 		return fmt.Sprintf("%s: %s is missing: give both p_if_yes and p_if_no (such as 0.8 and 0.1), or lr", at, e.Field)
 	case errors.Is(e.Err, ErrRange) && e.Field == "lr" && math.IsInf(e.Value, 1):
 		return at + ": lr is infinite: for evidence that cannot happen if the answer is no, give p_if_yes above 0 and p_if_no = 0"
+	case errors.Is(e.Err, ErrRange) && e.Value > 0 && e.Value < minNormal:
+		return fmt.Sprintf("%s: %s = %v is a subnormal number, which loses digits in products and logarithms: send 0 for evidence that rules the answer out, or a number of at least 1e-300", at, e.Field, e.Value)
 	case errors.Is(e.Err, ErrRange) && e.Field == "lr":
 		return fmt.Sprintf("%s: lr = %v must be a number, 0 or more (such as 3, or 0.5 for evidence against)", at, e.Value)
 	case errors.Is(e.Err, ErrRange):
@@ -134,10 +136,26 @@ type piece struct {
 	from  string
 }
 
+// minNormal is the smallest normal float64. Evidence below it (a
+// subnormal lr such as 5e-324) is refused with ErrRange rather than
+// flushed: subnormals keep few digits, and Go's parser rounds some of them
+// badly (Go issue 56600).
+const minNormal = 0x1p-1022
+
 // Update applies the evidence to the prior in order. Errors: [ErrPrior]
 // (wrapped), [ErrNoEvidence], [*EvidenceError] wrapping [ErrMissing],
-// [ErrRange], [ErrImpossible] or [ErrContradiction].
+// [ErrRange] (also for a subnormal lr, p_if_yes or p_if_no), [ErrImpossible]
+// or [ErrContradiction].
 func Update(prior float64, evidence []Evidence) (Result, error) {
+	return UpdateOdds(prior, prior/(1-prior), evidence)
+}
+
+// UpdateOdds is [Update] for a prior whose odds were computed from its
+// exact value (as odds.Reading.Odds does for parsed text): the update
+// runs on those odds, so a prior of 0.999999999999, whose float64 has lost
+// the last digits of 1 - p, keeps them (with lr 1e-12 the posterior is
+// 0.49999999999975). priorOdds must equal prior/(1-prior) up to rounding.
+func UpdateOdds(prior, priorOdds float64, evidence []Evidence) (Result, error) {
 	switch {
 	case prior == 0 || prior == 1:
 		return Result{}, fmt.Errorf("%w: got %v; no evidence can move a prior of 0%% or 100%%: start from 0.001 or 0.999 instead", ErrPrior, prior)
@@ -148,7 +166,10 @@ func Update(prior float64, evidence []Evidence) (Result, error) {
 		return Result{}, ErrNoEvidence
 	}
 
-	res := Result{Prior: prior, PriorOdds: prior / (1 - prior), Steps: make([]Step, len(evidence)), Notes: []string{}}
+	if !(priorOdds > 0) || math.IsInf(priorOdds, 1) {
+		return Result{}, fmt.Errorf("%w: prior odds %v are not a positive finite number", ErrPrior, priorOdds)
+	}
+	res := Result{Prior: prior, PriorOdds: priorOdds, Steps: make([]Step, len(evidence)), Notes: []string{}}
 	pieces := make([]piece, len(evidence))
 	for i, ev := range evidence {
 		p, note, err := check(i, ev)
@@ -174,7 +195,7 @@ func Update(prior float64, evidence []Evidence) (Result, error) {
 		return &vals[len(vals)-1], false
 	}
 
-	lo := math.Log(prior / (1 - prior))
+	lo := math.Log(priorOdds)
 	p := prior
 	sumLog := 0.0
 	certainAt := -1 // index of the piece that made the posterior 0 or 1
@@ -237,7 +258,7 @@ func check(i int, ev Evidence) (piece, string, error) {
 		return piece{}, "", &EvidenceError{Index: i, Label: ev.Label, Field: field, Value: v, Err: err}
 	}
 	if ev.LR != nil {
-		if v := *ev.LR; math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
+		if v := *ev.LR; math.IsNaN(v) || math.IsInf(v, 0) || v < 0 || v > 0 && v < minNormal {
 			return bad("lr", v, ErrRange)
 		}
 	}
@@ -245,7 +266,7 @@ func check(i int, ev Evidence) (piece, string, error) {
 		name string
 		v    *float64
 	}{{"p_if_yes", ev.PIfYes}, {"p_if_no", ev.PIfNo}} {
-		if f.v != nil && (math.IsNaN(*f.v) || *f.v < 0 || *f.v > 1) {
+		if f.v != nil && (math.IsNaN(*f.v) || *f.v < 0 || *f.v > 1 || *f.v > 0 && *f.v < minNormal) {
 			return bad(f.name, *f.v, ErrRange)
 		}
 	}

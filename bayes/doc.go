@@ -72,6 +72,11 @@
 //
 // # Prior
 //
+// [UpdateOdds] takes the prior's odds computed from its exact digits, so
+// that a prior near 0 or 1 keeps them. A subnormal lr, p_if_yes or p_if_no
+// (below 2.2e-308, such as 5e-324) is refused with [ErrRange], not flushed
+// to 0: subnormals carry few digits.
+//
 // The prior must lie in the open interval (0, 1): a prior of 0 or 1 cannot
 // be moved by any evidence, so it is an error ([ErrPrior]) whose text
 // suggests 0.001 or 0.999 instead. Percent input (30 for 30%) is the

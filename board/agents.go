@@ -8,12 +8,13 @@ import (
 	"github.com/uptrace/bun"
 )
 
-// TrustShrinkage is k in the trust formula: with k resolved predictions the
+// TrustShrinkage is k in the trust formula: with k scored predictions the
 // agent's skill counts half.
 const TrustShrinkage = 5
 
-// Trust returns the trust score for an agent whose resolved predictions
-// have the given mean Brier score:
+// Trust returns the trust score for an agent whose forecasts on resolved
+// predictions (every prediction it forecast, its own posts included) have
+// the given mean Brier score at resolution:
 //
 //	skill = 1 − brier/0.25
 //	trust = clamp(0.5 + 0.5 · skill · n/(n + k), 0, 1),  k = [TrustShrinkage]
@@ -21,7 +22,7 @@ const TrustShrinkage = 5
 // 0.25 is the Brier score of always saying 50%, so skill is the Brier
 // skill score against that forecast (Murphy 1973): 1 for perfect
 // forecasts, 0 for no better than a coin, negative for worse. n/(n + k)
-// shrinks it toward the neutral 0.5 while few predictions are resolved;
+// shrinks it toward the neutral 0.5 while few of its forecasts are scored;
 // with n = 0 the score is 0.5.
 func Trust(brier float64, resolved int) float64 {
 	if resolved <= 0 {
@@ -39,6 +40,7 @@ type agentWrite struct {
 	nameGiven                       bool
 	now                             time.Time
 	predictions, replies, reactions int
+	forecasts                       int // 1 for a first forecast on a prediction
 }
 
 func (s *Store) agentWrite(id, name string, now time.Time) agentWrite {
@@ -53,19 +55,20 @@ func (s *Store) agentWrite(id, name string, now time.Time) agentWrite {
 // upsert creates the agent or updates last_seen, its counters and, when a
 // name was given, its name. It returns the agent's current name.
 func (w agentWrite) upsert(ctx context.Context, tx bun.Tx) (string, error) {
-	q := `INSERT INTO agents AS a (id, name, flags, first_seen, last_seen, predictions, replies, reactions)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+	q := `INSERT INTO agents AS a (id, name, flags, first_seen, last_seen, predictions, replies, reactions, forecasts)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
 	ON CONFLICT (id) DO UPDATE SET
 	last_seen = excluded.last_seen,
 	predictions = a.predictions + excluded.predictions,
 	replies = a.replies + excluded.replies,
-	reactions = a.reactions + excluded.reactions`
+	reactions = a.reactions + excluded.reactions,
+	forecasts = a.forecasts + excluded.forecasts`
 	if w.nameGiven {
 		q += `, name = excluded.name, flags = excluded.flags`
 	}
 	q += ` RETURNING name`
 	var name string
-	err := tx.NewRaw(q, w.id, w.name, w.flags, w.now, w.now, w.predictions, w.replies, w.reactions).Scan(ctx, &name)
+	err := tx.NewRaw(q, w.id, w.name, w.flags, w.now, w.now, w.predictions, w.replies, w.reactions, w.forecasts).Scan(ctx, &name)
 	return name, err
 }
 
@@ -103,6 +106,12 @@ type agentRow struct {
 	BrierSum    float64   `bun:"brier_sum"`
 	Correct     int       `bun:"correct"`
 	Decided     int       `bun:"decided"`
+	Forecasts   int       `bun:"forecasts"`
+	Scored      int       `bun:"scored"`
+	PeerSum     float64   `bun:"peer_sum"`
+	BaselineSum float64   `bun:"baseline_sum"`
+	FBrierSum   float64   `bun:"fbrier_sum"`
+	FLogSum     float64   `bun:"flog_sum"`
 }
 
 func (r agentRow) agent() Agent {
@@ -117,7 +126,13 @@ func (r agentRow) agent() Agent {
 	if r.Resolved > 0 {
 		b := clamp01(r.BrierSum / float64(r.Resolved))
 		a.BrierScore = &b
-		a.TrustScore = Trust(b, r.Resolved)
+	}
+	a.Forecasts, a.Scored = r.Forecasts, r.Scored
+	if r.Scored > 0 {
+		n := float64(r.Scored)
+		peer, base, fb, fl := r.PeerSum/n, r.BaselineSum/n, clamp01(r.FBrierSum/n), min(r.FLogSum/n, 0)
+		a.PeerScore, a.BaselineScore, a.ForecastBrier, a.LogScore = &peer, &base, &fb, &fl
+		a.TrustScore = Trust(fb, r.Scored)
 	}
 	if r.Decided > 0 {
 		acc := float64(r.Correct) / float64(r.Decided)
@@ -129,7 +144,8 @@ func (r agentRow) agent() Agent {
 // clamp01 keeps a mean of squares in [0, 1] against rounding.
 func clamp01(x float64) float64 { return min(max(x, 0), 1) }
 
-const agentCols = `id, name, flags, first_seen, last_seen, predictions, replies, reactions, resolved, brier_sum, correct, decided`
+const agentCols = `id, name, flags, first_seen, last_seen, predictions, replies, reactions, resolved, brier_sum, correct, decided,
+	forecasts, scored, peer_sum, baseline_sum, fbrier_sum, flog_sum`
 
 // Agents returns every agent with its statistics, most recently seen
 // first (ties by id).
@@ -149,6 +165,9 @@ func (s *Store) Agents(ctx context.Context) ([]Agent, error) {
 //
 // Errors: [ErrNotFound] (wrapped) for an unknown id.
 func (s *Store) Agent(ctx context.Context, id string) (Agent, error) {
+	if err := checkRef("id", id); err != nil {
+		return Agent{}, err
+	}
 	var rows []agentRow
 	if err := s.read.NewRaw(`SELECT `+agentCols+` FROM agents WHERE id = ?`, id).Scan(ctx, &rows); err != nil {
 		return Agent{}, fmt.Errorf("board: agent: %w", err)
@@ -156,5 +175,12 @@ func (s *Store) Agent(ctx context.Context, id string) (Agent, error) {
 	if len(rows) == 0 {
 		return Agent{}, notFound("agent", id)
 	}
-	return rows[0].agent(), nil
+	a := rows[0].agent()
+	if a.Scored > 0 {
+		var err error
+		if a.Calibration, err = s.calibration(ctx, id); err != nil {
+			return Agent{}, err
+		}
+	}
+	return a, nil
 }

@@ -2,6 +2,7 @@ package board
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -42,6 +43,28 @@ func BenchmarkCreatePrediction(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; b.Loop(); i++ {
 		if _, err := s.CreatePrediction(ctx, benchPrediction(i)); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkForecast measures a full Forecast on SQLite: validation, the
+// prediction row lock, the agent upsert, the standing forecast, the
+// community recomputed from the standing forecasts of 50 agents with
+// package pool, and the history row, in one durable transaction. Compare
+// with BenchmarkCreatePredictionBaseline.
+func BenchmarkForecast(b *testing.B) {
+	s := benchStore(b, Options{})
+	ctx := context.Background()
+	p, err := s.CreatePrediction(ctx, benchPrediction(0))
+	if err != nil {
+		b.Fatal(err)
+	}
+	ps := []json.RawMessage{json.RawMessage(`0.31`), json.RawMessage(`"62%"`), json.RawMessage(`0.77`)}
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		nf := NewForecast{AgentID: fmt.Sprintf("agent-%d", i%50), P: ps[i%len(ps)]}
+		if _, err := s.Forecast(ctx, p.ID, nf); err != nil {
 			b.Fatal(err)
 		}
 	}

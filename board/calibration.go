@@ -15,6 +15,9 @@ const MaxResolved = 1000
 // is empty, never nil. The filter uses the index predictions_agent_scored,
 // so only the agent's resolved predictions are read and sorted.
 func (s *Store) Resolved(ctx context.Context, agentID string, limit int) ([]Prediction, error) {
+	if err := checkRef("agent_id", agentID); err != nil {
+		return nil, err
+	}
 	if limit <= 0 || limit > MaxResolved {
 		limit = MaxResolved
 	}
@@ -25,8 +28,9 @@ func (s *Store) Resolved(ctx context.Context, agentID string, limit int) ([]Pred
 		return nil, fmt.Errorf("board: resolved predictions: %w", err)
 	}
 	out := make([]Prediction, 0, len(rows))
+	v := s.view()
 	for _, r := range rows {
-		out = append(out, r.prediction())
+		out = append(out, r.prediction(v))
 	}
 	return out, nil
 }

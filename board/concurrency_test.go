@@ -2,6 +2,8 @@ package board_test
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"sync"
 	"testing"
@@ -115,5 +117,110 @@ func concurrentWrites(t *testing.T, s1, s2 *board.Store) {
 	}
 	if st.Predictions != want["predictions"] || st.Replies != want["replies"] || st.Reactions != want["reactions"] || st.Resolved != seeds {
 		t.Errorf("Stats = %+v, want %v and %d resolved", st, want, seeds)
+	}
+}
+
+// TestConcurrentOneAgent: the writes that once deadlocked on PostgreSQL
+// (resolving locked the domain counter then the agent row, posting the
+// other way round) run at once on one agent: 4 creators, 4 repliers, 4
+// forecasters and 4 resolvers, each several times. Every write succeeds
+// (the lock order is one, and a deadlock or serialization failure would
+// be retried), every counter equals a recount and every community
+// forecast equals a recomputation from the standing forecasts.
+func TestConcurrentOneAgent(t *testing.T) {
+	forEachStore(t, func(t *testing.T, open func(board.Options) *board.Store) {
+		s := open(board.Options{})
+		ctx := context.Background()
+		const each, rounds = 4, 5
+		var seed []board.Prediction
+		for i := range each * rounds {
+			np := newPrediction("hot")
+			np.Domain = board.Domains()[i%3]
+			seed = append(seed, mustCreate(t, s, np))
+		}
+		errc := make(chan error, 4*each*rounds)
+		var wg sync.WaitGroup
+		for w := range each {
+			wg.Go(func() { // creators
+				for r := range rounds {
+					np := newPrediction("hot")
+					np.Domain = board.Domains()[(w+r)%3]
+					if _, err := s.CreatePrediction(ctx, np); err != nil {
+						errc <- fmt.Errorf("create: %w", err)
+					}
+				}
+			})
+			wg.Go(func() { // repliers
+				for r := range rounds {
+					if _, err := s.Reply(ctx, seed[(w*rounds+r+1)%len(seed)].ID, board.NewReply{AgentID: "hot", Body: "[CHALLENGE] new data"}); err != nil {
+						errc <- fmt.Errorf("reply: %w", err)
+					}
+				}
+			})
+			wg.Go(func() { // forecasters, on predictions nobody resolves
+				for r := range rounds {
+					p := seed[(w*rounds+r+2)%len(seed)]
+					if p.ID == seed[w*rounds+r].ID {
+						continue
+					}
+					_, err := s.Forecast(ctx, p.ID, board.NewForecast{AgentID: fmt.Sprintf("hot-%d", w), P: json.RawMessage(fmt.Sprintf("0.%d", r+3))})
+					if err != nil && !errors.Is(err, board.ErrClosed) {
+						errc <- fmt.Errorf("forecast: %w", err)
+					}
+				}
+			})
+			wg.Go(func() { // resolvers
+				for r := range rounds {
+					if _, err := s.Resolve(ctx, seed[w*rounds+r].ID, board.OutcomeYes); err != nil {
+						errc <- fmt.Errorf("resolve: %w", err)
+					}
+				}
+			})
+		}
+		wg.Wait()
+		close(errc)
+		for err := range errc {
+			t.Errorf("concurrent write: %v", err)
+		}
+		checkCounters(t, s)
+		for _, p := range seed {
+			if bad, err := s.CommunityMismatches(ctx, p.ID); err != nil || len(bad) > 0 {
+				t.Errorf("community of %s: %v, %v", p.ID, bad, err)
+			}
+		}
+	})
+}
+
+// pgErr and liteErr have the shapes of the drivers' errors.
+type pgErr string
+
+func (e pgErr) Error() string       { return "ERROR #" + string(e) }
+func (e pgErr) Field(k byte) string { return map[byte]string{'C': string(e)}[k] }
+
+type liteErr int
+
+func (e liteErr) Error() string { return fmt.Sprintf("sqlite error %d", int(e)) }
+func (e liteErr) Code() int     { return int(e) }
+
+// TestRetryable: deadlocks and serialization failures are retried; other
+// errors (a constraint, a database that is down, a busy timeout that
+// already waited) are not.
+func TestRetryable(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		want bool
+	}{
+		{pgErr("40P01"), true},
+		{fmt.Errorf("board: resolve: %w", pgErr("40001")), true},
+		{pgErr("23505"), false},
+		{pgErr("57P01"), false},
+		{liteErr(517), true},
+		{liteErr(5), false},
+		{liteErr(19), false},
+		{errors.New("deadlock detected"), false},
+	} {
+		if got := board.Retryable(tc.err); got != tc.want {
+			t.Errorf("Retryable(%v) = %v, want %v", tc.err, got, tc.want)
+		}
 	}
 }

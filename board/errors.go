@@ -17,6 +17,12 @@ var (
 	// e-mail address another agent registered. The error is a
 	// *[ValidationError] naming the field.
 	ErrConflict = errors.New("board: conflict")
+	// ErrClosed: the prediction is resolved or void and takes no more
+	// forecasts (HTTP 409).
+	ErrClosed = errors.New("board: prediction is closed")
+	// ErrNoDatabase: the SQLite file (with [Options.MustExist]) or its
+	// directory (without [Options.CreateDirs]) does not exist.
+	ErrNoDatabase = errors.New("board: no such database")
 )
 
 // ValidationError describes one invalid input field. It wraps [ErrInvalid],

@@ -1,13 +1,16 @@
 package board_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log"
 	"net/mail"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 
@@ -75,7 +78,7 @@ func ExampleValidationError() {
 	}
 	fmt.Println(errors.Is(err, board.ErrInvalid))
 	// Output:
-	// confidence | is 75, outside 0 to 1 | confidence is a fraction, not a percent: 0.75 means 75%; send 0.75 for 75%
+	// confidence | is 75, outside 0 to 1 | confidence is a fraction, not a percent: 0.75 means 75%; send 0.75 or "75%" for 75%
 	// true
 }
 
@@ -127,14 +130,32 @@ func ExampleStore_ReceiveMail() {
 	defer os.RemoveAll(dir)
 	ctx := context.Background()
 	s, err := board.Open(ctx, filepath.Join(dir, "board.db"), board.Options{
-		Mail: &board.MailOptions{From: mail.Address{Address: "board@example.org"}},
+		Mail: &board.MailOptions{From: mail.Address{Address: "board@example.org"}, BaseURL: "https://example.org"},
 	})
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer s.Close()
 	for agent, addr := range map[string]string{"oracle-1": "oracle@agents.example", "skeptic": "Sam Skeptic <sam@agents.example>"} {
-		if _, err := s.Register(ctx, board.Registration{AgentID: agent, Email: addr}); err != nil {
+		if _, err := s.Register(ctx, board.Registration{AgentID: agent, Email: addr, Subscribe: json.RawMessage(`"all"`)}); err != nil {
+			log.Fatal(err)
+		}
+	}
+	// Each address confirms with the token of its confirmation message.
+	msgs, err := s.ClaimOutbox(ctx, 10, time.Minute)
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, msg := range msgs {
+		cm, err := email.Parse(bytes.NewReader(msg.Message))
+		if err != nil {
+			log.Fatal(err)
+		}
+		link := regexp.MustCompile(`/api/agents/([^/]+)/email/confirm\?token=(\S+)`).FindStringSubmatch(cm.Text)
+		if _, err := s.ConfirmEmail(ctx, link[1], link[2]); err != nil {
+			log.Fatal(err)
+		}
+		if err := s.MarkSent(ctx, msg.ID); err != nil {
 			log.Fatal(err)
 		}
 	}

@@ -3,6 +3,7 @@ package board
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/uptrace/bun/migrate"
 )
@@ -39,6 +40,13 @@ func CounterMismatches(ctx context.Context, s *Store) ([]string, error) {
 	OR d.threads <> (SELECT COUNT(*) FROM predictions AS p WHERE p.domain = d.domain AND p.replies > 0)
 	OR d.resolved <> (SELECT COUNT(*) FROM predictions AS p WHERE p.domain = d.domain AND p.status = 'resolved')
 	OR d.void <> (SELECT COUNT(*) FROM predictions AS p WHERE p.domain = d.domain AND p.status = 'void')`},
+		{"forecast counters", `SELECT COUNT(*) FROM predictions AS p WHERE
+	p.forecasters <> (SELECT COUNT(*) FROM standings AS s WHERE s.prediction_id = p.id)
+	OR p.forecasters < 1
+	OR (SELECT COUNT(*) FROM forecasts AS f WHERE f.prediction_id = p.id) <> (SELECT COALESCE(MAX(seq), 0) FROM forecasts AS f WHERE f.prediction_id = p.id)`},
+		{"agent forecast counters", `SELECT COUNT(*) FROM agents AS a WHERE
+	a.forecasts <> (SELECT COUNT(*) FROM standings AS s WHERE s.agent_id = a.id)
+	OR a.scored <> (SELECT COUNT(*) FROM scores AS c WHERE c.agent_id = a.id)`},
 		{"domains without counters", `SELECT COUNT(*) FROM predictions AS p WHERE
 	NOT EXISTS (SELECT 1 FROM domain_counts AS d WHERE d.domain = p.domain)`},
 	}
@@ -105,3 +113,49 @@ func NameFromEmail(addr, display string) string   { return nameFromEmail(addr, d
 
 // CheckAgentName is checkAgentName.
 func CheckAgentName(s string) (string, error) { return checkAgentName(s) }
+
+// releaseMigrations is the last migration of the release before forecasts.
+const releaseMigrations = "20261122000002"
+
+// SeedRelease makes a board at dsn as the release before forecasts made
+// it (its migrations only) and runs stmts on it, each with its args.
+// Test-only: it is how the upgrade test gets a database of the old schema.
+func SeedRelease(ctx context.Context, dsn string, stmts []string, args [][]any) error {
+	s := &Store{now: time.Now}
+	var err error
+	if isPostgres(dsn) {
+		err = s.openPostgres(dsn, Options{})
+	} else {
+		err = s.openSQLite(dsn, Options{})
+	}
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	old := migrate.NewMigrations()
+	for _, m := range migrations().Sorted() {
+		if m.Name <= releaseMigrations {
+			old.Add(m)
+		}
+	}
+	m := migrate.NewMigrator(s.write, old, migrate.WithTableName("board_migrations"),
+		migrate.WithLocksTableName("board_migration_locks"), migrate.WithMarkAppliedOnSuccess(true))
+	if err := m.Init(ctx); err != nil {
+		return err
+	}
+	if _, err := m.Migrate(ctx); err != nil {
+		return err
+	}
+	for i, q := range stmts {
+		if _, err := s.write.ExecContext(ctx, q, args[i]...); err != nil {
+			return fmt.Errorf("%w\n%s", err, q)
+		}
+	}
+	return nil
+}
+
+// ReadProbability is readProbability, for the fuzz test.
+func ReadProbability(raw []byte) (float64, error) { return readProbability("p", raw) }
+
+// Retryable is retryable, for tests.
+var Retryable = retryable

@@ -2,10 +2,15 @@ package board
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"net/mail"
 	"strings"
+	"time"
+
+	"github.com/uptrace/bun"
 
 	"github.com/predictions-md/predictions/email"
 )
@@ -59,9 +64,14 @@ func (e *MailError) Unwrap() error { return e.Err }
 //     does not exist there is ignored and the message answers the
 //     prediction.
 //
+// The same message delivered twice (the same Message-ID from the same
+// agent on the same prediction) is recorded once: the second call returns the reply the first
+// made with a *[MailError] wrapping [ErrDuplicate]. A message without a
+// Message-ID is not deduplicated.
+//
 // Nothing is recorded on refusal. Errors: a *[MailError] wrapping
-// [ErrAutomatic], [ErrUnknownSender], [ErrUnmatched] or [ErrNotFound] (the
-// prediction named does not exist); a *[ValidationError] when the reply
+// [ErrAutomatic], [ErrUnknownSender], [ErrUnmatched], [ErrDuplicate] or
+// [ErrNotFound] (the prediction named does not exist); a *[ValidationError] when the reply
 // is empty or too long; otherwise a database error.
 func (s *Store) ReceiveMail(ctx context.Context, m *email.Message) (Reply, error) {
 	if m.Automatic {
@@ -104,7 +114,19 @@ func (s *Store) ReceiveMail(ctx context.Context, m *email.Message) (Reply, error
 		return Reply{}, invalid("body", "has no text of its own above the quoted message or signature",
 			"write the reply at the top of the message, before any quotation")
 	}
-	r, err := s.Reply(ctx, pid, nr)
+	key := inboundKey(agent.ID, pid, m.MessageID)
+	if r, dup, err := s.duplicate(ctx, s.read, key); err != nil || dup {
+		if dup {
+			return r, duplicateError(m, r)
+		}
+		return Reply{}, err
+	}
+	r, err := s.reply(ctx, pid, nr, key)
+	if err != nil && key != "" && isUniqueViolation(err) { // the same message, delivered at the same time
+		if r, dup, derr := s.duplicate(ctx, s.write, key); derr == nil && dup {
+			return r, duplicateError(m, r)
+		}
+	}
 	if errors.Is(err, ErrNotFound) {
 		return Reply{}, &MailError{Field: matchedField[how], Err: ErrNotFound,
 			Problem: fmt.Sprintf("names prediction %s, which is not on the board", pid),
@@ -116,4 +138,61 @@ func (s *Store) ReceiveMail(ctx context.Context, m *email.Message) (Reply, error
 // matchedField names the header that matched a prediction.
 var matchedField = map[string]string{
 	email.ByInReplyTo: "In-Reply-To", email.ByReferences: "References", email.ByAddress: "To", email.BySubject: "Subject",
+}
+
+// ErrDuplicate: the e-mail was recorded before (the same Message-ID from
+// the same agent); [Store.ReceiveMail] returns the reply it made then.
+var ErrDuplicate = errors.New("board: duplicate message")
+
+// inboundKey identifies an e-mail for deduplication: the SHA-256 of the
+// agent, the prediction it answers and the Message-ID, so that any length
+// of ID fits the index and one agent cannot block another's message by
+// reusing its ID. "" when the message has no Message-ID (it is then
+// recorded every time).
+func inboundKey(agentID, predictionID, messageID string) string {
+	if messageID == "" {
+		return ""
+	}
+	sum := sha256.Sum256([]byte(agentID + "\x00" + predictionID + "\x00" + messageID))
+	return hex.EncodeToString(sum[:])
+}
+
+// recordInbound records an e-mail's key with the reply it made, in the
+// reply's transaction; a key recorded before fails the transaction with a
+// unique violation, so that two deliveries make one reply.
+func recordInbound(ctx context.Context, tx bun.Tx, key, replyID string, now time.Time) error {
+	if key == "" {
+		return nil
+	}
+	_, err := tx.ExecContext(ctx, `INSERT INTO inbound_messages (message_key, reply_id, received_at) VALUES (?, ?, ?)`, key, replyID, now)
+	return err
+}
+
+// duplicate returns the reply an e-mail made before, and whether there
+// was one.
+func (s *Store) duplicate(ctx context.Context, db bun.IDB, key string) (Reply, bool, error) {
+	if key == "" {
+		return Reply{}, false, nil
+	}
+	var rows []replyRow
+	if err := db.NewRaw(`SELECT r.id, r.prediction_id, r.parent_id, r.agent_id,
+	(SELECT a.name FROM agents AS a WHERE a.id = r.agent_id) AS agent_name,
+	r.body, r.kind, r.debate_id, r.created_at, r.flags
+	FROM inbound_messages AS m JOIN replies AS r ON r.id = m.reply_id WHERE m.message_key = ?`, key).Scan(ctx, &rows); err != nil {
+		return Reply{}, false, fmt.Errorf("board: receive mail: %w", err)
+	}
+	if len(rows) == 0 {
+		return Reply{}, false, nil
+	}
+	r := rows[0]
+	return Reply{ID: r.ID, PredictionID: r.PredictionID, ParentID: r.ParentID.String,
+		AgentID: r.AgentID, AgentName: r.AgentName, Body: r.Body,
+		Kind: ReplyKind(r.Kind), DebateID: r.DebateID.String, CreatedAt: r.CreatedAt.UTC(), Flags: decodeFlags(r.Flags)}, true, nil
+}
+
+// duplicateError is the refusal of a message recorded before.
+func duplicateError(m *email.Message, r Reply) error {
+	return &MailError{Field: "Message-ID", Err: ErrDuplicate,
+		Problem: fmt.Sprintf("<%s> was recorded before, as reply %s", m.MessageID, r.ID),
+		Hint:    "nothing to do: each message is recorded once"}
 }

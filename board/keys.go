@@ -95,6 +95,9 @@ func (s *Store) IssueKey(ctx context.Context, agentID string) (string, error) {
 // id has none either); [ErrWrongKey] (wrapped) when key is not its key;
 // otherwise a database error.
 func (s *Store) CheckKey(ctx context.Context, agentID, key string) error {
+	if checkAgentID(agentID) != nil {
+		return fmt.Errorf("%w: %q is not an agent id", ErrNoKey, agentID)
+	}
 	var hashes []string
 	if err := s.read.NewRaw(`SELECT hash FROM agent_keys WHERE agent_id = ?`, agentID).Scan(ctx, &hashes); err != nil {
 		return fmt.Errorf("board: check key: %w", err)

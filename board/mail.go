@@ -3,6 +3,7 @@ package board
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/mail"
@@ -98,14 +99,46 @@ type Registration struct {
 	// Email is the agent's address, optionally with a display name:
 	// "ada@example.org" or "Ada Lovelace <ada@example.org>".
 	Email string `json:"email"`
+	// Subscribe says which new predictions the agent is e-mailed about:
+	// "all", "none", or a list of domains (["AI", "Science"]). Omitted
+	// means none for a new address and no change otherwise. It takes
+	// effect when the address is confirmed (at once for the confirmed
+	// address).
+	Subscribe json.RawMessage `json:"subscribe,omitempty"`
 }
+
+// RegistrationStatus says what [Store.Register] did.
+type RegistrationStatus string
+
+// The registration statuses.
+const (
+	// ConfirmationSent: the address is pending and a confirmation message
+	// is queued.
+	ConfirmationSent RegistrationStatus = "confirmation_sent"
+	// ConfirmationNotSent: the address is pending but the board sends no
+	// e-mail (no mail options or no base URL to link to).
+	ConfirmationNotSent RegistrationStatus = "confirmation_not_sent"
+	// AlreadyConfirmed: the address is the agent's confirmed one; only the
+	// name and the subscription were updated.
+	AlreadyConfirmed RegistrationStatus = "already_confirmed"
+)
 
 // Registered is the result of [Store.Register].
 type Registered struct {
 	Agent Agent  `json:"agent"`
-	Email string `json:"email"` // the address stored, without display name
-	// Previous is the address it replaced; "" when the agent had none.
-	Previous string `json:"previous_email,omitempty"`
+	Email string `json:"email"` // the address registered, without display name
+	// Confirmed is the agent's confirmed address, which keeps getting the
+	// agent's e-mail until another is confirmed; "" when none.
+	Confirmed string `json:"confirmed_email,omitempty"`
+	// Status says whether a confirmation message was queued.
+	Status RegistrationStatus `json:"status"`
+	// ExpiresAt is when the pending registration expires; nil for
+	// AlreadyConfirmed.
+	ExpiresAt *time.Time `json:"expires_at,omitempty"`
+	// Subscribe is the agent's subscription now; a new one given with a
+	// pending address applies when it is confirmed (Pending).
+	Subscribe        Subscription  `json:"subscribe"`
+	PendingSubscribe *Subscription `json:"pending_subscribe,omitempty"`
 	// Created reports that the agent did not exist before.
 	Created bool `json:"created"`
 }
@@ -167,9 +200,13 @@ func nameFromEmail(addr, display string) string {
 	return clean(local)
 }
 
-// Register records an agent's e-mail address, creating the agent if it
-// does not exist yet. Addresses are unique among agents without regard to
-// case; an agent registering again replaces its address.
+// Register records an agent's e-mail address as pending and queues one
+// confirmation message to it (double opt-in, see [Store.ConfirmEmail]),
+// creating the agent if it does not exist yet. Nothing else is sent to
+// the address until it is confirmed; the registration expires after
+// [ConfirmationLifetime]. Registering the agent's confirmed address again
+// sends nothing and only updates the name and the subscription.
+// Confirmed addresses are unique among agents without regard to case.
 //
 // The display name becomes r.AgentName when given. When omitted, it is
 // derived from the address, as the specification says: the display name
@@ -177,8 +214,11 @@ func nameFromEmail(addr, display string) string {
 // then replaces only the default name (the agent id), never a name the
 // agent chose. Registering counts as the agent's activity (last_seen).
 //
-// Errors: a *[ValidationError] for an invalid agent_id, agent_name or
-// email; [ErrConflict] (wrapped) when another agent has the address.
+// Errors: a *[ValidationError] for an invalid agent_id, agent_name, email
+// or subscribe; [ErrConflict] (wrapped) when another agent confirmed the
+// address; a *[LimitError] ([ErrLimit]) over [MaxRegistrationsPerAgent]
+// or [MaxConfirmationsPerAddress] in [CapWindow], or for an address that
+// unsubscribed less than [QuietAfterUnsubscribe] ago.
 func (s *Store) Register(ctx context.Context, r Registration) (Registered, error) {
 	if err := checkAgentID(r.AgentID); err != nil {
 		return Registered{}, err
@@ -191,6 +231,10 @@ func (s *Store) Register(ctx context.Context, r Registration) (Registered, error
 	if err != nil {
 		return Registered{}, err
 	}
+	sub, subGiven, err := parseSubscribe(r.Subscribe)
+	if err != nil {
+		return Registered{}, err
+	}
 	given := name != ""
 	if !given {
 		if name = nameFromEmail(addr, display); name == "" {
@@ -200,7 +244,7 @@ func (s *Store) Register(ctx context.Context, r Registration) (Registered, error
 	key := strings.ToLower(addr)
 	now := s.clock()
 	flags := s.flags(name)
-	var out Registered
+	out := Registered{Email: addr}
 	err = s.inTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		var other []string
 		if err := tx.NewRaw(`SELECT id FROM agents WHERE email_key = ? AND id <> ?`, key, r.AgentID).Scan(ctx, &other); err != nil {
@@ -210,40 +254,65 @@ func (s *Store) Register(ctx context.Context, r Registration) (Registered, error
 			return conflictEmail(addr)
 		}
 		var prev []struct {
-			Name  string         `bun:"name"`
-			Email sql.NullString `bun:"email"`
+			Name     string         `bun:"name"`
+			Email    sql.NullString `bun:"email"`
+			EmailKey sql.NullString `bun:"email_key"`
 		}
-		if err := tx.NewRaw(`SELECT name, email FROM agents WHERE id = ?`+s.forUpdate(), r.AgentID).Scan(ctx, &prev); err != nil {
+		if err := tx.NewRaw(`SELECT name, email, email_key FROM agents WHERE id = ?`+s.forUpdate(), r.AgentID).Scan(ctx, &prev); err != nil {
 			return err
 		}
-		out.Email = addr
 		if len(prev) == 0 {
 			out.Created = true
-			_, err := tx.ExecContext(ctx, `INSERT INTO agents (id, name, flags, first_seen, last_seen, email, email_key)
-	VALUES (?, ?, ?, ?, ?, ?, ?)`, r.AgentID, name, flags, now, now, addr, key)
+			if _, err := tx.ExecContext(ctx, `INSERT INTO agents (id, name, flags, first_seen, last_seen)
+	VALUES (?, ?, ?, ?, ?)`, r.AgentID, name, flags, now, now); err != nil {
+				return err
+			}
+		} else {
+			out.Confirmed = prev[0].Email.String
+			set, args := `last_seen = ?`, []any{now}
+			if given || prev[0].Name == r.AgentID {
+				set += `, name = ?, flags = ?`
+				args = append(args, name, flags)
+			}
+			if prev[0].EmailKey.String == key && subGiven {
+				set += `, subscribe = ?`
+				args = append(args, sub.stored())
+			}
+			if _, err := tx.ExecContext(ctx, `UPDATE agents SET `+set+` WHERE id = ?`, append(args, r.AgentID)...); err != nil {
+				return err
+			}
+			if prev[0].EmailKey.String == key {
+				out.Status = AlreadyConfirmed
+				return nil
+			}
+		}
+		var pending *Subscription
+		if subGiven {
+			pending = &sub
+			out.PendingSubscribe = &sub
+		}
+		expires, sent, err := s.startConfirmation(ctx, tx, r.AgentID, addr, display, key, pending, now)
+		if err != nil {
 			return err
 		}
-		out.Previous = prev[0].Email.String
-		set := `last_seen = ?, email = ?, email_key = ?`
-		args := []any{now, addr, key}
-		if given || prev[0].Name == r.AgentID {
-			set += `, name = ?, flags = ?`
-			args = append(args, name, flags)
+		out.ExpiresAt, out.Status = &expires, ConfirmationSent
+		if !sent {
+			out.Status = ConfirmationNotSent
 		}
-		_, err := tx.ExecContext(ctx, `UPDATE agents SET `+set+` WHERE id = ?`, append(args, r.AgentID)...)
-		return err
+		return nil
 	})
 	if err != nil {
 		var ve *ValidationError
+		var le *LimitError
 		switch {
-		case errors.Is(err, ErrConflict) || errors.As(err, &ve):
+		case errors.Is(err, ErrConflict) || errors.As(err, &ve) || errors.As(err, &le):
 			return Registered{}, err
-		case isUniqueViolation(err): // a concurrent registration of the same address won
-			return Registered{}, conflictEmail(addr)
+		case isUniqueViolation(err): // a concurrent registration of the same agent won
+			return Registered{}, fmt.Errorf("%w: a registration of agent %q at the same time won; try again", ErrLimit, r.AgentID)
 		}
 		return Registered{}, fmt.Errorf("board: register: %w", err)
 	}
-	if out.Agent, err = s.agentFrom(ctx, s.write, r.AgentID); err != nil {
+	if out.Agent, out.Subscribe, err = s.agentWithSubscription(ctx, r.AgentID); err != nil {
 		return Registered{}, err
 	}
 	return out, nil
@@ -251,7 +320,7 @@ func (s *Store) Register(ctx context.Context, r Registration) (Registered, error
 
 func conflictEmail(addr string) error {
 	return &ValidationError{Field: "email", Problem: fmt.Sprintf("%q is already registered by another agent", addr),
-		Hint: "register an address of your own; an address belongs to one agent (compared without regard to case)", err: ErrConflict}
+		Hint: "register an address of your own; a confirmed address belongs to one agent (compared without regard to case)", err: ErrConflict}
 }
 
 // isUniqueViolation reports a unique index violation on either database.
@@ -276,10 +345,10 @@ func (s *Store) agentFrom(ctx context.Context, db bun.IDB, id string) (Agent, er
 	return rows[0].agent(), nil
 }
 
-// AgentByEmail returns the agent that registered addr, compared without
-// regard to case. addr may carry a display name ("Ada <ada@example.org>").
+// AgentByEmail returns the agent whose confirmed address is addr,
+// compared without regard to case. addr may carry a display name ("Ada <ada@example.org>").
 //
-// Errors: [ErrNotFound] (wrapped) when no agent registered it; a
+// Errors: [ErrNotFound] (wrapped) when no agent confirmed it; a
 // *[ValidationError] when addr is not an address.
 func (s *Store) AgentByEmail(ctx context.Context, addr string) (Agent, error) {
 	a, _, err := checkEmail(addr)
@@ -296,30 +365,37 @@ func (s *Store) AgentByEmail(ctx context.Context, addr string) (Agent, error) {
 	return rows[0].agent(), nil
 }
 
-// recipient is an agent with a registered address.
+// recipient is an agent with a confirmed address that did not
+// unsubscribe, with the address's unsubscribe token.
 type recipient struct {
 	ID    string `bun:"id"`
 	Name  string `bun:"name"`
 	Email string `bun:"email"`
+	Token string `bun:"unsubscribe_token"`
 }
 
-// subscribers are the recipients of a new prediction's notification:
-// every agent with a registered address but its author. Registering an
-// address subscribes an agent to new predictions, so that it gets the
-// first message of each thread and can answer it.
-func subscribers(ctx context.Context, tx bun.Tx, author string) ([]recipient, error) {
+// subscribers are the recipients of a new prediction's notification: the
+// agents with a confirmed address that subscribed to all new predictions
+// or to the prediction's domain, but its author.
+func subscribers(ctx context.Context, tx bun.Tx, author, domain string) ([]recipient, error) {
 	var rs []recipient
-	err := tx.NewRaw(`SELECT id, name, email FROM agents WHERE email_key IS NOT NULL AND id <> ? ORDER BY id`, author).Scan(ctx, &rs)
+	err := tx.NewRaw(`SELECT a.id, a.name, a.email, m.unsubscribe_token FROM agents AS a
+	JOIN mail_addresses AS m ON m.email_key = a.email_key AND m.unsubscribed_at IS NULL
+	WHERE a.email_key IS NOT NULL AND a.id <> ? AND (a.subscribe = 'all' OR a.subscribe LIKE ?) ORDER BY a.id`,
+		author, "%,"+domain+",%").Scan(ctx, &rs)
 	return rs, err
 }
 
 // followers are the recipients of a reply's notification: the
 // prediction's author and every agent that replied to it or reacted to
-// it, with a registered address, but the poster. Each part of the union
-// reads an index (the primary keys, replies_thread).
+// it, with a confirmed address that did not unsubscribe, but the poster.
+// Each part of the union reads an index (the primary keys,
+// replies_thread).
 func followers(ctx context.Context, tx bun.Tx, predictionID, poster string) ([]recipient, error) {
 	var rs []recipient
-	err := tx.NewRaw(`SELECT a.id, a.name, a.email FROM agents AS a WHERE a.id IN (
+	err := tx.NewRaw(`SELECT a.id, a.name, a.email, m.unsubscribe_token FROM agents AS a
+	JOIN mail_addresses AS m ON m.email_key = a.email_key AND m.unsubscribed_at IS NULL
+	WHERE a.id IN (
 	SELECT p.agent_id FROM predictions AS p WHERE p.id = ?
 	UNION SELECT r.agent_id FROM replies AS r WHERE r.prediction_id = ?
 	UNION SELECT x.agent_id FROM reactions AS x WHERE x.prediction_id = ?)
@@ -336,6 +412,7 @@ func (s *Store) enqueue(ctx context.Context, tx bun.Tx, n email.Notification, re
 	now := s.clock()
 	for _, r := range to {
 		n.To = []mail.Address{{Name: r.Name, Address: r.Email}}
+		n.UnsubscribeURL = s.unsubscribeURL(r.Token)
 		raw, err := n.Bytes()
 		status, next, lastErr := "pending", any(now), ""
 		if err != nil {
@@ -369,7 +446,7 @@ func (s *Store) notifyPrediction(ctx context.Context, tx bun.Tx, p Prediction) e
 	if s.mail == nil {
 		return nil
 	}
-	to, err := subscribers(ctx, tx, p.AgentID)
+	to, err := subscribers(ctx, tx, p.AgentID, p.Domain)
 	if err != nil || len(to) == 0 {
 		return err
 	}
@@ -394,204 +471,4 @@ func (s *Store) notifyReply(ctx context.Context, tx bun.Tx, r Reply, title strin
 	}
 	n.Author, n.Body, n.ReplyID, n.Date = r.AgentName, r.Body, r.ID, r.CreatedAt
 	return s.enqueue(ctx, tx, n, r.ID, to)
-}
-
-// OutboxMessage is a message claimed for sending by [Store.ClaimOutbox].
-type OutboxMessage struct {
-	ID           string
-	PredictionID string
-	Recipient    string // the address to send to (SMTP RCPT TO)
-	From         string // the envelope sender (SMTP MAIL FROM): Mail.From's address
-	Message      []byte // the whole message, CRLF line ends, ready for DATA
-	Attempts     int    // including this one
-}
-
-// OutboxStatus is the state of an outbox row.
-type OutboxStatus string
-
-// The outbox states.
-const (
-	OutboxPending OutboxStatus = "pending" // to be sent, at next_attempt_at
-	OutboxSent    OutboxStatus = "sent"
-	OutboxFailed  OutboxStatus = "failed" // given up; last_error says why
-)
-
-// OutboxEntry is an outbox row, as listed by [Store.Outbox].
-type OutboxEntry struct {
-	ID            string       `json:"id"`
-	PredictionID  string       `json:"prediction_id"`
-	ReplyID       string       `json:"reply_id,omitempty"` // "" for the prediction's own notification
-	Recipient     string       `json:"recipient"`
-	Status        OutboxStatus `json:"status"`
-	Attempts      int          `json:"attempts"`
-	NextAttemptAt *time.Time   `json:"next_attempt_at,omitempty"` // pending rows only
-	CreatedAt     time.Time    `json:"created_at"`
-	SentAt        *time.Time   `json:"sent_at,omitempty"`
-	LastError     string       `json:"last_error,omitempty"`
-	Message       []byte       `json:"-"`
-}
-
-// ClaimOutbox claims up to limit pending messages that are due, oldest
-// due first, for one sending attempt: it counts the attempt and moves
-// their next_attempt_at lease ahead, so that no other sender claims them
-// meanwhile. The caller then reports each with [Store.MarkSent] or
-// [Store.MarkFailed]; a message neither reported (the sender died) is due
-// again when the lease ends, so delivery is at least once.
-//
-// On PostgreSQL several replicas may claim at once: the rows are picked
-// with FOR UPDATE SKIP LOCKED, so each claim gets different rows without
-// waiting. On SQLite the single writer serialises claims.
-func (s *Store) ClaimOutbox(ctx context.Context, limit int, lease time.Duration) ([]OutboxMessage, error) {
-	if limit <= 0 {
-		limit = 1
-	}
-	now := s.clock()
-	skip := ""
-	if s.pg {
-		skip = " FOR UPDATE SKIP LOCKED"
-	}
-	var rows []struct {
-		ID           string `bun:"id"`
-		PredictionID string `bun:"prediction_id"`
-		Recipient    string `bun:"recipient"`
-		Message      []byte `bun:"message"`
-		Attempts     int    `bun:"attempts"`
-	}
-	err := s.write.NewRaw(`UPDATE outbox SET attempts = attempts + 1, next_attempt_at = ?
-	WHERE id IN (SELECT id FROM outbox WHERE status = 'pending' AND next_attempt_at <= ?
-		ORDER BY next_attempt_at, id LIMIT ?`+skip+`)
-	RETURNING id, prediction_id, recipient, message, attempts`, now.Add(lease), now, limit).Scan(ctx, &rows)
-	if err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("board: claim outbox: %w", err)
-	}
-	out := make([]OutboxMessage, 0, len(rows))
-	from := ""
-	if s.mail != nil {
-		from = s.mail.from.Address
-	}
-	for _, r := range rows {
-		out = append(out, OutboxMessage{ID: r.ID, PredictionID: r.PredictionID, Recipient: r.Recipient,
-			From: from, Message: r.Message, Attempts: r.Attempts})
-	}
-	return out, nil
-}
-
-// MarkSent records that a claimed message was accepted by the mail
-// server.
-//
-// Errors: [ErrNotFound] (wrapped) for an unknown id.
-func (s *Store) MarkSent(ctx context.Context, id string) error {
-	res, err := s.write.ExecContext(ctx, `UPDATE outbox SET status = 'sent', sent_at = ?, next_attempt_at = NULL, last_error = ''
-	WHERE id = ?`, s.clock(), id)
-	if err != nil {
-		return fmt.Errorf("board: mark sent: %w", err)
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return notFound("outbox message", id)
-	}
-	return nil
-}
-
-// MarkFailed records a failed attempt to send a claimed message. A
-// temporary failure makes it due again after [Backoff] of its attempts,
-// until [MailOptions.MaxAttempts] attempts have failed; a permanent one
-// (the server refused the recipient or the message) gives up at once. A
-// message given up keeps status failed and the reason. It returns when
-// the message is due again, zero when given up.
-//
-// Errors: [ErrNotFound] (wrapped) for an unknown id.
-func (s *Store) MarkFailed(ctx context.Context, id, reason string, permanent bool) (time.Time, error) {
-	maxAttempts := DefaultMaxAttempts
-	if s.mail != nil {
-		maxAttempts = s.mail.maxAttempts
-	}
-	now := s.clock()
-	var retry time.Time
-	err := s.inTx(ctx, func(ctx context.Context, tx bun.Tx) error {
-		var attempts []int
-		if err := tx.NewRaw(`SELECT attempts FROM outbox WHERE id = ?`+s.forUpdate(), id).Scan(ctx, &attempts); err != nil {
-			return err
-		}
-		if len(attempts) == 0 {
-			return notFound("outbox message", id)
-		}
-		status, next := "failed", any(nil)
-		if !permanent && attempts[0] < maxAttempts {
-			retry = now.Add(Backoff(attempts[0]))
-			status, next = "pending", retry
-		}
-		_, err := tx.ExecContext(ctx, `UPDATE outbox SET status = ?, next_attempt_at = ?, last_error = ? WHERE id = ?`,
-			status, next, reason, id)
-		return err
-	})
-	if err != nil {
-		if errors.Is(err, ErrNotFound) {
-			return time.Time{}, err
-		}
-		return time.Time{}, fmt.Errorf("board: mark failed: %w", err)
-	}
-	return retry, nil
-}
-
-// OutboxBacklog is the number of messages waiting to be sent (pending,
-// due or not), for metrics.
-func (s *Store) OutboxBacklog(ctx context.Context) (int, error) {
-	var n int
-	if err := s.read.NewRaw(`SELECT COUNT(*) FROM outbox WHERE status = 'pending'`).Scan(ctx, &n); err != nil {
-		return 0, fmt.Errorf("board: outbox backlog: %w", err)
-	}
-	return n, nil
-}
-
-// PruneOutbox deletes the messages sent before t and returns how many.
-// Failed messages are kept for the operator to read.
-func (s *Store) PruneOutbox(ctx context.Context, before time.Time) (int, error) {
-	res, err := s.write.ExecContext(ctx, `DELETE FROM outbox WHERE status = 'sent' AND sent_at < ?`, before.UTC())
-	if err != nil {
-		return 0, fmt.Errorf("board: prune outbox: %w", err)
-	}
-	n, _ := res.RowsAffected()
-	return int(n), nil
-}
-
-// Outbox lists a prediction's outbox rows, oldest first, for operators
-// and tests.
-//
-// Errors: [ErrNotFound] (wrapped) for an unknown prediction.
-func (s *Store) Outbox(ctx context.Context, predictionID string) ([]OutboxEntry, error) {
-	if err := s.exists(ctx, predictionID); err != nil {
-		return nil, err
-	}
-	var rows []struct {
-		ID           string         `bun:"id"`
-		PredictionID string         `bun:"prediction_id"`
-		ReplyID      sql.NullString `bun:"reply_id"`
-		Recipient    string         `bun:"recipient"`
-		Status       string         `bun:"status"`
-		Attempts     int            `bun:"attempts"`
-		NextAttempt  bun.NullTime   `bun:"next_attempt_at"`
-		CreatedAt    time.Time      `bun:"created_at"`
-		SentAt       bun.NullTime   `bun:"sent_at"`
-		LastError    string         `bun:"last_error"`
-		Message      []byte         `bun:"message"`
-	}
-	if err := s.read.NewRaw(`SELECT id, prediction_id, reply_id, recipient, status, attempts, next_attempt_at,
-	created_at, sent_at, last_error, message FROM outbox WHERE prediction_id = ? ORDER BY created_at, id`, predictionID).Scan(ctx, &rows); err != nil {
-		return nil, fmt.Errorf("board: outbox: %w", err)
-	}
-	out := make([]OutboxEntry, 0, len(rows))
-	for _, r := range rows {
-		e := OutboxEntry{ID: r.ID, PredictionID: r.PredictionID, ReplyID: r.ReplyID.String, Recipient: r.Recipient,
-			Status: OutboxStatus(r.Status), Attempts: r.Attempts, CreatedAt: r.CreatedAt.UTC(), LastError: r.LastError, Message: r.Message}
-		if !r.NextAttempt.IsZero() {
-			t := r.NextAttempt.UTC()
-			e.NextAttemptAt = &t
-		}
-		if !r.SentAt.IsZero() {
-			t := r.SentAt.UTC()
-			e.SentAt = &t
-		}
-		out = append(out, e)
-	}
-	return out, nil
 }

@@ -3,6 +3,7 @@ package board_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/mail"
@@ -29,11 +30,30 @@ func mailOpts(maxAttempts int) *board.MailOptions {
 	}
 }
 
+// mustRegister registers addr for agent, subscribed to all new
+// predictions, and confirms it with the token of the confirmation message
+// (or a fresh one when the store sends no mail).
 func mustRegister(tb testing.TB, s *board.Store, agent, addr string) board.Registered {
 	tb.Helper()
-	r, err := s.Register(context.Background(), board.Registration{AgentID: agent, Email: addr})
+	ctx := context.Background()
+	r, err := s.Register(ctx, board.Registration{AgentID: agent, Email: addr, Subscribe: json.RawMessage(`"all"`)})
 	if err != nil {
 		tb.Fatalf("Register(%s, %s): %v", agent, addr, err)
+	}
+	if r.Status == board.AlreadyConfirmed {
+		return r
+	}
+	tok, err := board.ConfirmationToken(ctx, s, r.Email)
+	if err != nil {
+		if tok, err = board.ResetToken(ctx, s, agent); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	if _, err := s.ConfirmEmail(ctx, agent, tok); err != nil {
+		tb.Fatalf("ConfirmEmail(%s): %v", agent, err)
+	}
+	if err := board.DropConfirmations(ctx, s); err != nil {
+		tb.Fatal(err)
 	}
 	return r
 }
@@ -50,25 +70,25 @@ func TestRegister(t *testing.T) {
 		mustCreate(t, s, np)
 		mustCreate(t, s, newPrediction("plain-id"))
 
+		pending := board.ConfirmationNotSent // this store sends no mail
 		tests := []struct {
 			name string
 			in   board.Registration
-			want board.Registered // Agent compared on ID and Name only
+			want board.Registered // Agent compared on ID and Name only; ExpiresAt apart
 		}{
 			{"display name", board.Registration{AgentID: "ada", Email: "Ada Lovelace <Ada@Example.org>"},
-				board.Registered{Agent: board.Agent{ID: "ada", Name: "Ada Lovelace"}, Email: "Ada@Example.org", Created: true}},
+				board.Registered{Agent: board.Agent{ID: "ada", Name: "Ada Lovelace"}, Email: "Ada@Example.org", Created: true, Status: pending}},
 			{"local part", board.Registration{AgentID: "bob", Email: " bob.smith@example.org "},
-				board.Registered{Agent: board.Agent{ID: "bob", Name: "bob.smith"}, Email: "bob.smith@example.org", Created: true}},
+				board.Registered{Agent: board.Agent{ID: "bob", Name: "bob.smith"}, Email: "bob.smith@example.org", Created: true, Status: pending}},
 			{"name given", board.Registration{AgentID: "cy", AgentName: "Cyrus", Email: "Someone Else <cy@example.org>"},
-				board.Registered{Agent: board.Agent{ID: "cy", Name: "Cyrus"}, Email: "cy@example.org", Created: true}},
+				board.Registered{Agent: board.Agent{ID: "cy", Name: "Cyrus"}, Email: "cy@example.org", Created: true, Status: pending}},
 			{"chosen name kept", board.Registration{AgentID: "seven", Email: "Other <seven@example.org>"},
-				board.Registered{Agent: board.Agent{ID: "seven", Name: "Seven"}, Email: "seven@example.org"}},
+				board.Registered{Agent: board.Agent{ID: "seven", Name: "Seven"}, Email: "seven@example.org", Status: pending}},
 			{"default name replaced", board.Registration{AgentID: "plain-id", Email: "Plain Agent <p@example.org>"},
-				board.Registered{Agent: board.Agent{ID: "plain-id", Name: "Plain Agent"}, Email: "p@example.org"}},
-			{"address changed", board.Registration{AgentID: "bob", Email: "bob@example.net"},
-				board.Registered{Agent: board.Agent{ID: "bob", Name: "bob.smith"}, Email: "bob@example.net", Previous: "bob.smith@example.org"}},
-			{"same address again, other case", board.Registration{AgentID: "ada", AgentName: "Ada", Email: "ADA@example.ORG"},
-				board.Registered{Agent: board.Agent{ID: "ada", Name: "Ada"}, Email: "ADA@example.ORG", Previous: "Ada@Example.org"}},
+				board.Registered{Agent: board.Agent{ID: "plain-id", Name: "Plain Agent"}, Email: "p@example.org", Status: pending}},
+			{"subscription pending", board.Registration{AgentID: "bob", Email: "bob@example.net", Subscribe: json.RawMessage(`["ai", "Science", "AI"]`)},
+				board.Registered{Agent: board.Agent{ID: "bob", Name: "bob.smith"}, Email: "bob@example.net", Status: pending,
+					PendingSubscribe: &board.Subscription{Domains: []string{"AI", "Science"}}}},
 		}
 		for _, tt := range tests {
 			clk.Advance(time.Second)
@@ -76,17 +96,34 @@ func TestRegister(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: Register(%+v): %v", tt.name, tt.in, err)
 			}
-			got.Agent = board.Agent{ID: got.Agent.ID, Name: got.Agent.Name}
+			if got.ExpiresAt == nil || !got.ExpiresAt.Equal(clk.Now().Add(board.ConfirmationLifetime)) {
+				t.Errorf("%s: expires at %v, want %v", tt.name, got.ExpiresAt, clk.Now().Add(board.ConfirmationLifetime))
+			}
+			got.Agent, got.ExpiresAt = board.Agent{ID: got.Agent.ID, Name: got.Agent.Name}, nil
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("%s: Register(%+v) (-want +got):\n%s", tt.name, tt.in, diff)
 			}
 		}
-		a, err := s.AgentByEmail(ctx, "Whoever <ada@EXAMPLE.org>")
-		if err != nil || a.ID != "ada" || !a.LastSeen.Equal(clk.Now()) {
-			t.Errorf("AgentByEmail = %+v, %v; want ada seen now", a, err)
+		// Nothing is confirmed yet: no agent has an address.
+		if _, err := s.AgentByEmail(ctx, "ada@example.org"); !errors.Is(err, board.ErrNotFound) {
+			t.Errorf("AgentByEmail(pending address) = %v, want ErrNotFound", err)
 		}
-		if _, err := s.AgentByEmail(ctx, "bob.smith@example.org"); !errors.Is(err, board.ErrNotFound) {
-			t.Errorf("AgentByEmail(replaced address) = %v, want ErrNotFound", err)
+		tok, err := board.ResetToken(ctx, s, "bob")
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := s.ConfirmEmail(ctx, "bob", tok)
+		if err != nil || c.Email != "bob@example.net" || c.Subscribe.String() != "AI,Science" {
+			t.Errorf("ConfirmEmail = %+v, %v; want bob@example.net subscribed to AI,Science", c, err)
+		}
+		clk.Advance(time.Second)
+		again, err := s.Register(ctx, board.Registration{AgentID: "bob", AgentName: "Bob", Email: "BOB@example.NET", Subscribe: json.RawMessage(`"none"`)})
+		if err != nil || again.Status != board.AlreadyConfirmed || again.Subscribe.String() != "none" || again.Confirmed != "bob@example.net" || again.ExpiresAt != nil {
+			t.Errorf("the confirmed address again = %+v, %v; want already_confirmed, subscription none", again, err)
+		}
+		a, err := s.AgentByEmail(ctx, "Whoever <bob@EXAMPLE.net>")
+		if err != nil || a.ID != "bob" || a.Name != "Bob" || !a.LastSeen.Equal(clk.Now()) {
+			t.Errorf("AgentByEmail = %+v, %v; want bob (Bob) seen now", a, err)
 		}
 
 		bad := []struct {
@@ -94,8 +131,9 @@ func TestRegister(t *testing.T) {
 			field string
 			is    error
 		}{
-			{board.Registration{AgentID: "eve", Email: "ada@example.org"}, "email", board.ErrConflict},
+			{board.Registration{AgentID: "eve", Email: "bob@example.net"}, "email", board.ErrConflict},
 			{board.Registration{AgentID: "eve", Email: "Eve <A.D.A@example.org>"}, "", nil}, // another address: fine
+			{board.Registration{AgentID: "eve", Email: "ada@example.org"}, "", nil},         // pending for ada only: fine
 			{board.Registration{AgentID: "eve", Email: ""}, "email", board.ErrInvalid},
 			{board.Registration{AgentID: "eve", Email: "not an address"}, "email", board.ErrInvalid},
 			{board.Registration{AgentID: "eve", Email: "eve@localhost"}, "", nil},
@@ -105,6 +143,9 @@ func TestRegister(t *testing.T) {
 			{board.Registration{AgentID: "eve", Email: strings.Repeat("e", 250) + "@example.org"}, "email", board.ErrInvalid},
 			{board.Registration{AgentID: "e ve", Email: "eve@example.org"}, "agent_id", board.ErrInvalid},
 			{board.Registration{AgentID: "eve", AgentName: strings.Repeat("n", 81), Email: "eve@example.org"}, "agent_name", board.ErrInvalid},
+			{board.Registration{AgentID: "eve", Email: "eve@example.org", Subscribe: json.RawMessage(`"weather"`)}, "subscribe", board.ErrInvalid},
+			{board.Registration{AgentID: "eve", Email: "eve@example.org", Subscribe: json.RawMessage(`["AI", "Weather"]`)}, "subscribe[1]", board.ErrInvalid},
+			{board.Registration{AgentID: "eve", Email: "eve@example.org", Subscribe: json.RawMessage(`7`)}, "subscribe", board.ErrInvalid},
 		}
 		for _, b := range bad {
 			_, err := s.Register(ctx, b.in)
@@ -123,17 +164,28 @@ func TestRegister(t *testing.T) {
 	})
 }
 
-// TestRegisterRace: agents registering one address at once; exactly one
-// gets it, the others a conflict.
-func TestRegisterRace(t *testing.T) {
+// TestConfirmRace: agents that registered one address confirm it at once;
+// exactly one gets it, the others a conflict.
+func TestConfirmRace(t *testing.T) {
 	forEachStore(t, func(t *testing.T, open func(board.Options) *board.Store) {
 		s := open(board.Options{})
-		const n = 8
+		ctx := context.Background()
+		const n = board.MaxConfirmationsPerAddress
+		toks := make([]string, n)
+		for i := range n {
+			if _, err := s.Register(ctx, board.Registration{AgentID: fmt.Sprintf("r%d", i), Email: "Shared@example.org"}); err != nil {
+				t.Fatal(err)
+			}
+			var err error
+			if toks[i], err = board.ResetToken(ctx, s, fmt.Sprintf("r%d", i)); err != nil {
+				t.Fatal(err)
+			}
+		}
 		errs := make([]error, n)
 		var wg sync.WaitGroup
 		for i := range n {
 			wg.Go(func() {
-				_, errs[i] = s.Register(context.Background(), board.Registration{AgentID: fmt.Sprintf("r%d", i), Email: "Shared@example.org"})
+				_, errs[i] = s.ConfirmEmail(ctx, fmt.Sprintf("r%d", i), toks[i])
 			})
 		}
 		wg.Wait()
@@ -147,7 +199,7 @@ func TestRegisterRace(t *testing.T) {
 			}
 		}
 		if won != 1 {
-			t.Errorf("%d agents registered the address, want 1", won)
+			t.Errorf("%d agents confirmed the address, want 1", won)
 		}
 	})
 }

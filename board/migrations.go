@@ -39,6 +39,18 @@ func migrations() *migrate.Migrations {
 		Up:      ddl(schemaKeys),
 		Down:    ddl(dropKeys),
 	})
+	ms.Add(migrate.Migration{
+		Name:    "20261125000001",
+		Comment: "forecasts_community_scores", // schema_forecasts.go
+		Up:      migrateForecasts,
+		Down:    unmigrateForecasts,
+	})
+	ms.Add(migrate.Migration{
+		Name:    "20261125000002",
+		Comment: "mail_opt_in", // schema_mail.go: confirmations, subscriptions, unsubscribe tokens, inbound Message-IDs
+		Up:      migrateOptIn,
+		Down:    ddl(dropOptIn),
+	})
 	return ms
 }
 

@@ -5,8 +5,10 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
+	"github.com/predictions-md/predictions/pool"
 	"github.com/uptrace/bun"
 )
 
@@ -35,9 +37,31 @@ type predictionRow struct {
 	Outcome    sql.NullString `bun:"outcome"`
 	ResolvedAt bun.NullTime   `bun:"resolved_at"`
 	Flags      string         `bun:"flags"`
+
+	CommunityGeo       float64        `bun:"community_geo"`
+	CommunityMean      float64        `bun:"community_mean"`
+	CommunityMedian    float64        `bun:"community_median"`
+	Forecasters        int            `bun:"forecasters"`
+	CommunitySpread    float64        `bun:"community_spread"`
+	CommunityDisagree  int            `bun:"community_disagree"`
+	CommunityNotes     string         `bun:"community_notes"`
+	CommunityUpdatedAt bun.NullTime   `bun:"community_updated_at"`
+	Resolves           string         `bun:"resolves"`
+	ResolveBy          sql.NullString `bun:"resolve_by"`
 }
 
-func (r predictionRow) prediction() Prediction {
+// view is what a stored prediction's presentation depends on beyond its
+// row: the store's pooling method and today's date (for overdue).
+type view struct {
+	method pool.Method
+	today  string // YYYY-MM-DD, UTC
+}
+
+func (s *Store) view() view {
+	return view{method: s.method, today: s.clock().Format(time.DateOnly)}
+}
+
+func (r predictionRow) prediction(v view) Prediction {
 	p := Prediction{
 		ID:         r.ID,
 		AgentID:    r.AgentID,
@@ -55,7 +79,19 @@ func (r predictionRow) prediction() Prediction {
 		Status:     Status(r.Status),
 		Outcome:    Outcome(r.Outcome.String),
 		Flags:      decodeFlags(r.Flags),
+		Community: Community{
+			P:            pick(v.method, r.CommunityGeo, r.CommunityMean, r.CommunityMedian),
+			Forecasters:  r.Forecasters,
+			Method:       v.method,
+			SpreadPts:    r.CommunitySpread,
+			Disagreement: r.CommunityDisagree != 0,
+			UpdatedAt:    r.CommunityUpdatedAt.UTC(),
+			Notes:        decodeFlags(r.CommunityNotes),
+		},
+		Resolves:  r.Resolves,
+		ResolveBy: r.ResolveBy.String,
 	}
+	p.Overdue = p.Status == StatusOpen && p.ResolveBy != "" && p.ResolveBy < v.today
 	if !r.ResolvedAt.IsZero() {
 		t := r.ResolvedAt.UTC()
 		p.ResolvedAt = &t
@@ -70,7 +106,9 @@ const predictionCols = `p.id, p.agent_id, (SELECT a.name FROM agents AS a WHERE 
 	p.title, p.body, p.confidence, p.timeframe, p.domain, p.created_at,
 	p.agree, p.disagree, p.uncertain, p.replies, p.popularity,
 	p.replies_plain, p.replies_agree, p.replies_disagree, p.replies_challenge, p.replies_debate,
-	p.status, p.outcome, p.resolved_at, p.flags`
+	p.status, p.outcome, p.resolved_at, p.flags,
+	p.community_geo, p.community_mean, p.community_median, p.forecasters, p.community_spread,
+	p.community_disagree, p.community_notes, p.community_updated_at, p.resolves, p.resolve_by`
 
 // dest lists r's fields in the order of predictionCols, for a plain
 // database/sql Scan (the prepared feed statements); created receives
@@ -80,7 +118,9 @@ func (r *predictionRow) dest(created *bun.NullTime) []any {
 		&r.Title, &r.Body, &r.Confidence, &r.Timeframe, &r.Domain, created,
 		&r.Agree, &r.Disagree, &r.Uncertain, &r.Replies, &r.Popularity,
 		&r.Plain, &r.AgreeR, &r.DisagreeR, &r.Challenge, &r.Debate,
-		&r.Status, &r.Outcome, &r.ResolvedAt, &r.Flags}
+		&r.Status, &r.Outcome, &r.ResolvedAt, &r.Flags,
+		&r.CommunityGeo, &r.CommunityMean, &r.CommunityMedian, &r.Forecasters, &r.CommunitySpread,
+		&r.CommunityDisagree, &r.CommunityNotes, &r.CommunityUpdatedAt, &r.Resolves, &r.ResolveBy}
 }
 
 // CreatePrediction validates np and stores it, creating the agent on its
@@ -107,22 +147,35 @@ func (s *Store) CreatePrediction(ctx context.Context, np NewPrediction) (Predict
 	flags := s.flags(v.title, v.body, v.timeframe)
 	ag := s.agentWrite(v.agentID, v.agentName, now)
 	ag.predictions = 1
+	ag.forecasts = 1
 	p := Prediction{
 		ID: id, AgentID: v.agentID,
 		Title: v.title, Body: v.body, Confidence: v.confidence,
 		Timeframe: v.timeframe, Domain: v.domain, CreatedAt: now,
 		Status: StatusOpen, Flags: decodeFlags(flags),
+		Resolves: v.resolves,
+	}
+	if v.resolveBy != nil {
+		p.ResolveBy = v.resolveBy.(string)
+		p.Overdue = p.ResolveBy < now.Format(time.DateOnly)
 	}
 	err = s.inTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		if p.AgentName, err = ag.upsert(ctx, tx); err != nil {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO predictions
-	(id, agent_id, title, body, confidence, timeframe, domain, created_at, flags)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			id, v.agentID, v.title, v.body, v.confidence, v.timeframe, v.domain, now, flags); err != nil {
+	(id, agent_id, title, body, confidence, timeframe, domain, created_at, flags, resolves, resolve_by)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			id, v.agentID, v.title, v.body, v.confidence, v.timeframe, v.domain, now, flags, v.resolves, v.resolveBy); err != nil {
 			return err
 		}
+		// The author's confidence is its first forecast; the forecast has
+		// the prediction's id.
+		_, c, err := addForecast(ctx, tx, id, v.agentID, id, v.confidence, "", now)
+		if err != nil {
+			return err
+		}
+		p.Community = s.community(c, now)
 		if err := bumpDomain(ctx, tx, v.domain, domainDelta{predictions: 1}); err != nil {
 			return err
 		}
@@ -138,10 +191,13 @@ func (s *Store) CreatePrediction(ctx context.Context, np NewPrediction) (Predict
 //
 // Errors: [ErrNotFound] (wrapped) when there is none.
 func (s *Store) Prediction(ctx context.Context, id string) (Prediction, error) {
-	return getPrediction(ctx, s.read, id)
+	if err := checkRef("id", id); err != nil {
+		return Prediction{}, err
+	}
+	return s.getPrediction(ctx, s.read, id)
 }
 
-func getPrediction(ctx context.Context, db bun.IDB, id string) (Prediction, error) {
+func (s *Store) getPrediction(ctx context.Context, db bun.IDB, id string) (Prediction, error) {
 	var rows []predictionRow
 	if err := db.NewRaw(`SELECT `+predictionCols+` FROM predictions AS p WHERE p.id = ?`, id).Scan(ctx, &rows); err != nil {
 		return Prediction{}, fmt.Errorf("board: get prediction: %w", err)
@@ -149,7 +205,7 @@ func getPrediction(ctx context.Context, db bun.IDB, id string) (Prediction, erro
 	if len(rows) == 0 {
 		return Prediction{}, notFound("prediction", id)
 	}
-	return rows[0].prediction(), nil
+	return rows[0].prediction(s.view()), nil
 }
 
 // feedOrder maps each sort to its ORDER BY; each has an index
@@ -158,7 +214,11 @@ var feedOrder = map[Sort]string{
 	SortRecent:     "p.created_at DESC, p.id DESC",
 	SortConfidence: "p.confidence DESC, p.created_at DESC, p.id DESC",
 	SortPopular:    "p.popularity DESC, p.created_at DESC, p.id DESC",
+	SortClosing:    "p.resolve_by, p.created_at DESC, p.id DESC", // index predictions_closing
 }
+
+// closingFilter restricts [SortClosing] to open predictions with a date.
+const closingFilter = `p.status = 'open' AND p.resolve_by IS NOT NULL`
 
 // feedSorts lists the sorts in the order of feedStmts.page.
 var feedSorts = [3]Sort{SortRecent, SortConfidence, SortPopular}
@@ -193,8 +253,15 @@ func totalSQL(byDomain bool) string {
 // when byDomain. Arguments: [domain,] limit, offset.
 func feedSQL(sort Sort, byDomain bool) string {
 	q := `SELECT ` + predictionCols + ` FROM predictions AS p`
+	var where []string
+	if sort == SortClosing {
+		where = append(where, closingFilter)
+	}
 	if byDomain {
-		q += ` WHERE p.domain = ?`
+		where = append(where, `p.domain = ?`)
+	}
+	if len(where) > 0 {
+		q += ` WHERE ` + strings.Join(where, ` AND `)
 	}
 	return q + ` ORDER BY ` + feedOrder[sort] + ` LIMIT ? OFFSET ?`
 }
@@ -203,7 +270,9 @@ func feedSQL(sort Sort, byDomain bool) string {
 //
 // Sort defaults to recent, Limit to 20; a Limit above 100 is clamped to 100
 // with a note. Domain and Sort are matched without regard to case. Total
-// comes from counters kept with each write, so no query counts rows.
+// comes from counters kept with each write, so no query counts rows,
+// except for [SortClosing], which lists only open predictions with a
+// resolve_by date (soonest first) and counts them on its index.
 //
 // Errors: a *[ValidationError] for an unknown domain or sort, a negative
 // limit or a negative offset.
@@ -239,20 +308,30 @@ func (s *Store) Feed(ctx context.Context, q FeedQuery) (Feed, error) {
 		totalArgs = []any{f.Domain}
 	}
 	var rows []predictionRow
-	if s.feed != nil {
+	if s.feed != nil && sort != SortClosing {
 		if rows, err = s.feedPrepared(ctx, sort, &f, args, totalArgs); err != nil {
 			return Feed{}, err
 		}
 	} else {
-		if err := s.read.NewRaw(totalSQL(f.Domain != ""), totalArgs...).Scan(ctx, &f.Total); err != nil {
+		total := totalSQL(f.Domain != "")
+		if sort == SortClosing {
+			// No counter: the open predictions with a date are counted
+			// on the index predictions_closing.
+			total = `SELECT COUNT(*) FROM predictions AS p WHERE ` + closingFilter
+			if f.Domain != "" {
+				total += ` AND p.domain = ?`
+			}
+		}
+		if err := s.read.NewRaw(total, totalArgs...).Scan(ctx, &f.Total); err != nil {
 			return Feed{}, fmt.Errorf("board: feed total: %w", err)
 		}
 		if err := s.read.NewRaw(feedSQL(sort, f.Domain != ""), args...).Scan(ctx, &rows); err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return Feed{}, fmt.Errorf("board: feed: %w", err)
 		}
 	}
+	v := s.view()
 	for _, r := range rows {
-		f.Predictions = append(f.Predictions, r.prediction())
+		f.Predictions = append(f.Predictions, r.prediction(v))
 	}
 	f.HasMore = f.Offset+len(f.Predictions) < f.Total
 	return f, nil
@@ -294,8 +373,9 @@ func (s *Store) feedPrepared(ctx context.Context, sort Sort, f *Feed, args, tota
 }
 
 // Resolve records the outcome of a prediction: yes or no (status
-// resolved) or void (status void, not scored). It recomputes the author's
-// Brier score, accuracy and trust in the same transaction.
+// resolved) or void (status void, not scored). In the same transaction it
+// scores every forecaster ([Store.Scores]) and recomputes the statistics
+// of each and the author's Brier score and accuracy.
 //
 // Resolving again with another outcome corrects the earlier one (the
 // statistics are recomputed from the stored predictions, so nothing
@@ -306,6 +386,9 @@ func (s *Store) feedPrepared(ctx context.Context, sort Sort, f *Feed, args, tota
 // Errors: a *[ValidationError] for an unknown outcome; [ErrNotFound]
 // (wrapped) for an unknown id.
 func (s *Store) Resolve(ctx context.Context, id string, outcome Outcome) (Prediction, error) {
+	if err := checkRef("id", id); err != nil {
+		return Prediction{}, err
+	}
 	outcome, err := parseOutcome(outcome)
 	if err != nil {
 		return Prediction{}, err
@@ -335,17 +418,22 @@ func (s *Store) Resolve(ctx context.Context, id string, outcome Outcome) (Predic
 				string(status), string(outcome), now, id); err != nil {
 				return err
 			}
+			// Lock order: prediction, agents (in id order, the author
+			// among them: its confidence is a forecast), domain counters.
+			if err := scorePrediction(ctx, tx, s.pg, id); err != nil {
+				return err
+			}
+			if err := s.rescore(ctx, tx, c.AgentID); err != nil {
+				return err
+			}
 			var d domainDelta
 			d.add(Status(c.Status), -1)
 			d.add(status, +1)
 			if err := bumpDomain(ctx, tx, c.Domain, d); err != nil {
 				return err
 			}
-			if err := s.rescore(ctx, tx, c.AgentID); err != nil {
-				return err
-			}
 		}
-		p, err = getPrediction(ctx, tx, id)
+		p, err = s.getPrediction(ctx, tx, id)
 		return err
 	})
 	if err != nil {

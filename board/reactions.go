@@ -28,6 +28,9 @@ var counterColumn = map[ReactionKind]string{
 // Errors: [ErrNotFound] (wrapped) for an unknown prediction; a
 // *[ValidationError] for invalid input.
 func (s *Store) React(ctx context.Context, predictionID string, nr NewReaction) (Reaction, error) {
+	if err := checkRef("id", predictionID); err != nil {
+		return Reaction{}, err
+	}
 	if err := checkAgentID(nr.AgentID); err != nil {
 		return Reaction{}, err
 	}

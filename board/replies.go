@@ -117,6 +117,19 @@ func (s *Store) afterReply(ctx context.Context, tx bun.Tx, r *Reply) error {
 // *[ValidationError] for invalid input, including a parent_id that is not
 // a reply on the same prediction.
 func (s *Store) Reply(ctx context.Context, predictionID string, nr NewReply) (Reply, error) {
+	return s.reply(ctx, predictionID, nr, "")
+}
+
+// reply records a reply; a non-empty inboundKey (an e-mail's, see
+// [Store.ReceiveMail]) is recorded in the same transaction, so that the
+// same message delivered twice makes one reply.
+func (s *Store) reply(ctx context.Context, predictionID string, nr NewReply, inboundKey string) (Reply, error) {
+	if err := checkRef("id", predictionID); err != nil {
+		return Reply{}, err
+	}
+	if err := checkRef("parent_id", nr.ParentID); err != nil {
+		return Reply{}, err
+	}
 	if err := checkAgentID(nr.AgentID); err != nil {
 		return Reply{}, err
 	}
@@ -192,6 +205,9 @@ func (s *Store) Reply(ctx context.Context, predictionID string, nr NewReply) (Re
 		if err := s.afterReply(ctx, tx, &r); err != nil {
 			return err
 		}
+		if err := recordInbound(ctx, tx, inboundKey, r.ID, now); err != nil {
+			return err
+		}
 		return s.notifyReply(ctx, tx, r, res[0].Title)
 	})
 	if err != nil {
@@ -246,6 +262,9 @@ func (s *Store) Thread(ctx context.Context, predictionID string) ([]Reply, error
 
 // exists reports ErrNotFound for an unknown prediction.
 func (s *Store) exists(ctx context.Context, predictionID string) error {
+	if err := checkRef("id", predictionID); err != nil {
+		return err
+	}
 	var n int
 	if err := s.read.NewRaw(`SELECT COUNT(*) FROM predictions WHERE id = ?`, predictionID).Scan(ctx, &n); err != nil {
 		return fmt.Errorf("board: %w", err)

@@ -6,14 +6,18 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
+	"unicode"
 
 	"github.com/google/uuid"
+	"github.com/predictions-md/predictions/pool"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
 	"github.com/uptrace/bun/dialect/sqlitedialect"
@@ -40,11 +44,24 @@ type Options struct {
 	// BusyTimeout is how long a SQLite write waits for another process
 	// holding the write lock; 0 means 10 s. Ignored for PostgreSQL.
 	BusyTimeout time.Duration
+	// CreateDirs lets Open create the missing directories of a SQLite
+	// path. Without it only the file is created, so that a mistyped path
+	// fails instead of starting an empty board somewhere unexpected.
+	CreateDirs bool
+	// MustExist refuses a SQLite file that does not exist yet (the error
+	// wraps [ErrNoDatabase]) instead of creating an empty board: for
+	// commands such as predictions mail that only add to a board a server
+	// already created. Ignored for PostgreSQL.
+	MustExist bool
 	// Mail, when set, turns on e-mail notifications: each new prediction
 	// and reply writes its messages to the outbox in its own transaction.
 	// nil means no outbox rows (inbound mail is still accepted, matched
 	// on message IDs of any domain).
 	Mail *MailOptions
+	// Pool is the method of the community forecast: geo_odds ("" means
+	// it), mean or median. Every method is stored with each write, so it
+	// can change between runs.
+	Pool pool.Method
 
 	// singlePool, for measurements only: SQLite reads share the single
 	// write connection.
@@ -59,6 +76,13 @@ type Store struct {
 	now   func() time.Time
 	flag  func(string) []string
 	mail  *mailConfig // nil: no notifications
+	// method chooses which stored community value is shown.
+	method pool.Method
+
+	// lastWrite is when a write transaction last committed (UnixNano of
+	// the real clock; 0 for never or closed): CheckWrite under write load
+	// then need not queue behind the writes it would measure.
+	lastWrite atomic.Int64
 
 	// feed holds the feed's statements prepared once on SQLite (nil on
 	// PostgreSQL): database/sql keeps each prepared on every read
@@ -70,17 +94,23 @@ type Store struct {
 //
 // A dsn starting with postgres:// or postgresql:// opens PostgreSQL (for
 // example postgres://user:pass@host:5432/db?sslmode=disable). Anything
-// else is a SQLite file path, created on first open together with its
-// directory; it must not contain '?'.
+// else is a SQLite file path, created on first open (its directory too
+// with [Options.CreateDirs]; never with [Options.MustExist]); it must not
+// contain '?' or control characters.
 //
-// Open returns an error wrapping [ErrInvalid] for an unusable dsn, or the
-// database's error when it cannot connect or migrate.
+// Open returns an error wrapping [ErrInvalid] for an unusable dsn,
+// [ErrNoDatabase] for a SQLite file or directory that does not exist when
+// it may not be created, or the database's error when it cannot connect
+// or migrate.
 func Open(ctx context.Context, dsn string, opt Options) (*Store, error) {
 	s := &Store{now: opt.Now, flag: opt.Flag}
 	if s.now == nil {
 		s.now = time.Now
 	}
 	var err error
+	if s.method, err = pool.ParseMethod(string(opt.Pool)); err != nil {
+		return nil, fmt.Errorf("%w: Options.Pool: %v", ErrInvalid, err)
+	}
 	if s.mail, err = newMailConfig(opt.Mail); err != nil {
 		return nil, err
 	}
@@ -138,10 +168,11 @@ func (s *Store) openSQLite(path string, opt Options) error {
 	if strings.ContainsRune(path, '?') || strings.HasPrefix(path, "file:") || path == ":memory:" {
 		return fmt.Errorf("%w: SQLite path %q: give a plain file path (no file: URI, '?' or :memory:)", ErrInvalid, path)
 	}
-	if dir := filepath.Dir(path); dir != "." {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return fmt.Errorf("board: creating the database directory: %w", err)
-		}
+	if strings.ContainsFunc(path, unicode.IsControl) {
+		return fmt.Errorf("%w: SQLite path %q contains a control character", ErrInvalid, path)
+	}
+	if err := checkPath(path, opt); err != nil {
+		return err
 	}
 	busy := opt.BusyTimeout
 	if busy <= 0 {
@@ -172,7 +203,15 @@ func (s *Store) openSQLite(path string, opt Options) error {
 	}
 	// Connect the writer first so the file exists and is in WAL mode before
 	// any reader opens it.
-	if err := wdb.Ping(); err != nil {
+	// Two processes opening one new file at once both switch it to WAL;
+	// the loser's switch is refused as busy without the busy handler, so
+	// it connects again (the winner's switch takes milliseconds).
+	err = wdb.Ping()
+	for attempt := 0; err != nil && sqliteBusy(err) && attempt < 100; attempt++ {
+		time.Sleep(time.Duration(10+rand.IntN(40)) * time.Millisecond)
+		err = wdb.Ping()
+	}
+	if err != nil {
 		wdb.Close()
 		return fmt.Errorf("board: opening %s: %w", path, err)
 	}
@@ -190,6 +229,44 @@ func (s *Store) openSQLite(path string, opt Options) error {
 	rdb.SetMaxIdleConns(n)
 	rdb.SetConnMaxIdleTime(0)
 	s.read = bun.NewDB(rdb, sqlitedialect.New())
+	return nil
+}
+
+// checkPath makes sure that a SQLite file may be opened: with MustExist
+// it must exist; otherwise its directory must exist, or is created with
+// CreateDirs.
+func checkPath(path string, opt Options) error {
+	if opt.MustExist {
+		st, err := os.Stat(path)
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+			return fmt.Errorf("%w: %s does not exist; give the path of the database serve uses (its --db)", ErrNoDatabase, path)
+		case err != nil:
+			return fmt.Errorf("board: opening %s: %w", path, err)
+		case st.IsDir():
+			return fmt.Errorf("%w: %s is a directory, not a database file", ErrNoDatabase, path)
+		}
+		return nil
+	}
+	dir := filepath.Dir(path)
+	if dir == "." {
+		return nil
+	}
+	if opt.CreateDirs {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return fmt.Errorf("board: creating the database directory: %w", err)
+		}
+		return nil
+	}
+	st, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return fmt.Errorf("%w: the directory %s of the database does not exist; create it, or pass --create-dirs", ErrNoDatabase, dir)
+	case err != nil:
+		return fmt.Errorf("board: opening %s: %w", path, err)
+	case !st.IsDir():
+		return fmt.Errorf("%w: %s is not a directory", ErrNoDatabase, dir)
+	}
 	return nil
 }
 
@@ -225,6 +302,7 @@ func (s *Store) prepareFeed(ctx context.Context) error {
 
 // Close closes the database pools.
 func (s *Store) Close() error {
+	s.lastWrite.Store(0)
 	var errs []error
 	if s.feed != nil {
 		errs = append(errs, s.feed.close())
@@ -242,9 +320,14 @@ func (s *Store) Close() error {
 // it asks the read pool: the single writer connection is busy whenever
 // writes queue, and a probe waiting behind them would report a healthy
 // server as down under load (the read pool opens the same file).
+//
+// Its error wraps [ErrUnavailable]; [Store.CheckWrite] checks writes.
 func (s *Store) Ping(ctx context.Context) error {
 	var one int
-	return s.read.QueryRowContext(ctx, "SELECT 1").Scan(&one)
+	if err := s.read.QueryRowContext(ctx, "SELECT 1").Scan(&one); err != nil {
+		return checkErr(err)
+	}
+	return nil
 }
 
 // Dialect returns "sqlite" or "postgres".
@@ -279,8 +362,52 @@ func (s *Store) clock() time.Time {
 	return s.now().UTC().Truncate(time.Microsecond)
 }
 
+// maxTxAttempts bounds how often a write transaction runs when the
+// database aborts it for a deadlock or a serialization failure.
+const maxTxAttempts = 5
+
+// inTx runs fn in a write transaction. A transaction that the database
+// aborted for a deadlock or a serialization failure (PostgreSQL 40P01 and
+// 40001, SQLite's SQLITE_BUSY_SNAPSHOT) runs again from the start, up to
+// [maxTxAttempts] times with a jittered backoff of a few milliseconds, so
+// fn must do all its work through tx (every write path does: its rows,
+// counters and outbox messages commit or roll back together). An error
+// that says the database is unavailable comes back wrapping
+// [ErrUnavailable].
 func (s *Store) inTx(ctx context.Context, fn func(ctx context.Context, tx bun.Tx) error) error {
-	return s.write.RunInTx(ctx, nil, fn)
+	var err error
+	for attempt := 1; ; attempt++ {
+		if err = s.write.RunInTx(ctx, nil, fn); err == nil {
+			s.lastWrite.Store(time.Now().UnixNano())
+			return nil
+		}
+		if attempt == maxTxAttempts || !retryable(err) {
+			return Classify(err)
+		}
+		backoff := time.Duration(1<<attempt) * time.Millisecond // 2, 4, 8, 16 ms
+		t := time.NewTimer(backoff/2 + rand.N(backoff))
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return Classify(err)
+		case <-t.C:
+		}
+	}
+}
+
+// retryable reports whether the database aborted a transaction that may
+// succeed when run again: a deadlock or a serialization failure.
+func retryable(err error) bool {
+	var pg interface{ Field(byte) string } // pgdriver.Error
+	if errors.As(err, &pg) {
+		code := pg.Field('C')
+		return code == "40P01" || code == "40001"
+	}
+	var lite interface{ Code() int } // modernc.org/sqlite's *Error
+	if errors.As(err, &lite) {
+		return lite.Code() == 517 // SQLITE_BUSY_SNAPSHOT: a WAL snapshot went stale
+	}
+	return false
 }
 
 func newID() (string, error) {
@@ -320,4 +447,13 @@ func decodeFlags(raw string) []string {
 		out = []string{}
 	}
 	return out
+}
+
+// sqliteBusy reports whether err is SQLite's "database is locked".
+func sqliteBusy(err error) bool {
+	var lite interface{ Code() int } // modernc.org/sqlite's *Error
+	if errors.As(err, &lite) {
+		return lite.Code()&0xff == 5
+	}
+	return strings.Contains(strings.ToLower(err.Error()), "database is locked")
 }

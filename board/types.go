@@ -1,6 +1,12 @@
 package board
 
-import "time"
+import (
+	"time"
+
+	"encoding/json"
+	"github.com/predictions-md/predictions/scoring"
+	"strconv"
+)
 
 // Sort orders the feed. The zero value means [SortRecent].
 type Sort string
@@ -10,6 +16,9 @@ const (
 	SortRecent     Sort = "recent"     // newest first
 	SortConfidence Sort = "confidence" // highest confidence first
 	SortPopular    Sort = "popular"    // most reactions plus replies first
+	// SortClosing lists only open predictions with a resolve_by date,
+	// soonest first (overdue ones lead).
+	SortClosing Sort = "closing"
 )
 
 // Status is the state of a prediction: open until a moderator resolves it.
@@ -92,11 +101,21 @@ type NewPrediction struct {
 	AgentName string `json:"agent_name,omitempty"` // optional; see [Store.CreatePrediction]
 	Title     string `json:"title"`
 	Body      string `json:"body"`
-	// Confidence is a probability in [0, 1] (0.75 means 75%). It is a
-	// pointer so that a missing value is told apart from 0.
-	Confidence *float64 `json:"confidence"`
-	Timeframe  string   `json:"timeframe"`
-	Domain     string   `json:"domain"`
+	// Confidence is a probability in [0, 1] (0.75 means 75%), for Go
+	// callers. It is a pointer so that a missing value is told apart from 0.
+	Confidence *float64 `json:"-"`
+	// ConfidenceJSON is the confidence as sent in a JSON body: a bare number
+	// is a fraction in [0, 1], a string ending in % a percent ("75%"). When
+	// set, it is read instead of Confidence, by the one rule of package odds.
+	ConfidenceJSON json.RawMessage `json:"confidence"`
+	Timeframe      string          `json:"timeframe"`
+	Domain         string          `json:"domain"`
+	// Resolves optionally says what makes it yes and who says so, as the
+	// forecast file's field; at most [MaxResolves] characters.
+	Resolves string `json:"resolves,omitempty"`
+	// ResolveBy is an optional date YYYY-MM-DD by which it should be
+	// resolved; past it, an open prediction is overdue.
+	ResolveBy string `json:"resolve_by,omitempty"`
 }
 
 // NewReply is the input of [Store.Reply].
@@ -147,6 +166,14 @@ type Prediction struct {
 	// Flags are the labels [Options.Flag] gave the title, body or timeframe
 	// at creation, sorted; never nil.
 	Flags []string `json:"flags"`
+	// Community is the agents' standing forecasts pooled; the author's
+	// confidence is its first forecast, so Forecasters is at least 1.
+	Community Community `json:"community"`
+	// Resolves and ResolveBy are as given at creation ("" when not).
+	Resolves  string `json:"resolves,omitempty"`
+	ResolveBy string `json:"resolve_by,omitempty"`
+	// Overdue: still open after its ResolveBy date (UTC).
+	Overdue bool `json:"overdue"`
 }
 
 // FeedQuery selects a page of the feed. The zero value asks for the 20
@@ -251,10 +278,38 @@ type Agent struct {
 	// Accuracy is the share of its resolved predictions on the right side
 	// of 50%; null while none counts (confidence exactly 0.5 is excluded).
 	Accuracy *float64 `json:"accuracy"`
-	// TrustScore is in [0, 1], 0.5 neutral; see the package documentation.
+	// TrustScore is in [0, 1], 0.5 neutral, from the Brier score of all
+	// its scored forecasts; see [Trust].
 	TrustScore float64  `json:"trust_score"`
 	Flags      []string `json:"flags"` // labels of its display name; never nil
+	// Forecasts counts the predictions it has forecast (its own included:
+	// a post's confidence is its author's first forecast).
+	Forecasts int `json:"forecasts"`
+	// Scored counts its forecast predictions resolved yes or no.
+	Scored int `json:"scored"`
+	// PeerScore and BaselineScore are the means of its time-averaged
+	// Metaculus scores over scored predictions ([TimeAveraged]);
+	// ForecastBrier and LogScore the means of the Brier and log scores of
+	// its standing forecasts at resolution. All are null while Scored is 0.
+	PeerScore     *float64 `json:"peer_score"`
+	BaselineScore *float64 `json:"baseline_score"`
+	ForecastBrier *float64 `json:"forecast_brier"`
+	LogScore      *float64 `json:"log_score"`
+	// Calibration is the calibration table (package scoring, 10 bins) of
+	// its scored forecasts; set by [Store.Agent] only, empty while none.
+	Calibration []scoring.Bin `json:"calibration,omitempty"`
 }
+
+// AgentSort orders [Store.AgentsBy]. The zero value means [AgentSortRecent].
+type AgentSort string
+
+// The agent orders; ties are broken by last seen, then id.
+const (
+	AgentSortRecent AgentSort = "recent"     // most recently seen first (the default)
+	AgentSortPeer   AgentSort = "peer_score" // highest mean peer score first, unscored last
+	AgentSortBrier  AgentSort = "brier"      // lowest forecast Brier score first, unscored last
+	AgentSortTrust  AgentSort = "trust"      // highest trust first
+)
 
 // DomainCount is the number of predictions in a domain.
 type DomainCount struct {
@@ -281,4 +336,15 @@ type Stats struct {
 	// ByDomain lists every domain in [Domains] order, zeros included.
 	ByDomain []DomainCount `json:"by_domain"`
 	Notes    []string      `json:"notes"` // never nil
+}
+
+// MarshalJSON writes the request body of POST /api/predictions: the
+// confidence is ConfidenceJSON when set, else Confidence.
+func (np NewPrediction) MarshalJSON() ([]byte, error) {
+	type plain NewPrediction // without this method
+	p := plain(np)
+	if p.ConfidenceJSON == nil && np.Confidence != nil {
+		p.ConfidenceJSON = json.RawMessage(strconv.FormatFloat(*np.Confidence, 'g', -1, 64))
+	}
+	return json.Marshal(p)
 }

@@ -1,12 +1,19 @@
 package board
 
 import (
+	"bytes"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"regexp"
+	"strconv"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/predictions-md/predictions/odds"
 )
 
 // Length limits, counted in Unicode code points.
@@ -17,6 +24,10 @@ const (
 	MaxBody      = 10000
 	MaxTimeframe = 100
 	MaxReply     = 10000
+	// MaxResolves bounds a prediction's resolution criteria.
+	MaxResolves = 500
+	// MaxNote bounds the note of a forecast.
+	MaxNote = 10000
 )
 
 // Feed page sizes.
@@ -34,6 +45,22 @@ var domains = []string{
 func Domains() []string { return append([]string(nil), domains...) }
 
 var agentIDPattern = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
+
+// checkRef refuses an id that no row can have because it holds a control
+// character (NUL among them) or is not UTF-8, before it reaches the
+// database: PostgreSQL refuses a NUL in text with an error, which would
+// otherwise become a 500. field is the input's name (id, parent_id).
+func checkRef(field, id string) error {
+	if !utf8.ValidString(id) {
+		return invalid(field, "is not valid UTF-8", "send the id as returned by the board, such as 0190f5a2-7b3c-7d4e-8f90-123456789abc")
+	}
+	if i := strings.IndexFunc(id, unicode.IsControl); i >= 0 {
+		r, _ := utf8.DecodeRuneInString(id[i:])
+		return invalid(field, fmt.Sprintf("contains the control character %U at byte %d", r, i),
+			"send the id as returned by the board, without control characters, such as 0190f5a2-7b3c-7d4e-8f90-123456789abc")
+	}
+	return nil
+}
 
 func checkAgentID(id string) error {
 	const hint = `send 1 to 64 letters, digits, dots, underscores or hyphens, e.g. "forecaster-7"`
@@ -90,21 +117,32 @@ func checkText(field, s string, min, max int, multiline bool) (string, error) {
 	return s, nil
 }
 
+// checkConfidence reads a Go caller's confidence by odds.ReadFraction, the
+// board's side of the one reading rule: a fraction in [0, 1] (75 is refused
+// with a hint offering 0.75 or "75%").
 func checkConfidence(p *float64) (float64, error) {
-	const hint = "send a probability from 0 to 1: 0.75 means 75%"
+	const hint = `send a probability from 0 to 1 (0.75 means 75%) or a percent string such as "75%"`
 	switch {
 	case p == nil:
 		return 0, invalid("confidence", "is required", hint)
 	case math.IsNaN(*p) || math.IsInf(*p, 0):
 		return 0, invalid("confidence", "is not a finite number", hint)
-	case *p >= 0 && *p <= 1:
-		return *p, nil
-	case *p > 1 && *p <= 100:
-		return 0, invalid("confidence", fmt.Sprintf("is %g, outside 0 to 1", *p),
-			fmt.Sprintf("confidence is a fraction, not a percent: 0.75 means 75%%; send %g for %g%%", *p/100, *p))
-	default:
-		return 0, invalid("confidence", fmt.Sprintf("is %g, outside 0 to 1", *p), hint)
 	}
+	return readFraction("confidence", odds.Sent{Text: strconv.FormatFloat(*p, 'g', -1, 64)}, hint)
+}
+
+// readFraction reads a probability sent as field by odds.ReadFraction and
+// names the field in any error.
+func readFraction(field string, sent odds.Sent, hint string) (float64, error) {
+	r, err := odds.ReadFraction(sent, field)
+	if err != nil {
+		var oe *odds.Error
+		if errors.As(err, &oe) {
+			return 0, invalid(field, strings.TrimPrefix(oe.Reason, field+" "), oe.Hint)
+		}
+		return 0, invalid(field, err.Error(), hint)
+	}
+	return r.P, nil
 }
 
 // canonicalDomain matches s against [Domains] without regard to case.
@@ -132,6 +170,8 @@ type validPrediction struct {
 	agentID, agentName             string
 	title, body, timeframe, domain string
 	confidence                     float64
+	resolves                       string
+	resolveBy                      any // nil or the YYYY-MM-DD string
 }
 
 func (np NewPrediction) validate() (validPrediction, error) {
@@ -150,7 +190,12 @@ func (np NewPrediction) validate() (validPrediction, error) {
 	if v.body, err = checkText("body", np.Body, 1, MaxBody, true); err != nil {
 		return v, err
 	}
-	if v.confidence, err = checkConfidence(np.Confidence); err != nil {
+	if np.ConfidenceJSON != nil {
+		v.confidence, err = readProbability("confidence", np.ConfidenceJSON)
+	} else {
+		v.confidence, err = checkConfidence(np.Confidence)
+	}
+	if err != nil {
 		return v, err
 	}
 	if v.timeframe, err = checkText("timeframe", np.Timeframe, 1, MaxTimeframe, false); err != nil {
@@ -159,11 +204,22 @@ func (np NewPrediction) validate() (validPrediction, error) {
 	if v.domain, err = canonicalDomain("domain", np.Domain); err != nil {
 		return v, err
 	}
+	if v.resolves, err = checkText("resolves", np.Resolves, 0, MaxResolves, false); err != nil {
+		return v, err
+	}
+	if np.ResolveBy != "" {
+		d, err := checkDate("resolve_by", np.ResolveBy)
+		if err != nil {
+			return v, err
+		}
+		v.resolveBy = d
+	}
 	return v, nil
 }
 
 // Validate reports the first problem of np in field order (agent_id,
-// agent_name, title, body, confidence, timeframe, domain) as a
+// agent_name, title, body, confidence, timeframe, domain, resolves,
+// resolve_by) as a
 // *[ValidationError], or nil. [Store.CreatePrediction] calls it; adapters
 // may call it to reject a request before opening a transaction.
 func (np NewPrediction) Validate() error {
@@ -211,6 +267,50 @@ func parseSort(s Sort) (Sort, error) {
 		return SortConfidence, nil
 	case SortPopular:
 		return SortPopular, nil
+	case SortClosing:
+		return SortClosing, nil
 	}
-	return "", invalid("sort", fmt.Sprintf("%q is not a known sort", string(s)), "send recent, confidence or popular")
+	return "", invalid("sort", fmt.Sprintf("%q is not a known sort", string(s)), "send recent, confidence, popular or closing")
+}
+
+// checkDate reads a calendar date YYYY-MM-DD.
+func checkDate(field, s string) (string, error) {
+	t, err := time.Parse(time.DateOnly, strings.TrimSpace(s))
+	if err != nil {
+		return "", invalid(field, fmt.Sprintf("%q is not a date YYYY-MM-DD", s), `send a date such as "2027-03-31"`)
+	}
+	return t.Format(time.DateOnly), nil
+}
+
+// readProbability reads a forecast's probability, as JSON, by the board's
+// side of the one reading rule (see [checkConfidence]): a bare number is a
+// fraction in [0, 1], a string ending in % a percent.
+func readProbability(field string, raw json.RawMessage) (float64, error) {
+	const hint = `send a fraction from 0 to 1 such as 0.7, or a percent string such as "70%"`
+	t := bytes.Trim(raw, " \t\r\n") // JSON white space only
+	if len(t) == 0 || string(t) == "null" {
+		return 0, invalid(field, "is required", hint)
+	}
+	sent := odds.Sent{Text: string(t)}
+	switch {
+	case t[0] == '"':
+		if err := json.Unmarshal(t, &sent.Text); err != nil {
+			return 0, invalid(field, "is not a valid JSON string", hint)
+		}
+		if !strings.HasSuffix(strings.TrimSpace(sent.Text), "%") {
+			return 0, invalid(field, fmt.Sprintf("is the string %q without a %% sign", truncate(sent.Text, 40)), hint)
+		}
+		sent.Quoted = true
+	case !json.Valid(t):
+		return 0, invalid(field, fmt.Sprintf("is %s, not a number", truncate(string(t), 40)), hint)
+	}
+	return readFraction(field, sent, hint)
+}
+
+// truncate shortens s to at most n bytes for an error message.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return strings.ToValidUTF8(s[:n], "") + "…"
 }

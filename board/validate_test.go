@@ -2,6 +2,7 @@ package board_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -172,4 +173,30 @@ func FuzzValidate(f *testing.F) {
 			t.Errorf("Validate error %v is not a *ValidationError wrapping ErrInvalid", err)
 		}
 	})
+}
+
+// TestNewPredictionJSON: a NewPrediction built in Go marshals to the
+// request body with its confidence, and that body decodes back to the
+// same confidence as sent.
+func TestNewPredictionJSON(t *testing.T) {
+	for _, tc := range []struct {
+		np   board.NewPrediction
+		want string
+	}{
+		{board.NewPrediction{AgentID: "a", Confidence: ptr(0.7)}, `0.7`},
+		{board.NewPrediction{AgentID: "a", ConfidenceJSON: json.RawMessage(`"75%"`), Confidence: ptr(0.1)}, `"75%"`},
+		{board.NewPrediction{AgentID: "a"}, `null`},
+	} {
+		b, err := json.Marshal(tc.np)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back board.NewPrediction
+		if err := json.Unmarshal(b, &back); err != nil {
+			t.Fatal(err)
+		}
+		if got := string(back.ConfidenceJSON); got != tc.want {
+			t.Errorf("json.Marshal(%+v) = %s: confidence %s, want %s", tc.np, b, got, tc.want)
+		}
+	}
 }

@@ -75,3 +75,29 @@ func ExampleParse_errors() {
 	fmt.Println(err)
 	// Output: email: message: the message is larger than the limit of 10 bytes; send the reply without attachments or quoted history
 }
+
+// A confirmation message: the only message an address gets before it is
+// confirmed, with the RFC 8058 one-click unsubscribe headers.
+func ExampleConfirmation_Bytes() {
+	c := email.Confirmation{
+		From: mail.Address{Name: "Predictions board", Address: "board@predictions.example.org"},
+		To:   mail.Address{Address: "ada@agents.example.org"}, AgentID: "ada",
+		ConfirmURL:     "https://predictions.example.org/api/agents/ada/email/confirm?token=tok",
+		Token:          "tok",
+		UnsubscribeURL: "https://predictions.example.org/api/email/unsubscribe?token=unsub",
+		Expires:        time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC),
+		ID:             "c1", Domain: "predictions.example.org", Date: time.Date(2026, 11, 25, 9, 0, 0, 0, time.UTC),
+	}
+	raw, err := c.Bytes()
+	if err != nil {
+		panic(err)
+	}
+	m, _ := mail.ReadMessage(bytes.NewReader(raw))
+	fmt.Println(m.Header.Get("Subject"))
+	fmt.Println(m.Header.Get("List-Unsubscribe"))
+	fmt.Println(m.Header.Get("List-Unsubscribe-Post"))
+	// Output:
+	// Confirm your address for agent ada
+	// <https://predictions.example.org/api/email/unsubscribe?token=unsub>
+	// List-Unsubscribe=One-Click
+}

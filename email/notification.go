@@ -56,6 +56,10 @@ type Notification struct {
 	// Domain is the right-hand side of the Message-IDs, normally the
 	// board's host name; required.
 	Domain string
+	// UnsubscribeURL, when set, is the recipient's one-click unsubscribe
+	// link (an absolute http or https URL): it goes in List-Unsubscribe
+	// with List-Unsubscribe-Post (RFC 8058) and at the end of the body.
+	UnsubscribeURL string
 }
 
 var domainPattern = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*$`)
@@ -122,6 +126,7 @@ func (n Notification) Bytes() ([]byte, error) {
 		h("References", thread)
 	}
 	h("List-Id", "Predictions board <predictions."+n.Domain+">")
+	writeUnsubscribe(&b, n.UnsubscribeURL)
 	h("X-Prediction-Id", n.PredictionID)
 	h("Auto-Submitted", "auto-generated")
 	h("Precedence", "bulk")
@@ -174,7 +179,7 @@ func (n Notification) check() error {
 	if n.Date.IsZero() {
 		return invalid("Date", "the date is zero", "set it to the time of the post")
 	}
-	return nil
+	return checkLink("UnsubscribeURL", n.UnsubscribeURL, false)
 }
 
 func checkAddress(field, a string) error {
@@ -316,6 +321,9 @@ func (n Notification) text() string {
 		b.WriteString("\n\n")
 	}
 	b.WriteString(footer)
+	if n.UnsubscribeURL != "" {
+		b.WriteString("\nTo get no more e-mail from the board: " + n.UnsubscribeURL + "\n")
+	}
 	return b.String()
 }
 

@@ -205,6 +205,9 @@ func TestNotificationInvalid(t *testing.T) {
 		{"domain with newline", func(n *Notification) { n.Domain = "x.example\r\nBcc: v@evil.example" }, "Domain"},
 		{"domain with bracket", func(n *Notification) { n.Domain = "x.example>" }, "Domain"},
 		{"no date", func(n *Notification) { n.Date = time.Time{} }, "Date"},
+		{"unsubscribe link with newline", func(n *Notification) { n.UnsubscribeURL = "https://x.example/u?t=1\r\nBcc: v@evil.example" }, "UnsubscribeURL"},
+		{"unsubscribe link closing the bracket", func(n *Notification) { n.UnsubscribeURL = "https://x.example/u>, <mailto:v@evil.example" }, "UnsubscribeURL"},
+		{"unsubscribe link not http", func(n *Notification) { n.UnsubscribeURL = "javascript:alert(1)" }, "UnsubscribeURL"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

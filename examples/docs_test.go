@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -26,19 +27,23 @@ func TestDocPrograms(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the programs with the go command")
 	}
-	// Programs are written inside the module (under testdata, which
-	// ./... ignores) so that they import its packages as users do.
-	if err := os.MkdirAll("testdata", 0o755); err != nil {
-		t.Fatal(err)
-	}
-	src, err := os.MkdirTemp("testdata", "docprog")
+	// Programs are written to a temporary module that a go.work puts beside
+	// this one, so that they import its packages as users do and nothing is
+	// written into the source tree.
+	root, err := filepath.Abs("..")
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		os.RemoveAll(src)
-		os.Remove("testdata") // only when empty
-	})
+	src := t.TempDir()
+	gov := goVersion(t, root)
+	for name, text := range map[string]string{
+		"go.mod":  "module docprog\n\ngo " + gov + "\n",
+		"go.work": "go " + gov + "\n\nuse (\n\t.\n\t" + strconv.Quote(root) + "\n)\n",
+	} {
+		if err := os.WriteFile(filepath.Join(src, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	want := map[string]string{}
 	for _, pkg := range docPackages {
 		prog, out, err := docProgram(filepath.Join("..", pkg, "doc.go"))
@@ -61,7 +66,9 @@ func TestDocPrograms(t *testing.T) {
 		t.FailNow()
 	}
 	bin := t.TempDir()
-	cmd := exec.Command(exampletest.GoCommand(), "build", "-o", bin+string(filepath.Separator), "./"+filepath.ToSlash(src)+"/...")
+	cmd := exec.Command(exampletest.GoCommand(), "build", "-o", bin+string(filepath.Separator), "./...")
+	cmd.Dir = src
+	cmd.Env = append(os.Environ(), "GOWORK="+filepath.Join(src, "go.work"))
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("the doc.go programs do not compile: %v\n%s", err, out)
 	}
@@ -147,3 +154,19 @@ type docError string
 func (e docError) Error() string { return string(e) }
 
 const errNoProgram = docError(`the package comment has no program: add an indented block starting with "package main"`)
+
+// goVersion is the go line of the module's go.mod, for the workspace.
+func goVersion(t *testing.T, root string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(root, "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for line := range strings.Lines(string(b)) {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "go "); ok {
+			return v
+		}
+	}
+	t.Fatal("go.mod has no go line")
+	return ""
+}

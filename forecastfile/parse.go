@@ -597,7 +597,16 @@ func readPercent(s string) (p float64, pct bool, problem string) {
 		return 0, pct, fmt.Sprintf("probability %q is ambiguous: write %s%% if you mean the fraction %s, or %s%% if you mean %s percent",
 			s, formatPercent(v), t, t, t)
 	}
-	return v / 100, pct, ""
+	return percentFraction(t), pct, ""
+}
+
+// percentFraction is the float64 nearest the exact fraction t/100, for
+// percent text t already checked to be a number: strconv rounds "t e-2"
+// once, where ParseFloat(t)/100 rounds twice (99.9 would become
+// 0.9990000000000001).
+func percentFraction(t string) float64 {
+	v, _ := strconv.ParseFloat(t+"e-2", 64)
+	return v
 }
 
 // formatPercent writes the fraction p as a percent number without the sign,
@@ -605,7 +614,7 @@ func readPercent(s string) (p float64, pct bool, problem string) {
 func formatPercent(p float64) string {
 	for prec := 0; prec <= 17; prec++ {
 		s := strconv.FormatFloat(p*100, 'f', prec, 64)
-		if v, err := strconv.ParseFloat(s, 64); err == nil && v/100 == p {
+		if v, err := strconv.ParseFloat(s+"e-2", 64); err == nil && v == p {
 			return s
 		}
 	}

@@ -117,7 +117,7 @@ func (s *Server) authorizeAgent(w http.ResponseWriter, r *http.Request, c *call,
 				Hint:    "post as the agent you authenticate as: Authorization: Bearer <agent_id> with the body's agent_id"}
 		}
 	}
-	return s.limitAgent(w, r, agentID)
+	return s.limitAgent(w, r, c, agentID)
 }
 
 // keyProblem turns the store's key errors into 403 Problems.

@@ -20,6 +20,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/google/uuid"
@@ -41,9 +43,17 @@ type Board interface {
 	Reactions(ctx context.Context, predictionID string) ([]board.Reaction, error)
 	Resolve(ctx context.Context, id string, outcome board.Outcome) (board.Prediction, error)
 	Agents(ctx context.Context) ([]board.Agent, error)
+	AgentsBy(ctx context.Context, sort board.AgentSort) ([]board.Agent, error)
+	// Forecasts (forecasts.go).
+	Forecast(ctx context.Context, predictionID string, nf board.NewForecast) (board.ForecastResult, error)
+	Forecasts(ctx context.Context, predictionID string, pg board.Page) (board.ForecastPage, error)
+	Standing(ctx context.Context, predictionID string) ([]board.Forecast, error)
+	Scores(ctx context.Context, predictionID string) (board.ScoreTable, error)
 	Agent(ctx context.Context, id string) (board.Agent, error)
 	Stats(ctx context.Context) (board.Stats, error)
 	Register(ctx context.Context, r board.Registration) (board.Registered, error)
+	ConfirmEmail(ctx context.Context, agentID, token string) (board.Confirmed, error)
+	Unsubscribe(ctx context.Context, token string) (board.Unsubscribed, error)
 	ReceiveMail(ctx context.Context, m *email.Message) (board.Reply, error)
 	Ping(ctx context.Context) error
 	// Agent keys, for [AuthKeys] (see auth.go).
@@ -87,6 +97,7 @@ type call struct {
 	bearer string // the Authorization bearer, for authAgent routes
 	query  url.Values
 	notes  []string // unknown parameters and fields, ignored
+	refund func()   // gives back the agent's write when the route fails; nil when none was taken
 }
 
 // boardRoute is the one definition of a board route: it registers the mux
@@ -126,10 +137,12 @@ const agentIDPattern = `^[A-Za-z0-9._-]{1,64}$`
 var agentIDRe = regexp.MustCompile(agentIDPattern)
 
 // trustText documents the trust score (board.Trust).
-var trustText = fmt.Sprintf("Trust score: skill = 1 − brier/0.25 (Brier skill against always saying 50%%), "+
-	"trust = clamp(0.5 + 0.5 · skill · n/(n + %d), 0, 1) where n is the number of the agent's predictions resolved yes or no; "+
-	"0.5 is neutral and is the score while nothing is resolved. Brier score = mean (confidence − outcome)²; "+
-	"accuracy = share of resolved predictions on the right side of 50%% (confidence exactly 0.5 is left out). Void predictions count in neither.",
+var trustText = fmt.Sprintf("Trust score: skill = 1 − forecast_brier/0.25 (Brier skill against always saying 50%%), "+
+	"trust = clamp(0.5 + 0.5 · skill · n/(n + %d), 0, 1) where n = scored, the number of predictions resolved yes or no that the agent forecast "+
+	"(its own posts included: a post's confidence is its first forecast) and forecast_brier the mean Brier score of its standing forecasts at resolution; "+
+	"0.5 is neutral and is the score while none is scored. forecasts counts the predictions it forecast; peer_score, baseline_score and log_score are "+
+	"means over scored predictions (see GET /api/predictions/{id}/scores). brier_score = mean (confidence − outcome)² and accuracy = share on the right "+
+	"side of 50%% (confidence exactly 0.5 is left out) cover its own resolved posts. Void predictions count in none.",
 	board.TrustShrinkage)
 
 // tagsText documents the coordination tags (board "Reply kinds").
@@ -158,7 +171,7 @@ type (
 		Debates    []board.Debate     `json:"debates" jsonschema:"the debates opened by [DEBATE] replies, in the order opened, each with the replies that joined it (entries) and their counts by kind"`
 	}
 	agentList struct {
-		Agents []board.Agent `json:"agents" jsonschema:"every agent, most recently seen first"`
+		Agents []board.Agent `json:"agents" jsonschema:"every agent, most recently seen first unless sort says otherwise"`
 		Count  int           `json:"count" jsonschema:"the number of agents"`
 	}
 	agentDetail struct {
@@ -170,7 +183,7 @@ type (
 		Notes []string `json:"notes,omitempty"`
 	}
 	replyCreated struct {
-		Status  string      `json:"status" jsonschema:"reply_created"`
+		Status  string      `json:"status" jsonschema:"reply_created, or duplicate for an e-mail recorded before"`
 		ReplyID string      `json:"reply_id" jsonschema:"the new reply's id (a UUID)"`
 		Reply   board.Reply `json:"reply" jsonschema:"the stored reply"`
 	}
@@ -183,12 +196,6 @@ type (
 	reactionResult struct {
 		Status   string         `json:"status" jsonschema:"reaction_recorded (first reaction of this agent), reaction_replaced or reaction_unchanged"`
 		Reaction board.Reaction `json:"reaction" jsonschema:"the agent's reaction, with the one it replaced (previous) and the counts after the write"`
-	}
-	agentRegistered struct {
-		Status        string      `json:"status" jsonschema:"agent_registered (new agent), email_registered (first address of an existing agent), email_changed or registration_unchanged"`
-		Agent         board.Agent `json:"agent" jsonschema:"the agent with its statistics"`
-		Email         string      `json:"email" jsonschema:"the address stored, without display name; never shown in the agent list"`
-		PreviousEmail string      `json:"previous_email,omitempty" jsonschema:"the address it replaced"`
 	}
 	resolveInput struct {
 		Outcome board.Outcome `json:"outcome"`
@@ -239,8 +246,17 @@ func defineBoard() []*boardRoute {
 	text(newPred, "title", "headline", board.MaxTitle)
 	text(newPred, "body", "the prediction in detail", board.MaxBody)
 	text(newPred, "timeframe", "free-text period, such as \"Q4 2026\" or \"by 2026-12-31\"", board.MaxTimeframe)
-	c := newPred.Properties["confidence"]
-	c.Description, c.Minimum, c.Maximum = "probability that it happens, from 0 to 1 (0.75 means 75%)", num(0), num(1)
+	newPred.Properties["confidence"] = &jsonschema.Schema{
+		Description: `probability that it happens: a number from 0 to 1 (0.75 means 75%; 75 is refused) or a percent string such as "75%"`,
+		AnyOf: []*jsonschema.Schema{
+			{Type: "number", Minimum: num(0), Maximum: num(1)},
+			{Type: "string", Pattern: `^\s*(100(\.0+)?|[0-9]{1,2}(\.[0-9]+)?)\s*%\s*$`},
+		},
+	}
+	rs := newPred.Properties["resolves"]
+	rs.Description, rs.MaxLength = "optional: what makes it yes and who says so", ptr(board.MaxResolves)
+	rb := newPred.Properties["resolve_by"]
+	rb.Description, rb.Format = "optional: the date YYYY-MM-DD by which it should be resolved; past it, an open prediction is overdue", "date"
 	d := newPred.Properties["domain"]
 	d.Description = "the prediction's domain, in any case (stored in the spelling listed)"
 	for _, v := range board.Domains() {
@@ -263,6 +279,7 @@ func defineBoard() []*boardRoute {
 	register.Properties["agent_name"].Description = "optional display name; when omitted it is derived from the address"
 	e := register.Properties["email"]
 	e.Description, e.MinLength = fmt.Sprintf("your agent's address, at most %d bytes: ada@example.org, or with a display name \"Ada Lovelace <ada@example.org>\"", board.MaxEmail), ptr(3)
+	subscribeSchema(register)
 
 	resolve := inputSchema[resolveInput]()
 	o := resolve.Properties["outcome"]
@@ -277,8 +294,9 @@ func defineBoard() []*boardRoute {
 	feedParams := []boardParam{
 		{"domain", strEnum("only predictions of this domain, in any case", board.Domains()...)},
 		{"sort", func() *jsonschema.Schema {
-			s := strEnum("recent (newest first), confidence (highest first) or popular (most reactions plus replies first); ties go to the newest",
-				string(board.SortRecent), string(board.SortConfidence), string(board.SortPopular))
+			s := strEnum("recent (newest first), confidence (highest first), popular (most reactions plus replies first) or closing "+
+				"(only open predictions with a resolve_by date, soonest first); ties go to the newest",
+				string(board.SortRecent), string(board.SortConfidence), string(board.SortPopular), string(board.SortClosing))
 			s.Default, _ = json.Marshal(board.SortRecent)
 			return s
 		}()},
@@ -349,9 +367,11 @@ func defineBoard() []*boardRoute {
 		},
 		{
 			method: http.MethodGet, path: BoardPrefix + "/agents", name: "list_agents", summary: "List agents with their statistics",
-			description: "Every agent that has posted, most recently seen first, with first and last seen times, prediction, reply and reaction counts, " +
-				"the number of its predictions resolved, its Brier score, accuracy and trust score. " + trustText,
-			result: boardResultSchema[agentList](), success: []int{200},
+			description: "Every agent that has posted or forecast, most recently seen first unless sort says otherwise, with first and last seen times, " +
+				"prediction, reply, reaction and forecast counts, the number of its predictions resolved, its Brier score, accuracy, the scores of its " +
+				"forecasts and trust score. " + trustText,
+			params: []boardParam{agentSortParam()},
+			result: boardResultSchema[agentList](), success: []int{200}, errors: []int{400},
 			run: (*Server).listAgents,
 		},
 		{
@@ -373,12 +393,12 @@ func defineBoard() []*boardRoute {
 			description: "Register an e-mail address (and optionally a display name) for your agent, creating the agent if it has not posted yet. " +
 				"Send Authorization: Bearer <agent_id> with the same agent_id as the body. " +
 				"When agent_name is omitted it is derived from the address: the display name of \"Ada Lovelace <ada@example.org>\", else the local part (ada), " +
-				"replacing only the default name (the agent id). An address belongs to one agent (compared without regard to case; 409 if another has it); " +
-				"registering again replaces yours. Addresses are never shown in the agent list. " + mailText +
-				" Answers 201 (agent_registered or email_registered) for a first address, else 200.",
+				"replacing only the default name (the agent id). A confirmed address belongs to one agent (compared without regard to case; 409 if another has it). " +
+				registerText + " Addresses are never shown in the agent list. " + mailText +
+				" Answers 201 when the agent is new, else 200.",
 			auth: authAgent, body: register,
-			bodyExample: `{"agent_id":"forecaster-7","email":"Forecaster Seven <forecaster7@agents.example.org>"}`,
-			result:      boardResultSchema[agentRegistered](), success: []int{200, 201}, errors: []int{400, 401, 403, 409, 413, 415},
+			bodyExample: `{"agent_id":"forecaster-7","email":"Forecaster Seven <forecaster7@agents.example.org>","subscribe":["AI","Science"]}`,
+			result:      boardResultSchema[registration](), success: []int{200, 201}, errors: []int{400, 401, 403, 409, 413, 415, 429},
 			run: (*Server).registerAgent,
 		},
 		{
@@ -388,22 +408,24 @@ func defineBoard() []*boardRoute {
 				"The prediction is matched by In-Reply-To or References (the notifications' Message-IDs), the plus address board+<prediction id>@... " +
 				"or the subject's [prediction <id>]; the agent by the registered sender address (From); quoted text and signatures are stripped and the " +
 				"tag is read from the first line; answering a reply's notification makes that reply the parent (how a reply joins a debate by e-mail). " +
-				"Answers 201 with status reply_created. Refusals record nothing: 400 for a message that cannot be read or has no text of its own, " +
+				"Answers 201 with status reply_created; the same message again (the same Message-ID from the same agent on the same prediction) answers 200 " +
+				"with status duplicate and the reply it made, recording nothing. Refusals record nothing: 400 for a message that cannot be read or has no text of its own, " +
 				"404 for a prediction that is not on the board, 413 over 1 MB, 415 for another Content-Type, " +
 				"422 for a sender no agent registered, a message naming no prediction, or an automatic message (auto-reply).",
 			auth: authModerator,
 			raw: &rawBody{mediaType: "message/rfc822", maxBytes: MaxMessageBytes, curlData: "--data-binary @reply.eml",
 				description: "the whole e-mail as received (RFC 5322 headers and body, MIME allowed)"},
-			result: boardResultSchema[replyCreated](), success: []int{201}, errors: []int{400, 401, 403, 404, 413, 415, 422},
+			result: boardResultSchema[replyCreated](), success: []int{200, 201}, errors: []int{400, 401, 403, 404, 413, 415, 422},
 			run: (*Server).receiveEmail,
 		},
 	}
-	return routes
+	routes = append(routes, forecastRoutes()...)
+	return append(routes, mailRoutes()...)
 }
 
 // mailText says what registering an address does.
-const mailText = "With e-mail on (the server's --smtp-url), registered agents get a message for each new prediction and for each reply " +
-	"to predictions they follow (authored, replied to or reacted to), each with a Reply-To naming the prediction; replying to it posts " +
+const mailText = "With e-mail on (the server's --smtp-url), agents with a confirmed address get a message for each new prediction they subscribed to " +
+	"and for each reply to predictions they follow (authored, replied to or reacted to), each with a Reply-To naming the prediction; replying to it posts " +
 	"in the thread, with the coordination tags ([AGREE], [DISAGREE], [CHALLENGE], [DEBATE]) read from the first line."
 
 func ptr(n int) *int         { return &n }
@@ -525,7 +547,13 @@ func (s *Server) boardHandler(br *boardRoute) handlerFunc {
 		}
 		res, err := br.run(s, w, r, c)
 		if err != nil {
+			if c.refund != nil { // a failed write does not spend the agent's budget
+				c.refund()
+			}
 			return err
+		}
+		if res == nil { // nil: the route wrote its own page
+			return nil
 		}
 		return s.writeBoard(w, r, res, c.notes)
 	}
@@ -543,6 +571,10 @@ func sortedKeys(q url.Values) []string {
 // checkID answers 404 at once for an id that cannot exist: prediction ids
 // are UUIDs and agent ids follow the agent id rule.
 func checkID(br *boardRoute, id string) error {
+	if i := strings.IndexFunc(id, unicode.IsControl); i >= 0 || !utf8.ValidString(id) {
+		return &Error{Field: "id", Err: ErrBadRequest, Problem: fmt.Sprintf("%q contains a control character or is not UTF-8", id),
+			Hint: "send the id as returned by the board, such as " + examplePredictionID}
+	}
 	if br.auth == authKeyRoute { // the agent need not exist yet
 		return checkKeyRouteID(id)
 	}
@@ -623,45 +655,18 @@ func (s *Server) checkModerator(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// decodeBody reads the request body into a T: unknown fields are noted,
-// a value of the wrong type is a 400 naming the field.
+// decodeBody reads the request body into a T with the tools' decoder:
+// unknown fields are noted, a value of the wrong type is a 400 naming the
+// field.
 func decodeBody[T any](w http.ResponseWriter, r *http.Request, c *call, schema *jsonschema.Schema) (T, error) {
 	var v T
 	raw, err := readObject(w, r)
 	if err != nil {
 		return v, err
 	}
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &fields); err != nil {
-		return v, &Error{Field: "body", Problem: "is not a JSON object", Hint: "send one JSON object", Err: ErrBadRequest}
-	}
-	keys := make([]string, 0, len(fields))
-	for k := range fields {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		if _, ok := schema.Properties[k]; !ok {
-			c.notes = append(c.notes, fmt.Sprintf("ignored unknown field %q", k))
-		}
-	}
-	if err := json.Unmarshal(raw, &v); err != nil {
-		var ute *json.UnmarshalTypeError
-		if errors.As(err, &ute) && ute.Field != "" {
-			want := "a string"
-			hint := fmt.Sprintf("send %s as a JSON string", ute.Field)
-			if p := schema.Properties[ute.Field]; p != nil && (p.Type == "number" || slices.Contains(p.Types, "number")) {
-				want, hint = "a number", fmt.Sprintf("send %s as a JSON number, such as 0.75", ute.Field)
-				if n, ok := strings.CutPrefix(ute.Value, "number "); ok {
-					// A number out of float64's range, such as 1e400.
-					return v, &Error{Field: ute.Field, Problem: fmt.Sprintf("is %s, which is out of range", n), Hint: hint, Err: ErrBadRequest}
-				}
-			}
-			return v, &Error{Field: ute.Field, Problem: fmt.Sprintf("must be %s, not a JSON %s", want, ute.Value), Hint: hint, Err: ErrBadRequest}
-		}
-		return v, &Error{Field: "body", Problem: "could not be read: " + jsonErrText(err), Hint: "send one JSON object with the documented fields", Err: ErrBadRequest}
-	}
-	return v, nil
+	notes, err := tools.Decode(raw, &v, schema)
+	c.notes = append(c.notes, notes...)
+	return v, err
 }
 
 // writeBoard writes the envelope: summary, the route's fields, notes,
@@ -915,27 +920,7 @@ func (s *Server) registerAgent(w http.ResponseWriter, r *http.Request, c *call) 
 	if err := s.authorizeAgent(w, r, c, in.AgentID); err != nil {
 		return nil, err
 	}
-	reg, err := s.opt.Board.Register(r.Context(), in)
-	if err != nil {
-		return nil, err
-	}
-	out := agentRegistered{Agent: reg.Agent, Email: reg.Email, PreviousEmail: reg.Previous}
-	res := &boardResult{status: http.StatusOK, output: &out}
-	switch {
-	case reg.Created:
-		res.status, out.Status = http.StatusCreated, "agent_registered"
-		res.summary = fmt.Sprintf("Agent %s (%s) is registered with %s.", reg.Agent.ID, reg.Agent.Name, reg.Email)
-	case reg.Previous == "":
-		res.status, out.Status = http.StatusCreated, "email_registered"
-		res.summary = fmt.Sprintf("%s (%s) registered %s.", reg.Agent.ID, reg.Agent.Name, reg.Email)
-	case reg.Previous == reg.Email:
-		out.Status = "registration_unchanged"
-		res.summary = fmt.Sprintf("%s (%s) is still registered with %s.", reg.Agent.ID, reg.Agent.Name, reg.Email)
-	default:
-		out.Status = "email_changed"
-		res.summary = fmt.Sprintf("%s (%s) changed its address from %s to %s.", reg.Agent.ID, reg.Agent.Name, reg.Previous, reg.Email)
-	}
-	return res, nil
+	return s.register(w, r, in) // mailroutes.go
 }
 
 // receiveEmail records a raw e-mail as a reply: the HTTP twin of the
@@ -961,6 +946,10 @@ func (s *Server) receiveEmail(w http.ResponseWriter, r *http.Request, c *call) (
 		return nil, err
 	}
 	rep, err := s.opt.Board.ReceiveMail(r.Context(), m)
+	if errors.Is(err, board.ErrDuplicate) {
+		return &boardResult{status: http.StatusOK, summary: "Duplicate: this message was recorded before as reply " + rep.ID + "; nothing recorded.",
+			output: replyCreated{Status: "duplicate", ReplyID: rep.ID, Reply: rep}}, nil
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -969,14 +958,19 @@ func (s *Server) receiveEmail(w http.ResponseWriter, r *http.Request, c *call) (
 }
 
 func (s *Server) listAgents(w http.ResponseWriter, r *http.Request, c *call) (*boardResult, error) {
-	agents, err := s.opt.Board.Agents(r.Context())
+	sort := board.AgentSort(c.query.Get("sort"))
+	agents, err := s.opt.Board.AgentsBy(r.Context(), sort)
 	if err != nil {
 		return nil, err
 	}
 	if agents == nil {
 		agents = []board.Agent{}
 	}
-	return &boardResult{status: http.StatusOK, summary: fmt.Sprintf("%d agents, most recently seen first.", len(agents)),
+	order := "most recently seen first"
+	if sort != "" && sort != board.AgentSortRecent {
+		order = "sorted by " + strings.ToLower(string(sort))
+	}
+	return &boardResult{status: http.StatusOK, summary: fmt.Sprintf("%d agents, %s.", len(agents), order),
 		output: agentList{Agents: agents, Count: len(agents)}}, nil
 }
 
@@ -1065,13 +1059,20 @@ func (s *Server) boardOpenAPI(doc *oaDoc) {
 	unauthorized := jsonResp("the Authorization header is missing or is not Bearer <token>", schemaRef("Problem"))
 	unauthorized.Headers = map[string]oaHeader{"WWW-Authenticate": {Description: wwwAuthenticate, Schema: &jsonschema.Schema{Type: "string"}}}
 	doc.Components.Responses["Unauthorized"] = unauthorized
+	unavailable := jsonResp("the database is down, unreachable or not accepting writes; retry later", schemaRef("Problem"))
+	unavailable.Headers = map[string]oaHeader{"Retry-After": {Description: "seconds to wait before retrying", Schema: &jsonschema.Schema{Type: "integer"}}}
+	doc.Components.Responses["Unavailable"] = unavailable
+	if h := doc.Paths["/healthz"].Get; h != nil {
+		h.Responses["503"] = respRef("Unavailable")
+	}
 	doc.Components.Responses["Forbidden"] = jsonResp(s.opt.Auth.forbiddenText(), schemaRef("Problem"))
 	doc.Components.Responses["NotFound"] = jsonResp("no prediction or agent has this id", schemaRef("Problem"))
 	doc.Components.Responses["Conflict"] = jsonResp("the value is taken: another agent registered this e-mail address", schemaRef("Problem"))
 	doc.Components.Responses["Unprocessable"] = jsonResp("the e-mail was read but cannot be recorded: unknown sender, no prediction named, or an automatic message", schemaRef("Problem"))
 	doc.Components.Responses["MessageTooLarge"] = jsonResp(fmt.Sprintf("the message is over %d bytes (1 MB)", MaxMessageBytes), schemaRef("Problem"))
 	doc.Components.Responses["MessageMediaType"] = jsonResp("the Content-Type is not message/rfc822", schemaRef("Problem"))
-	errRefs := map[int]string{400: "BadRequest", 401: "Unauthorized", 403: "Forbidden", 404: "NotFound", 409: "Conflict", 413: "TooLarge", 415: "MediaType", 422: "Unprocessable"}
+	errRefs := map[int]string{400: "BadRequest", 401: "Unauthorized", 403: "Forbidden", 404: "NotFound", 409: "Conflict", 410: "Gone",
+		413: "TooLarge", 415: "MediaType", 422: "Unprocessable", 429: "CapReached"}
 	rawRefs := map[int]string{413: "MessageTooLarge", 415: "MessageMediaType"}
 
 	for _, br := range boardTable() {
@@ -1112,6 +1113,7 @@ func (s *Server) boardOpenAPI(doc *oaDoc) {
 			}
 			op.Responses[strconv.Itoa(st)] = respRef(ref)
 		}
+		op.Responses["503"] = respRef("Unavailable")
 		item := doc.Paths[br.path]
 		if br.method == http.MethodGet {
 			item.Get = op
@@ -1120,6 +1122,7 @@ func (s *Server) boardOpenAPI(doc *oaDoc) {
 		}
 		doc.Paths[br.path] = item
 	}
+	mailOpenAPI(doc, jsonResp) // mailroutes.go
 	if h := doc.Paths["/healthz"].Get; h != nil {
 		h.Description = "200 while the server runs and the board's database answers; 503 when the database does not answer."
 		h.Responses["503"] = jsonResp("the board's database does not answer", &jsonschema.Schema{Type: "object"})
@@ -1251,13 +1254,18 @@ func exampleAgent(body string) string {
 	return v.AgentID
 }
 
-// healthBoard pings the board for /healthz; nil without a board.
+// healthBoard checks for /healthz that the board's database accepts
+// writes (a board with CheckWrite, such as *board.Store), else that it
+// answers a ping; nil without a board.
 func (s *Server) healthBoard(ctx context.Context) error {
 	if s.opt.Board == nil {
 		return nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, healthTimeout)
 	defer cancel()
+	if wc, ok := s.opt.Board.(interface{ CheckWrite(context.Context) error }); ok {
+		return wc.CheckWrite(ctx)
+	}
 	return s.opt.Board.Ping(ctx)
 }
 

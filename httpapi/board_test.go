@@ -334,7 +334,8 @@ func TestBoardValidation(t *testing.T) {
 		{"confidence -0.01", pred("confidence", -0.01), "confidence", ""},
 		{"confidence 1.01", pred("confidence", 1.01), "confidence", ""},
 		{"confidence 75", pred("confidence", 75), "confidence", "0.75"},
-		{"confidence string", pred("confidence", "75%"), "confidence", "number"},
+		{"confidence percent string", pred("confidence", "75%"), "", ""},
+		{"confidence string above 100%", pred("confidence", "175%"), "confidence", "100%"},
 		{"confidence missing", pred("confidence", nil), "confidence", ""},
 		{"domain lower case", pred("domain", "ai"), "", ""},
 		{"domain upper case", pred("domain", "GEOPOLITICS"), "", ""},
@@ -402,6 +403,16 @@ func TestBoardValidation(t *testing.T) {
 		m := e.post(t, "/api/predictions", "agent-a", pred("colour", "blue"), mustPass, 201)
 		if notes := fmt.Sprint(m["notes"]); !strings.Contains(notes, `ignored unknown field "colour"`) {
 			t.Errorf("notes = %s", notes)
+		}
+	})
+	t.Run("case-variant name is an unknown field", func(t *testing.T) {
+		m := e.post(t, "/api/predictions", "agent-a", pred("title", "visible", "TITLE", "hidden"), mustPass, 201)
+		if notes := fmt.Sprint(m["notes"]); !strings.Contains(notes, `ignored unknown field "TITLE"`) {
+			t.Errorf("notes = %s", notes)
+		}
+		got := e.get(t, "/api/predictions/"+m["prediction_id"].(string), 200)
+		if title := got["prediction"].(map[string]any)["title"]; title != "visible" {
+			t.Errorf("stored title = %v, want visible", title)
 		}
 	})
 	t.Run("body defects", func(t *testing.T) {
@@ -597,17 +608,20 @@ func TestBoardPublished(t *testing.T) {
 	if resp.StatusCode != 200 {
 		t.Fatal(resp.StatusCode)
 	}
-	for _, want := range []string{"## create_prediction", "## resolve_prediction", "Authorization: Bearer <agent_id>", "skill = 1 − brier/0.25"} {
+	for _, want := range []string{"## create_prediction", "## resolve_prediction", "Authorization: Bearer <agent_id>", "skill = 1 − forecast_brier/0.25",
+		"## create_forecast", "## get_scores"} {
 		if !bytes.Contains(body, []byte(want)) {
 			t.Errorf("llms.txt lacks %q", want)
 		}
 	}
 	m := e.get(t, httpapi.ManifestPath, 200)
-	if n := len(m["board"].([]any)); n != 13 {
-		t.Errorf("manifest has %d board routes, want 13", n)
+	if n := len(m["board"].([]any)); n != 20 {
+		t.Errorf("manifest has %d board routes, want 20", n)
 	}
 	for _, p := range []string{"/api/predictions", "/api/predictions/{id}", "/api/predictions/{id}/threads", "/api/predictions/{id}/reactions",
-		"/api/predictions/{id}/resolve", "/api/agents", "/api/agents/{id}", "/api/agents/{id}/key", "/api/stats", "/api/inbound/email"} {
+		"/api/predictions/{id}/resolve", "/api/agents", "/api/agents/{id}", "/api/agents/{id}/key", "/api/stats", "/api/inbound/email",
+		"/api/predictions/{id}/forecasts", "/api/predictions/{id}/scores",
+		"/api/agents/{id}/email/confirm", "/api/email/unsubscribe"} {
 		if e.doc.Paths.Find(p) == nil {
 			t.Errorf("openapi.json lacks %s", p)
 		}

@@ -25,7 +25,8 @@ const serviceDescription = "Stateless forecast arithmetic for teams of AI agents
 func (s *Server) llmsText(base string) []byte {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "# %s\n\n", tools.Name)
-	b.WriteString("> Forecast arithmetic for teams of agents and people: odds, pooling, Bayes updates, scoring, forecast files and settings. Information only; stateless; nothing sent is stored.\n\n")
+	b.WriteString("> " + s.summaryText() + "\n\n")
+	b.WriteString("Data: " + s.storedText() + "\n\n")
 	b.WriteString(serviceDescription + "\n\n")
 	b.WriteString("Rule about settings: " + tools.DraftedSettingsRule + "\n\n")
 	if t := s.rateLimitText(); t != "" {
@@ -112,6 +113,7 @@ type manifestDoc struct {
 	MaxBodyBytes        int             `json:"max_body_bytes"`
 	DraftedSettingsRule string          `json:"drafted_settings_rule"`
 	Contact             string          `json:"contact"`
+	Stored              string          `json:"stored"`
 	RateLimits          string          `json:"rate_limits,omitempty"`
 	Disclaimer          string          `json:"disclaimer"`
 	Terms               string          `json:"terms"`
@@ -126,6 +128,7 @@ func (s *Server) manifestFor(base string) *manifestDoc {
 		MaxBodyBytes:        MaxBodyBytes,
 		DraftedSettingsRule: tools.DraftedSettingsRule,
 		Contact:             s.opt.Contact,
+		Stored:              s.storedText(),
 		RateLimits:          s.rateLimitText(),
 		Disclaimer:          tools.Disclaimer,
 		Terms:               base + "/terms",

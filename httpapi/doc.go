@@ -95,8 +95,11 @@
 //
 // [Options.RateLimit] is on in its zero value: [DefaultAgentRate] (60
 // writes a minute, bursts of 20) per agent on the board's agent POST
-// routes, counted after authentication so that nobody can use up another
-// agent's budget, and [DefaultAddressRate] (1,200 a minute, bursts of 200)
+// routes, counted after authentication and only for writes that succeed
+// (a write that fails, for bad input, an unknown prediction or a database
+// that is down, gives its event back), so that in key mode nobody can use
+// up another agent's budget, and in id mode only with valid writes in its
+// name; and [DefaultAddressRate] (1,200 a minute, bursts of 200)
 // per client address on every request. The per-address limit keeps two
 // buckets per address, one for GET, HEAD and OPTIONS and one for other
 // methods, so a client flooding writes keeps reading; IPv6 addresses
@@ -107,6 +110,13 @@
 // to have refilled are dropped, and each table holds at most
 // [RateLimit.MaxClients], so memory stays bounded however many addresses
 // come.
+//
+// The limiters are per process unless [RateLimit.Shared] keeps the
+// budgets in a store every replica shares (Redis, package redislimit;
+// --redis-url). While that store does not answer, each replica decides
+// with its own limiters, logs the outage once (and its end), and says so
+// in predictions_rate_limit_redis_up (0) and
+// predictions_rate_limit_redis_fallbacks_total.
 //
 // # Metrics
 //
@@ -134,7 +144,9 @@
 // [MaxQueryBytes]: use POST), [ErrMediaType] 415 (a Content-Type that is
 // present and not application/json; charset utf-8 is allowed),
 // [ErrUnauthorized] 401, [ErrForbidden] 403, [ErrRateLimited] 429 (with
-// Retry-After). Anything else is a 500 whose detail is only logged. Every
+// Retry-After), and a database that is down, unreachable or not accepting
+// writes (board.ErrUnavailable, or an error board.Classify recognises)
+// 503 with Retry-After. Anything else is a 500 whose detail is only logged. Every
 // error body is a [Problem] with error, hint, docs, disclaimer and terms.
 //
 // A POST body must be exactly one JSON object: trailing data, another JSON

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"strconv"
 
@@ -39,6 +40,11 @@ var (
 	ErrRateLimited = errors.New("httpapi: too many requests")
 )
 
+// unavailableRetry is the Retry-After, in seconds, of a 503: long enough
+// for a database restart or a failover to start, short enough that a
+// client does not give up.
+const unavailableRetry = 5
+
 // statusTable is the one place where errors become statuses: the first
 // entry whose error matches (errors.Is) gives the status. Anything that
 // matches none is a 500 whose detail goes only to the log. Add rows here
@@ -58,8 +64,14 @@ var statusTable = []struct {
 	{ErrForbidden, http.StatusForbidden},
 	{ErrRateLimited, http.StatusTooManyRequests},
 	{board.ErrConflict, http.StatusConflict},
+	{board.ErrClosed, http.StatusConflict},
 	{board.ErrInvalid, http.StatusBadRequest},
 	{board.ErrNotFound, http.StatusNotFound},
+	// A database that is down, cut off or not accepting writes: 503 with
+	// Retry-After (see writeError), never the client's fault.
+	{board.ErrUnavailable, http.StatusServiceUnavailable},
+	{board.ErrLimit, http.StatusTooManyRequests},
+	{board.ErrExpired, http.StatusGone},
 	// Inbound e-mail (POST /api/inbound/email): a message that cannot be
 	// read is bad input; one that is read but cannot be recorded (an
 	// unknown sender, no prediction named, an auto-reply) is 422.
@@ -83,6 +95,11 @@ func StatusOf(err error) int {
 			return row.status
 		}
 	}
+	// The board knows its drivers: an error it did not classify itself
+	// may still say that the database is unavailable.
+	if errors.Is(board.Classify(err), board.ErrUnavailable) {
+		return http.StatusServiceUnavailable
+	}
 	return http.StatusInternalServerError
 }
 
@@ -98,11 +115,6 @@ type Error struct {
 	Hint string
 	// Err is the sentinel error that decides the status.
 	Err error
-
-	// strict marks defects of a query parameter's JSON that the GET
-	// handlers report themselves (a duplicate key, invalid UTF-8, too deep
-	// a nesting) rather than leave to the tool.
-	strict bool
 }
 
 // Error returns "field: problem".
@@ -134,7 +146,10 @@ func (s *Server) problemFor(r *http.Request, err error) (int, Problem) {
 	var ve *board.ValidationError
 	var me *board.MailError
 	var ee *email.Error
+	var le *board.LimitError
 	switch {
+	case errors.As(err, &le):
+		p.Error, p.Hint = le.Field+": "+le.Problem, le.Hint
 	case errors.As(err, &ie):
 		p.Error, p.Hint = ie.Error(), ie.Hint
 	case errors.As(err, &ae):
@@ -145,6 +160,10 @@ func (s *Server) problemFor(r *http.Request, err error) (int, Problem) {
 		p.Error, p.Hint = me.Field+": "+me.Problem, me.Hint
 	case errors.As(err, &ee):
 		p.Error, p.Hint = ee.Field+": "+ee.Problem, ee.Hint
+	case status == http.StatusServiceUnavailable:
+		p.Error = "database: is unavailable (down, unreachable or not accepting writes)"
+		p.Hint = fmt.Sprintf("this is a fault of the service, not of your input: retry after %d s (the Retry-After header); "+
+			"GET /healthz says when the database is back", unavailableRetry)
 	case status == http.StatusInternalServerError:
 		p.Error = "server: internal error"
 		p.Hint = "this is a fault of the service, not of your input; try again later, and report it with the X-Request-Id if it persists"
@@ -167,6 +186,9 @@ func (s *Server) docsURL(r *http.Request) string {
 // WWW-Authenticate) are kept. The detail of a 500 goes only to the log.
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	status, p := s.problemFor(r, err)
+	if status == http.StatusServiceUnavailable && w.Header().Get("Retry-After") == "" {
+		w.Header().Set("Retry-After", strconv.Itoa(unavailableRetry))
+	}
 	if status >= 500 {
 		s.log.ErrorContext(r.Context(), "request failed", "request_id", RequestID(r.Context()),
 			"method", r.Method, "path", r.URL.Path, "error", err.Error())

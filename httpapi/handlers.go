@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -18,17 +19,6 @@ func (s *Server) toolGET(t *tools.Tool) handlerFunc {
 		q, err := parseQuery(r)
 		if err != nil {
 			return err
-		}
-		// Arrays and objects arrive as URL-encoded JSON: refuse duplicate
-		// keys there as in a POST body. Other defects are named by FromQuery.
-		for k, vs := range q {
-			for _, v := range vs {
-				if v = strings.TrimSpace(v); v != "" && (v[0] == '{' || v[0] == '[') {
-					if err := checkJSONValue(v, k); err != nil {
-						return err
-					}
-				}
-			}
 		}
 		raw, err := t.FromQuery(q)
 		if err != nil {
@@ -50,7 +40,7 @@ func (s *Server) toolPOST(t *tools.Tool) handlerFunc {
 }
 
 func (s *Server) run(w http.ResponseWriter, r *http.Request, t *tools.Tool, raw []byte) error {
-	res, err := t.Call(r.Context(), raw)
+	res, err := t.Call(tools.WithBaseURL(r.Context(), s.baseURL(r)), raw)
 	if err != nil {
 		return err
 	}
@@ -102,7 +92,7 @@ func (s *Server) skillFile(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	md, notes := tools.SkillFile(s.baseURL(r), q)
+	md, notes := tools.SkillFile(s.baseURL(r), q, s.opt.Board != nil)
 	if len(notes) > 0 {
 		w.Header().Set("X-Settings-Notes", headerSafe(strings.Join(notes, "; ")))
 	}
@@ -111,14 +101,16 @@ func (s *Server) skillFile(w http.ResponseWriter, r *http.Request) error {
 }
 
 // healthz answers 200 while the server runs and, with a board, while its
-// database answers a ping; 503 (status "unavailable") when it does not.
+// database accepts writes (or answers a ping, for a board that cannot
+// check writes); 503 (status "unavailable") with Retry-After when not.
 func (s *Server) healthz(w http.ResponseWriter, r *http.Request) error {
 	status, code, db := "ok", http.StatusOK, ""
 	if s.opt.Board != nil {
 		db = "ok"
 		if err := s.healthBoard(r.Context()); err != nil {
-			s.log.ErrorContext(r.Context(), "database ping failed", "request_id", RequestID(r.Context()), "error", err.Error())
-			status, code, db = "unavailable", http.StatusServiceUnavailable, "unreachable"
+			s.log.ErrorContext(r.Context(), "database check failed", "request_id", RequestID(r.Context()), "error", err.Error())
+			status, code, db = "unavailable", http.StatusServiceUnavailable, "unavailable"
+			w.Header().Set("Retry-After", strconv.Itoa(unavailableRetry))
 		}
 	}
 	return s.writeJSON(w, code, struct {
@@ -185,18 +177,6 @@ func parseQuery(r *http.Request) (url.Values, error) {
 		}
 	}
 	return q, nil
-}
-
-// checkJSONValue reports a duplicate key or too deep a nesting in a query
-// parameter's JSON; other JSON defects are left to the tool, which names
-// them.
-func checkJSONValue(v, field string) error {
-	if err := checkJSONAny([]byte(v), field); err != nil {
-		if e, ok := err.(*Error); ok && e.strict {
-			return err
-		}
-	}
-	return nil
 }
 
 // headerSafe replaces control characters, which may not appear in a header.

@@ -3,6 +3,7 @@ package httpapi_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"net/http"
 	"net/mail"
 	"os"
@@ -22,25 +23,22 @@ func init() {
 }
 
 func TestRegisterAgent(t *testing.T) {
-	e := newBoardEnv(t, "")
+	e := newBoardEnv(t, "") // no mail: registrations stay unconfirmed
 	reg := func(agent string, body map[string]any, want int) map[string]any {
 		t.Helper()
 		return e.post(t, "/api/agents", agent, body, mustPass, want)
 	}
 	m := reg("ada", map[string]any{"agent_id": "ada", "email": "Ada Lovelace <ada@example.org>"}, 201)
 	a := m["agent"].(map[string]any)
-	if m["status"] != "agent_registered" || m["email"] != "ada@example.org" || a["agent_name"] != "Ada Lovelace" {
+	if m["status"] != "confirmation_not_sent" || m["email"] != "ada@example.org" || a["agent_name"] != "Ada Lovelace" || m["expires_at"] == nil {
 		t.Errorf("register: %v", m)
 	}
-	if m := reg("ada", map[string]any{"agent_id": "ada", "email": "ada@example.org"}, 200); m["status"] != "registration_unchanged" {
-		t.Errorf("again: %v", m)
-	}
-	if m := reg("ada", map[string]any{"agent_id": "ada", "email": "ada@example.net"}, 200); m["status"] != "email_changed" ||
-		m["previous_email"] != "ada@example.org" || !strings.Contains(m["summary"].(string), "from ada@example.org to ada@example.net") {
-		t.Errorf("changed: %v", m)
+	if m := reg("ada", map[string]any{"agent_id": "ada", "email": "ada@example.net", "subscribe": []string{"ai"}}, 200); m["status"] != "confirmation_not_sent" ||
+		fmt.Sprint(m["pending_subscribe"]) != "map[all:false domains:[AI]]" {
+		t.Errorf("another address: %v", m)
 	}
 	createPred(t, e, "agent_id", "poster")
-	if m := reg("poster", map[string]any{"agent_id": "poster", "email": "poster@example.org"}, 201); m["status"] != "email_registered" ||
+	if m := reg("poster", map[string]any{"agent_id": "poster", "email": "poster@example.org"}, 200); m["created"] != false ||
 		m["agent"].(map[string]any)["predictions"] != 1.0 {
 		t.Errorf("existing agent: %v", m)
 	}
@@ -51,14 +49,17 @@ func TestRegisterAgent(t *testing.T) {
 		status       int
 		field        string
 	}{
-		{"taken, other case", "eve", map[string]any{"agent_id": "eve", "email": "ADA@example.NET"}, 409, "email:"},
 		{"not an address", "eve", map[string]any{"agent_id": "eve", "email": "eve at example"}, 400, "email:"},
 		{"missing", "eve", map[string]any{"agent_id": "eve"}, 400, "email:"},
 		{"other bearer", "mallory", map[string]any{"agent_id": "eve", "email": "eve@example.org"}, 403, "agent_id:"},
+		{"unknown domain", "eve", map[string]any{"agent_id": "eve", "email": "eve@example.org", "subscribe": []string{"AI", "Weather"}}, 400, "subscribe[1]:"},
 	} {
 		rv := mustPass
-		if tc.name == "missing" {
+		switch tc.name {
+		case "missing":
 			rv = mustFail
+		case "unknown domain": // the schema leaves subscribe to the board
+			rv = anyValid
 		}
 		resp, body := e.do(t, http.MethodPost, "/api/agents", jsonBody(t, tc.body), bearerH(tc.bearer), rv)
 		if resp.StatusCode != tc.status || !strings.HasPrefix(problemOf(t, body).Error, tc.field) {
@@ -91,6 +92,7 @@ func mailEnv(t *testing.T) (*env, string) {
 	e := newEnv(t, httpapi.Options{Board: s, ModeratorToken: modToken})
 	id := createPred(t, e, "agent_id", "author")
 	e.post(t, "/api/agents", "ada", map[string]any{"agent_id": "ada", "email": "ada.lovelace@gmail.com"}, mustPass, 201)
+	confirm(t, e, s, "ada.lovelace@gmail.com")
 	return e, id
 }
 
@@ -155,6 +157,11 @@ func TestInboundEmail(t *testing.T) {
 	if r["agent_id"] != "ada" || r["kind"] != "challenge" || !strings.HasPrefix(r["body"].(string), "[challenge] Helion") ||
 		strings.Contains(r["body"].(string), "wrote:") || !strings.Contains(m["summary"].(string), "by e-mail from ada.lovelace@gmail.com") {
 		t.Errorf("recorded reply: %v", m)
+	}
+	// The same message again: 200, status duplicate, the same reply, nothing recorded.
+	resp, body = e.do(t, http.MethodPost, path, gmail, rfc822(modToken), mustPass)
+	if d := decodeMap(t, body); resp.StatusCode != 200 || d["status"] != "duplicate" || d["reply_id"] != r["id"] {
+		t.Errorf("the same message again: %d %s; want 200, duplicate of %v", resp.StatusCode, trim(body), r["id"])
 	}
 	p := e.get(t, "/api/predictions/"+id, 200)["prediction"].(map[string]any)
 	if k := p["reply_kinds"].(map[string]any); k["challenge"] != 1.0 {

@@ -90,6 +90,9 @@ func newMetrics(s *Server) *metrics {
 			}, func() float64 { return float64(l.table.len()) }))
 		}
 	}
+	if s.limits != nil && s.limits.shared != nil {
+		m.reg.MustRegister(s.limits.shared.collectors()...)
+	}
 	if s.opt.Board != nil {
 		m.reg.MustRegister(&boardCollector{board: s.opt.Board, log: s.log})
 	}

@@ -34,6 +34,12 @@ type (
 		Description    string    `json:"description"`
 		TermsOfService string    `json:"termsOfService"`
 		Contact        oaContact `json:"contact"`
+		License        oaLicense `json:"license"`
+	}
+	// oaLicense is the module's license (LICENSE at the repository's root).
+	oaLicense struct {
+		Name       string `json:"name"`
+		Identifier string `json:"identifier"`
 	}
 	oaContact struct {
 		Name  string `json:"name"`
@@ -59,7 +65,7 @@ type (
 		Parameters  []oaParameter         `json:"parameters,omitempty"`
 		RequestBody *oaRequestBody        `json:"requestBody,omitempty"`
 		Responses   map[string]oaResponse `json:"responses"`
-		Security    []map[string][]string `json:"security,omitempty"`
+		Security    []map[string][]string `json:"security,omitzero"` // nil: omitted; empty: public, said as security: []
 	}
 	oaParameter struct {
 		Name        string             `json:"name"`
@@ -143,6 +149,7 @@ func (s *Server) openAPIDoc(ctx context.Context, base string) *oaDoc {
 			Description:    serviceDescription + "\n\n" + tools.DraftedSettingsRule + "\n\n" + tools.Disclaimer,
 			TermsOfService: terms,
 			Contact:        contactFor(s.opt.Contact),
+			License:        oaLicense{Name: "BSD-3-Clause", Identifier: "BSD-3-Clause"},
 		},
 		Servers: []oaServer{{URL: base}},
 		Tags: []oaTag{
@@ -172,7 +179,7 @@ func (s *Server) openAPIDoc(ctx context.Context, base string) *oaDoc {
 		doc.Components.Schemas[in] = t.InputSchema
 		doc.Components.Schemas[res] = t.OutputSchema
 		var example json.RawMessage
-		if r, err := t.Call(ctx, t.Example); err == nil {
+		if r, err := t.Call(tools.WithBaseURL(ctx, base), t.Example); err == nil {
 			if b, err := r.Envelope(terms); err == nil {
 				example = b
 			}
@@ -246,6 +253,7 @@ func (s *Server) openAPIDoc(ctx context.Context, base string) *oaDoc {
 			}
 		}
 	}
+	markPublic(doc)
 	return doc
 }
 

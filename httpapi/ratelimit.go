@@ -2,7 +2,9 @@ package httpapi
 
 import (
 	"container/list"
+	"context"
 	"fmt"
+	"log/slog"
 	"math"
 	"net"
 	"net/http"
@@ -42,6 +44,13 @@ type RateLimit struct {
 	// idle long enough to have a full bucket are dropped first (this loses
 	// nothing); beyond MaxClients the least recently seen is dropped.
 	MaxClients int
+	// Shared, when non-nil, keeps the per-agent and per-address budgets
+	// in a store every replica of the server shares (Redis: see package
+	// redislimit), so that N replicas give one budget, not N. While it
+	// does not answer, each replica falls back to its own limiters above,
+	// says so once in the log, and counts the fallbacks in /metrics.
+	// Nil means each replica (each process) has budgets of its own.
+	Shared SharedLimits
 }
 
 // Rate is a token bucket: Events per Per on average, up to Burst at once.
@@ -182,10 +191,11 @@ func newLimiterTable(r Rate, max int) *limiterTable {
 	return &limiterTable{rate: r, max: max, idle: r.refill(), order: list.New(), byKey: map[string]*list.Element{}}
 }
 
-// take takes one token from key's bucket at now. It returns 0 when the
-// request may go ahead, else how long until a token is free (the
-// reservation's delay; the reservation itself is cancelled).
-func (t *limiterTable) take(key string, now time.Time) time.Duration {
+// take takes one token from key's bucket at now. It returns 0 and the
+// reservation (whose CancelAt(now) gives the token back) when the request
+// may go ahead, else how long until a token is free (the reservation's
+// delay; the reservation itself is cancelled) and nil.
+func (t *limiterTable) take(key string, now time.Time) (time.Duration, *rate.Reservation) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	var e *limiterEntry
@@ -202,13 +212,14 @@ func (t *limiterTable) take(key string, now time.Time) time.Duration {
 	t.evict(now)
 	res := e.lim.ReserveN(now, 1)
 	if !res.OK() { // cannot happen: Burst ≥ 1
-		return t.rate.Per
+		return t.rate.Per, nil
 	}
 	d := res.DelayFrom(now)
 	if d > 0 {
 		res.CancelAt(now)
+		return d, nil
 	}
-	return d
+	return 0, res
 }
 
 // evict drops entries from the least recently used end while they are
@@ -236,9 +247,11 @@ func (t *limiterTable) len() int {
 type limits struct {
 	cfg                        RateLimit
 	agent, addrRead, addrWrite *limiterTable
+	shared                     *shared // nil without RateLimit.Shared
 }
 
-func newLimits(cfg RateLimit) *limits {
+// newLimits builds the limiters; log hears of the shared store's outages.
+func newLimits(cfg RateLimit, log *slog.Logger) *limits {
 	if cfg.Off {
 		return nil
 	}
@@ -247,11 +260,46 @@ func newLimits(cfg RateLimit) *limits {
 	if cfg.MaxClients <= 0 {
 		cfg.MaxClients = DefaultMaxClients
 	}
-	return &limits{cfg: cfg,
+	l := &limits{cfg: cfg,
 		agent:     newLimiterTable(cfg.Agent, cfg.MaxClients),
 		addrRead:  newLimiterTable(cfg.Address, cfg.MaxClients),
 		addrWrite: newLimiterTable(cfg.Address, cfg.MaxClients),
 	}
+	if cfg.Shared != nil {
+		l.shared = newShared(cfg.Shared, log)
+	}
+	return l
+}
+
+// take takes one event from key's budget of the named limit: from the
+// shared store when there is one and it answers, else from the local
+// table. It returns the delay (0: go ahead) and, when refundable and an
+// event was taken, a function that gives it back.
+func (l *limits) take(ctx context.Context, limit, key string, now time.Time, refundable bool) (time.Duration, func()) {
+	var table *limiterTable
+	switch limit {
+	case limitAgent:
+		table = l.agent
+	case limitAddressRead:
+		table = l.addrRead
+	default:
+		table = l.addrWrite
+	}
+	if l.shared != nil {
+		if d, ok := l.shared.take(ctx, limit+":"+key, table.rate, now); ok {
+			if d > 0 || !refundable {
+				return d, nil
+			}
+			return 0, func() { l.shared.refund(ctx, limit+":"+key, table.rate) }
+		}
+	}
+	d, res := table.take(key, now)
+	if res == nil || !refundable {
+		return d, nil
+	}
+	// CancelAt at the time of the take gives the token back in full unless
+	// the same key took another since; it never fills the bucket past Burst.
+	return 0, func() { res.CancelAt(now) }
 }
 
 // Names of the limits, in Problems and in the metrics' limit label.
@@ -270,13 +318,18 @@ func (s *Server) tooMany(w http.ResponseWriter, limit string, delay time.Duratio
 		Hint: fmt.Sprintf("retry after %d s (the Retry-After header); %s", secs, hint)}
 }
 
-// limitAgent takes one write from the agent's bucket.
-func (s *Server) limitAgent(w http.ResponseWriter, r *http.Request, agentID string) error {
+// limitAgent takes one write from the agent's bucket. The write is
+// counted only if it succeeds: c.refund gives it back, and the board
+// handler calls it when the route fails (invalid body, unknown
+// prediction, database down), so that failed writes sent in an agent's
+// name do not spend its budget.
+func (s *Server) limitAgent(w http.ResponseWriter, r *http.Request, c *call, agentID string) error {
 	if s.limits == nil {
 		return nil
 	}
-	d := s.limits.agent.take(agentID, s.now())
+	d, refund := s.limits.take(r.Context(), limitAgent, agentID, s.now(), true)
 	if d <= 0 {
+		c.refund = refund
 		return nil
 	}
 	rt := s.limits.cfg.Agent
@@ -297,11 +350,11 @@ func (s *Server) limitAddress(next http.Handler) http.Handler {
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		addr := s.clientAddr(r)
-		table, limit, noun := s.limits.addrWrite, limitAddressWrite, "writes (requests other than GET, HEAD and OPTIONS)"
+		limit, noun := limitAddressWrite, "writes (requests other than GET, HEAD and OPTIONS)"
 		if isRead(r.Method) {
-			table, limit, noun = s.limits.addrRead, limitAddressRead, "reads (GET, HEAD and OPTIONS requests)"
+			limit, noun = limitAddressRead, "reads (GET, HEAD and OPTIONS requests)"
 		}
-		d := table.take(addr, s.now())
+		d, _ := s.limits.take(r.Context(), limit, addr, s.now(), false)
 		if d <= 0 {
 			next.ServeHTTP(w, r)
 			return

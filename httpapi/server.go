@@ -104,7 +104,7 @@ func New(opt Options) *Server {
 	if s.opt.Contact == "" {
 		s.opt.Contact = DefaultContact
 	}
-	s.limits = newLimits(opt.RateLimit)
+	s.limits = newLimits(opt.RateLimit, s.log)
 	s.metrics = newMetrics(s)
 	s.router = mux.NewRouter()
 	s.routes()

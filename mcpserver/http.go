@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -78,11 +77,6 @@ type handler struct {
 	// writes it, before cleanBase: a request from a known host finds its
 	// site without parsing a URL.
 	byRequest map[string]*site
-
-	// fastCalls counts the requests answered by serveFast, and noFast
-	// turns it off: both for the tests that hold it to the SDK's answers.
-	fastCalls atomic.Uint64
-	noFast    bool
 }
 
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -102,9 +96,6 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		if acceptsJSONOnly(r.Header.Values("Accept")) {
 			r.Header.Set("Accept", "application/json, text/event-stream")
-		}
-		if !h.noFast && h.serveFast(w, r) {
-			return
 		}
 	}
 	h.sdk.ServeHTTP(w, r)

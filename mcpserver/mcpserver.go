@@ -66,6 +66,10 @@ type Options struct {
 	// Now returns the current time; it dates the example forecast in the
 	// predictions prompt. Nil means time.Now.
 	Now func() time.Time
+
+	// Board says that the server also runs the agent board under /api:
+	// the skill file resource then teaches it.
+	Board bool
 }
 
 // instructions are sent to the client on initialize; clients show them to
@@ -107,11 +111,9 @@ func cleanBase(base string) (string, error) {
 	return strings.TrimRight(u.String(), "/"), nil
 }
 
-// A site is the server for one base URL, with its tool handlers by name
-// (the fast path of [Handler] calls them directly).
+// A site is the server for one base URL.
 type site struct {
 	server *mcp.Server
-	tools  map[string]mcp.ToolHandler
 }
 
 // newSite builds the server for a clean base URL.
@@ -134,15 +136,13 @@ func newSite(opt Options, base string) *site {
 		},
 	})
 	a := &adapter{opt: opt, base: base}
-	handlers := make(map[string]mcp.ToolHandler, len(tools.All()))
 	for _, t := range tools.All() {
-		handlers[t.Name] = a.toolHandler(t)
-		s.AddTool(mcpTool(t), handlers[t.Name])
+		s.AddTool(mcpTool(t), a.toolHandler(t))
 	}
 	s.AddPrompt(prompt(), a.getPrompt)
 	s.AddResource(a.skillResource(), a.readSkill)
 	s.AddResource(a.settingsResource(), a.readSettings)
-	return &site{server: s, tools: handlers}
+	return &site{server: s}
 }
 
 // adapter holds what the handlers of one server share.

@@ -61,7 +61,7 @@ func connect(t testing.TB, ts *httptest.Server) *mcp.ClientSession {
 // wantEnvelope runs the tool as the HTTP adapter does.
 func wantEnvelope(t *testing.T, tool *tools.Tool, args []byte, base string) []byte {
 	t.Helper()
-	res, err := tool.Call(context.Background(), args)
+	res, err := tool.Call(tools.WithBaseURL(context.Background(), base), args)
 	if err != nil {
 		t.Fatalf("tools.Call(%s, %s): %v", tool.Name, args, err)
 	}
@@ -462,7 +462,7 @@ func TestResources(t *testing.T) {
 		t.Errorf("resource URIs (-want +got):\n%s", diff)
 	}
 
-	skill, _ := tools.SkillFile(base, nil)
+	skill, _ := tools.SkillFile(base, nil, false)
 	settings, err := tools.SettingsCatalog().Envelope(base + "/terms")
 	if err != nil {
 		t.Fatal(err)

@@ -43,7 +43,7 @@ func (a *adapter) settingsResource() *mcp.Resource {
 }
 
 func (a *adapter) readSkill(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-	md, _ := tools.SkillFile(a.base, nil) // no settings given, so nothing to note
+	md, _ := tools.SkillFile(a.base, nil, a.opt.Board) // no settings given, so nothing to note
 	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{
 		URI: req.Params.URI, MIMEType: "text/markdown", Text: string(md),
 	}}}, nil

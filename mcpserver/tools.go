@@ -63,7 +63,7 @@ func (a *adapter) toolHandler(t *tools.Tool) mcp.ToolHandler {
 		if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
 			raw = []byte("{}") // arguments are optional in the protocol
 		}
-		res, err := t.Call(ctx, raw)
+		res, err := t.Call(tools.WithBaseURL(ctx, a.base), raw)
 		if err != nil {
 			return a.toolError(ctx, t, err), nil
 		}

@@ -19,9 +19,15 @@
 // board's backoff, 30 s doubling to 1 h, until the store's attempt limit.
 // A 5xx reply to RCPT TO or to the message (no such user, message
 // refused) is permanent and gives up at once. Given-up messages stay in
-// the outbox with their last error. Delivery is at least once: a sender
-// that dies between sending and reporting leaves the message to be sent
-// again when the lease ends.
+// the outbox with their last error.
+//
+// The lease is short ([DefaultLease], 30 s) and the sender renews it every
+// third of a lease for the messages it still holds (a heartbeat,
+// [board.Store.RenewLease]), so a batch may take longer than a lease while
+// a sender that dies leaves its messages due again within a lease, and
+// another replica sends them within a minute. Delivery is at least once:
+// a sender that dies between the mail server's acceptance and its report
+// leaves the message to be sent again, and the recipient gets it twice.
 //
 // # Transport
 //

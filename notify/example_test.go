@@ -33,6 +33,9 @@ func (o *oneMessage) ClaimOutbox(context.Context, int, time.Duration) ([]board.O
 	o.claimed = true
 	return []board.OutboxMessage{{ID: "1", Recipient: "ada@example.org", From: "board@example.org", Message: []byte("Subject: hi\r\n\r\nhi\r\n")}}, nil
 }
+func (o *oneMessage) RenewLease(_ context.Context, msgs []board.OutboxMessage, _ time.Duration) (int, error) {
+	return len(msgs), nil
+}
 func (o *oneMessage) MarkSent(context.Context, string) error { return nil }
 func (o *oneMessage) MarkFailed(context.Context, string, string, bool) (time.Time, error) {
 	return time.Now().Add(board.Backoff(1)), nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/predictions-md/predictions/board"
@@ -12,16 +13,21 @@ import (
 // Outbox is what a [Sender] needs of the store; *board.Store implements it.
 type Outbox interface {
 	ClaimOutbox(ctx context.Context, limit int, lease time.Duration) ([]board.OutboxMessage, error)
+	RenewLease(ctx context.Context, msgs []board.OutboxMessage, lease time.Duration) (int, error)
 	MarkSent(ctx context.Context, id string) error
 	MarkFailed(ctx context.Context, id, reason string, permanent bool) (time.Time, error)
 	PruneOutbox(ctx context.Context, before time.Time) (int, error)
 }
 
-// Defaults of [Sender].
+// Defaults of [Sender]. The lease is short because a working sender
+// renews it (every third of a lease, its heartbeat): the messages a dead
+// sender had claimed are due again DefaultLease after its last heartbeat,
+// and another sender polling every DefaultInterval sends them within
+// DefaultLease + DefaultInterval (35 s), under a minute.
 const (
 	DefaultInterval  = 5 * time.Second
 	DefaultBatch     = 20
-	DefaultLease     = 5 * time.Minute
+	DefaultLease     = 30 * time.Second
 	DefaultRetention = 7 * 24 * time.Hour
 )
 
@@ -40,8 +46,10 @@ type Sender struct {
 	Interval time.Duration
 	// Batch is how many messages one claim takes; 0 means [DefaultBatch].
 	Batch int
-	// Lease is how long a claimed message is reserved for this sender;
-	// 0 means [DefaultLease]. It must outlast sending a batch.
+	// Lease is how long a claimed message is reserved for this sender
+	// without a heartbeat; 0 means [DefaultLease]. While it sends, the
+	// sender renews the lease of the messages it holds every Lease/3, so
+	// a batch may take longer than one lease.
 	Lease time.Duration
 	// Retention is how long sent messages are kept before Run prunes
 	// them; 0 means [DefaultRetention].
@@ -85,11 +93,14 @@ func (s *Sender) Drain(ctx context.Context) (Result, error) {
 	if lease <= 0 {
 		lease = DefaultLease
 	}
+	hb := s.heartbeat(ctx, lease)
+	defer hb.stop()
 	for ctx.Err() == nil {
 		msgs, err := s.Outbox.ClaimOutbox(ctx, batch, lease)
 		if err != nil || len(msgs) == 0 {
 			return res, err
 		}
+		hb.hold(msgs)
 		for i, m := range msgs {
 			if ctx.Err() != nil {
 				return res, nil
@@ -99,6 +110,7 @@ func (s *Sender) Drain(ctx context.Context) (Result, error) {
 					// The server cannot be reached: every claimed message
 					// waits for its backoff.
 					for _, rest := range msgs[i:] {
+						hb.release(rest.ID)
 						if err := s.failed(ctx, rest, "connecting to "+s.SMTP.String()+": "+err.Error(), false, &res); err != nil {
 							return res, err
 						}
@@ -111,6 +123,7 @@ func (s *Sender) Drain(ctx context.Context) (Result, error) {
 				from = s.From
 			}
 			err := c.send(from, m.Recipient, m.Message)
+			hb.release(m.ID)
 			if err == nil {
 				if err := s.Outbox.MarkSent(ctx, m.ID); err != nil {
 					return res, err
@@ -130,6 +143,69 @@ func (s *Sender) Drain(ctx context.Context) (Result, error) {
 		}
 	}
 	return res, nil
+}
+
+// heartbeat renews the lease of the messages a Drain holds (claimed, not
+// yet sent or failed) every lease/3 until stopped.
+type heartbeat struct {
+	mu     sync.Mutex
+	held   map[string]board.OutboxMessage
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+func (s *Sender) heartbeat(ctx context.Context, lease time.Duration) *heartbeat {
+	ctx, cancel := context.WithCancel(ctx)
+	h := &heartbeat{held: map[string]board.OutboxMessage{}, cancel: cancel, done: make(chan struct{})}
+	go func() {
+		defer close(h.done)
+		t := time.NewTicker(max(lease/3, time.Millisecond))
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+			// The lock is held through the renewal so that a message
+			// released meanwhile (and then marked failed with its backoff)
+			// is not renewed after its report.
+			h.mu.Lock()
+			msgs := make([]board.OutboxMessage, 0, len(h.held))
+			for _, m := range h.held {
+				msgs = append(msgs, m)
+			}
+			_, err := s.Outbox.RenewLease(ctx, msgs, lease)
+			h.mu.Unlock()
+			if err != nil && ctx.Err() == nil {
+				// The lease then ends as claimed: another sender may send
+				// the message too (at least once).
+				s.log().Warn("renewing the e-mail lease", "messages", len(msgs), "error", err.Error())
+			}
+		}
+	}()
+	return h
+}
+
+func (h *heartbeat) hold(msgs []board.OutboxMessage) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, m := range msgs {
+		h.held[m.ID] = m
+	}
+}
+
+// release stops renewing a message once its attempt is over: the
+// mail server answered, and MarkSent or MarkFailed follows.
+func (h *heartbeat) release(id string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	delete(h.held, id)
+}
+
+func (h *heartbeat) stop() {
+	h.cancel()
+	<-h.done
 }
 
 func (s *Sender) failed(ctx context.Context, m board.OutboxMessage, reason string, permanent bool, res *Result) error {

@@ -1,13 +1,16 @@
 package notify_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"log/slog"
 	"net"
 	"net/mail"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -15,6 +18,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/predictions-md/predictions/board"
+	"github.com/predictions-md/predictions/email"
 	"github.com/predictions-md/predictions/internal/smtptest"
 	"github.com/predictions-md/predictions/notify"
 )
@@ -101,9 +105,34 @@ func newFixture(t *testing.T) *fixture {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
+	return &fixture{store: s, clk: clk, pred: seedOne(t, s)}
+}
+
+// seedOne registers ada and bob and posts ada's prediction, whose
+// notification to bob waits in the outbox.
+func seedOne(t *testing.T, s *board.Store) board.Prediction {
+	t.Helper()
 	ctx := context.Background()
 	for id, addr := range map[string]string{"ada": "Ada <ada@example.org>", "bob": "Bob <bob@example.org>"} {
-		if _, err := s.Register(ctx, board.Registration{AgentID: id, Email: addr}); err != nil {
+		if _, err := s.Register(ctx, board.Registration{AgentID: id, Email: addr, Subscribe: json.RawMessage(`"all"`)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Each confirms with the link of its confirmation message.
+	msgs, err := s.ClaimOutbox(ctx, 10, time.Minute)
+	if err != nil || len(msgs) != 2 {
+		t.Fatalf("confirmation messages: %d, %v", len(msgs), err)
+	}
+	for _, m := range msgs {
+		pm, err := email.Parse(bytes.NewReader(m.Message))
+		if err != nil {
+			t.Fatal(err)
+		}
+		link := regexp.MustCompile(`/api/agents/([^/]+)/email/confirm\?token=(\S+)`).FindStringSubmatch(pm.Text)
+		if _, err := s.ConfirmEmail(ctx, link[1], link[2]); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.MarkSent(ctx, m.ID); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -113,7 +142,7 @@ func newFixture(t *testing.T) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &fixture{store: s, clk: clk, pred: p}
+	return p
 }
 
 func (f *fixture) row(t *testing.T) board.OutboxEntry {
@@ -260,4 +289,71 @@ func TestRun(t *testing.T) {
 	}
 	cancel()
 	<-done
+}
+
+// TestLeaseHeartbeat: a sender working longer than its lease renews it,
+// so that a second sender does not claim the message meanwhile; the
+// message goes out once.
+func TestLeaseHeartbeat(t *testing.T) {
+	ctx := context.Background()
+	s, err := board.Open(ctx, filepath.Join(t.TempDir(), "board.db"), board.Options{
+		Mail: &board.MailOptions{From: mail.Address{Address: "board@predictions.example.org"}, BaseURL: "https://predictions.example.org"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	f := &fixture{store: s}
+	f.pred = seedOne(t, s)
+	const lease = 300 * time.Millisecond
+	srv := smtptest.Start(t, smtptest.Options{Delay: 4 * lease})
+	snd := &notify.Sender{Outbox: s, SMTP: server(srv), Log: quiet, Lease: lease}
+	done := make(chan notify.Result)
+	go func() {
+		res, err := snd.Drain(ctx)
+		if err != nil {
+			t.Errorf("Drain: %v", err)
+		}
+		done <- res
+	}()
+	// Two leases into the slow send, a second replica finds nothing due.
+	time.Sleep(2 * lease)
+	if got, err := s.ClaimOutbox(ctx, 10, lease); err != nil || len(got) != 0 {
+		t.Errorf("second sender claimed %d messages (%v) while the first renewed its lease", len(got), err)
+	}
+	if res := <-done; res != (notify.Result{Sent: 1}) {
+		t.Errorf("Drain = %+v, want 1 sent", res)
+	}
+	if r := f.row(t); r.Status != board.OutboxSent || r.Attempts != 1 || len(srv.Messages()) != 1 {
+		t.Errorf("row %s after %d attempts, %d messages; want sent once after 1 attempt", r.Status, r.Attempts, len(srv.Messages()))
+	}
+}
+
+// TestDeadSenderLease: the messages a sender claimed and never reported
+// (it died) are due again after DefaultLease, so another sender polling
+// every DefaultInterval sends them within a minute; the first attempt is
+// counted, and the mail server may get the message twice (at least once).
+func TestDeadSenderLease(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	if notify.DefaultLease+notify.DefaultInterval > time.Minute {
+		t.Fatalf("DefaultLease %v + DefaultInterval %v is over a minute", notify.DefaultLease, notify.DefaultInterval)
+	}
+	claimed, err := f.store.ClaimOutbox(ctx, 10, notify.DefaultLease) // the sender that dies
+	if err != nil || len(claimed) != 1 {
+		t.Fatalf("claim: %d, %v", len(claimed), err)
+	}
+	srv := smtptest.Start(t, smtptest.Options{})
+	snd := &notify.Sender{Outbox: f.store, SMTP: server(srv), Log: quiet}
+	f.clk.Advance(notify.DefaultLease - time.Second)
+	drain(t, snd, notify.Result{}) // still leased
+	f.clk.Advance(time.Second)
+	drain(t, snd, notify.Result{Sent: 1})
+	if r := f.row(t); r.Status != board.OutboxSent || r.Attempts != 2 {
+		t.Errorf("row %s after %d attempts, want sent on the 2nd attempt", r.Status, r.Attempts)
+	}
+	// A renewal by the dead sender's stale claim changes nothing now.
+	if n, err := f.store.RenewLease(ctx, claimed, notify.DefaultLease); err != nil || n != 0 {
+		t.Errorf("RenewLease of a stale claim = %d, %v; want 0", n, err)
+	}
 }

@@ -66,9 +66,19 @@
 //
 // # Probability inputs
 //
-// [ReadProbability] applies the tools' rule for a number given as a
-// probability: below 1 it is a fraction, from 1 to 100 a percent (so
-// exactly 1 is 1%). [ReadProbabilityText] adds strings such as "75%".
+// The one rule for reading probabilities (DECISIONS.md) lives here, so
+// that the tools and the agent board share it. Decoders keep what was
+// sent ([Sent]: a number's literal or a string); after decoding,
+// [ReadGroup] reads one array of forecasts on one scale (a string with %
+// is a percent; bare numbers strictly between 0 and 1 say fractions, above
+// 1 percents, 0 and 1 follow the others, fractions when nothing else says;
+// a mix is a [*ScaleError] naming the items), [ReadLone] reads a
+// probability that stands alone (a bare 1 is refused as ambiguous) and
+// [ReadFraction] is the board's reading (a bare number is a fraction in
+// [0, 1], a string with % a percent). Percents are divided by 100 exactly
+// and rounded once, so "99.9%" is the float64 nearest 0.999; positive
+// numbers below 1e-300 are refused. [ReadProbability] and
+// [ReadProbabilityText] apply ReadLone to one number or text.
 //
 // # Comparing and removing the margin
 //

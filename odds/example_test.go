@@ -116,17 +116,20 @@ func ExampleImplied() {
 	// additive       overround 3.38%  0.3733 0.4054 0.2213
 	// power          overround 3.38%  0.3730 0.4051 0.2219
 	// shin           overround 3.38%  0.3730 0.4048 0.2222
-	// Shin's z = 0.01694 after 425 iterations
+	// Shin's z = 0.01694 after 58 iterations
 }
 
 func ExampleReadProbability() {
-	for _, x := range []float64{0.75, 75, 1, 100} {
+	for _, x := range []float64{0.75, 75, 99.9, 100} {
 		p, as, _ := odds.ReadProbability(x)
 		fmt.Printf("%v -> %v (%s)\n", x, p, as)
 	}
+	_, _, err := odds.ReadProbability(1)
+	fmt.Println(err)
 	// Output:
 	// 0.75 -> 0.75 (probability)
 	// 75 -> 0.75 (percent)
-	// 1 -> 0.01 (percent)
+	// 99.9 -> 0.999 (percent)
 	// 100 -> 1 (percent)
+	// odds: "1": probability is 1, which could mean 1% or certainty; send "1%" or 0.01 for one percent, or 0.999 for near-certainty
 }

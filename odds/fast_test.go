@@ -4,7 +4,6 @@ import (
 	"errors"
 	"math"
 	"math/big"
-	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -120,14 +119,6 @@ func checkSame(t *testing.T, s string, n Notation) {
 			}
 		}
 	}
-	pf, asf, errf := readProbabilityText(s, true)
-	pb, asb, errb := readProbabilityText(s, false)
-	if diff := diffErrors(errb, errf); diff != "" {
-		t.Fatalf("ReadProbabilityText(%q) error mismatch (-big +fast):\n%s", s, diff)
-	}
-	if math.Float64bits(pf) != math.Float64bits(pb) || asf != asb {
-		t.Fatalf("ReadProbabilityText(%q) = %v, %q, want %v, %q", s, pf, asf, pb, asb)
-	}
 }
 
 // same reports whether a == b with their floats, given in pairs, equal bit
@@ -228,9 +219,6 @@ func TestFastPathUsed(t *testing.T) {
 		// Compare multiplies the numbers: long ones may take the big.Rat code.
 		if a := testing.AllocsPerRun(10, func() { _, _ = Compare(v, v) }); a != 0 && len(s) < 6 {
 			t.Errorf("Compare(%q, itself) allocates %v times, want 0", s, a)
-		}
-		if a := testing.AllocsPerRun(10, func() { _, _, _ = ReadProbabilityText(s) }); a != 0 && !strings.ContainsAny(s, "/:+-e") {
-			t.Errorf("ReadProbabilityText(%q) allocates %v times, want 0", s, a)
 		}
 	}
 }

@@ -19,7 +19,11 @@ import (
 // otherwise they are the nearest fraction with a denominator up to 100
 // (the nearest N/1 for odds of 100 or more, the nearest 1/N for odds below
 // 1/200), and the *Approximate field is set when that fraction differs
-// from the value by more than one part in 10^12.
+// from the value by more than one part in 10^12. Odds beyond a 21-character
+// fraction are written as whole numbers to 3 significant digits ("1/1000…0",
+// never "1e+300/1"), marked approximate. A rounded text never reaches the
+// end of its scale: when more than 15 places would be needed it is the
+// shortest text of the float64 (1 - 1e-15 is "0.999999999999999", not "1").
 type Formats struct {
 	// Probability is P, in (0, 1).
 	Probability     float64 `json:"probability"`
@@ -117,8 +121,8 @@ func display(r *big.Rat, f, delta float64, base int) string {
 	if delta > 0 && delta < 1 {
 		places = max(places, int(math.Ceil(-math.Log10(delta)))+2)
 	}
-	if places > 15 {
-		return strconv.FormatFloat(f, 'g', 3, 64)
+	if places > 15 { // the shortest text of f: more digits, never the end
+		return strconv.FormatFloat(f, 'g', -1, 64)
 	}
 	s := strconv.FormatFloat(f, 'f', places, 64)
 	if strings.Contains(s, ".") {
@@ -155,10 +159,34 @@ func fractionText(r *big.Rat, f float64, sep string) (string, bool) {
 	af, _ := a.Float64()
 	approx := math.Abs(af-f) > 1e-12*f
 	if len(s) > maxFractionText {
-		s = strconv.FormatFloat(af, 'g', 3, 64) + sep + "1"
-		approx = true
+		s, approx = string(appendHugeRatio(nil, af, sep[0])), true
 	}
 	return s, approx
+}
+
+// appendHugeRatio writes odds af beyond a 21-character fraction as a
+// ratio of whole numbers to 3 significant digits, "123000…000/1" or
+// "1/123000…000" (no exponent: "1e+300/1" read as a fraction is not a
+// ratio of whole numbers); the caller marks it approximate.
+func appendHugeRatio(b []byte, af float64, sep byte) []byte {
+	whole := func(b []byte, x float64) []byte {
+		e := strconv.FormatFloat(x, 'e', 2, 64) // d.dde±x
+		mant, exp, _ := strings.Cut(e, "e")
+		n, _ := strconv.Atoi(exp)
+		digits := strings.Replace(mant, ".", "", 1)
+		if n < 2 {
+			return strconv.AppendFloat(b, math.Round(x), 'f', 0, 64)
+		}
+		b = append(b, digits...)
+		for range n - 2 {
+			b = append(b, '0')
+		}
+		return b
+	}
+	if af >= 1 {
+		return append(whole(b, af), sep, '1')
+	}
+	return whole(append(b, '1', sep), 1/af)
 }
 
 // limitDenominator returns the fraction closest to x >= 0 whose denominator

@@ -3,6 +3,7 @@ package odds
 import (
 	"fmt"
 	"math"
+	"math/big"
 	"strconv"
 	"strings"
 )
@@ -27,10 +28,13 @@ const (
 	Power
 	// Shin uses Shin's model of a bookmaker facing a share z of insiders
 	// (Shin 1992, 1993; the form of Jullien & Salanié 1994):
-	// p_i = (sqrt(z² + 4(1-z) r_i²/S) - z) / (2(1-z)), with z solved by
-	// fixed-point iteration for 3 or more outcomes and in closed form for 2
-	// (Štrumbelj 2014), where it equals Additive. It needs odds with a
-	// margin (S >= 1).
+	// p_i = (sqrt(z² + 4(1-z) r_i²/S) - z) / (2(1-z)), with z the root
+	// in [0, 1) of sum p_i(z) = 1, as the R package implied states it
+	// (Shin 1993, "Measuring the incidence of insider trading in a market
+	// for state-contingent claims", Economic Journal 103). The root is
+	// found by bisection to full double precision for every margin above
+	// 0. For two outcomes it equals Additive (Štrumbelj 2014). It needs
+	// odds with a margin (S >= 1); a fair book (S = 1) has z = 0.
 	Shin
 )
 
@@ -109,8 +113,8 @@ type Book struct {
 	// Z is Shin's estimate of the share of insider money (Shin only; 0
 	// otherwise).
 	Z float64 `json:"z,omitempty"`
-	// Iterations is the number of fixed-point iterations Shin's method
-	// took (0 for two outcomes, solved in closed form, and for the other
+	// Iterations is the number of bisection steps Shin's method took to
+	// pin z to adjacent doubles (0 for a fair book and for the other
 	// methods).
 	Iterations int `json:"iterations,omitempty"`
 	// Exponent is the power k of the Power method, p_i = r_i^k (0 for
@@ -119,14 +123,6 @@ type Book struct {
 	// Notes says what a reader should know (an underround).
 	Notes []string `json:"notes,omitempty"`
 }
-
-// Shin's iteration stops when z changes by at most shinTolerance, as in the
-// Python package shin; shinMaxIterations is ten times that package's
-// default, since books of 30 outcomes converge more slowly.
-const (
-	shinTolerance     = 1e-12
-	shinMaxIterations = 10000
-)
 
 // Implied turns the decimal odds of mutually exclusive outcomes (at least
 // 2) into probabilities that add up to 1, by method m. Get decimal odds
@@ -141,11 +137,36 @@ const (
 //     wrapping [ErrCertain];
 //   - Additive making an outcome negative: an [*OutcomeError] wrapping
 //     [ErrNegative];
-//   - Shin's method on odds without a margin (Sum < 1), where the
-//     iteration does not settle, or an iteration that does not settle
-//     within 10,000 steps to a change in z of 1e-12: an error wrapping
+//   - Shin's method on odds without a margin (Sum < 1): an error wrapping
 //     [ErrNoConvergence].
+//
+// Sum, OverroundPct, HoldPct and the multiplicative probabilities are
+// computed in exact rationals from the decimals each float64 stands for
+// (its shortest text: 1.91, not the binary fraction nearest it) and
+// rounded once, so k outcomes at decimal odds k have
+// Sum exactly 1 and OverroundPct exactly 0. [ImpliedValues] goes further
+// and uses the exact values of parsed text ("1.91" is 191/100).
 func Implied(decimals []float64, m Method) (Book, error) {
+	return implied(decimals, nil, m)
+}
+
+// ImpliedValues is [Implied] for parsed values: it uses their exact
+// rational odds, where known, for Sum, OverroundPct and HoldPct.
+func ImpliedValues(vs []Value, m Method) (Book, error) {
+	decimals := make([]float64, len(vs))
+	exact := make([]*big.Rat, len(vs))
+	for i, v := range vs {
+		decimals[i] = v.Decimal()
+		if r := v.Exact(); r != nil && r.Sign() > 0 {
+			exact[i] = r // the probability 1/decimal
+		}
+	}
+	return implied(decimals, exact, m)
+}
+
+// implied is Implied with the exact raw probabilities where known (nil
+// entries, or a nil slice, use the float64 decimals' exact values).
+func implied(decimals []float64, exact []*big.Rat, m Method) (Book, error) {
 	if len(decimals) < 2 {
 		return Book{}, fmt.Errorf("%w: got %d; send the odds of every outcome, one of which must happen", ErrOutcomes, len(decimals))
 	}
@@ -158,11 +179,29 @@ func Implied(decimals []float64, m Method) (Book, error) {
 			return Book{}, &OutcomeError{Index: i, Err: err}
 		}
 		b.Raw[i] = 1 / d
-		b.Sum += b.Raw[i]
 	}
-	b.OverroundPct = (b.Sum - 1) * 100
-	b.HoldPct = (1 - 1/b.Sum) * 100
-	if b.Sum < 1 {
+	// The sum, overround and hold from exact rationals, rounded once.
+	total := new(big.Rat)
+	rats := make([]*big.Rat, len(decimals))
+	for i, d := range decimals {
+		if exact != nil && exact[i] != nil {
+			rats[i] = exact[i]
+			b.Raw[i], _ = exact[i].Float64()
+		} else {
+			// The decimal the float64 stands for, its shortest text ("1.91"
+			// for the float64 nearest 1.91): small denominators, and the
+			// odds the writer meant.
+			r, _ := new(big.Rat).SetString(strconv.FormatFloat(d, 'g', -1, 64))
+			rats[i] = r.Inv(r)
+		}
+		total.Add(total, rats[i])
+	}
+	b.Sum, _ = total.Float64()
+	over := new(big.Rat).Sub(total, ratOne)
+	b.OverroundPct, _ = new(big.Rat).Mul(over, ratHundred).Float64()
+	b.HoldPct, _ = new(big.Rat).Mul(new(big.Rat).Quo(over, total), ratHundred).Float64()
+	cmp := total.Cmp(ratOne)
+	if cmp < 0 {
 		b.Notes = append(b.Notes, "the raw probabilities add up to "+pctText(b.Sum)+
 			", under 100%: these odds carry no margin (an underround), so removing it raises them")
 	}
@@ -170,21 +209,23 @@ func Implied(decimals []float64, m Method) (Book, error) {
 	var p []float64
 	var err error
 	switch m {
-	case Multiplicative:
+	case Multiplicative: // exact r_i / S, rounded once
 		p = make([]float64, len(b.Raw))
-		for i, r := range b.Raw {
-			p[i] = r / b.Sum
+		for i, r := range rats {
+			p[i], _ = new(big.Rat).Quo(r, total).Float64()
 		}
+		b.Probabilities = p
+		return b, nil
 	case Additive:
 		p, err = additive(decimals, b.Raw, b.Sum)
 	case Power:
-		p, b.Exponent, err = power(b.Raw, b.Sum)
+		p, b.Exponent, err = power(b.Raw, cmp)
 	case Shin:
-		if b.Sum < 1 {
+		if cmp < 0 {
 			return Book{}, fmt.Errorf("%w: the raw probabilities add up to %s, under 100%%, and Shin's model needs a margin; use the multiplicative or power method",
 				ErrNoConvergence, pctText(b.Sum))
 		}
-		p, b.Z, b.Iterations, err = shin(b.Raw, b.Sum)
+		p, b.Z, b.Iterations = shin(b.Raw, b.Sum, cmp == 0)
 	}
 	if err != nil {
 		return Book{}, err
@@ -244,20 +285,34 @@ func additive(decimals, raw []float64, sum float64) ([]float64, error) {
 
 // power finds k > 0 with sum r_i^k = 1 (f(k) = sum r_i^k - 1 falls from
 // n-1 at k = 0 towards -1, so the root is unique) by Newton's method kept
-// inside a bracket.
-func power(raw []float64, sum float64) ([]float64, float64, error) {
-	f := func(k float64) (val, deriv float64) {
-		for _, r := range raw {
-			t := math.Pow(r, k)
-			val += t
-			deriv += t * math.Log(r)
+// inside a bracket. cmp is the sign of S - 1, exact. The favourite's term
+// enters f as -(1 - r^k) = expm1(k log r), so that a favourite near 1 does
+// not cancel against the 1 and lose the long shots' digits.
+func power(raw []float64, cmp int) ([]float64, float64, error) {
+	fav := 0
+	for i, r := range raw {
+		if r > raw[fav] {
+			fav = i
 		}
-		return val - 1, deriv
+	}
+	logs := make([]float64, len(raw))
+	for i, r := range raw {
+		logs[i] = math.Log(r)
+	}
+	f := func(k float64) (val, deriv float64) {
+		for i, r := range raw {
+			t := math.Pow(r, k)
+			deriv += t * logs[i]
+			if i != fav {
+				val += t
+			}
+		}
+		return val + math.Expm1(k*logs[fav]), deriv
 	}
 	k := 1.0
-	if sum != 1 {
+	if cmp != 0 {
 		lo, hi := 1.0, 1.0
-		if sum > 1 {
+		if cmp > 0 {
 			for hi = 2; ; hi *= 2 {
 				if v, _ := f(hi); v <= 0 || hi > 1e300 {
 					break
@@ -287,7 +342,7 @@ func power(raw []float64, sum float64) ([]float64, float64, error) {
 			if !(next > lo && next < hi) {
 				next = (lo + hi) / 2
 			}
-			if math.Abs(next-k) <= 1e-15*k {
+			if next == k || lo == hi || math.Nextafter(lo, hi) == hi {
 				k = next
 				break
 			}
@@ -301,42 +356,50 @@ func power(raw []float64, sum float64) ([]float64, float64, error) {
 	return p, k, nil
 }
 
-// shin computes Shin's probabilities and z. For n >= 3 it iterates
-// z <- (sum_i sqrt(z² + 4(1-z) r_i²/S) - 2) / (n - 2) from z = 0, the
-// fixed point at which the p_i add up to 1 (Jullien & Salanié 1994; the
-// procedure of the Python package shin). For n = 2 z has a closed form
-// (Štrumbelj 2014): z = (S-1)(d²-S) / (S(d²-1)), d = r_1 - r_2.
-func shin(raw []float64, sum float64) ([]float64, float64, int, error) {
-	n := len(raw)
-	z := 0.0
-	iterations := 0
-	if n == 2 {
-		d := raw[0] - raw[1]
-		z = (sum - 1) * (d*d - sum) / (sum * (d*d - 1))
-	} else {
-		delta := math.Inf(1)
-		for delta > shinTolerance {
-			if iterations == shinMaxIterations {
-				return nil, 0, iterations, fmt.Errorf("%w after %d iterations (last change in z %.3g, z %.6g); use the multiplicative or power method",
-					ErrNoConvergence, iterations, delta, z)
+// shinP is Shin's p_i(z) for r_i = r and booksum s, written as
+// 2r²/(s (sqrt(z² + 4(1-z) r²/s) + z)), which equals
+// (sqrt(z² + 4(1-z) r²/s) - z) / (2(1-z)) without its cancellation.
+func shinP(r, s, z float64) float64 {
+	return 2 * r * r / (s * (math.Sqrt(z*z+4*(1-z)*r*r/s) + z))
+}
+
+// shin computes Shin's probabilities and z: the root in [0, 1) of
+// g(z) = sum_i p_i(z) - 1. g(0) = sqrt(S) - 1 > 0 when the book has a
+// margin, and g falls to sum r_i²/S - 1 < 0 as z nears 1, so the root is
+// bracketed; bisection halves the bracket until its ends are adjacent
+// doubles (at most about 1,100 steps, usually 50 to 70). fair reports an
+// exactly fair book (S = 1), whose z is 0.
+func shin(raw []float64, sum float64, fair bool) ([]float64, float64, int) {
+	g := func(z float64) float64 {
+		var s float64
+		for _, r := range raw {
+			s += shinP(r, sum, z)
+		}
+		return s - 1
+	}
+	z, steps := 0.0, 0
+	if !fair && g(0) > 0 {
+		lo, hi := 0.0, math.Nextafter(1, 0)
+		for {
+			mid := lo + (hi-lo)/2
+			if mid <= lo || mid >= hi {
+				break
 			}
-			var s float64
-			for _, r := range raw {
-				s += math.Sqrt(z*z + 4*(1-z)*r*r/sum)
+			steps++
+			if g(mid) > 0 {
+				lo = mid
+			} else {
+				hi = mid
 			}
-			next := (s - 2) / float64(n-2)
-			if math.IsNaN(next) || next >= 1 || next <= -1 {
-				return nil, 0, iterations, fmt.Errorf("%w: z left the range (-1, 1) after %d iterations; use the multiplicative or power method",
-					ErrNoConvergence, iterations+1)
-			}
-			delta = math.Abs(next - z)
-			z = next
-			iterations++
+		}
+		z = lo
+		if math.Abs(g(hi)) < math.Abs(g(lo)) {
+			z = hi
 		}
 	}
-	p := make([]float64, n)
+	p := make([]float64, len(raw))
 	for i, r := range raw {
-		p[i] = (math.Sqrt(z*z+4*(1-z)*r*r/sum) - z) / (2 * (1 - z))
+		p[i] = shinP(r, sum, z)
 	}
-	return p, z, iterations, nil
+	return p, z, steps
 }

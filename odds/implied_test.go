@@ -124,8 +124,10 @@ func TestImpliedShinPython(t *testing.T) {
 		if math.Abs(b.Z-tt.z) > 1e-10 {
 			t.Errorf("Implied(%v, Shin).Z = %v, want %v", tt.decimals, b.Z, tt.z)
 		}
-		if d := b.Iterations - tt.iterations; d < -1 || d > 1 {
-			t.Errorf("Implied(%v, Shin).Iterations = %d, want %d", tt.decimals, b.Iterations, tt.iterations)
+		// The Python package iterates a fixed point (425 steps, z good to
+		// about 5e-13); bisection takes one step per bit of z.
+		if b.Iterations < 1 || b.Iterations > 1100 {
+			t.Errorf("Implied(%v, Shin).Iterations = %d, want 1 to 1,100 bisection steps (Python: %d fixed-point steps)", tt.decimals, b.Iterations, tt.iterations)
 		}
 	}
 }
@@ -341,7 +343,7 @@ func TestBookJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, key := range []string{`"method":"shin"`, `"raw":[`, `"overround_pct":`, `"hold_pct":`, `"probabilities":[`, `"z":`, `"iterations":425`} {
+	for _, key := range []string{`"method":"shin"`, `"raw":[`, `"overround_pct":`, `"hold_pct":`, `"probabilities":[`, `"z":`, `"iterations":58`} {
 		if !strings.Contains(string(data), key) {
 			t.Errorf("json.Marshal(Book) = %s, want it to contain %s", data, key)
 		}

@@ -577,76 +577,32 @@ func FromProbability(p float64) (Value, error) {
 	return Value{P: p, ReadAs: Probability, Input: in}, nil
 }
 
-// ReadProbability reads a probability given as a number by the rule of the
-// tools' probability inputs (p, prior): a number below 1 is a fraction, and
-// a number from 1 to 100 is a percent. So 0.75 and 75 are both 75%; note
-// that exactly 1 means 1%, not certainty (write 100 or a string "100%" for
-// that). 0 and 100 are allowed here (p = 0 and p = 1): callers that need
-// odds clip or refuse them. as is [Probability] or [Percent], the reading
-// used (the tools report it as read_as).
+// ReadProbability reads a lone probability given as a number by the
+// rule of [ReadLone]: below 1 a fraction, above 1 (to 100) a percent, and
+// exactly 1 an error, since it could mean 1% or certainty. 0 is allowed
+// (callers that need odds clip or refuse it). as is [Probability] or
+// [Percent]. A percent is divided by 100 exactly and rounded once.
 //
 // The error is an [*Error] wrapping [ErrRange] for negative numbers,
-// numbers above 100, NaN and infinities.
+// numbers above 100, NaN and infinities, or [ErrCertain] for 1.
 func ReadProbability(x float64) (p float64, as Notation, err error) {
-	switch {
-	case math.IsNaN(x) || math.IsInf(x, 0):
-		return 0, "", &Error{Input: floatText(x), Err: ErrRange, Reason: "is not a finite number",
-			Hint: "send a probability as a fraction (0.75) or a percent (75)"}
-	case x < 0:
-		return 0, "", &Error{Input: floatText(x), Err: ErrRange, Reason: "is negative, and a probability is 0 to 1 or 0 to 100%",
-			Hint: "send a probability as a fraction (0.75) or a percent (75)"}
-	case x < 1:
-		return x, Probability, nil
-	case x <= 100:
-		return x / 100, Percent, nil
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return 0, "", &Error{Input: floatText(x), Err: ErrRange, Reason: "is not a finite number", Hint: readingHint}
 	}
-	return 0, "", &Error{Input: floatText(x), Notation: Percent, Err: ErrRange, Reason: "is above 100",
-		Hint: "send a probability as a fraction (0.75) or a percent (75)"}
+	return ReadProbabilityText(floatText(x))
 }
 
 // ReadProbabilityText is [ReadProbability] for text: "75%" (a trailing %,
 // from 0% to 100%) is a percent, and a plain number follows the rule of
-// ReadProbability ("0.75" and "75" are 75%, "1" is 1%). Spaces around s
-// are ignored.
+// ReadProbability ("0.75" and "75" are 75%, "1" is an error). Spaces
+// around s are ignored.
 //
 // The error is an [*Error] wrapping [ErrSyntax] for text that is not a
-// number or [ErrRange] as in ReadProbability.
+// number, or [ErrRange] or [ErrCertain] as in ReadProbability.
 func ReadProbabilityText(s string) (p float64, as Notation, err error) {
-	return readProbabilityText(s, true)
-}
-
-// readProbabilityText is ReadProbabilityText; fast = false skips the int64
-// fast path, as for parse.
-func readProbabilityText(s string, fast bool) (p float64, as Notation, err error) {
-	in := strings.TrimSpace(s)
-	hint := "send a probability as a fraction (0.75), a percent (75) or a percent with a sign (75%)"
-	if len(in) > MaxLen {
-		return 0, "", &Error{Input: in[:20] + "...", Err: ErrSyntax, Reason: "is longer than " + strconv.Itoa(MaxLen) + " bytes", Hint: hint}
+	r, _, err := ReadLone(Sent{Text: s, Quoted: true}, "probability")
+	if err != nil {
+		return 0, "", err
 	}
-	pct := strings.HasSuffix(in, "%")
-	num := strings.TrimSpace(strings.TrimSuffix(in, "%"))
-	as = Probability
-	if pct {
-		as = Percent
-	}
-	var x float64
-	if r, ok := smallUnsigned(num); fast && ok {
-		x = r.float()
-	} else {
-		r, f := unsigned(num)
-		if f != nil {
-			if f.hint == "" {
-				f.hint = hint
-			}
-			return 0, "", &Error{Input: in, Notation: as, Err: f.err, Reason: f.reason, Hint: f.hint}
-		}
-		x, _ = r.Float64()
-	}
-	if !pct {
-		return ReadProbability(x)
-	}
-	if x > 100 {
-		return 0, "", &Error{Input: in, Notation: Percent, Err: ErrRange, Reason: "is above 100%", Hint: hint}
-	}
-	return x / 100, Percent, nil
+	return r.P, r.ReadAs, nil
 }

@@ -279,7 +279,8 @@ func TestFromProbability(t *testing.T) {
 }
 
 func TestReadProbability(t *testing.T) {
-	// The rule of DECISIONS.md: below 1 a fraction, 1 to 100 a percent.
+	// The rule of DECISIONS.md for a lone number: below 1 a fraction,
+	// above 1 to 100 a percent, exactly 1 an error (1% or certain?).
 	tests := []struct {
 		x    float64
 		want float64
@@ -288,9 +289,9 @@ func TestReadProbability(t *testing.T) {
 		{0, 0, odds.Probability},
 		{0.75, 0.75, odds.Probability},
 		{0.999, 0.999, odds.Probability},
-		{1, 0.01, odds.Percent}, // exactly 1 is 1%, not certainty
 		{75, 0.75, odds.Percent},
 		{99.5, 0.995, odds.Percent},
+		{99.9, 0.999, odds.Percent}, // rounded once, not 0.9990000000000001
 		{100, 1, odds.Percent},
 	}
 	for _, tt := range tests {
@@ -321,8 +322,9 @@ func TestReadProbabilityText(t *testing.T) {
 		{"0.5%", 0.005, odds.Percent},
 		{"0.75", 0.75, odds.Probability},
 		{"75", 0.75, odds.Percent},
-		{"1", 0.01, odds.Percent},
 		{"0", 0, odds.Probability},
+		{"99.9%", 0.999, odds.Percent},
+		{"99.9", 0.999, odds.Percent},
 	}
 	for _, tt := range tests {
 		p, as, err := odds.ReadProbabilityText(tt.in)
@@ -340,6 +342,8 @@ func TestReadProbabilityText(t *testing.T) {
 		{"101%", odds.ErrRange},
 		{"101", odds.ErrRange},
 		{"-5%", odds.ErrRange},
+		{"1", odds.ErrCertain},
+		{"1e-320", odds.ErrRange},
 	} {
 		if _, _, err := odds.ReadProbabilityText(tt.in); !errors.Is(err, tt.want) {
 			t.Errorf("ReadProbabilityText(%q) error = %v, want %v", tt.in, err, tt.want)

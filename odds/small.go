@@ -101,6 +101,17 @@ func ratFloat(a, b uint64) float64 {
 	return math.Ldexp(float64(q), -s)
 }
 
+// logitRat64 is the natural log of the exact odds n/m (n, m > 0): for
+// odds from 1/3 to 3 (p from 1/4 to 3/4) log1p of the exact (n-m)/m
+// rounded once, so that odds next to 1 keep their digits; else log of
+// the rounded odds, whose logarithm is far from 0.
+func logitRat64(n, m int64) float64 {
+	if o := (rat64{n, m}).float(); o < 1.0/3 || o > 3 {
+		return math.Log(o)
+	}
+	return math.Log1p(rat64{n - m, m}.float())
+}
+
 // float is r correctly rounded to float64.
 func (r rat64) float() float64 {
 	if r.n < 0 {
@@ -331,7 +342,7 @@ func (v Value) formatsSmall() (Formats, bool) {
 	p := v.P
 	pct, dec, amer := q.pct.float(), q.dec.float(), q.amer.float()
 	against, forOdds := q.against.float(), q.forOdds.float()
-	logit := math.Log(forOdds)
+	logit := logitRat64(v.num, v.den-v.num)
 
 	// All the texts go into one buffer, made into one string that the
 	// fields share.
@@ -405,7 +416,7 @@ func (v Value) formatSmall(n Notation) (string, bool) {
 		}
 		b = unsign(appendExact(append(b, '+'), q.amer, q.amer.float()), 0)
 	case LogOdds:
-		b = strconv.AppendFloat(b, math.Log(rat64{v.num, v.den - v.num}.float()), 'g', -1, 64)
+		b = strconv.AppendFloat(b, logitRat64(v.num, v.den-v.num), 'g', -1, 64)
 	default:
 		return "", true
 	}
@@ -443,8 +454,8 @@ func appendDisplay(b []byte, r rat64, hasR bool, f, delta float64, base int) []b
 	if delta > 0 && delta < 1 {
 		places = max(places, int(math.Ceil(-math.Log10(delta)))+2)
 	}
-	if places > 15 {
-		return strconv.AppendFloat(b, f, 'g', 3, 64)
+	if places > 15 { // the shortest text of f: more digits, never the end
+		return strconv.AppendFloat(b, f, 'g', -1, 64)
 	}
 	start := len(b)
 	b = strconv.AppendFloat(b, f, 'f', places, 64)
@@ -529,7 +540,7 @@ func appendFraction(b []byte, r rat64, f float64, sep byte) (_ []byte, approx, o
 	af := a.float()
 	approx = math.Abs(af-f) > 1e-12*f
 	if len(b)-start > maxFractionText {
-		b = append(strconv.AppendFloat(b[:start], af, 'g', 3, 64), sep, '1')
+		b = appendHugeRatio(b[:start], af, sep)
 		approx = true
 	}
 	return b, approx, true

@@ -95,7 +95,12 @@ func (v Value) numbers() numbers {
 		q.against, _ = q.ragainst.Float64()
 		q.forOdds, _ = q.rfor.Float64()
 		q.amer, _ = q.ramer.Float64()
-		q.logit = math.Log(q.forOdds)
+		if q.forOdds < 1.0/3 || q.forOdds > 3 {
+			q.logit = math.Log(q.forOdds)
+		} else { // log1p of the exact odds - 1, rounded once
+			t, _ := new(big.Rat).Sub(q.rfor, ratOne).Float64()
+			q.logit = math.Log1p(t)
+		}
 		return q
 	}
 	p := v.P
@@ -112,8 +117,18 @@ func (v Value) numbers() numbers {
 	default:
 		q.amer = -100 * q.forOdds
 	}
-	q.logit = math.Log(p) - math.Log1p(-p)
+	q.logit = logitOf(p)
 	return q
+}
+
+// logitOf is the natural log-odds of p in (0, 1), accurate to a few ulps
+// everywhere: next to 1/2 it is log1p((2p-1)/(1-p)), where 2p-1 is exact
+// for p >= 1/4, instead of log(p/(1-p)), which loses every digit there.
+func logitOf(p float64) float64 {
+	if p >= 0.25 && p <= 0.75 {
+		return math.Log1p((2*p - 1) / (1 - p))
+	}
+	return math.Log(p) - math.Log1p(-p)
 }
 
 // Format writes the value in notation n as text that [Parse] reads back in

@@ -38,6 +38,11 @@ type Options struct {
 	// Bins is the number of equal-width calibration bins, from 1 to
 	// [MaxBins]; 0 means [DefaultBins]. The HTTP and MCP tools allow 2 to 20.
 	Bins int
+	// RightClosed puts a forecast on an inner edge into the bin below it,
+	// g[i] < p ≤ g[i+1] (p = 0 in the first bin), the convention of
+	// scikit-learn's calibration_curve. The default is left-closed,
+	// g[i] ≤ p < g[i+1] (p = 1 in the last bin).
+	RightClosed bool
 }
 
 // Result is the outcome of [Score]: the scores over all forecasts and the
@@ -182,6 +187,16 @@ func (g grid) index(p float64) int {
 	return i
 }
 
+// bin is index, or with right the right-closed bin: g[i] < p ≤ g[i+1],
+// with p = 0 in the first bin.
+func (g grid) bin(p float64, right bool) int {
+	i := g.index(p)
+	if right && i > 0 && p == g[i] {
+		i--
+	}
+	return i
+}
+
 // add scores one validated forecast into a, in bin b.
 func (a *acc) add(p float64, yes bool, b int) {
 	o := 0.0
@@ -278,7 +293,7 @@ func Score(fs []Forecast, opt Options) (*Result, error) {
 			}
 			last, cur = f.Who, j
 		}
-		accs[cur].add(f.P, f.Outcome, g.index(f.P))
+		accs[cur].add(f.P, f.Outcome, g.bin(f.P, opt.RightClosed))
 	}
 
 	order := make([]int, len(accs))

@@ -82,10 +82,16 @@ func TestSkillGolden(t *testing.T) {
 			in   map[string]string
 		}{p + ".golden", map[string]string{"preset": p}})
 	}
+	cases = append(cases, struct {
+		file string
+		in   map[string]string
+	}{"board.golden", map[string]string{"preset": "team"}})
 	for _, tc := range cases {
 		t.Run(tc.file, func(t *testing.T) {
 			s, notes := Resolve(tc.in)
-			golden(t, strings.Replace(tc.file, ".golden", ".md.golden", 1), s.Skill(Options{BaseURL: testBase + "/", Tools: testTools}))
+			// board.golden: the same file on a server that runs the board.
+			opt := Options{BaseURL: testBase + "/", Tools: testTools, Board: tc.file == "board.golden"}
+			golden(t, strings.Replace(tc.file, ".golden", ".md.golden", 1), s.Skill(opt))
 			if tc.file == "mixed.golden" {
 				golden(t, "mixed.notes.golden", strings.Join(Strings(notes), "\n")+"\n")
 			} else if len(notes) != 0 {

@@ -230,7 +230,9 @@ func TestBrowser(t *testing.T) {
 		if loc := eval[string](t, ctx, `location.search`); !strings.Contains(loc, "domain=Science") || !strings.Contains(loc, "sort=confidence") {
 			t.Errorf("after sorting: address %q, want the domain kept and the sort set", loc)
 		}
-		confs := eval[[]string](t, ctx, `[...document.querySelectorAll('#feed .conf')].map(e => e.textContent)`)
+		// The sort is by the author's confidence; the card's big number is
+		// the community forecast.
+		confs := eval[[]string](t, ctx, `[...document.querySelectorAll('#feed .author-conf')].map(e => e.textContent)`)
 		var ps []float64
 		for _, c := range confs {
 			p, err := strconv.ParseFloat(strings.TrimSuffix(c, "%"), 64)
@@ -366,7 +368,7 @@ func TestBrowser(t *testing.T) {
 	t.Run("tool on a phone", func(t *testing.T) {
 		ctx := b.tab(t)
 		phone(t, ctx)
-		b.open(t, ctx, "/tools/combine_forecasts?forecasts=agent%3Ascout%2C+0.62%0Aagent%3Askeptic%2C+35%25%0Aperson%2C+55&method=geo_odds", 200)
+		b.open(t, ctx, "/tools/combine_forecasts?forecasts=agent%3Ascout%2C+0.62%0Aagent%3Askeptic%2C+35%25%0Aperson%2C+0.55&method=geo_odds", 200)
 		fitsWidth(t, ctx, "combine_forecasts")
 		b.shot(t, ctx, "tool-combine_forecasts-phone")
 		b.open(t, ctx, "/tools", 200)

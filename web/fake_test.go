@@ -52,6 +52,26 @@ func (f *fakeBoard) Resolved(ctx context.Context, id string, limit int) ([]board
 	return nil, f.err
 }
 
+func (f *fakeBoard) Forecasts(ctx context.Context, id string, pg board.Page) (board.ForecastPage, error) {
+	return board.ForecastPage{Forecasts: []board.Forecast{}, Notes: []string{}}, f.err
+}
+
+func (f *fakeBoard) Standing(ctx context.Context, id string) ([]board.Forecast, error) {
+	return nil, f.err
+}
+
+func (f *fakeBoard) Scores(ctx context.Context, id string) (board.ScoreTable, error) {
+	return board.ScoreTable{Scores: []board.Score{}, Notes: []string{}}, f.err
+}
+
+func (f *fakeBoard) AgentForecasts(ctx context.Context, id string, pg board.Page) (board.AgentForecastPage, error) {
+	return board.AgentForecastPage{Forecasts: []board.AgentForecast{}, Notes: []string{}}, f.err
+}
+
+func (f *fakeBoard) AgentsBy(ctx context.Context, sort board.AgentSort) ([]board.Agent, error) {
+	return nil, f.err
+}
+
 func TestReplyKinds(t *testing.T) {
 	at := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	id := "0190f5a2-7b3c-7d4e-8f90-123456789abc"

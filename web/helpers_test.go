@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -88,6 +89,12 @@ func seed(tb testing.TB) *fixture {
 			Confidence: ptr(float64((i*37)%95+3) / 100), Timeframe: "by 2026-12-31", Domain: domains[i%3],
 		}))
 	}
+	// Another agent forecasts the first question before it resolves, so
+	// that its page has a history, standing forecasts and a score table.
+	c.Advance(time.Minute)
+	if _, err := s.Forecast(ctx, oracle[0].ID, board.NewForecast{AgentID: "skeptic", P: json.RawMessage(`"35%"`), Note: "base rates"}); err != nil {
+		tb.Fatalf("Forecast: %v", err)
+	}
 	// 20 resolutions, each yes with the probability the agent gave it (a
 	// fixed pseudo-random draw), so the agent is roughly calibrated.
 	for i, p := range oracle[:20] {
@@ -133,6 +140,12 @@ func seed(tb testing.TB) *fixture {
 	}
 	if _, err := s.Reply(ctx, th.ID, board.NewReply{AgentID: "skeptic", Body: "Scientific breakeven is the usual bar.", ParentID: dbt.ID}); err != nil {
 		tb.Fatal(err)
+	}
+	for _, fc := range []struct{ agent, p string }{{"oracle-1", `0.6`}, {"watcher", `"50%"`}, {"oracle-1", `0.55`}} {
+		c.Advance(time.Minute)
+		if _, err := s.Forecast(ctx, th.ID, board.NewForecast{AgentID: fc.agent, P: json.RawMessage(fc.p)}); err != nil {
+			tb.Fatalf("Forecast: %v", err)
+		}
 	}
 	for _, re := range []struct {
 		agent string

@@ -49,7 +49,7 @@ var forms = map[string]formSpec{
 		Help:   "One outcome per line: label, odds (the label may be left out). Odds in any notation: 2.10, 11/10, +110."}}},
 	"combine_forecasts": {lists: []listSpec{{Field: "forecasts",
 		Shapes: map[int][]string{1: {"p"}, 2: {"who", "p"}, 3: {"who", "p", "weight"}},
-		Help:   "One forecast per line: who, p, weight (who and weight may be left out). p as 0.62, 62 or 62%."}}},
+		Help:   "One forecast per line: who, p, weight (who and weight may be left out). p as 0.62 or 62%; the bare numbers of one list are read on one scale (all fractions or all percents)."}}},
 	"bayes_update": {lists: []listSpec{{Field: "evidence",
 		Shapes: map[int][]string{1: {"lr"}, 2: {"label", "lr"}, 3: {"label", "p_if_yes", "p_if_no"}},
 		Help:   "One piece of evidence per line: label, lr (likelihood ratio), or label, p_if_yes, p_if_no. With two values the first is the label."}}},

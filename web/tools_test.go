@@ -54,8 +54,8 @@ func TestToolForms(t *testing.T) {
 		{"implied_probabilities", url.Values{"outcomes": {"home, 2.10\r\ndraw, 3.40\r\n\r\naway\t3.60\r\n"}, "from": {"auto"}, "method": {"shin"}},
 			`{"outcomes":[{"label":"home","odds":"2.10"},{"label":"draw","odds":"3.40"},{"label":"away","odds":"3.60"}],"from":"auto","method":"shin"}`,
 			[]string{"<th scope=\"col\">normalised</th>", "overround_pct"}},
-		{"combine_forecasts", url.Values{"forecasts": {"agent:scout, 0.62\nagent:skeptic, 35%\nperson, 55, 2\n0.5"}, "method": {"median"}, "extremize": {""}, "disagree_pts": {"10"}},
-			`{"forecasts":[{"who":"agent:scout","p":0.62},{"who":"agent:skeptic","p":"35%"},{"who":"person","p":55,"weight":2},{"p":0.5}],"method":"median","disagree_pts":10}`,
+		{"combine_forecasts", url.Values{"forecasts": {"agent:scout, 0.62\nagent:skeptic, 35%\nperson, 0.55, 2\n0.5"}, "method": {"median"}, "extremize": {""}, "disagree_pts": {"10"}},
+			`{"forecasts":[{"who":"agent:scout","p":0.62},{"who":"agent:skeptic","p":"35%"},{"who":"person","p":0.55,"weight":2},{"p":0.5}],"method":"median","disagree_pts":10}`,
 			[]string{`<svg class="plot scale"`, ">agent:scout</text>", "% (median)</text>"}},
 		{"bayes_update", url.Values{"prior": {"30%"}, "evidence": {"poll lead, 2\nendorsement, 0.6, 0.3\n1.5"}},
 			`{"prior":"30%","evidence":[{"label":"poll lead","lr":2},{"label":"endorsement","p_if_yes":0.6,"p_if_no":0.3},{"lr":1.5}]}`,
@@ -126,7 +126,7 @@ func TestToolForms(t *testing.T) {
 
 	t.Run("unprefilled form shows the example", func(t *testing.T) {
 		status, _, body := get(t, srv, "/tools/combine_forecasts")
-		if status != http.StatusOK || !strings.Contains(body, "agent:scout, 0.62\nagent:skeptic, 35%\nperson, 55</textarea>") {
+		if status != http.StatusOK || !strings.Contains(body, "agent:scout, 0.62\nagent:skeptic, 35%\nperson, 0.55</textarea>") {
 			t.Errorf("GET /tools/combine_forecasts: status %d; the form is not filled with the example:\n%s", status, body)
 		}
 		if strings.Contains(body, `id="result"`) {

@@ -28,6 +28,12 @@ type Board interface {
 	Agents(ctx context.Context) ([]board.Agent, error)
 	Agent(ctx context.Context, id string) (board.Agent, error)
 	Resolved(ctx context.Context, agentID string, limit int) ([]board.Prediction, error)
+	// Forecasts, the community forecast and the scores (issue 20).
+	Forecasts(ctx context.Context, predictionID string, pg board.Page) (board.ForecastPage, error)
+	Standing(ctx context.Context, predictionID string) ([]board.Forecast, error)
+	Scores(ctx context.Context, predictionID string) (board.ScoreTable, error)
+	AgentForecasts(ctx context.Context, agentID string, pg board.Page) (board.AgentForecastPage, error)
+	AgentsBy(ctx context.Context, sort board.AgentSort) ([]board.Agent, error)
 }
 
 // Options configure [New]. The zero value serves the tool and settings

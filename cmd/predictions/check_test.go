@@ -52,7 +52,7 @@ func TestCheckCommand(t *testing.T) {
 		args      []string
 		stdin     string
 		wantCode  int
-		wantLines int // lines on stdout, each FILE:LINE: rule N: message
+		wantLines int // lines on stdout, each FILE:LINE: rule N: message; -1 for the usage
 	}{
 		{"clean", []string{"check", "--today", "2026-03-01", clean}, "", 0, 0},
 		{"warnings only", []string{"check", "--today", "2026-03-01", warn}, "", 0, 1},
@@ -62,13 +62,19 @@ func TestCheckCommand(t *testing.T) {
 		{"stdin", []string{"check", "--today", "2026-03-01", "-"}, findingFile, 1, 3},
 		{"no file", []string{"check"}, "", 2, 0},
 		{"bad today", []string{"check", "--today", "tomorrow", clean}, "", 2, 0},
-		{"help", []string{"check", "--help"}, "", 0, 0},
+		{"help (on standard output, not lines)", []string{"check", "--help"}, "", 0, -1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			code, out, errOut := runForecastCmd(t, tt.stdin, tt.args...)
 			if code != tt.wantCode {
 				t.Errorf("exit status = %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tt.wantCode, out, errOut)
+			}
+			if tt.wantLines < 0 { // help: usage on standard output
+				if !strings.HasPrefix(out, "Usage: predictions check") {
+					t.Errorf("stdout = %q, want the usage", out)
+				}
+				return
 			}
 			lines := strings.Split(strings.TrimSpace(out), "\n")
 			if out == "" {

@@ -29,6 +29,7 @@ func TestCrashSQLite(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the binary under load; skipped with -short")
 	}
+	t.Parallel() // its own process, port and database
 	crashTest(t, filepath.Join(t.TempDir(), "board.db"))
 }
 
@@ -36,6 +37,7 @@ func TestCrashPostgres(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the binary under load; skipped with -short")
 	}
+	t.Parallel() // its own process, port and database
 	crashTest(t, pgDatabase(t))
 }
 

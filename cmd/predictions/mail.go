@@ -23,6 +23,7 @@ const (
 	exitDataErr  = 65 // EX_DATAERR: unreadable, or matched to no prediction
 	exitNoUser   = 67 // EX_NOUSER: the sender is no agent's registered address
 	exitTempFail = 75 // EX_TEMPFAIL: the database did not answer; try again
+	exitConfig   = 78 // EX_CONFIG: --db names a SQLite file that does not exist
 )
 
 // mailConfig is the configuration of `predictions mail`.
@@ -53,8 +54,10 @@ func parseMail(args []string, getenv func(string) string, out io.Writer) (*mailC
 		fmt.Fprintln(out, "coordination tag is read from the first line. Give the same --mail-from (or --smtp-url) and")
 		fmt.Fprintln(out, "--base-url as serve, so that the reply's notifications are queued for serve to send.")
 		fmt.Fprintln(out)
-		fmt.Fprintln(out, "Exit status: 0 recorded (or an automatic reply, ignored); 65 unreadable or matching no")
-		fmt.Fprintln(out, "prediction; 67 unknown sender; 75 database unavailable (the mail server retries); 64 bad flags.")
+		fmt.Fprintln(out, "Exit status: 0 recorded (or a duplicate of a message recorded before, by Message-ID, or an")
+		fmt.Fprintln(out, "automatic reply: both recorded once or not at all); 65 unreadable or matching no")
+		fmt.Fprintln(out, "prediction; 67 unknown sender; 75 database unavailable (the mail server retries); 64 bad flags;")
+		fmt.Fprintln(out, "78 --db names a SQLite file that does not exist (mail never creates a database).")
 		fmt.Fprintln(out, "The reason is written on standard error.")
 		fmt.Fprintln(out)
 		fmt.Fprintln(out, "Postfix (master.cf, with recipient_delimiter = + so board+<id>@ reaches board@):")
@@ -100,8 +103,14 @@ func runMail(ctx context.Context, env *cmdEnv, args []string) int {
 		return exitDataErr
 	}
 	mailOpt, _, _ := mailSetup(cfg.smtpURL, cfg.mailFrom, cfg.baseURL) // checked by parseMail
-	store, err := board.Open(ctx, cfg.db, board.Options{Flag: forecastfile.Flags, Mail: mailOpt})
+	// MustExist: a mistyped --db must not create an empty board that
+	// then bounces every real reply as from an unknown sender.
+	store, err := board.Open(ctx, cfg.db, board.Options{Flag: forecastfile.Flags, Mail: mailOpt, MustExist: true})
 	if err != nil {
+		if errors.Is(err, board.ErrNoDatabase) {
+			fmt.Fprintf(env.stderr, "predictions mail: --db %s: %v\n", redactDSN(cfg.db), err)
+			return exitConfig
+		}
 		if errors.Is(err, board.ErrInvalid) {
 			fmt.Fprintf(env.stderr, "predictions mail: --db %s: %v\n", redactDSN(cfg.db), err)
 			return exitUsage
@@ -115,6 +124,9 @@ func runMail(ctx context.Context, env *cmdEnv, args []string) int {
 	switch {
 	case err == nil:
 		fmt.Fprintf(env.stdout, "recorded reply %s by %s on prediction %s (%s)\n", rep.ID, rep.AgentID, rep.PredictionID, rep.Kind)
+	case errors.Is(err, board.ErrDuplicate):
+		fmt.Fprintf(env.stdout, "duplicate: this message was recorded before as reply %s by %s on prediction %s; nothing recorded\n",
+			rep.ID, rep.AgentID, rep.PredictionID)
 	case code == exitRecorded:
 		fmt.Fprintf(env.stderr, "predictions mail: ignored: %v\n", err)
 	case code == exitTempFail:
@@ -131,7 +143,7 @@ func runMail(ctx context.Context, env *cmdEnv, args []string) int {
 // mail each other forever.
 func mailExit(err error) int {
 	switch {
-	case err == nil, errors.Is(err, board.ErrAutomatic):
+	case err == nil, errors.Is(err, board.ErrAutomatic), errors.Is(err, board.ErrDuplicate):
 		return exitRecorded
 	case errors.Is(err, board.ErrUnknownSender):
 		return exitNoUser

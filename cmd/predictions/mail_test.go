@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -81,6 +82,48 @@ func call(t *testing.T, method, u, bearer string, body any, want int) map[string
 	return m
 }
 
+// confirmByMail waits until the sink holds n messages, and opens the
+// link of each confirmation among them as a person would: the GET page,
+// then its button's POST. It returns the messages.
+func confirmByMail(t *testing.T, base string, srv *smtptest.Server, n int) []smtptest.Message {
+	t.Helper()
+	msgs := srv.Wait(n, 30*time.Second)
+	if len(msgs) != n {
+		t.Fatalf("%d messages, want %d", len(msgs), n)
+	}
+	link := regexp.MustCompile(regexp.QuoteMeta(boardBase) + `(/api/agents/[^/\s]+/email/confirm\?token=[A-Za-z0-9_-]+)`)
+	for _, m := range msgs {
+		if !strings.HasPrefix(m.Header("Subject"), "Confirm your address") {
+			continue
+		}
+		if m.Header("List-Unsubscribe-Post") != "List-Unsubscribe=One-Click" || !strings.HasPrefix(m.Header("List-Unsubscribe"), "<"+boardBase+"/api/email/unsubscribe?token=") {
+			t.Errorf("confirmation without the RFC 8058 headers: %q, %q", m.Header("List-Unsubscribe"), m.Header("List-Unsubscribe-Post"))
+		}
+		pm, err := email.Parse(bytes.NewReader(m.Data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		l := link.FindStringSubmatch(pm.Text)
+		if l == nil {
+			t.Fatalf("no link in the confirmation:\n%s", pm.Text)
+		}
+		resp, err := http.Get(base + l[1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		resp, err = http.Post(base+l[1], "application/x-www-form-urlencoded", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			t.Fatalf("confirming %s: %d", l[1], resp.StatusCode)
+		}
+	}
+	return msgs
+}
+
 // mailCmd runs `predictions mail` with msg on stdin.
 func mailCmd(t *testing.T, db string, msg []byte, extra ...string) (code int, stdout, stderr string) {
 	t.Helper()
@@ -117,16 +160,17 @@ func TestEmailEndToEnd(t *testing.T) {
 	base := startMailServe(t, db, srv)
 
 	call(t, "POST", base+"/api/agents", "ada", map[string]any{"agent_id": "ada", "email": "Ada Lovelace <ada@agents.example>"}, 201)
-	call(t, "POST", base+"/api/agents", "bob", map[string]any{"agent_id": "bob", "email": "bob@agents.example"}, 201)
+	call(t, "POST", base+"/api/agents", "bob", map[string]any{"agent_id": "bob", "email": "bob@agents.example", "subscribe": []string{"climate"}}, 201)
+	confirmByMail(t, base, srv, 2)
 	created := call(t, "POST", base+"/api/predictions", "ada", map[string]any{"agent_id": "ada", "title": "Rain in Paris tomorrow",
 		"body": "The front arrives overnight.", "confidence": 0.7, "timeframe": "tomorrow", "domain": "Climate"}, 201)
 	pid := created["prediction_id"].(string)
 
-	msgs := srv.Wait(1, 30*time.Second)
-	if len(msgs) != 1 {
-		t.Fatalf("%d notifications, want 1", len(msgs))
+	msgs := srv.Wait(3, 30*time.Second)
+	if len(msgs) != 3 {
+		t.Fatalf("%d messages, want 2 confirmations and 1 notification", len(msgs))
 	}
-	n := msgs[0]
+	n := msgs[2]
 	got := map[string]any{"envelope from": n.From, "envelope to": n.To, "From": n.Header("From"), "To": n.Header("To"),
 		"Reply-To": n.Header("Reply-To"), "Message-Id": n.Header("Message-Id"), "In-Reply-To": n.Header("In-Reply-To"),
 		"References": n.Header("References"), "Subject": n.Header("Subject")}
@@ -150,9 +194,14 @@ func TestEmailEndToEnd(t *testing.T) {
 	}
 
 	// bob answers by e-mail through the mail server's pipe.
-	code, stdout, stderr := mailCmd(t, db, answer("Bob <BOB@agents.example>", n, "[DISAGREE] The radar shows the front stalling."))
+	bobs := answer("Bob <BOB@agents.example>", n, "[DISAGREE] The radar shows the front stalling.")
+	code, stdout, stderr := mailCmd(t, db, bobs)
 	if code != 0 || !strings.Contains(stdout, "recorded reply") {
 		t.Fatalf("predictions mail: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	// The mail server delivers it again: recorded once, exit 0.
+	if code, stdout, stderr := mailCmd(t, db, bobs); code != 0 || !strings.HasPrefix(stdout, "duplicate:") {
+		t.Errorf("the same message again: exit %d, stdout %q, stderr %q; want 0 and duplicate", code, stdout, stderr)
 	}
 	th := call(t, "GET", base+"/api/predictions/"+pid+"/threads", "", nil, 200)
 	thread := th["thread"].([]any)
@@ -169,11 +218,11 @@ func TestEmailEndToEnd(t *testing.T) {
 	}
 
 	// Its notification goes to the author, in the thread.
-	msgs = srv.Wait(2, 30*time.Second)
-	if len(msgs) != 2 {
-		t.Fatalf("%d notifications, want 2", len(msgs))
+	msgs = srv.Wait(4, 30*time.Second)
+	if len(msgs) != 4 {
+		t.Fatalf("%d messages, want 4", len(msgs))
 	}
-	rn := msgs[1]
+	rn := msgs[3]
 	rid := r["id"].(string)
 	got = map[string]any{"to": rn.To, "Message-Id": rn.Header("Message-Id"), "In-Reply-To": rn.Header("In-Reply-To"),
 		"References": rn.Header("References"), "Subject": rn.Header("Subject")}
@@ -199,7 +248,7 @@ func TestEmailEndToEnd(t *testing.T) {
 	if resp.StatusCode != 201 || !strings.Contains(string(body), `"parent_id":"`+rid+`"`) || !strings.Contains(string(body), `"kind":"challenge"`) {
 		t.Errorf("inbound e-mail: %d %s", resp.StatusCode, body)
 	}
-	if msgs = srv.Wait(3, 30*time.Second); len(msgs) != 3 || msgs[2].To[0] != "bob@agents.example" {
+	if msgs = srv.Wait(5, 30*time.Second); len(msgs) != 5 || msgs[4].To[0] != "bob@agents.example" {
 		t.Errorf("ada's answer notified %v, want bob", msgs[len(msgs)-1].To)
 	}
 }
@@ -208,16 +257,18 @@ func TestMailExitStatus(t *testing.T) {
 	srv := smtptest.Start(t, smtptest.Options{})
 	db := filepath.Join(t.TempDir(), "p.db")
 	base := startMailServe(t, db, srv)
-	call(t, "POST", base+"/api/agents", "bob", map[string]any{"agent_id": "bob", "email": "bob@agents.example"}, 201)
+	call(t, "POST", base+"/api/agents", "bob", map[string]any{"agent_id": "bob", "email": "bob@agents.example", "subscribe": "all"}, 201)
+	confirmByMail(t, base, srv, 1)
 	created := call(t, "POST", base+"/api/predictions", "ada", map[string]any{"agent_id": "ada", "title": "Snow",
 		"body": "Snow in May.", "confidence": 0.1, "timeframe": "May", "domain": "Climate"}, 201)
 	pid := created["prediction_id"].(string)
-	n := srv.Wait(1, 30*time.Second)[0]
+	n := srv.Wait(2, 30*time.Second)[1]
 
 	file := filepath.Join(t.TempDir(), "file")
 	if err := os.WriteFile(file, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	typo := filepath.Join(t.TempDir(), "pp.db") // a mistyped --db
 	auto := answer("bob@agents.example", n, "I am away until Monday.")
 	auto = append([]byte("Auto-Submitted: auto-replied\r\n"), auto...)
 	for _, tc := range []struct {
@@ -234,11 +285,16 @@ func TestMailExitStatus(t *testing.T) {
 		{"auto-reply", auto, nil, 0, "ignored"},
 		{"database unavailable", answer("bob@agents.example", n, "[AGREE] yes"), []string{"--db", filepath.Join(file, "p.db")}, 75, "try again later"},
 		{"bad flag", nil, []string{"--smtp-url", "http://x"}, 64, "smtp"},
+		{"no such database", answer("bob@agents.example", n, "[AGREE] yes"), []string{"--db", typo}, 78, "does not exist"},
+		{"no such directory", answer("bob@agents.example", n, "[AGREE] yes"), []string{"--db", filepath.Join(typo, "p.db")}, 78, "does not exist"},
 	} {
 		code, _, stderr := mailCmd(t, db, tc.msg, tc.args...)
 		if code != tc.code || !strings.Contains(stderr, tc.stderr) {
 			t.Errorf("%s: exit %d, stderr %q; want %d and %q", tc.name, code, stderr, tc.code, tc.stderr)
 		}
+	}
+	if _, err := os.Stat(typo); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("mail --db %s created the file or failed to look: %v", typo, err)
 	}
 	if th := call(t, "GET", base+"/api/predictions/"+pid+"/threads", "", nil, 200); th["count"] != 0.0 {
 		t.Errorf("refused messages were recorded: %v", th["thread"])
@@ -250,7 +306,8 @@ func newTestLogger(w io.Writer) *slog.Logger { return slog.New(slog.NewTextHandl
 func TestParseServeMail(t *testing.T) {
 	none := func(string) string { return "" }
 	cfg, err := parseServe(nil, func(k string) string {
-		return map[string]string{"PREDICTIONS_SMTP_URL": "smtps://u:p@mail.example.org", "PREDICTIONS_MAIL_FROM": "board@example.org"}[k]
+		return map[string]string{"PREDICTIONS_SMTP_URL": "smtps://u:p@mail.example.org", "PREDICTIONS_MAIL_FROM": "board@example.org",
+			"PREDICTIONS_BASE_URL": boardBase}[k]
 	}, io.Discard)
 	if err != nil || cfg.smtpURL != "smtps://u:p@mail.example.org" || cfg.mailFrom != "board@example.org" {
 		t.Errorf("from the environment: %+v, %v", cfg, err)
@@ -261,7 +318,11 @@ func TestParseServeMail(t *testing.T) {
 		{"--smtp-url", "smtp://mail.example.org?from=nobody"}, // not an address
 		{"--smtp-url", "imap://mail.example.org", "--mail-from", "b@example.org"},
 		{"--smtp-url", "smtp://mail.example.org", "--mail-from", "b@"},
+		{"--smtp-url", "smtp://mail.example.org", "--mail-from", "b@example.org"}, // no --base-url for the links
 	} {
+		if len(args) < 4 || args[len(args)-1] != "b@example.org" {
+			args = append(args, "--base-url", boardBase)
+		}
 		if _, err := parseServe(args, none, io.Discard); err == nil {
 			t.Errorf("parseServe(%q) = nil error", args)
 		}

@@ -38,6 +38,10 @@ func mailSetup(smtpURL, mailFrom, baseURL string) (*board.MailOptions, *notify.S
 		}
 		from = a
 	}
+	if srv != nil && baseURL == "" {
+		return nil, nil, fmt.Errorf("--smtp-url needs --base-url (such as https://predictions.example.org): every message links to it, " +
+			"for confirming an address and for one-click unsubscribe")
+	}
 	if from.Address == "" {
 		if srv != nil {
 			return nil, nil, fmt.Errorf("--smtp-url has no from= and --mail-from is empty: give the board's address, such as --mail-from board@example.org")

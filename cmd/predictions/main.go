@@ -15,6 +15,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 )
 
@@ -46,8 +47,6 @@ func commands() []command {
 		{name: "score", summary: "score a forecast file's resolved questions; calibration table", run: runScore},
 		{name: "settings", summary: "print the agents' skill file with settings written in", run: runSettings},
 		{name: "mail", summary: "record one e-mail reply from standard input (for a mail server's pipe)", run: runMail},
-		{name: "bench", summary: "load benchmark: real servers on loopback, ratios against baselines", run: runBench},
-		{name: "bench-bare", run: runBenchBare, hidden: true},
 	}
 }
 
@@ -66,11 +65,25 @@ func run(ctx context.Context, env *cmdEnv, args []string) int {
 	}
 	switch args[0] {
 	case "help", "-h", "-help", "--help":
+		if len(args) > 1 && args[0] == "help" {
+			// predictions help serve: the command's own help.
+			return run(ctx, env, []string{args[1], "--help"})
+		}
 		usage(env.stdout)
+		return 0
+	case "version", "-version", "--version":
+		fmt.Fprintln(env.stdout, "predictions", version())
 		return 0
 	}
 	for _, c := range commands() {
 		if c.name == args[0] {
+			if asksHelp(args[1:]) {
+				// Help that was asked for is the answer: standard output,
+				// whatever the command writes its errors to.
+				e := *env
+				e.stderr = env.stdout
+				env = &e
+			}
 			return c.run(ctx, env, args[1:])
 		}
 	}
@@ -92,5 +105,48 @@ func usage(w io.Writer) {
 		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Run 'predictions <command> --help' for the flags of a command.")
+	fmt.Fprintln(w, "Run 'predictions help <command>' or 'predictions <command> --help' for the flags")
+	fmt.Fprintln(w, "of a command, and 'predictions version' for the version.")
+}
+
+// asksHelp reports whether the flags ask for help (before any "--").
+func asksHelp(args []string) bool {
+	for _, a := range args {
+		switch a {
+		case "--":
+			return false
+		case "-h", "-help", "--help":
+			return true
+		}
+	}
+	return false
+}
+
+// version is the module version the binary was built from (a tag, or a
+// pseudo-version with `go install …@version`; "(devel)" in a work tree),
+// with the VCS revision when the build recorded one.
+func version() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "(unknown)"
+	}
+	v := bi.Main.Version
+	if v == "" {
+		v = "(devel)"
+	}
+	var rev, dirty string
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			if s.Value == "true" {
+				dirty = "+dirty"
+			}
+		}
+	}
+	if rev != "" {
+		v += " " + rev[:min(12, len(rev))] + dirty
+	}
+	return v
 }

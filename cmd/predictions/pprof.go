@@ -12,7 +12,7 @@ import (
 
 // servePprof serves Go's profiler on addr, a listener of its own so that
 // the public handler never exposes it, until stop is called. The load
-// benchmark (`predictions bench -profile DIR`) takes its CPU profiles here.
+// benchmark (`predictions-bench -profile DIR`) takes its CPU profiles here.
 func servePprof(ctx context.Context, addr string, log *slog.Logger) (stop func(), err error) {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/debug/pprof/", pprof.Index)

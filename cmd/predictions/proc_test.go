@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -19,22 +20,45 @@ import (
 )
 
 // The tests in crash_test.go, shutdown_test.go and slowclient_test.go run
-// the real binary: built once per test with go build, started on a fresh
-// database, stopped by signals.
+// the real binary: built once for the package (TestMain removes it), started
+// on a fresh database per test, stopped by signals.
 
-// buildBinary builds this command into a temporary directory.
+var built struct {
+	once sync.Once
+	dir  string
+	bin  string
+	err  error
+	out  []byte
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if built.dir != "" {
+		os.RemoveAll(built.dir)
+	}
+	os.Exit(code)
+}
+
+// buildBinary builds this command once into a temporary directory and
+// returns its path; every test that runs the binary shares it.
 func buildBinary(t *testing.T) string {
 	t.Helper()
 	goTool, err := exec.LookPath("go")
 	if err != nil {
 		t.Skipf("no go command on PATH to build the binary: %v", err)
 	}
-	bin := filepath.Join(t.TempDir(), "predictions")
-	out, err := exec.Command(goTool, "build", "-o", bin, ".").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	built.once.Do(func() {
+		built.dir, built.err = os.MkdirTemp("", "predictions-test-")
+		if built.err != nil {
+			return
+		}
+		built.bin = filepath.Join(built.dir, "predictions")
+		built.out, built.err = exec.Command(goTool, "build", "-o", built.bin, ".").CombinedOutput()
+	})
+	if built.err != nil {
+		t.Fatalf("go build: %v\n%s", built.err, built.out)
 	}
-	return bin
+	return built.bin
 }
 
 // proc is a running server process.

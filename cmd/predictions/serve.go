@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/klauspost/compress/gzhttp"
 	"io"
 	"log/slog"
 	"net"
@@ -20,6 +21,8 @@ import (
 	"github.com/predictions-md/predictions/httpapi"
 	"github.com/predictions-md/predictions/mcpserver"
 	"github.com/predictions-md/predictions/notify"
+	"github.com/predictions-md/predictions/pool"
+	"github.com/predictions-md/predictions/redislimit"
 	"github.com/predictions-md/predictions/web"
 )
 
@@ -40,15 +43,20 @@ const (
 type serveConfig struct {
 	addr           string
 	db             string
+	createDirs     bool
 	baseURL        string
 	moderatorToken string
+	contact        string // "" means httpapi.DefaultContact
 	trustProxy     bool
 	logFormat      string
 	auth           httpapi.Auth
 	rateLimit      httpapi.RateLimit
 	metricsAddr    string // "" (on the main listener), "off", or host:port
+	redisURL       string // "" means each replica has budgets of its own
+	redisPrefix    string
 	smtpURL        string
 	mailFrom       string
+	pool           pool.Method // the community forecast's method
 
 	// mailInterval is the sender's poll interval; 0 means
 	// notify.DefaultInterval. Tests shorten it; there is no flag.
@@ -75,16 +83,21 @@ func parseServe(args []string, getenv func(string) string, out io.Writer) (*serv
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(out)
 	fs.StringVar(&cfg.addr, "addr", env("PREDICTIONS_ADDR", "127.0.0.1:8080"), "address to listen on (`host:port`) [PREDICTIONS_ADDR]")
-	fs.StringVar(&cfg.db, "db", env("PREDICTIONS_DB", "predictions.db"), "board database: a SQLite `file` (created if missing) or a postgres:// URL [PREDICTIONS_DB]")
+	fs.StringVar(&cfg.db, "db", env("PREDICTIONS_DB", "predictions.db"), "board database: a SQLite `file` (created if missing, in a directory that exists)\nor a postgres:// URL [PREDICTIONS_DB]")
+	fs.BoolVar(&cfg.createDirs, "create-dirs", false, "also create the missing directories of a SQLite --db path (off: a mistyped path fails)")
 	fs.StringVar(&cfg.baseURL, "base-url", env("PREDICTIONS_BASE_URL", ""), "public address of the service, such as https://predictions.example.org;\nempty means the scheme and host of each request [PREDICTIONS_BASE_URL]")
 	fs.StringVar(&cfg.moderatorToken, "moderator-token", env("PREDICTIONS_MODERATOR_TOKEN", ""), "`token` moderators send as Authorization: Bearer <token>;\nempty means moderator routes answer 403 [PREDICTIONS_MODERATOR_TOKEN]")
+	fs.StringVar(&cfg.contact, "contact", env("PREDICTIONS_CONTACT", ""), "where people reach the operator, published in the manifest, openapi.json, /terms and the\npages: an https:// `URL` or a mailto: address; empty means "+httpapi.DefaultContact+" [PREDICTIONS_CONTACT]")
 	trust := env("PREDICTIONS_TRUST_PROXY", "false")
 	fs.BoolVar(&cfg.trustProxy, "trust-proxy", trust == "1" || strings.EqualFold(trust, "true"), "honour X-Forwarded-Proto and X-Forwarded-Host (only behind a proxy that sets them) [PREDICTIONS_TRUST_PROXY]")
 	fs.StringVar(&cfg.logFormat, "log-format", env("PREDICTIONS_LOG_FORMAT", "text"), "log format: text or json [PREDICTIONS_LOG_FORMAT]")
 	auth := fs.String("auth", env("PREDICTIONS_AUTH", "id"), "how board posts authenticate agents: `id` (Authorization: Bearer <agent_id>) or keys\n(Bearer <key>, each agent's secret key from POST /api/agents/{id}/key) [PREDICTIONS_AUTH]")
+	poolFlag := fs.String("pool", env("PREDICTIONS_POOL", string(pool.GeoOdds)), "how the board pools agents' forecasts into the community forecast:\ngeo_odds (geometric mean of odds), mean or median [PREDICTIONS_POOL]")
 	rateLimit := fs.String("rate-limit", env("PREDICTIONS_RATE_LIMIT", "on"), "rate limits: on or off; over a limit the answer is 429 with Retry-After [PREDICTIONS_RATE_LIMIT]")
 	rateAgent := fs.String("rate-agent", env("PREDICTIONS_RATE_AGENT", httpapi.DefaultAgentRate.String()), "board writes per agent, as `EVENTS/UNIT:BURST` (UNIT s, min or hour) [PREDICTIONS_RATE_AGENT]")
 	rateAddress := fs.String("rate-address", env("PREDICTIONS_RATE_ADDRESS", httpapi.DefaultAddressRate.String()), "requests per client address, as `EVENTS/UNIT:BURST`, counted separately for\nreads (GET, HEAD, OPTIONS) and other requests [PREDICTIONS_RATE_ADDRESS]")
+	fs.StringVar(&cfg.redisURL, "redis-url", env("PREDICTIONS_REDIS_URL", ""), "Redis `URL` that keeps the rate-limit budgets, shared by every replica, such as\nredis://127.0.0.1:6379/0; empty means each replica (process) has budgets of its own.\nWhile Redis does not answer, each replica uses its own limits [PREDICTIONS_REDIS_URL]")
+	fs.StringVar(&cfg.redisPrefix, "redis-prefix", env("PREDICTIONS_REDIS_PREFIX", redislimit.DefaultPrefix), "`prefix` of the rate-limit keys in Redis [PREDICTIONS_REDIS_PREFIX]")
 	fs.StringVar(&cfg.metricsAddr, "metrics-addr", env("PREDICTIONS_METRICS_ADDR", ""), "Prometheus metrics: empty serves /metrics on --addr, off turns them off,\n`host:port` serves /metrics on a listener of its own [PREDICTIONS_METRICS_ADDR]")
 	mailFlags(fs, &cfg.smtpURL, &cfg.mailFrom, env)
 	gcFlags(fs, &cfg.gcPercent, &cfg.memoryLimit, env, getenv)
@@ -98,8 +111,9 @@ func parseServe(args []string, getenv func(string) string, out io.Writer) (*serv
 		fmt.Fprintln(out, "/healthz. It needs no setup: the board is a SQLite file, created on first start.")
 		fmt.Fprintln(out, "SIGINT or SIGTERM stops it after in-flight requests finish.")
 		fmt.Fprintf(out, "One client address may hold at most %d connections at once (loopback and --trust-proxy exempt).\n", maxConnsPerIP)
-		fmt.Fprintln(out, "With --smtp-url it e-mails agents that registered an address (POST /api/agents) about")
-		fmt.Fprintln(out, "new predictions and replies; their answers come back through 'predictions mail'.")
+		fmt.Fprintln(out, "With --smtp-url (and --base-url) it e-mails agents that registered and confirmed an address")
+		fmt.Fprintln(out, "(POST /api/agents, double opt-in) about new predictions they subscribed to and replies;")
+		fmt.Fprintln(out, "their answers come back through 'predictions mail'.")
 		fmt.Fprintln(out)
 		fmt.Fprintln(out, "Flags (each also read from the environment variable in brackets; a flag wins):")
 		fs.PrintDefaults()
@@ -110,6 +124,14 @@ func parseServe(args []string, getenv func(string) string, out io.Writer) (*serv
 	var err error
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected argument %q; serve takes flags only", fs.Arg(0))
+	}
+	if cfg.contact != "" {
+		u, err := url.Parse(cfg.contact)
+		if err != nil || !(u.Scheme == "https" || u.Scheme == "http") || u.Host == "" {
+			if err != nil || u.Scheme != "mailto" || u.Opaque == "" || !strings.Contains(u.Opaque, "@") {
+				return nil, fmt.Errorf("--contact %q: want an https:// address or a mailto: address such as mailto:ops@predictions.example.org", cfg.contact)
+			}
+		}
 	}
 	if cfg.baseURL != "" {
 		u, err := url.Parse(cfg.baseURL)
@@ -130,6 +152,9 @@ func parseServe(args []string, getenv func(string) string, out io.Writer) (*serv
 	if cfg.auth, err = httpapi.ParseAuth(*auth); err != nil {
 		return nil, fmt.Errorf("--auth: %w", err)
 	}
+	if cfg.pool, err = pool.ParseMethod(*poolFlag); err != nil {
+		return nil, fmt.Errorf("--pool: %w", err)
+	}
 	switch strings.ToLower(*rateLimit) {
 	case "on", "true", "1":
 	case "off", "false", "0":
@@ -142,6 +167,16 @@ func parseServe(args []string, getenv func(string) string, out io.Writer) (*serv
 	}
 	if cfg.rateLimit.Address, err = httpapi.ParseRate(*rateAddress); err != nil {
 		return nil, fmt.Errorf("--rate-address: %w", err)
+	}
+	if cfg.redisURL != "" {
+		l, err := redislimit.Open(cfg.redisURL, redislimit.Options{Prefix: cfg.redisPrefix})
+		if err != nil {
+			return nil, fmt.Errorf("--redis-url %q: %w", redactDSN(cfg.redisURL), err)
+		}
+		l.Close()
+		if cfg.rateLimit.Off {
+			return nil, fmt.Errorf("--redis-url is set but --rate-limit is off: Redis keeps only rate-limit budgets")
+		}
 	}
 	if a := cfg.metricsAddr; a != "" && a != "off" {
 		if _, _, err := net.SplitHostPort(a); err != nil {
@@ -188,8 +223,17 @@ func serve(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 		TrustProxy:     cfg.trustProxy,
 		Logger:         log,
 		ModeratorToken: cfg.moderatorToken,
+		Contact:        cfg.contact,
 		Auth:           cfg.auth,
 		RateLimit:      cfg.rateLimit,
+	}
+	if cfg.redisURL != "" {
+		l, err := redislimit.Open(cfg.redisURL, redislimit.Options{Prefix: cfg.redisPrefix})
+		if err != nil {
+			return err
+		}
+		defer l.Close()
+		opt.RateLimit.Shared = l
 	}
 	switch cfg.metricsAddr {
 	case "":
@@ -206,7 +250,7 @@ func serve(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	store, err := board.Open(ctx, cfg.db, board.Options{Flag: forecastfile.Flags, Mail: mailOpt})
+	store, err := board.Open(ctx, cfg.db, board.Options{Flag: forecastfile.Flags, Mail: mailOpt, Pool: cfg.pool, CreateDirs: cfg.createDirs})
 	if err != nil {
 		return fmt.Errorf("opening the board database %s: %w", redactDSN(cfg.db), err)
 	}
@@ -236,7 +280,7 @@ func serve(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	}
 
 	// MCP at /mcp: the same tools through the go-sdk's streamable handler.
-	mcp, err := mcpserver.Handler(mcpserver.Options{BaseURL: cfg.baseURL, Logger: log})
+	mcp, err := mcpserver.Handler(mcpserver.Options{BaseURL: cfg.baseURL, Logger: log, Board: true})
 	if err != nil {
 		return err
 	}
@@ -248,7 +292,9 @@ func serve(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 
 	api := httpapi.New(opt)
 	srv := &http.Server{
-		Handler:           api,
+		// Pages, JSON and static files are compressed for clients that
+		// accept gzip (small answers and compressed types are left alone).
+		Handler:           gzhttp.GzipHandler(api),
 		ReadHeaderTimeout: readHeaderTimeout,
 		ReadTimeout:       readTimeout,
 		WriteTimeout:      writeTimeout,
@@ -276,7 +322,7 @@ func serve(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 		ln = limitConns(ln, maxConnsPerIP, netip.Addr.IsLoopback, terms)
 	}
 	log.Info("listening", "addr", ln.Addr().String(), "url", "http://"+ln.Addr().String(), "base_url", cfg.baseURL, "db", redactDSN(cfg.db),
-		"auth", cfg.auth.String(), "rate_limit", rateText(cfg.rateLimit))
+		"auth", cfg.auth.String(), "rate_limit", rateText(cfg))
 	errc := make(chan error, 2)
 	go func() { errc <- srv.Serve(ln) }()
 	if opt.Metrics == httpapi.MetricsElsewhere {
@@ -334,9 +380,14 @@ func serveMetrics(addr string, api *httpapi.Server, log *slog.Logger, errc chan<
 }
 
 // rateText describes the rate limits for the start-up log line.
-func rateText(rl httpapi.RateLimit) string {
+func rateText(cfg *serveConfig) string {
+	rl := cfg.rateLimit
 	if rl.Off {
 		return "off"
 	}
-	return "agent " + rl.Agent.String() + ", address " + rl.Address.String()
+	where := "per replica"
+	if cfg.redisURL != "" {
+		where = "shared through " + redactDSN(cfg.redisURL) + " (keys " + cfg.redisPrefix + "...)"
+	}
+	return "agent " + rl.Agent.String() + ", address " + rl.Address.String() + ", " + where
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"errors"
@@ -21,6 +22,8 @@ import (
 	"github.com/predictions-md/predictions/board"
 	"github.com/predictions-md/predictions/forecastfile"
 	"github.com/predictions-md/predictions/httpapi"
+	"github.com/predictions-md/predictions/pool"
+	"github.com/predictions-md/predictions/redislimit"
 )
 
 // The store serve wires in satisfies the adapter's interface.
@@ -35,28 +38,39 @@ func TestParseServe(t *testing.T) {
 		env  map[string]string
 		want serveConfig
 	}{
-		{"defaults", nil, nil, serveConfig{addr: "127.0.0.1:8080", db: "predictions.db", logFormat: "text", rateLimit: defaultLimits, gcPercent: "400", memoryLimit: "48MiB"}},
+		{"defaults", nil, nil, serveConfig{pool: pool.GeoOdds, redisPrefix: redislimit.DefaultPrefix, addr: "127.0.0.1:8080", db: "predictions.db", logFormat: "text", rateLimit: defaultLimits, gcPercent: "400", memoryLimit: "48MiB"}},
 		{"environment", nil, map[string]string{"PREDICTIONS_ADDR": ":9000", "PREDICTIONS_DB": "x.db",
 			"PREDICTIONS_BASE_URL": "https://p.example/", "PREDICTIONS_MODERATOR_TOKEN": "tok", "PREDICTIONS_TRUST_PROXY": "true"},
-			serveConfig{addr: ":9000", db: "x.db", baseURL: "https://p.example", moderatorToken: "tok", trustProxy: true, logFormat: "text", rateLimit: defaultLimits, gcPercent: "400", memoryLimit: "48MiB"}},
+			serveConfig{pool: pool.GeoOdds, redisPrefix: redislimit.DefaultPrefix, addr: ":9000", db: "x.db", baseURL: "https://p.example", moderatorToken: "tok", trustProxy: true, logFormat: "text", rateLimit: defaultLimits, gcPercent: "400", memoryLimit: "48MiB"}},
 		{"flag wins", []string{"--addr", ":7000", "--moderator-token=flag", "--log-format=json"},
 			map[string]string{"PREDICTIONS_ADDR": ":9000", "PREDICTIONS_MODERATOR_TOKEN": "env"},
-			serveConfig{addr: ":7000", db: "predictions.db", moderatorToken: "flag", logFormat: "json", rateLimit: defaultLimits, gcPercent: "400", memoryLimit: "48MiB"}},
+			serveConfig{pool: pool.GeoOdds, redisPrefix: redislimit.DefaultPrefix, addr: ":7000", db: "predictions.db", moderatorToken: "flag", logFormat: "json", rateLimit: defaultLimits, gcPercent: "400", memoryLimit: "48MiB"}},
 		{"auth, limits and metrics from the environment", nil, map[string]string{"PREDICTIONS_AUTH": "keys", "PREDICTIONS_RATE_AGENT": "10/s:5",
 			"PREDICTIONS_RATE_ADDRESS": "100/min", "PREDICTIONS_METRICS_ADDR": "127.0.0.1:9090"},
-			serveConfig{addr: "127.0.0.1:8080", db: "predictions.db", logFormat: "text", auth: httpapi.AuthKeys, metricsAddr: "127.0.0.1:9090",
+			serveConfig{pool: pool.GeoOdds, redisPrefix: redislimit.DefaultPrefix, addr: "127.0.0.1:8080", db: "predictions.db", logFormat: "text", auth: httpapi.AuthKeys, metricsAddr: "127.0.0.1:9090",
 				rateLimit: httpapi.RateLimit{Agent: httpapi.Rate{Events: 10, Per: time.Second, Burst: 5}, Address: httpapi.Rate{Events: 100, Per: time.Minute, Burst: 100}},
 				gcPercent: "400", memoryLimit: "48MiB"}},
 		{"limits and metrics off", []string{"--rate-limit=off", "--metrics-addr=off", "--auth=id"}, map[string]string{"PREDICTIONS_AUTH": "keys"},
-			serveConfig{addr: "127.0.0.1:8080", db: "predictions.db", logFormat: "text", metricsAddr: "off",
+			serveConfig{pool: pool.GeoOdds, redisPrefix: redislimit.DefaultPrefix, addr: "127.0.0.1:8080", db: "predictions.db", logFormat: "text", metricsAddr: "off",
 				rateLimit: httpapi.RateLimit{Off: true, Agent: httpapi.DefaultAgentRate, Address: httpapi.DefaultAddressRate},
 				gcPercent: "400", memoryLimit: "48MiB"}},
 		{"GOGC and GOMEMLIMIT replace the collector's defaults", nil, map[string]string{"GOGC": "50", "GOMEMLIMIT": "1GiB"},
-			serveConfig{addr: "127.0.0.1:8080", db: "predictions.db", logFormat: "text", rateLimit: defaultLimits}},
+			serveConfig{pool: pool.GeoOdds, redisPrefix: redislimit.DefaultPrefix, addr: "127.0.0.1:8080", db: "predictions.db", logFormat: "text", rateLimit: defaultLimits}},
 		{"collector flags win", []string{"--gc-percent=off", "--memory-limit", "off"}, map[string]string{"GOGC": "50", "PREDICTIONS_GC_PERCENT": "200"},
-			serveConfig{addr: "127.0.0.1:8080", db: "predictions.db", logFormat: "text", rateLimit: defaultLimits, gcPercent: "off", memoryLimit: "off"}},
+			serveConfig{pool: pool.GeoOdds, redisPrefix: redislimit.DefaultPrefix, addr: "127.0.0.1:8080", db: "predictions.db", logFormat: "text", rateLimit: defaultLimits, gcPercent: "off", memoryLimit: "off"}},
+		{"redis", []string{"--redis-prefix=p1:"}, map[string]string{"PREDICTIONS_REDIS_URL": "redis://127.0.0.1:6379/2", "PREDICTIONS_REDIS_PREFIX": "p0:"},
+			serveConfig{pool: pool.GeoOdds, redisURL: "redis://127.0.0.1:6379/2", redisPrefix: "p1:", addr: "127.0.0.1:8080", db: "predictions.db", logFormat: "text",
+				rateLimit: defaultLimits, gcPercent: "400", memoryLimit: "48MiB"}},
+		{"contact from the environment", []string{}, map[string]string{"PREDICTIONS_CONTACT": "mailto:ops@p.example"},
+			serveConfig{pool: pool.GeoOdds, redisPrefix: redislimit.DefaultPrefix, contact: "mailto:ops@p.example", addr: "127.0.0.1:8080", db: "predictions.db", logFormat: "text", rateLimit: defaultLimits, gcPercent: "400", memoryLimit: "48MiB"}},
+		{"contact flag wins", []string{"--contact", "https://p.example/help"}, map[string]string{"PREDICTIONS_CONTACT": "mailto:ops@p.example"},
+			serveConfig{pool: pool.GeoOdds, redisPrefix: redislimit.DefaultPrefix, contact: "https://p.example/help", addr: "127.0.0.1:8080", db: "predictions.db", logFormat: "text", rateLimit: defaultLimits, gcPercent: "400", memoryLimit: "48MiB"}},
 		{"collector from the environment", nil, map[string]string{"PREDICTIONS_GC_PERCENT": "200", "PREDICTIONS_MEMORY_LIMIT": "1GiB"},
-			serveConfig{addr: "127.0.0.1:8080", db: "predictions.db", logFormat: "text", rateLimit: defaultLimits, gcPercent: "200", memoryLimit: "1GiB"}},
+			serveConfig{pool: pool.GeoOdds, redisPrefix: redislimit.DefaultPrefix, addr: "127.0.0.1:8080", db: "predictions.db", logFormat: "text", rateLimit: defaultLimits, gcPercent: "200", memoryLimit: "1GiB"}},
+		{"pool from the flag", []string{"--pool", "Median"}, map[string]string{"PREDICTIONS_POOL": "mean"},
+			serveConfig{pool: pool.Median, redisPrefix: redislimit.DefaultPrefix, addr: "127.0.0.1:8080", db: "predictions.db", logFormat: "text", rateLimit: defaultLimits, gcPercent: "400", memoryLimit: "48MiB"}},
+		{"pool from the environment", nil, map[string]string{"PREDICTIONS_POOL": "mean"},
+			serveConfig{pool: pool.Mean, redisPrefix: redislimit.DefaultPrefix, addr: "127.0.0.1:8080", db: "predictions.db", logFormat: "text", rateLimit: defaultLimits, gcPercent: "400", memoryLimit: "48MiB"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg, err := parseServe(tc.args, func(k string) string { return tc.env[k] }, io.Discard)
@@ -82,12 +96,18 @@ func TestParseServeErrors(t *testing.T) {
 		{"--rate-agent", "60"},
 		{"--rate-address", "0/min"},
 		{"--metrics-addr", "9090"},
+		{"--redis-url", "http://127.0.0.1:6379"},
+		{"--redis-url", "redis://127.0.0.1:6379/0", "--rate-limit=off"},
 		{"--gc-percent", "0"},
 		{"--gc-percent", "lots"},
 		{"--memory-limit", "1000"},
 		{"--memory-limit", "64MB"},
 		{"--memory-limit", "-1GiB"},
 		{"--memory-limit", "99999999TiB"},
+		{"--pool", "average"},
+		{"--contact", "ops@example.org"},
+		{"--contact", "mailto:"},
+		{"--contact", "ftp://example.org"},
 	} {
 		if _, err := parseServe(args, func(string) string { return "" }, io.Discard); err == nil || errors.Is(err, flag.ErrHelp) {
 			t.Errorf("parseServe(%q) = %v, want an error", args, err)
@@ -102,7 +122,8 @@ func TestServeHelp(t *testing.T) {
 		t.Fatalf("serve --help exit %d", code)
 	}
 	for _, want := range []string{"Usage: predictions serve", "-addr", "-db", "-base-url", "-moderator-token", "PREDICTIONS_ADDR",
-		"-auth", "-rate-limit", "-rate-agent", "60/min:20", "-rate-address", "1200/min:200", "-metrics-addr", "PREDICTIONS_METRICS_ADDR"} {
+		"-auth", "-rate-limit", "-rate-agent", "60/min:20", "-rate-address", "1200/min:200", "-metrics-addr", "PREDICTIONS_METRICS_ADDR",
+		"-redis-url", "PREDICTIONS_REDIS_URL", "-redis-prefix", "-pool", "PREDICTIONS_POOL", "-contact", "PREDICTIONS_CONTACT"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("serve --help lacks %q:\n%s", want, out.String())
 		}
@@ -348,6 +369,47 @@ func TestParseGCValues(t *testing.T) {
 	for _, in := range []string{"1048575", "1023KiB", "0", "MiB", "1.5GiB", "1 GiB", "1gib"} {
 		if _, _, err := parseMemoryLimit(in); err == nil {
 			t.Errorf("parseMemoryLimit(%q): want an error", in)
+		}
+	}
+}
+
+// TestServeCompresses: a client that accepts gzip gets pages and JSON
+// compressed, and the same bytes once decompressed; one that does not
+// gets them plain.
+func TestServeCompresses(t *testing.T) {
+	addr, _ := startServe(t)
+	for _, path := range []string{"/openapi.json", "/", "/llms.txt"} {
+		get := func(gzipOK bool) (*http.Response, []byte) {
+			req, _ := http.NewRequest(http.MethodGet, "http://"+addr+path, nil)
+			if gzipOK {
+				req.Header.Set("Accept-Encoding", "gzip")
+			}
+			resp, err := http.DefaultTransport.RoundTrip(req) // no transparent decompression
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			b, err := io.ReadAll(resp.Body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return resp, b
+		}
+		zresp, zbody := get(true)
+		presp, plain := get(false)
+		if zresp.Header.Get("Content-Encoding") != "gzip" || presp.Header.Get("Content-Encoding") != "" {
+			t.Fatalf("GET %s: Content-Encoding %q with gzip accepted, %q without", path, zresp.Header.Get("Content-Encoding"), presp.Header.Get("Content-Encoding"))
+		}
+		zr, err := gzip.NewReader(bytes.NewReader(zbody))
+		if err != nil {
+			t.Fatal(err)
+		}
+		unzipped, err := io.ReadAll(zr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(unzipped, plain) || len(zbody) >= len(plain) {
+			t.Errorf("GET %s: %d bytes gzipped to %d, decompressing to the same: %v", path, len(plain), len(zbody), bytes.Equal(unzipped, plain))
 		}
 	}
 }

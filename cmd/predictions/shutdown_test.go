@@ -24,6 +24,7 @@ func TestGracefulShutdown(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the binary under load; skipped with -short")
 	}
+	t.Parallel() // its own process, port and database
 	bin := buildBinary(t)
 	db := filepath.Join(t.TempDir(), "board.db")
 	p := startServer(t, bin, db)

@@ -26,6 +26,7 @@ func TestSlowloris(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the binary for several seconds; skipped with -short")
 	}
+	t.Parallel() // its own process, port and database
 	p := startServer(t, buildBinary(t), filepath.Join(t.TempDir(), "board.db"))
 
 	var (
@@ -109,6 +110,7 @@ func TestHeaderLimits(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the binary; skipped with -short")
 	}
+	t.Parallel() // its own process, port and database
 	p := startServer(t, buildBinary(t), filepath.Join(t.TempDir(), "board.db"))
 	send := func(target string, header string) (*http.Response, []byte) {
 		c, err := net.Dial("tcp", p.addr)

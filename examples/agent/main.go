@@ -2,8 +2,10 @@
 // agent author would write one: plain net/http and encoding/json, no
 // packages of this module. Three agents take part in one exchange: scout
 // posts a prediction; skeptic disagrees and challenges it; ally agrees;
-// scout answers the challenge; then the program reads the feed and the
-// thread and prints them.
+// scout answers the challenge; skeptic and ally put their own
+// probabilities on scout's prediction, and the board pools them into the
+// community forecast; then the program reads the feed, the forecasts and
+// the thread and prints them.
 //
 //	go run ./cmd/predictions serve &     # a board on http://127.0.0.1:8080
 //	go run ./examples/agent              # or -base https://board.example
@@ -59,6 +61,8 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		"confidence": 0.7,
 		"timeframe":  "2027-Q1",
 		"domain":     "Tech",
+		"resolves":   "yes if the launch date announced by the operator is after 2027-03-31",
+		"resolve_by": "2027-04-15",
 	}, &created)
 	if err != nil {
 		return err
@@ -97,7 +101,31 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	}
 	fmt.Fprintln(out, "skeptic, ally and scout replied")
 
-	// 4. Read the feed: newest first, one page.
+	// 4. Forecast: any agent puts its own probability on any open
+	// prediction (a number from 0 to 1, or a string with %). The author's
+	// confidence is its first forecast; a new forecast replaces the
+	// agent's standing one, and the board pools them all.
+	for _, f := range []struct {
+		who  *agent
+		p    any
+		note string
+	}{{skeptic, 0.35, "vendor C looks on time"}, {ally, "75%", "two builds still fail"}, {skeptic, 0.4, "vendor B slipped again"}} {
+		var res struct {
+			Status    string `json:"status"` // forecast_recorded or forecast_replaced
+			Community struct {
+				P           float64 `json:"p"`
+				Forecasters int     `json:"forecasters"`
+			} `json:"community"`
+		}
+		if err := f.who.post(ctx, "/api/predictions/"+id+"/forecasts",
+			map[string]any{"agent_id": f.who.id, "p": f.p, "note": f.note}, &res); err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "%s forecast %v: %s; community %.1f%% from %d forecasters\n",
+			f.who.id, f.p, res.Status, 100*res.Community.P, res.Community.Forecasters)
+	}
+
+	// 5. Read the feed: newest first, one page.
 	var feed struct {
 		Total       int `json:"total"`
 		Predictions []struct {
@@ -111,6 +139,11 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 			Reactions  struct {
 				Agree, Disagree, Uncertain int
 			} `json:"reactions"`
+			Community struct {
+				P           float64 `json:"p"`
+				Forecasters int     `json:"forecasters"`
+				Method      string  `json:"method"`
+			} `json:"community"`
 		} `json:"predictions"`
 	}
 	if err := scout.get(ctx, "/api/predictions?"+url.Values{"sort": {"recent"}, "limit": {"5"}}.Encode(), &feed); err != nil {
@@ -119,11 +152,45 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	fmt.Fprintf(out, "\nFeed, newest first (%d in all)\n", feed.Total)
 	for _, p := range feed.Predictions {
 		fmt.Fprintf(out, "  %s %q: %.0f%% (%s, %s, %s)\n", p.ID, p.Title, 100*p.Confidence, p.AgentID, p.Domain, p.Timeframe)
-		fmt.Fprintf(out, "    %d agree, %d disagree, %d uncertain; %d replies\n",
+		fmt.Fprintf(out, "    community %.1f%% (%s, %d forecasters); %d agree, %d disagree, %d uncertain; %d replies\n",
+			100*p.Community.P, p.Community.Method, p.Community.Forecasters,
 			p.Reactions.Agree, p.Reactions.Disagree, p.Reactions.Uncertain, p.Replies)
 	}
 
-	// 5. Read the thread of our prediction: a tree, oldest first.
+	// 6. Read the forecasts: each agent's standing one, and the history
+	// with the community forecast after each (what a chart draws).
+	var fc struct {
+		Standing []struct {
+			AgentID string  `json:"agent_id"`
+			P       float64 `json:"p"`
+			Note    string  `json:"note"`
+		} `json:"standing"`
+		Forecasts []struct {
+			Seq       int     `json:"seq"`
+			AgentID   string  `json:"agent_id"`
+			P         float64 `json:"p"`
+			Community struct {
+				P float64 `json:"p"`
+			} `json:"community"`
+		} `json:"forecasts"`
+	}
+	if err := scout.get(ctx, "/api/predictions/"+id+"/forecasts", &fc); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "\nStanding forecasts on %s\n", id)
+	for _, f := range fc.Standing {
+		note := ""
+		if f.Note != "" {
+			note = " (" + f.Note + ")"
+		}
+		fmt.Fprintf(out, "  %s: %.0f%%%s\n", f.AgentID, 100*f.P, note)
+	}
+	fmt.Fprintln(out, "History")
+	for _, f := range fc.Forecasts {
+		fmt.Fprintf(out, "  %d. %s %.0f%% -> community %.1f%%\n", f.Seq, f.AgentID, 100*f.P, 100*f.Community.P)
+	}
+
+	// 7. Read the thread of our prediction: a tree, oldest first.
 	var thread struct {
 		Thread []*node `json:"thread"`
 	}

@@ -3,9 +3,13 @@ package loadbench
 import (
 	"context"
 	"errors"
+	"flag"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -33,8 +37,8 @@ func BareHandler(body []byte) http.Handler {
 }
 
 // ServeBare serves [BareHandler] with a body of size bytes on addr until ctx
-// is done. It is the baseline process of the tool scenarios (the hidden
-// `predictions bench-bare` command): a process of its own, so that it pays
+// is done. It is the baseline process of the tool scenarios
+// (`predictions-bench bare`, [BareMain]): a process of its own, so that it pays
 // the same process and loopback costs as `predictions serve`.
 func ServeBare(ctx context.Context, addr string, size int) error {
 	srv := &http.Server{
@@ -64,4 +68,42 @@ func ServeBare(ctx context.Context, addr string, size int) error {
 		return err
 	}
 	return nil
+}
+
+// BareMain is the bare handler's command line (`predictions-bench bare`):
+// it parses -addr and -body-size from args and serves [ServeBare] until
+// ctx is done. It returns the process exit status.
+func BareMain(ctx context.Context, args []string, stderr io.Writer) int {
+	fs := flag.NewFlagSet("bare", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	addr := fs.String("addr", "127.0.0.1:8081", "address to listen on (`host:port`)")
+	size := fs.Int("body-size", 100, "size of the JSON body every request gets, in `bytes`")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if err := ServeBare(ctx, *addr, *size); err != nil {
+		fmt.Fprintf(stderr, "bare: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// Build compiles the predictions server (github.com/predictions-md/predictions/cmd/predictions)
+// with the go command into dir and returns the binary's path. It runs in
+// the current directory, which must be inside the module (or a module
+// requiring it).
+func Build(ctx context.Context, dir string) (string, error) {
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		return "", fmt.Errorf("building the predictions binary: %w (or give one with -predictions)", err)
+	}
+	exe := filepath.Join(dir, "predictions")
+	out, err := exec.CommandContext(ctx, gobin, "build", "-o", exe, "github.com/predictions-md/predictions/cmd/predictions").CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("go build: %v\n%s", err, out)
+	}
+	return exe, nil
 }

@@ -1,22 +1,28 @@
 // Package loadbench is the load benchmark of the predictions service
-// (issue 10): `predictions bench`.
+// (issues 10, 18 and 19), run by the command predictions-bench.
 //
-// [Run] starts real `predictions serve` processes on loopback ports, each on
-// a database of its own in a temporary directory, and drives them with
-// vegeta's library closed-loop: a fixed number of connections (64 by
-// default), each sending its next request when the previous one has
-// answered, for a bounded time per scenario after a warm-up. It records
-// requests per second, the 50th and 99th latency percentiles and the
-// errors (anything but a 2xx answer), after checking one answer of each
-// scenario for correctness.
+// [Run] starts real `predictions serve` processes ([Config.Exe], which
+// [Build] makes) on loopback ports, each on a database of its own in a
+// temporary directory, and drives them with wrk (Debian's package `wrk`),
+// closed loop: a fixed number of connections (64 by default, from 2 wrk
+// threads), each sending its next request when the previous one has
+// answered. Each scenario is a wrk Lua script made from a line of a table
+// (method, path, headers, body, and a request() function where requests
+// vary, as the board writes do); the script's done() prints the run's
+// requests, latency percentiles and errors on one line that the package
+// parses. A scenario and its baseline take turns in rounds (3 by default)
+// after a warm-up, and the table gives requests per second over all
+// rounds, the median of the rounds' 50th and 99th latency percentiles and
+// the errors (socket errors, timeouts, statuses of 400 and above), after
+// checking one answer of each scenario for correctness.
 //
 // Every goal is a ratio against a baseline measured in the same run,
 // because the machines are shared and noisy:
 //
 //   - each calculation tool over REST against a bare net/http handler that
 //     answers a fixed JSON body of the same size, in a process of its own
-//     (the hidden `predictions bench-bare` command, [ServeBare]), driven by
-//     the same requests: at least 0.7 × its rate, with p99 under 5 ms;
+//     (`predictions-bench bare`, [BareMain], [ServeBare]), driven by the
+//     same requests: at least 0.7 × its rate, with p99 under 5 ms;
 //   - MCP tools/call convert_odds against POST convert_odds: at least 0.5 ×;
 //   - POST /api/predictions (1,000 agents, each authenticated as itself)
 //     against a raw bun/SQLite insert loop with the board's durability
@@ -29,7 +35,23 @@
 //     reported); and the server's resident memory under 100 MB throughout
 //     (VmRSS sampled every 50 ms and VmHWM, from /proc).
 //
-// The board is seeded with [board.Store.Import] before its server starts.
+// # Seeding
+//
+// The feed's boards are seeded before their servers start: board.Open
+// creates the schema, then the predictions, their agents' and their
+// domains' counters go in with plain SQL in batches, as the server's own
+// writes would leave them. The board package has no bulk import; a test
+// reads a seeded board back through board.Store.Feed, so that a change of
+// schema fails it.
+//
+// # CPU per request
+//
+// BenchmarkInProcess (a Go benchmark) runs each tool scenario's request
+// through the HTTP handler in process and reports the CPU time per
+// request:
+//
+//	go test ./internal/loadbench -run '^$' -bench InProcess -benchmem
+//
 // [Report.WriteTable] prints the table as Markdown; [Report.WriteJSON]
 // writes it as JSON.
 package loadbench

@@ -1,13 +1,15 @@
 package loadbench
 
 import (
-	"bytes"
+	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"runtime"
@@ -16,23 +18,31 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	vegeta "github.com/tsenart/vegeta/v12/lib"
 )
 
-// Config configures [Run]. The zero value runs every scenario except the
-// 1,000,000-prediction ones, 5 s each at 64 connections.
+// Config configures [Run]. With Exe set, the zero value of the rest runs
+// every scenario except the 1,000,000-prediction ones: 3 rounds of 5 s
+// each against its baseline, at 64 connections from 2 wrk threads.
 type Config struct {
-	// Exe is the predictions binary to start as servers and baselines;
-	// "" means the running executable (os.Executable).
+	// Exe is the predictions binary to start as servers ([Build] makes
+	// one); required.
 	Exe string
-	// Duration is how long each scenario is measured; 0 means 5 s.
+	// Bare is the command that serves the bare handler, to which
+	// "-addr host:port -body-size n" are added ([BareMain] runs it); nil
+	// means the running executable's `bare` command (predictions-bench).
+	Bare []string
+	// Wrk is the wrk binary; "" means "wrk" on the PATH.
+	Wrk string
+	// Threads is the number of wrk threads; 0 means 2.
+	Threads int
+	// Duration is how long each side of a comparison is measured in each
+	// round, in whole seconds (wrk's resolution); 0 means 5 s.
 	Duration time.Duration
-	// Warmup runs before each measurement on the same connections and is
-	// not counted; 0 means Duration/5, at most 1 s.
+	// Warmup runs before the rounds and is not counted; 0 means 1 s,
+	// below 0 none.
 	Warmup time.Duration
 	// Rounds is how many turns the sides of a comparison (a scenario and
-	// its baseline) take, each Duration/Rounds long; 0 means 3.
+	// its baseline) take; 0 means 3.
 	Rounds int
 	// Conns is the number of connections, each with one request in flight
 	// (closed loop); 0 means 64.
@@ -64,7 +74,7 @@ type Config struct {
 // Quick returns c with the durations and seeds of a smoke run (tests, CI):
 // figures from it show that every scenario works, not how fast.
 func Quick(c Config) Config {
-	c.Duration, c.Warmup, c.Rounds = 200*time.Millisecond, 50*time.Millisecond, 1
+	c.Duration, c.Warmup, c.Rounds = time.Second, -1, 1
 	c.SmallSeed, c.LargeSeed, c.DeepOffset = 1000, 3000, 500
 	return c
 }
@@ -73,8 +83,11 @@ func (c Config) withDefaults() Config {
 	if c.Duration <= 0 {
 		c.Duration = 5 * time.Second
 	}
-	if c.Warmup <= 0 {
-		c.Warmup = min(c.Duration/5, time.Second)
+	if c.Warmup == 0 {
+		c.Warmup = time.Second
+	}
+	if c.Threads <= 0 {
+		c.Threads = 2
 	}
 	if c.Rounds <= 0 {
 		c.Rounds = 3
@@ -127,6 +140,9 @@ type Row struct {
 	// Baseline names what Ratio compares with, with its figure.
 	Baseline string  `json:"baseline,omitempty"`
 	Ratio    float64 `json:"ratio,omitempty"`
+	// RoundRatios are the ratios of the rates round by round, when there
+	// are several: their spread shows how much the machine's load moved.
+	RoundRatios []float64 `json:"round_ratios,omitempty"`
 	// Goal states the goal; Met says whether it is met (nil: no goal).
 	Goal string `json:"goal,omitempty"`
 	Met  *bool  `json:"met,omitempty"`
@@ -145,6 +161,7 @@ type Machine struct {
 	DurationS  float64 `json:"duration_s"`
 	Rounds     int     `json:"rounds"`
 	Conns      int     `json:"conns"`
+	Threads    int     `json:"threads"`
 	SmallSeed  int     `json:"small_seed"`
 	LargeSeed  int     `json:"large_seed,omitempty"`
 	DeepOffset int     `json:"deep_offset"`
@@ -173,6 +190,8 @@ func (r *Report) Row(scenario string) *Row {
 type runner struct {
 	cfg  Config
 	exe  string
+	bare []string
+	wrk  *wrk
 	dir  string
 	rep  *Report
 	sel  map[string]bool
@@ -185,13 +204,21 @@ type runner struct {
 // is done.
 func Run(ctx context.Context, cfg Config) (*Report, error) {
 	cfg = cfg.withDefaults()
-	r := &runner{cfg: cfg, exe: cfg.Exe, figs: map[string]figures{}}
+	r := &runner{cfg: cfg, exe: cfg.Exe, bare: cfg.Bare, figs: map[string]figures{}}
 	if r.exe == "" {
+		return nil, errors.New("Config.Exe is empty: name the predictions binary (loadbench.Build makes one)")
+	}
+	if len(r.bare) == 0 {
 		exe, err := os.Executable()
 		if err != nil {
-			return nil, fmt.Errorf("finding the predictions binary: %w", err)
+			return nil, fmt.Errorf("finding the bare handler's binary: %w", err)
 		}
-		r.exe = exe
+		r.bare = []string{exe, "bare"}
+	}
+	wrkPath := cmp.Or(cfg.Wrk, "wrk")
+	wrkPath, err := exec.LookPath(wrkPath)
+	if err != nil {
+		return nil, fmt.Errorf("the load generator: %w (install it: apt-get install wrk)", err)
 	}
 	r.dir = cfg.TempDir
 	if r.dir == "" {
@@ -202,6 +229,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		defer os.RemoveAll(dir)
 		r.dir = dir
 	}
+	r.wrk = &wrk{path: wrkPath, dir: r.dir, conns: cfg.Conns, threads: cfg.Threads}
 	if cfg.ProfileDir != "" {
 		if err := os.MkdirAll(cfg.ProfileDir, 0o755); err != nil {
 			return nil, err
@@ -209,7 +237,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	r.rep = &Report{Started: time.Now().UTC(), Machine: Machine{
 		CPUs: runtime.NumCPU(), CPUModel: cpuModel(), GoVersion: runtime.Version(), OS: runtime.GOOS + "/" + runtime.GOARCH,
-		LoadStart: load1(), DurationS: cfg.Duration.Seconds(), Rounds: cfg.Rounds, Conns: cfg.Conns,
+		LoadStart: load1(), DurationS: cfg.Duration.Seconds(), Rounds: cfg.Rounds, Conns: cfg.Conns, Threads: cfg.Threads,
 		SmallSeed: cfg.SmallSeed, DeepOffset: cfg.DeepOffset,
 	}}
 	if cfg.Large {
@@ -223,7 +251,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if cfg.Large {
 		large = feedScenarios(cfg.LargeSeed, cfg.SmallSeed, cfg.DeepOffset, true)
 	}
-	all := append(append(append(append([]*scenario{}, tools...), write), small...), large...)
+	all := append(append(append(append([]*scenario{}, tools...), write, forecastScenario(nil)), small...), large...)
 	r.sel = selectScenarios(all, cfg.Filter)
 	if len(r.sel) == 0 {
 		return nil, fmt.Errorf("no scenario matches %q", cfg.Filter)
@@ -311,36 +339,43 @@ func (r *runner) serve(ctx context.Context, name, db string) (*server, error) {
 type side struct {
 	name string
 	// run drives the load for d, adding to t (nil during the warm-up).
-	run func(ctx context.Context, d time.Duration, t *tally)
+	run func(ctx context.Context, d time.Duration, t *tally) error
 	// profile, when set, is the server to take a CPU profile of.
 	profile *server
 	t       tally
 }
 
-// httpSide drives scenario s against p.
+// httpSide drives scenario s against p with wrk.
 func (r *runner) httpSide(s *scenario, p *proc) *side {
-	c := newClient(r.cfg.Conns)
-	tr := s.newTargeter(p.url(""))
-	return &side{name: s.name, run: func(ctx context.Context, d time.Duration, t *tally) {
-		attack(ctx, c, tr, r.cfg.Conns, d, t)
+	return &side{name: s.name, run: func(ctx context.Context, d time.Duration, t *tally) error {
+		res, err := r.wrk.run(ctx, s, p.url(""), d)
+		if err != nil || t == nil {
+			return err
+		}
+		t.add(res)
+		return nil
 	}}
 }
 
-// compare warms each side up, then runs them in turn, Duration/Rounds at a
-// time, so that each is measured for Duration and a change in the load of
-// the machine falls on all of them alike. It returns their figures.
-func (r *runner) compare(ctx context.Context, sides ...*side) []figures {
+// compare warms each side up, then runs them in turn, Duration at a time
+// for Rounds rounds, so that a change in the load of the machine falls on
+// all of them alike. It returns their figures.
+func (r *runner) compare(ctx context.Context, sides ...*side) ([]figures, error) {
 	var names []string
 	for _, sd := range sides {
 		names = append(names, sd.name)
 	}
 	r.logf("%s", strings.Join(names, " | "))
-	for _, sd := range sides {
-		sd.run(ctx, r.cfg.Warmup, nil)
+	if r.cfg.Warmup > 0 {
+		for _, sd := range sides {
+			if err := sd.run(ctx, r.cfg.Warmup, nil); err != nil {
+				return nil, err
+			}
+		}
 	}
 	var wg sync.WaitGroup
 	if r.cfg.ProfileDir != "" {
-		secs := max(1, int((r.cfg.Duration * time.Duration(len(sides))).Seconds()))
+		secs := max(1, int((r.cfg.Duration * time.Duration(r.cfg.Rounds*len(sides))).Seconds()))
 		for _, sd := range sides {
 			if sd.profile == nil || sd.profile.pprofAddr == "" {
 				continue
@@ -353,27 +388,30 @@ func (r *runner) compare(ctx context.Context, sides ...*side) []figures {
 			})
 		}
 	}
-	per := r.cfg.Duration / time.Duration(r.cfg.Rounds)
+	var err error
 	for range r.cfg.Rounds {
 		for _, sd := range sides {
-			if ctx.Err() == nil {
-				sd.run(ctx, per, &sd.t)
+			if err == nil && ctx.Err() == nil {
+				err = sd.run(ctx, r.cfg.Duration, &sd.t)
 			}
 		}
 	}
 	wg.Wait()
+	if err != nil {
+		return nil, err
+	}
 	out := make([]figures, len(sides))
 	for i, sd := range sides {
 		out[i] = sd.t.figures()
 		r.figs[sd.name] = out[i]
 	}
-	return out
+	return out, nil
 }
 
 // runTools runs the tool, MCP and write scenarios against one server on
 // an empty board.
 func (r *runner) runTools(ctx context.Context, tools []*scenario, write *scenario) error {
-	needed := r.sel[write.name] || r.sel[rawInsertName]
+	needed := r.sel[write.name] || r.sel[rawInsertName] || r.sel[forecastName]
 	for _, s := range tools {
 		needed = needed || r.sel[s.name]
 	}
@@ -408,10 +446,13 @@ func (r *runner) runTools(ctx context.Context, tools []*scenario, write *scenari
 			restSide.name = rest.name + ", alongside MCP"
 			mcpSide := r.httpSide(s, srv.proc)
 			mcpSide.profile = srv
-			fs := r.compare(ctx, restSide, mcpSide)
+			fs, err := r.compare(ctx, restSide, mcpSide)
+			if err != nil {
+				return err
+			}
 			row := r.addRow(s, fs[1], len(body))
 			row.Baseline = fmt.Sprintf("REST POST %s/s", thousands(fs[0].rps))
-			row.Ratio = ratio(fs[1].rps, fs[0].rps)
+			row.Ratio, row.RoundRatios = ratio(fs[1].rps, fs[0].rps), roundRatios(fs[1], fs[0])
 			row.Goal = fmt.Sprintf("≥ %.1f× REST", MCPGoal)
 			row.Met = met(row.Ratio >= MCPGoal && fs[1].errors == 0)
 		}
@@ -420,14 +461,15 @@ func (r *runner) runTools(ctx context.Context, tools []*scenario, write *scenari
 		}
 	}
 
-	if r.sel[write.name] || r.sel[rawInsertName] {
+	if r.sel[write.name] || r.sel[rawInsertName] || r.sel[forecastName] {
 		ri, err := openRawInserter(ctx, r.dir, writeAgents)
 		if err != nil {
 			return fmt.Errorf("raw insert baseline: %w", err)
 		}
 		defer ri.close()
-		sides := []*side{{name: rawInsertName, run: func(ctx context.Context, d time.Duration, t *tally) {
+		sides := []*side{{name: rawInsertName, run: func(ctx context.Context, d time.Duration, t *tally) error {
 			ri.run(ctx, r.cfg.Conns, d, t)
+			return nil
 		}}}
 		var body []byte
 		if r.sel[write.name] {
@@ -438,24 +480,74 @@ func (r *runner) runTools(ctx context.Context, tools []*scenario, write *scenari
 			w.profile = srv
 			sides = append(sides, w)
 		}
-		fs := r.compare(ctx, sides...)
+		var forecast *scenario
+		var forecastBytes []byte
+		if r.sel[forecastName] {
+			ids, err := postTargets(ctx, srv.proc)
+			if err != nil {
+				return err
+			}
+			forecast = forecastScenario(ids)
+			if forecastBytes, err = preflight(ctx, forecast, srv.proc); err != nil {
+				return err
+			}
+			f := r.httpSide(forecast, srv.proc)
+			f.profile = srv
+			sides = append(sides, f)
+		}
+		fs, err := r.compare(ctx, sides...)
+		if err != nil {
+			return err
+		}
 		r.addRow(&scenario{name: rawInsertName, group: GroupWrites}, fs[0], 0)
-		if len(fs) > 1 {
+		if r.sel[write.name] {
 			row := r.addRow(write, fs[1], len(body))
 			row.Baseline = fmt.Sprintf("raw insert %s rows/s", thousands(fs[0].rps))
-			row.Ratio = ratio(fs[1].rps, fs[0].rps)
+			row.Ratio, row.RoundRatios = ratio(fs[1].rps, fs[0].rps), roundRatios(fs[1], fs[0])
 			row.Goal = fmt.Sprintf("≥ %.1f× raw insert, 0 errors", WriteGoal)
 			row.Met = met(row.Ratio >= WriteGoal && fs[1].errors == 0)
+		}
+		if forecast != nil {
+			last := fs[len(fs)-1]
+			row := r.addRow(forecast, last, len(forecastBytes))
+			row.Baseline = fmt.Sprintf("raw insert %s rows/s", thousands(fs[0].rps))
+			row.Ratio, row.RoundRatios = ratio(last.rps, fs[0].rps), roundRatios(last, fs[0])
+			row.Goal = fmt.Sprintf("≥ %.1f× raw insert, 0 errors", WriteGoal)
+			row.Met = met(row.Ratio >= WriteGoal && last.errors == 0)
 		}
 	}
 	return srv.stop()
 }
 
+// postTargets posts the predictions the forecast scenario forecasts on
+// and returns their ids.
+func postTargets(ctx context.Context, p *proc) ([]string, error) {
+	ids := make([]string, 0, forecastTargets)
+	for i := range forecastTargets {
+		agent, body := writeBody(uint64(1_000_000+i), writeAgents)
+		s := &scenario{name: "a prediction to forecast on", method: http.MethodPost, path: "/api/predictions",
+			header: http.Header{"Content-Type": {"application/json"}, "Authorization": {"Bearer " + agent}},
+			body:   body, check: wantStatus(http.StatusCreated, `"prediction_id"`)}
+		got, err := preflight(ctx, s, p)
+		if err != nil {
+			return nil, err
+		}
+		var created struct {
+			ID string `json:"prediction_id"`
+		}
+		if err := json.Unmarshal(got, &created); err != nil || created.ID == "" {
+			return nil, fmt.Errorf("posting a prediction to forecast on: no id in %.200s", got)
+		}
+		ids = append(ids, created.ID)
+	}
+	return ids, nil
+}
+
 // toolVersusBare measures s against the bare handler, in a process of its
 // own with a body of size bytes, under the same requests.
 func (r *runner) toolVersusBare(ctx context.Context, s *scenario, srv *server, size int) error {
-	p, err := start(ctx, "predictions bench-bare", r.exe, func(addr string) []string {
-		return []string{"bench-bare", "-addr", addr, "-body-size", strconv.Itoa(size)}
+	p, err := start(ctx, "bare handler", r.bare[0], func(addr string) []string {
+		return append(slices.Clone(r.bare[1:]), "-addr", addr, "-body-size", strconv.Itoa(size))
 	}, "/")
 	if err != nil {
 		return err
@@ -472,12 +564,15 @@ func (r *runner) toolVersusBare(ctx context.Context, s *scenario, srv *server, s
 	}
 	api := r.httpSide(s, srv.proc)
 	api.profile = srv
-	fs := r.compare(ctx, r.httpSide(bs, p), api)
+	fs, err := r.compare(ctx, r.httpSide(bs, p), api)
+	if err != nil {
+		return err
+	}
 	bare, f := fs[0], fs[1]
 	r.addRow(bs, bare, size)
 	row := r.addRow(s, f, size)
 	row.Baseline = fmt.Sprintf("bare %s/s", thousands(bare.rps))
-	row.Ratio = ratio(f.rps, bare.rps)
+	row.Ratio, row.RoundRatios = ratio(f.rps, bare.rps), roundRatios(f, bare)
 	row.Goal = fmt.Sprintf("≥ %.1f× bare, p99 < %d ms", ToolGoal, ToolP99)
 	row.Met = met(row.Ratio >= ToolGoal && row.P99MS < ToolP99 && f.errors == 0)
 	return p.stop()
@@ -543,7 +638,10 @@ func (r *runner) runFeeds(ctx context.Context, small, large []*scenario) error {
 			b.profile = sLarge
 			sides = append(sides, b)
 		}
-		fs := r.compare(ctx, sides...)
+		fs, err := r.compare(ctx, sides...)
+		if err != nil {
+			return err
+		}
 		r.addRow(sm, fs[0], len(body))
 		if lg != nil {
 			row := r.addRow(lg, fs[1], len(largeBody))
@@ -575,114 +673,6 @@ func (r *runner) runFeeds(ctx context.Context, small, large []*scenario) error {
 	return sSmall.stop()
 }
 
-// seedVersion names the seed data; change it when seedPrediction changes,
-// so that boards kept in SeedDir are made anew.
-const seedVersion = "v1"
-
-// seed returns a board holding predictions 0 to to-1: a copy of the board
-// at from (holding 0 to have-1) when from is set, then imported. With
-// SeedDir, a board seeded there by an earlier run is reused.
-func (r *runner) seed(ctx context.Context, from string, have, to int) (string, error) {
-	dir := r.dir
-	if r.cfg.SeedDir != "" {
-		dir = r.cfg.SeedDir
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return "", err
-		}
-	}
-	path := filepath.Join(dir, fmt.Sprintf("feed-%d-%s.db", to, seedVersion))
-	done := path + ".done"
-	if _, err := os.Stat(done); err == nil && r.cfg.SeedDir != "" {
-		r.logf("reusing %s", path)
-		r.rep.Seeding = append(r.rep.Seeding, fmt.Sprintf("%s predictions: reused from %s", thousands(float64(to)), path))
-		return path, nil
-	}
-	for _, f := range []string{path, path + "-wal", path + "-shm"} {
-		if err := os.Remove(f); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return "", err
-		}
-	}
-	r.logf("seeding %s predictions", thousands(float64(to)))
-	t := time.Now()
-	if from != "" {
-		if err := copyFile(from, path); err != nil {
-			return "", err
-		}
-	} else {
-		have = 0
-	}
-	if err := seed(ctx, path, have, to); err != nil {
-		return "", err
-	}
-	r.rep.Seeding = append(r.rep.Seeding, fmt.Sprintf("%s predictions: %s", thousands(float64(to)), time.Since(t).Round(100*time.Millisecond)))
-	if r.cfg.SeedDir != "" {
-		if err := os.WriteFile(done, []byte(seedVersion+"\n"), 0o644); err != nil {
-			return "", err
-		}
-	}
-	return path, nil
-}
-
-// copyFile copies a closed SQLite database (its WAL checkpointed) to dst.
-func copyFile(src, dst string) error {
-	if fi, err := os.Stat(src + "-wal"); err == nil && fi.Size() > 0 {
-		return fmt.Errorf("copying %s: its write-ahead log is not checkpointed", src)
-	}
-	in, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := os.Create(dst)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
-}
-
-// preflight makes one request of s and checks the answer; it returns the
-// response body.
-func preflight(ctx context.Context, s *scenario, p *proc) ([]byte, error) {
-	var t struct {
-		method, url string
-		body        []byte
-		header      http.Header
-	}
-	if s.targeter != nil {
-		var tg vegeta.Target
-		if err := s.newTargeter(p.url(""))(&tg); err != nil {
-			return nil, err
-		}
-		t.method, t.url, t.body, t.header = tg.Method, tg.URL, tg.Body, tg.Header
-	} else {
-		t.method, t.url, t.body, t.header = s.method, p.url(s.path), s.body, s.header
-	}
-	req, err := http.NewRequestWithContext(ctx, t.method, t.url, bytes.NewReader(t.body))
-	if err != nil {
-		return nil, err
-	}
-	for k, v := range t.header {
-		req.Header[k] = v
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", s.name, err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", s.name, err)
-	}
-	if err := s.check(resp.StatusCode, body); err != nil {
-		return nil, fmt.Errorf("%s: wrong answer: %w", s.name, err)
-	}
-	return body, nil
-}
-
 func (r *runner) addRow(s *scenario, f figures, bodyBytes int) *Row {
 	r.rep.Rows = append(r.rep.Rows, Row{
 		Scenario: s.name, Group: s.group, Conns: r.cfg.Conns, Requests: f.requests, RPS: f.rps,
@@ -690,6 +680,19 @@ func (r *runner) addRow(s *scenario, f figures, bodyBytes int) *Row {
 		Load1: load1(),
 	})
 	return &r.rep.Rows[len(r.rep.Rows)-1]
+}
+
+// roundRatios returns the ratio of a's rate to b's in each round, nil
+// for a single round.
+func roundRatios(a, b figures) []float64 {
+	if len(a.roundRPS) < 2 || len(a.roundRPS) != len(b.roundRPS) {
+		return nil
+	}
+	out := make([]float64, len(a.roundRPS))
+	for i := range out {
+		out[i] = ratio(a.roundRPS[i], b.roundRPS[i])
+	}
+	return out
 }
 
 func ratio(a, b float64) float64 {

@@ -4,21 +4,24 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/predictions-md/predictions/forecastfile"
 	"github.com/predictions-md/predictions/httpapi"
 )
+
+// bareArg, as the first argument, makes the test binary the bare
+// handler: Config.Bare of the tests' runs.
+const bareArg = "loadbench-bare-handler"
 
 var (
 	buildOnce sync.Once
@@ -27,8 +30,15 @@ var (
 	buildDir  string
 )
 
-// TestMain removes the binary the tests built.
+// TestMain serves the bare handler when started as one, and removes the
+// binary the tests built.
 func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == bareArg {
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+		code := BareMain(ctx, os.Args[2:], os.Stderr)
+		stop()
+		os.Exit(code)
+	}
 	code := m.Run()
 	if buildDir != "" {
 		os.RemoveAll(buildDir)
@@ -36,24 +46,27 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
+// needLoad skips t under -short or without wrk: the tests that start
+// servers and drive them.
+func needLoad(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("starts servers and wrk; skipped with -short")
+	}
+	if _, err := exec.LookPath("wrk"); err != nil {
+		t.Skip("wrk is not installed (apt-get install wrk)")
+	}
+}
+
 // buildPredictions builds the predictions binary into a temporary
 // directory, once for all tests.
 func buildPredictions(t *testing.T) string {
 	t.Helper()
 	buildOnce.Do(func() {
-		gobin, err := exec.LookPath("go")
-		if err != nil {
-			buildErr = err
-			return
-		}
 		if buildDir, buildErr = os.MkdirTemp("", "loadbench-test-"); buildErr != nil {
 			return
 		}
-		built = filepath.Join(buildDir, "predictions")
-		out, err := exec.Command(gobin, "build", "-o", built, "github.com/predictions-md/predictions/cmd/predictions").CombinedOutput()
-		if err != nil {
-			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
+		built, buildErr = Build(context.Background(), buildDir)
 	})
 	if buildErr != nil {
 		t.Fatal(buildErr)
@@ -61,29 +74,55 @@ func buildPredictions(t *testing.T) string {
 	return built
 }
 
-// TestRunQuick runs the whole benchmark in quick mode against a freshly
-// built binary and checks that every scenario ran without errors and that
-// the table and the JSON carry them. It checks correctness, not speed.
-func TestRunQuick(t *testing.T) {
-	exe := buildPredictions(t)
+// testConfig is a smoke run's configuration: the built server, the test
+// binary as the bare handler, wrk from the PATH.
+func testConfig(t *testing.T, conns int) Config {
+	return Quick(Config{Exe: buildPredictions(t), Bare: []string{os.Args[0], bareArg}, Conns: conns})
+}
+
+// TestSmoke runs one scenario, GET convert_odds against the bare
+// handler, for a second each with a CPU profile, and checks that it ran
+// without errors and that the table and the JSON carry it. It checks that
+// the benchmark works, not how fast anything is; the writes' script is
+// checked by TestWriteLua, the seed by TestSeedReadsBack, and every
+// scenario by TestRunAll.
+func TestSmoke(t *testing.T) {
+	needLoad(t)
+	cfg := testConfig(t, 4)
+	cfg.ProfileDir = t.TempDir()
+	cfg.Filter = regexp.MustCompile(`^GET convert_odds$`)
 	var progress bytes.Buffer
-	rep, err := Run(context.Background(), Quick(Config{Exe: exe, Conns: 8, Large: true, Progress: &progress}))
+	cfg.Progress = &progress
+	rep, err := Run(context.Background(), cfg)
 	if err != nil {
 		t.Fatalf("Run: %v\nprogress:\n%s", err, progress.String())
 	}
+	checkRows(t, rep, []string{"bare handler, *, for GET convert_odds", "GET convert_odds"})
+	if fi, err := os.Stat(filepath.Join(cfg.ProfileDir, "GET-convert-odds.pprof")); err != nil || fi.Size() == 0 {
+		t.Errorf("profile: %v", err)
+	}
+	var table bytes.Buffer
+	if err := rep.WriteTable(&table); err != nil {
+		t.Fatal(err)
+	}
+	if want := "| GET convert_odds | 4 |"; !strings.Contains(table.String(), want) {
+		t.Errorf("table lacks %q:\n%s", want, table.String())
+	}
+	var js bytes.Buffer
+	if err := rep.WriteJSON(&js); err != nil {
+		t.Fatal(err)
+	}
+	var back Report
+	if err := json.Unmarshal(js.Bytes(), &back); err != nil || len(back.Rows) != len(rep.Rows) {
+		t.Errorf("JSON round trip: %d rows, %v", len(back.Rows), err)
+	}
+}
 
-	var want []string
-	for _, s := range toolScenarios() {
-		if s.group == GroupTools {
-			want = append(want, "bare handler, "+"*"+", for "+s.name)
-		}
-		want = append(want, s.name)
-	}
-	want = append(want, rawInsertName, "POST /api/predictions")
-	large := feedScenarios(3000, 1000, 500, true)
-	for i, s := range feedScenarios(1000, 1000, 500, false) {
-		want = append(want, s.name, large[i].name)
-	}
+// checkRows checks that rep has the rows named want, in order (a bare
+// handler's size written *), each with requests and no errors, and a goal
+// evaluated where one applies.
+func checkRows(t *testing.T, rep *Report, want []string) {
+	t.Helper()
 	var got []string
 	for _, row := range rep.Rows {
 		name := row.Scenario
@@ -102,7 +141,38 @@ func TestRunQuick(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("scenarios (-want +got):\n%s", diff)
 	}
-	for _, s := range feedScenarios(3000, 1000, 500, true) {
+}
+
+// TestRunAll runs every scenario in quick mode, the 1,000,000-prediction
+// ones on a board of 3,000: about a minute, so only when
+// PREDICTIONS_BENCH_ALL is set.
+func TestRunAll(t *testing.T) {
+	needLoad(t)
+	if os.Getenv("PREDICTIONS_BENCH_ALL") == "" {
+		t.Skip("set PREDICTIONS_BENCH_ALL=1 to run every scenario (about a minute)")
+	}
+	cfg := testConfig(t, 8)
+	cfg.Large = true
+	var progress bytes.Buffer
+	cfg.Progress = &progress
+	rep, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatalf("Run: %v\nprogress:\n%s", err, progress.String())
+	}
+	var want []string
+	for _, s := range toolScenarios() {
+		if s.group == GroupTools {
+			want = append(want, "bare handler, *, for "+s.name)
+		}
+		want = append(want, s.name)
+	}
+	want = append(want, rawInsertName, "POST /api/predictions", forecastName)
+	large := feedScenarios(3000, 1000, 500, true)
+	for i, s := range feedScenarios(1000, 1000, 500, false) {
+		want = append(want, s.name, large[i].name)
+	}
+	checkRows(t, rep, want)
+	for _, s := range large {
 		if r := rep.Row(s.name); r == nil || r.Ratio == 0 || r.Goal == "" {
 			t.Errorf("%s: no ratio to the small seed: %+v", s.name, r)
 		}
@@ -114,42 +184,16 @@ func TestRunQuick(t *testing.T) {
 	if err := rep.WriteTable(&table); err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{"| GET convert_odds | 8 |", "| MCP tools/call convert_odds |", "| POST /api/predictions |",
+	for _, name := range []string{"| MCP tools/call convert_odds |", "| POST /api/predictions |",
 		"feed popular+domain, n=3k, offset 500", "| predictions serve, 3,000 predictions |"} {
 		if !strings.Contains(table.String(), name) {
 			t.Errorf("table lacks %q:\n%s", name, table.String())
 		}
 	}
-	var js bytes.Buffer
-	if err := rep.WriteJSON(&js); err != nil {
-		t.Fatal(err)
-	}
-	var back Report
-	if err := json.Unmarshal(js.Bytes(), &back); err != nil || len(back.Rows) != len(rep.Rows) {
-		t.Errorf("JSON round trip: %d rows, %v", len(back.Rows), err)
-	}
-}
-
-// TestProfiles takes a CPU profile of one scenario through serve --pprof.
-func TestProfiles(t *testing.T) {
-	exe := buildPredictions(t)
-	dir := t.TempDir()
-	cfg := Quick(Config{Exe: exe, Conns: 4, ProfileDir: dir, Filter: regexp.MustCompile(`^GET convert_odds$`)})
-	cfg.Duration = time.Second // the shortest profile
-	rep, err := Run(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(rep.Rows) != 2 {
-		t.Errorf("rows = %d, want the bare handler and GET convert_odds", len(rep.Rows))
-	}
-	if fi, err := os.Stat(filepath.Join(dir, "GET-convert-odds.pprof")); err != nil || fi.Size() == 0 {
-		t.Errorf("profile: %v", err)
-	}
 }
 
 func TestSelectScenarios(t *testing.T) {
-	all := append(append(toolScenarios(), writeScenario()), append(feedScenarios(10_000, 10_000, 10_000, false),
+	all := append(append(toolScenarios(), writeScenario(), forecastScenario(nil)), append(feedScenarios(10_000, 10_000, 10_000, false),
 		feedScenarios(1_000_000, 10_000, 10_000, true)...)...)
 	for _, tc := range []struct {
 		filter string
@@ -159,6 +203,7 @@ func TestSelectScenarios(t *testing.T) {
 		{`predictions$`, []string{"POST /api/predictions", rawInsertName}},
 		{`popular\+domain, n=1M, offset 0`, []string{"feed popular+domain, n=10k, offset 0", "feed popular+domain, n=1M, offset 0"}},
 		{`^raw`, []string{rawInsertName}},
+		{`forecasts$`, []string{forecastName, rawInsertName}},
 		{`nothing`, nil},
 	} {
 		sel := selectScenarios(all, regexp.MustCompile(tc.filter))
@@ -222,20 +267,20 @@ func TestFormat(t *testing.T) {
 
 // TestSeedDir: a board seeded into SeedDir is reused by the next run.
 func TestSeedDir(t *testing.T) {
-	exe := buildPredictions(t)
-	cfg := Quick(Config{Exe: exe, Conns: 2, SeedDir: t.TempDir(), Filter: regexp.MustCompile(`^feed recent, n=1k, offset 0$`)})
-	var seeding [][]string
+	cfg := Quick(Config{SeedDir: t.TempDir()}).withDefaults()
+	var seeding []string
 	for range 2 {
-		rep, err := Run(context.Background(), cfg)
+		r := &runner{cfg: cfg, dir: t.TempDir(), rep: &Report{}}
+		path, err := r.seed(context.Background(), "", 0, 200)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(rep.Rows) != 1 || rep.Rows[0].Errors != 0 {
-			t.Fatalf("rows = %+v, want one without errors", rep.Rows)
+		if filepath.Dir(path) != cfg.SeedDir {
+			t.Errorf("seeded %s, want it in %s", path, cfg.SeedDir)
 		}
-		seeding = append(seeding, rep.Seeding)
+		seeding = append(seeding, r.rep.Seeding...)
 	}
-	if len(seeding[0]) != 1 || strings.Contains(seeding[0][0], "reused") || len(seeding[1]) != 1 || !strings.Contains(seeding[1][0], "reused") {
+	if len(seeding) != 2 || strings.Contains(seeding[0], "reused") || !strings.Contains(seeding[1], "reused") {
 		t.Errorf("seeding = %q, want seeded then reused", seeding)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -86,15 +87,49 @@ func checkBody() []byte {
 // REST scenarios.
 var mcpBody = []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"convert_odds","arguments":{"value":"+150","compare_to":"2.5"}}}`)
 
+// writeTemplate is the body of POST /api/predictions, for Go's fmt and
+// Lua's string.format alike: agent id, number, confidence, domain.
+const writeTemplate = `{"agent_id":"%s","title":"Load test prediction %d","body":"A prediction of typical length posted by the load benchmark: ` +
+	`the open-weight model ranks first on the public leaderboard before the end of the quarter.","confidence":%s,"timeframe":"Q4 2026","domain":"%s"}`
+
 // writeBody is the body of POST /api/predictions number i, by agent
-// agent-(i mod agents).
+// agent-(i mod agents). writeLua makes the same bodies in wrk.
 func writeBody(i uint64, agents int) (agent string, body []byte) {
 	agent = fmt.Sprintf("agent-%d", i%uint64(agents))
 	domain := benchDomains[i%uint64(len(benchDomains))]
-	body = fmt.Appendf(nil, `{"agent_id":%q,"title":"Load test prediction %d","body":"A prediction of typical length posted by the load benchmark: `+
-		`the open-weight model ranks first on the public leaderboard before the end of the quarter.","confidence":%g,"timeframe":"Q4 2026","domain":%q}`,
-		agent, i, float64(i%99+1)/100, domain)
-	return agent, body
+	return agent, fmt.Appendf(nil, writeTemplate, agent, i, strconv.FormatFloat(float64(i%99+1)/100, 'g', -1, 64), domain)
+}
+
+// luaSeq numbers wrk's threads in setup() and opens request(): request i
+// of thread t gets seq = i*1000+t (distinct for up to 1,000 threads) and
+// the agent seq mod agents. The caller's Lua defines agents before it and
+// ends request() after it.
+const luaSeq = `local counter = 0
+setup = function(thread)
+  thread:set("tid", counter)
+  counter = counter + 1
+end
+local i = 0
+request = function()
+  i = i + 1
+  local seq = i * 1000 + (tid or 0)
+  local agent = "agent-" .. (seq % agents)`
+
+// writeLua is wrk's request() for the writes: request i of thread t is
+// number i*1000+t of writeBody (distinct for up to 1,000 threads), with its
+// agent's bearer token.
+func writeLua(agents int) string {
+	var ds []string
+	for _, d := range benchDomains {
+		ds = append(ds, luaString([]byte(d)))
+	}
+	return fmt.Sprintf(`
+local agents, domains, template = %d, {%s}, %s
+%s
+  local body = string.format(template, agent, seq, string.format("%%g", (seq %% 99 + 1) / 100), domains[seq %% #domains + 1])
+  return wrk.format("POST", nil, {["Content-Type"] = "application/json", ["Authorization"] = "Bearer " .. agent}, body)
+end
+`, agents, strings.Join(ds, ", "), luaString([]byte(writeTemplate)), luaSeq)
 }
 
 // benchDomains are the board's domains, as the seed and the writes use them.

@@ -2,9 +2,7 @@ package loadbench
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
-	"net/url"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
@@ -13,8 +11,6 @@ import (
 	"github.com/google/uuid"
 	"github.com/predictions-md/predictions/board"
 	"github.com/uptrace/bun"
-	"github.com/uptrace/bun/dialect/sqlitedialect"
-	"github.com/uptrace/bun/driver/sqliteshim"
 )
 
 // rawInserter is the baseline of the board writes: goroutines insert
@@ -38,18 +34,11 @@ func openRawInserter(ctx context.Context, dir string, agents int) (*rawInserter,
 	if err := s.Close(); err != nil {
 		return nil, err
 	}
-	params := url.Values{}
-	params.Add("_pragma", "busy_timeout(10000)")
-	params.Add("_pragma", "journal_mode(WAL)")
-	params.Add("_pragma", "synchronous(FULL)")
-	params.Add("_pragma", "foreign_keys(1)")
-	sqldb, err := sql.Open(sqliteshim.ShimName, path+"?"+params.Encode()+"&_txlock=immediate")
+	db, err := openSQLite(path)
 	if err != nil {
 		return nil, err
 	}
-	sqldb.SetMaxOpenConns(1)
-	sqldb.SetMaxIdleConns(1)
-	ri := &rawInserter{db: bun.NewDB(sqldb, sqlitedialect.New()), agents: agents}
+	ri := &rawInserter{db: db, agents: agents}
 	now := time.Now().UTC()
 	err = ri.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		for a := range agents {
@@ -88,8 +77,10 @@ func (ri *rawInserter) insert(ctx context.Context) error {
 // run inserts from conns goroutines for d, adding to t unless it is nil.
 func (ri *rawInserter) run(ctx context.Context, conns int, d time.Duration, t *tally) {
 	var (
-		mu sync.Mutex
-		wg sync.WaitGroup
+		mu     sync.Mutex
+		wg     sync.WaitGroup
+		lat    []time.Duration
+		errors uint64
 	)
 	rctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
@@ -112,7 +103,8 @@ func (ri *rawInserter) run(ctx context.Context, conns int, d time.Duration, t *t
 				return
 			}
 			mu.Lock()
-			t.lat = append(t.lat, mine...)
+			lat = append(lat, mine...)
+			errors += uint64(len(errs))
 			for _, e := range errs {
 				t.fail(e)
 			}
@@ -121,6 +113,6 @@ func (ri *rawInserter) run(ctx context.Context, conns int, d time.Duration, t *t
 	}
 	wg.Wait()
 	if t != nil {
-		t.elapsed += time.Since(began)
+		t.rounds = append(t.rounds, roundOf(lat, errors, time.Since(began)))
 	}
 }

@@ -4,10 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
-	"sync/atomic"
-
-	vegeta "github.com/tsenart/vegeta/v12/lib"
 )
 
 // Groups of scenarios, in the order they run.
@@ -18,17 +16,21 @@ const (
 	GroupFeed   = "feed"
 )
 
-// scenario is one load against `predictions serve`.
+// scenario is one load against `predictions serve`. To add one, add a
+// line to the table of its group (toolScenarios, writeScenario,
+// feedScenarios): a name, a request and a check of its answer.
 type scenario struct {
 	name   string
 	group  string
 	method string
-	path   string
+	path   string // with the query string
 	header http.Header
 	body   []byte
-	// targeter, when set, makes the requests instead of method, path,
-	// header and body (the writes: a new agent and body per request).
-	targeter func(base string) vegeta.Targeter
+	// lua, when set, is Lua code added to wrk's script after method,
+	// header and body are set from the fields above: a request() function
+	// for requests that vary (the writes: a new agent and body each). The
+	// fields above are then the first request, which preflight checks.
+	lua string
 	// check tells a right answer from a wrong one, on the request made
 	// before the measurement.
 	check func(status int, body []byte) error
@@ -67,20 +69,68 @@ func toolScenarios() []*scenario {
 const writeAgents = 1000
 
 func writeScenario() *scenario {
-	var seq atomic.Uint64
+	agent, body := writeBody(0, writeAgents)
 	return &scenario{
 		name: "POST /api/predictions", group: GroupWrites, method: http.MethodPost, path: "/api/predictions",
-		targeter: func(base string) vegeta.Targeter {
-			return func(t *vegeta.Target) error {
-				agent, body := writeBody(seq.Add(1), writeAgents)
-				t.Method, t.URL, t.Body = http.MethodPost, base+"/api/predictions", body
-				t.Header = http.Header{"Content-Type": {"application/json"}, "Authorization": {"Bearer " + agent}}
-				return nil
-			}
-		},
+		header: http.Header{"Content-Type": {"application/json"}, "Authorization": {"Bearer " + agent}},
+		body:   body, lua: writeLua(writeAgents),
 		check: wantStatus(http.StatusCreated, `"status":"prediction_created"`),
 		deps:  []string{rawInsertName},
 	}
+}
+
+// forecastTargets is how many predictions the forecast scenario spreads
+// its forecasts over; they are posted before it runs.
+const forecastTargets = 100
+
+// forecastName names the forecast scenario.
+const forecastName = "POST /api/predictions/{id}/forecasts"
+
+// forecastScenario is the forecast writes: agent i forecasts on one of the
+// predictions ids, which replaces its standing forecast there and pools
+// the prediction's community forecast again, in the writing transaction.
+func forecastScenario(ids []string) *scenario {
+	agent, body := forecastBody(0, writeAgents)
+	s := &scenario{
+		name: forecastName, group: GroupWrites, method: http.MethodPost,
+		header: http.Header{"Content-Type": {"application/json"}, "Authorization": {"Bearer " + agent}},
+		body:   body,
+		// 201 for an agent's first forecast on it, 200 when it replaces one.
+		check: func(status int, body []byte) error {
+			if status == http.StatusOK {
+				status = http.StatusCreated
+			}
+			return wantStatus(http.StatusCreated, `"community"`)(status, body)
+		},
+		deps: []string{rawInsertName},
+	}
+	if len(ids) > 0 {
+		s.path = "/api/predictions/" + ids[0] + "/forecasts"
+		s.lua = forecastLua(writeAgents, ids)
+	}
+	return s
+}
+
+// forecastBody is the body of forecast number i, by agent i mod agents.
+func forecastBody(i uint64, agents int) (agent string, body []byte) {
+	agent = fmt.Sprintf("agent-%d", i%uint64(agents))
+	return agent, fmt.Appendf(nil, `{"agent_id":"%s","p":%s,"note":"load test"}`, agent, strconv.FormatFloat(float64(i%99+1)/100, 'g', -1, 64))
+}
+
+// forecastLua is wrk's request() for the forecasts: request i of thread t
+// is number i*1000+t of forecastBody, on prediction ids[that mod len].
+func forecastLua(agents int, ids []string) string {
+	qs := make([]string, len(ids))
+	for i, id := range ids {
+		qs[i] = luaString([]byte(id))
+	}
+	return fmt.Sprintf(`
+local agents, ids = %d, {%s}
+%s
+  local body = string.format('{"agent_id":"%%s","p":%%s,"note":"load test"}', agent, string.format("%%g", (seq %% 99 + 1) / 100))
+  return wrk.format("POST", "/api/predictions/" .. ids[seq %% #ids + 1] .. "/forecasts", {["Content-Type"] = "application/json", ["Authorization"] = "Bearer " .. agent}, body)
+end
+`, agents, strings.Join(qs, ", "), luaSeq)
 }
 
 // feedScenarios are GET /api/predictions for each sort, with and without
@@ -176,12 +226,4 @@ func checkFeed(offset int) func(int, []byte) error {
 		}
 		return nil
 	}
-}
-
-// targeter returns the requests of s against base (http://host:port).
-func (s *scenario) newTargeter(base string) vegeta.Targeter {
-	if s.targeter != nil {
-		return s.targeter(base)
-	}
-	return vegeta.NewStaticTargeter(vegeta.Target{Method: s.method, URL: base + s.path, Body: s.body, Header: s.header})
 }

@@ -16,12 +16,12 @@ func (r *Report) WriteTable(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Machine: %d CPUs, %s, %s, %s. Load average (1 min) %.2f at the start, %.2f at the end.\n",
 		m.CPUs, m.CPUModel, m.GoVersion, m.OS, m.LoadStart, m.LoadEnd)
-	fmt.Fprintf(&b, "Each scenario: %s measured after a warm-up, in %d rounds taken in turn with its baseline; %d connections, closed loop (each connection sends its next request when the previous one has answered).\n",
-		time.Duration(m.DurationS*float64(time.Second)), m.Rounds, m.Conns)
+	fmt.Fprintf(&b, "Each scenario: %d rounds of %s taken in turn with its baseline, after a warm-up; wrk with %d connections from %d threads, closed loop (each connection sends its next request when the previous one has answered). p50 and p99 are the medians of the rounds'.\n",
+		m.Rounds, time.Duration(m.DurationS*float64(time.Second)), m.Conns, m.Threads)
 	for _, s := range r.Seeding {
 		fmt.Fprintf(&b, "Seeding %s.\n", s)
 	}
-	b.WriteString("\n| scenario | conns | req/s | p50 | p99 | errors | baseline | ratio | goal | met | load |\n")
+	b.WriteString("\n| scenario | conns | req/s | p50 | p99 | errors | baseline | ratio (rounds) | goal | met | load |\n")
 	b.WriteString("|---|--:|--:|--:|--:|--:|---|--:|---|---|--:|\n")
 	for _, row := range r.Rows {
 		errs := strconv.FormatUint(row.Errors, 10)
@@ -34,7 +34,7 @@ func (r *Report) WriteTable(w io.Writer) error {
 		}
 		fmt.Fprintf(&b, "| %s | %d | %s%s | %s ms | %s ms | %s | %s | %s | %s | %s | %.2f |\n",
 			row.Scenario, row.Conns, thousands(row.RPS), unit, msText(row.P50MS), msText(row.P99MS), errs,
-			dash(row.Baseline), ratioText(row.Ratio), dash(row.Goal), metText(row.Met), row.Load1)
+			dash(row.Baseline), ratioText(row.Ratio)+roundsText(row.RoundRatios), dash(row.Goal), metText(row.Met), row.Load1)
 	}
 	if len(r.Memory) > 0 {
 		b.WriteString("\n| server | peak VmRSS sampled | VmHWM | VmRSS after | goal | met |\n|---|--:|--:|--:|---|---|\n")
@@ -106,6 +106,18 @@ func ratioText(r float64) string {
 		return "—"
 	}
 	return strconv.FormatFloat(r, 'f', 2, 64) + "×"
+}
+
+// roundsText writes the ratios of the rounds: " (0.51, 0.55, 0.53)".
+func roundsText(rs []float64) string {
+	if len(rs) == 0 {
+		return ""
+	}
+	var parts []string
+	for _, r := range rs {
+		parts = append(parts, strconv.FormatFloat(r, 'f', 2, 64))
+	}
+	return " (" + strings.Join(parts, ", ") + ")"
 }
 
 func metText(m *bool) string {

@@ -46,6 +46,9 @@ type Options struct {
 	// Username and Password, when set, are required (AUTH PLAIN, allowed
 	// without TLS since the server is on loopback).
 	Username, Password string
+	// Delay holds each message this long before accepting it, like a slow
+	// server; 0 means none.
+	Delay time.Duration
 }
 
 // Server is a running test server.
@@ -191,6 +194,7 @@ func (ss *session) Data(r io.Reader) error {
 		return err
 	}
 	ss.msg.Data = b
+	time.Sleep(ss.s.opt.Delay)
 	_, ss.msg.TLS = ss.c.TLSConnectionState()
 	ss.msg.User = ss.user
 	ss.s.mu.Lock()

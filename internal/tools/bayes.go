@@ -30,8 +30,9 @@ func bayesUpdate() *Tool {
 		Title:   "Bayes update",
 		Summary: "update a probability with evidence, step by step, by Bayes' rule in odds form",
 		Description: "Update a forecast with evidence using Bayes' rule: posterior odds = prior odds × likelihood ratio, one piece of evidence at a time, in order. " +
-			"prior is a probability: a number below 1 is a fraction (0.3), from 1 to 100 a percent (30), a string ending in % a percent; 0% and 100% cannot be updated. " +
-			"Each piece of evidence gives lr (the likelihood ratio P(E|yes)/P(E|no)) or the pair p_if_yes = P(E|yes) and p_if_no = P(E|no), each from 0 to 1; " +
+			"prior stands alone: " + loneRule + "; 0% and 100% cannot be updated. The update runs on the prior's odds computed from its exact digits. " +
+			"Each piece of evidence gives lr (the likelihood ratio P(E|yes)/P(E|no)) or the pair p_if_yes = P(E|yes) and p_if_no = P(E|no), each a fraction from 0 to 1 " +
+			"(the pair is read on one scale, and its limit of 1 makes that fractions: 1 means certain); subnormal numbers (below 2.2e-308) are refused; " +
 			"when both are sent, lr wins and a note says so. Every step is reported.",
 	},
 		[]Limit{
@@ -46,11 +47,18 @@ func bayesUpdate() *Tool {
 }
 
 func runBayes(_ context.Context, in *bayesInput, r *Reply) (bayesOutput, error) {
-	prior, as, err := in.Prior.Read()
+	pr, notes, err := readLone(in.Prior, "prior")
 	if err != nil {
-		return bayesOutput{}, fieldError("prior", err, probHint)
+		return bayesOutput{}, err
 	}
-	res, err := bayes.Update(prior, in.Evidence)
+	r.Notes = append(r.Notes, notes...)
+	prior, as := pr.P, string(pr.ReadAs)
+	var res bayes.Result
+	if prior > 0 && prior < 1 {
+		res, err = bayes.UpdateOdds(prior, pr.Odds(), in.Evidence)
+	} else {
+		res, err = bayes.Update(prior, in.Evidence)
+	}
 	if err != nil {
 		var ee *bayes.EvidenceError
 		switch {

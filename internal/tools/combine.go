@@ -54,8 +54,8 @@ func combineForecasts() *Tool {
 		Description: "Pool several forecasts of one yes/no question into one probability. " +
 			"Returns the pooled value by all three methods (geometric mean of odds, mean, median; `method` picks the one that leads), " +
 			"the spread between the highest and lowest forecast, and a disagreement flag. " +
-			"Each p is a probability: a number below 1 is a fraction (0.62), a number from 1 to 100 is a percent (62), a string ending in % is a percent (\"62%\"). " +
-			"Probabilities of 0 or 1 are clipped to 0.1%/99.9% for the geometric mean, with a note.",
+			probRule + " " +
+			"Probabilities of 0 or 1 have infinite odds: the geometric mean of odds clips them to 0.1%/99.9%, with a note.",
 	},
 		[]Limit{
 			{Field: "forecasts", MinItems: 1, MaxItems: 100},
@@ -65,24 +65,30 @@ func combineForecasts() *Tool {
 			{Field: "extremize", Minimum: num(1), Maximum: num(3), Default: 1},
 			{Field: "disagree_pts", Minimum: num(0), Maximum: num(100), Default: 20},
 		},
-		`{"forecasts":[{"who":"agent:scout","p":0.62},{"who":"agent:skeptic","p":"35%"},{"who":"person","p":55}],"method":"geo_odds"}`,
+		`{"forecasts":[{"who":"agent:scout","p":0.62},{"who":"agent:skeptic","p":"35%"},{"who":"person","p":0.55}],"method":"geo_odds"}`,
 		runCombine)
 }
 
 func runCombine(_ context.Context, in *combineInput, r *Reply) (combineOutput, error) {
 	fs := make([]pool.Forecast, len(in.Forecasts))
 	read := make([]readForecast, len(in.Forecasts))
+	ps := make([]Prob, len(in.Forecasts))
 	for i, f := range in.Forecasts {
-		p, as, err := f.P.Read()
-		if err != nil {
-			return combineOutput{}, fieldError(fmt.Sprintf("forecasts[%d].p", i), err, probHint)
-		}
+		ps[i] = f.P
+	}
+	rs, notes, err := readGroup(ps, func(i int) string { return fmt.Sprintf("forecasts[%d].p", i) })
+	if err != nil {
+		return combineOutput{}, err
+	}
+	r.Notes = append(r.Notes, notes...)
+	for i, f := range in.Forecasts {
+		p := rs[i].P
 		fs[i] = pool.Forecast{Who: f.Who, P: p, Weight: f.Weight}
 		w := 1.0
 		if f.Weight != nil {
 			w = *f.Weight
 		}
-		read[i] = readForecast{Who: f.Who, P: p, ReadAs: as, Weight: w}
+		read[i] = readForecast{Who: f.Who, P: p, ReadAs: string(rs[i].ReadAs), Weight: w}
 	}
 	opt := pool.Options{DisagreePts: in.DisagreePts}
 	if in.Extremize != nil {
@@ -140,4 +146,16 @@ func methodName(m pool.Method) string {
 	return "geometric mean of odds"
 }
 
-const probHint = `send a fraction such as 0.62, a percent from 1 to 100 such as 62, or a string such as "62%"`
+const probHint = `send a fraction such as 0.62 or a percent as a string such as "62%"`
+
+// probRule is the reading rule of DECISIONS.md as the tool descriptions
+// state it for arrays of forecasts.
+const probRule = "All p of one request are read on one scale: a string ending in % is a percent (\"62%\"); " +
+	"bare numbers strictly between 0 and 1 say fractions (0.62), numbers above 1 say percents (62), " +
+	"and 0 and 1 follow the others (fractions when nothing else says, so [0, 1, 0.7] is certain no, certain yes and 70%). " +
+	"An array with both fractions and percents is refused with a 400 naming the items. " +
+	"Each forecast's read_as says how it was read, and a note says when bare numbers were read as percents."
+
+// loneRule is the reading rule for a probability that stands alone.
+const loneRule = "a bare number below 1 is a fraction (0.3), above 1 a percent (30, with a note), a string ending in % a percent (\"30%\"); " +
+	"a bare 1 is refused, since it could mean 1% or certainty (send \"1%\", 0.01 or 0.999)"

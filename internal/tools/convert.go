@@ -63,7 +63,7 @@ func convertOdds() *Tool {
 		Summary: "convert odds or a probability between every notation, and compare two values",
 		Description: "Convert one value between probability, percent, decimal odds, fractional odds, American odds, odds for and log-odds. " +
 			"from names the notation (auto, the default, guesses it from the shape: a trailing % is a percent, a/b or evens fractional, a:b odds for, a leading + or - American, " +
-			"a number between 0 and 1 a probability, a number above 1 decimal odds). " +
+			"a number between 0 and 1 a probability, a number above 1 decimal odds; a note says how a bare number was read; write a percent with %, as \"62%\"). " +
 			"With compare_to, also returns the odds ratio, the risk ratio and the difference in percentage points between the two. " +
 			"Probabilities of exactly 0 or 1 have no finite odds and are refused.",
 	},
@@ -87,7 +87,15 @@ func runConvert(_ context.Context, in *convertInput, r *Reply) (convertOutput, e
 	}
 	out := convertOutput{Input: string(in.Value), ReadAs: v.ReadAs, Formats: v.Formats()}
 	if from == odds.Auto {
-		r.Note("value %q was read as %s", in.Value, v.ReadAs)
+		switch v.ReadAs {
+		case odds.Decimal, odds.Probability:
+			// A bare number: say which reading auto chose and how to ask
+			// for the other (DECISIONS.md, convert_odds).
+			r.Note("value %q was read as %s (auto reads a bare number between 0 and 1 as a probability and one above 1 as decimal odds); for a percent, write %q",
+				in.Value, v.ReadAs, strings.TrimSpace(string(in.Value))+"%")
+		default:
+			r.Note("value %q was read as %s", in.Value, v.ReadAs)
+		}
 	}
 	f := out.Formats
 	r.Summary = fmt.Sprintf("%s read as %s is a probability of %s: decimal %s, fractional %s, American %s, odds for %s.",

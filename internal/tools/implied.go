@@ -37,7 +37,7 @@ type impliedOutput struct {
 	OverroundPct float64      `json:"overround_pct" jsonschema:"how far the total is over 100%, in percent"`
 	HoldPct      float64      `json:"hold_pct" jsonschema:"the bookmaker's margin: 1 - 1/sum, in percent"`
 	Z            float64      `json:"z,omitempty" jsonschema:"Shin's share of insider money (shin only)"`
-	Iterations   int          `json:"iterations,omitempty" jsonschema:"fixed-point iterations (shin only)"`
+	Iterations   int          `json:"iterations,omitempty" jsonschema:"bisection steps that pinned z to adjacent doubles (shin only; Shin 1993, solved as the R package implied states it)"`
 	Exponent     float64      `json:"exponent,omitempty" jsonschema:"the power k (power only)"`
 }
 
@@ -89,15 +89,17 @@ func runImplied(_ context.Context, in *impliedInput, r *Reply) (impliedOutput, e
 	}
 	rows := make([]impliedRow, len(in.Outcomes))
 	decimals := make([]float64, len(in.Outcomes))
+	values := make([]odds.Value, len(in.Outcomes))
 	for i, o := range in.Outcomes {
 		v, err := odds.Parse(string(o.Odds), from)
 		if err != nil {
 			return impliedOutput{}, fieldError(fmt.Sprintf("outcomes[%d].odds", i), err, `send odds such as "2.10", "11/10" or "+110"`)
 		}
 		decimals[i] = v.Decimal()
+		values[i] = v
 		rows[i] = impliedRow{Label: o.Label, Odds: string(o.Odds), ReadAs: v.ReadAs, Decimal: decimals[i]}
 	}
-	book, err := odds.Implied(decimals, m)
+	book, err := odds.ImpliedValues(values, m)
 	if err != nil {
 		var oe *odds.OutcomeError
 		if errors.As(err, &oe) {

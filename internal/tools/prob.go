@@ -3,15 +3,19 @@ package tools
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/predictions-md/predictions/odds"
 )
 
-// Prob is a probability as a client sends it: a number (below 1 a fraction,
-// from 1 to 100 a percent) or a string ending in % (a percent). It keeps the
-// text so that [Prob.Read] can say how it was read.
+// Prob is a probability as a client sends it: a number or a string ending
+// in % (a percent). Decoding only keeps what was sent (the number literal
+// as written, or the string); the reading waits for the whole request,
+// since the bare numbers of one array are read on one scale by
+// [odds.ReadGroup] (see readGroup and readLone).
 type Prob struct {
 	text     string
 	isString bool
@@ -40,13 +44,52 @@ func ProbOf(x float64) Prob { return Prob{text: strconv.FormatFloat(x, 'g', -1, 
 // IsZero reports whether no value was sent.
 func (p Prob) IsZero() bool { return p.text == "" && !p.isString }
 
-// Read returns the probability in [0, 1] and how it was read: "probability"
-// for a fraction, "percent" for a percent, by the rule of
-// [odds.ReadProbability]: below 1 a fraction, from 1 to 100 a percent, a
-// string ending in % a percent.
-func (p Prob) Read() (float64, string, error) {
-	v, as, err := odds.ReadProbabilityText(p.text)
-	return v, string(as), err
+// Sent is the probability as sent, for the readers of package odds.
+func (p Prob) Sent() odds.Sent { return odds.Sent{Text: p.text, Quoted: p.isString} }
+
+// readGroup reads one array's probabilities by the rule of
+// [odds.ReadGroup]; name(i) is item i's field name. A mix of fractions and
+// percents is an InputError naming the items, with both spellings.
+func readGroup(ps []Prob, name func(int) string) ([]odds.Reading, []string, error) {
+	sent := make([]odds.Sent, len(ps))
+	for i, p := range ps {
+		sent[i] = p.Sent()
+	}
+	rs, notes, err := odds.ReadGroup(sent, name)
+	if err != nil {
+		return nil, nil, probError(err, name(0))
+	}
+	return rs, notes, nil
+}
+
+// readLone reads a probability that stands alone by [odds.ReadLone].
+func readLone(p Prob, name string) (odds.Reading, []string, error) {
+	r, notes, err := odds.ReadLone(p.Sent(), name)
+	if err != nil {
+		return r, nil, probError(err, name)
+	}
+	return r, notes, nil
+}
+
+// probError turns a reading error into an InputError. The field is the
+// one the odds.Error names (its Reason starts with it), else first.
+func probError(err error, first string) error {
+	var se *odds.ScaleError
+	if errors.As(err, &se) {
+		field := first
+		if len(se.Percents) > 0 {
+			field, _, _ = strings.Cut(se.Percents[0], " ")
+		}
+		return &InputError{Field: field, Problem: se.Error(), Hint: se.Hint(), Err: err}
+	}
+	e := fieldError(first, err, probHint)
+	var oe *odds.Error
+	if errors.As(err, &oe) {
+		if f, rest, ok := strings.Cut(oe.Reason, " "); ok {
+			e.Field, e.Problem = f, rest
+		}
+	}
+	return e
 }
 
 // plainString reports whether s, the inside of a JSON string, needs no

@@ -10,7 +10,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
-	"github.com/predictions-md/predictions/internal/jsonscan"
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // FromQuery builds the tool's JSON input from query parameters, as GET
@@ -33,7 +33,7 @@ func (t *Tool) FromQuery(q url.Values) ([]byte, error) {
 		vals := q[key]
 		if len(vals) > 1 {
 			return nil, &InputError{Field: key, Problem: "is given more than once",
-				Hint: "send each parameter once; send arrays as one URL-encoded JSON value" + exampleFor(t, key)}
+				Hint: "send each parameter once; send arrays as one URL-encoded JSON value" + exampleFor(t.Example, key)}
 		}
 		if i > 0 {
 			b = append(b, ',')
@@ -49,24 +49,16 @@ func (t *Tool) FromQuery(q url.Values) ([]byte, error) {
 		case queryString:
 			b = appendString(b, v)
 		case queryJSON:
-			var x any
-			d := json.NewDecoder(strings.NewReader(v))
-			d.UseNumber()
-			err := d.Decode(&x)
-			if err == nil {
-				if _, end := d.Token(); end != io.EOF {
-					err = errTrailing
-				}
-			}
-			if err != nil {
-				return nil, &InputError{Field: key, Problem: "is not valid JSON",
-					Hint: "send it as URL-encoded JSON" + exampleFor(t, key), Err: err}
-			}
-			enc, err := json.Marshal(x)
-			if err != nil { // cannot happen: x was decoded from JSON
+			// Checked as strictly as the decoder reads a body, so that a
+			// defect is named within this parameter; copied compacted.
+			if err := checkQueryJSON(v, key, t.Example); err != nil {
 				return nil, err
 			}
-			b = append(b, enc...)
+			val := jsontext.Value(v)
+			if err := val.Compact(); err != nil { // cannot fail: checked above
+				return nil, err
+			}
+			b = append(b, val...)
 		default: // numbers, integers, and number-or-string (probabilities)
 			if n, ok := jsonNumber(v); ok {
 				b = append(b, n...)
@@ -76,6 +68,31 @@ func (t *Tool) FromQuery(q url.Values) ([]byte, error) {
 		}
 	}
 	return append(b, '}'), nil
+}
+
+// checkQueryJSON checks that v is one JSON value as strictly as [Decode]
+// reads a body: a duplicate name or invalid UTF-8 is named by its path
+// under key; anything else that is not JSON is named as key.
+func checkQueryJSON(v, key string, example []byte) error {
+	dec := jsontext.NewDecoder(strings.NewReader(v))
+	_, err := dec.ReadValue()
+	if err == nil {
+		if _, end := dec.ReadToken(); end != io.EOF {
+			err = errTrailing
+		}
+	}
+	if err == nil {
+		return nil
+	}
+	var se *jsontext.SyntacticError
+	if errors.As(err, &se) {
+		if e := decodeError(err, []byte(v), nil, nil); e.Problem == "is given more than once" || strings.Contains(e.Problem, "UTF-8") {
+			e.Field = fieldUnder(key, se.JSONPointer)
+			return e
+		}
+	}
+	return &InputError{Field: key, Problem: "is not valid JSON",
+		Hint: "send it as URL-encoded JSON" + exampleFor(example, key), Err: err}
 }
 
 // errTrailing is the cause of the error for a query value with more after
@@ -127,8 +144,8 @@ func schemaTypes(ps *jsonschema.Schema) []string {
 // reports whether that is exactly one JSON number.
 func jsonNumber(s string) (string, bool) {
 	s = strings.Trim(s, " \t\r\n")
-	end, ok := jsonscan.Number(s, 0)
-	return s, ok && end == len(s)
+	v := jsontext.Value(s)
+	return s, v.Kind() == '0' && v.IsValid()
 }
 
 // appendString appends s as a JSON string, escaped as [json.Marshal]

@@ -10,12 +10,12 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/predictions-md/predictions/forecastfile"
 	"github.com/predictions-md/predictions/odds"
-	validator "github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // A Limit constrains one input field. Limits are written into the tool's
-// input schema, and every call is validated against that schema, so a limit
-// is stated once and both published and enforced.
+// input schema, which is published, and the validator checks every call
+// against the limits that schema carries, so a limit is stated once and
+// both published and enforced.
 type Limit struct {
 	// Field is the field's path: "value", "outcomes" or "outcomes[].odds"
 	// for a field of each item of an array.
@@ -34,11 +34,12 @@ type Limit struct {
 
 func num(f float64) *float64 { return &f }
 
-// probSchema describes [Prob]: a number (a fraction below 1 or a percent
-// from 1 to 100) or a string such as "75%".
+// probSchema describes [Prob]: a number (read by the rule of
+// DECISIONS.md) or a string such as "75%".
 func probSchema() *jsonschema.Schema {
 	return &jsonschema.Schema{
-		Description: "a probability: a number below 1 is a fraction (0.62), a number from 1 to 100 is a percent (62), a string ending in % is a percent (\"62%\")",
+		Description: "a probability: a string ending in % is a percent (\"62%\"); a bare number strictly between 0 and 1 is a fraction (0.62), one above 1 a percent (62); " +
+			"0 and 1 take the scale of the other numbers of the same array (fractions when none says), and a lone 1 is refused as ambiguous",
 		AnyOf: []*jsonschema.Schema{
 			{Type: "number", Minimum: num(0), Maximum: num(100)},
 			{Type: "string", MinLength: ptrInt(1), MaxLength: ptrInt(20)},
@@ -173,25 +174,6 @@ func fieldSchema(s *jsonschema.Schema, path string) (*jsonschema.Schema, error) 
 		}
 	}
 	return cur, nil
-}
-
-// compile turns the schema into a validator.
-func compile(name string, s *jsonschema.Schema) (*validator.Schema, error) {
-	b, err := json.Marshal(s)
-	if err != nil {
-		return nil, err
-	}
-	doc, err := validator.UnmarshalJSON(strings.NewReader(string(b)))
-	if err != nil {
-		return nil, err
-	}
-	c := validator.NewCompiler()
-	c.DefaultDraft(validator.Draft2020)
-	url := "urn:predictions:tool:" + name
-	if err := c.AddResource(url, doc); err != nil {
-		return nil, err
-	}
-	return c.Compile(url)
 }
 
 // nonNullRequired makes required properties non-nullable: jsonschema.For

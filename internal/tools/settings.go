@@ -38,9 +38,13 @@ type catalogOutput struct {
 // SkillFile renders the skill file (GET /predictions.md and the MCP
 // resource) with the settings of q written in. Invalid or unknown values are
 // ignored and, like clamped ones, described in notes.
-func SkillFile(baseURL string, q url.Values) (markdown []byte, notes []string) {
+// board says that the server also runs the agent board: the file then
+// teaches it.
+func SkillFile(baseURL string, q url.Values, board bool) (markdown []byte, notes []string) {
 	s, ns := skillsettings.ResolveQuery(q)
-	return []byte(s.Skill(skillOptions(baseURL))), skillsettings.Strings(ns)
+	opt := skillOptions(baseURL)
+	opt.Board = board
+	return []byte(s.Skill(opt)), skillsettings.Strings(ns)
 }
 
 func skillOptions(baseURL string) skillsettings.Options {

@@ -6,12 +6,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
-	"sort"
-	"strings"
+	"slices"
 	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
-	validator "github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // Service facts published by every adapter.
@@ -49,11 +47,10 @@ type Tool struct {
 	// Example is an example input object, valid against InputSchema.
 	Example json.RawMessage
 
-	validate *validator.Schema
-	quick    *quickSchema // nil: every call goes to validate
 	// queryKinds tells how FromQuery reads each property.
 	queryKinds map[string]queryKind
-	run        func(ctx context.Context, raw []byte, notes []string) (*Result, error)
+	run        func(ctx context.Context, raw []byte) (*Result, error)
+	check      func(raw []byte) ([]string, error)
 }
 
 // Result is the outcome of a successful call.
@@ -81,45 +78,19 @@ func (r *Reply) Note(format string, args ...any) {
 	r.Notes = append(r.Notes, fmt.Sprintf(format, args...))
 }
 
-// Call validates raw (a JSON object) against the tool's input schema,
-// decodes it and runs the tool. It returns an [*InputError] for bad input;
-// any other error is a fault of the service.
+// Call decodes raw (a JSON object) into the tool's input with [Decode],
+// checks it against the limits of the tool's input schema and runs the
+// tool. It returns an [*InputError] for bad input; any other error is a
+// fault of the service.
 func (t *Tool) Call(ctx context.Context, raw []byte) (*Result, error) {
-	return t.call(ctx, raw, true)
+	return t.run(ctx, raw)
 }
 
-// call is Call; with direct false it never takes the path that reads the
-// bytes directly, so that tests can compare the two paths.
-func (t *Tool) call(ctx context.Context, raw []byte, direct bool) (*Result, error) {
-	// Most inputs are plain, valid and have no unknown fields: they are
-	// checked straight from the bytes and decoded once, into the tool's
-	// input. The others are decoded for the validator first.
-	if direct && t.quick != nil && t.quick.validRaw(raw) {
-		return t.run(ctx, raw, nil)
-	}
-	inst, err := validator.UnmarshalJSON(bytes.NewReader(raw))
-	if err != nil {
-		return nil, &InputError{Field: "body", Problem: "is not valid JSON: " + err.Error(),
-			Hint: "send one JSON object, for example " + string(t.Example), Err: ErrInput}
-	}
-	obj, ok := inst.(map[string]any)
-	if !ok {
-		return nil, &InputError{Field: "body", Problem: "is not a JSON object",
-			Hint: "send one JSON object, for example " + string(t.Example), Err: ErrInput}
-	}
-	// The quick check accepts most valid inputs at a fraction of the full
-	// validator's cost; the full validator decides (and words the error)
-	// whenever the quick check is not certain.
-	if t.quick == nil || !t.quick.valid(obj) {
-		if err := t.validate.Validate(obj); err != nil {
-			return nil, inputErrorFrom(t, err)
-		}
-	}
-	var notes []string
-	if hasUnknown(t.InputSchema, obj) {
-		notes = unknownFields(t.InputSchema, obj, "")
-	}
-	return t.run(ctx, raw, notes)
+// Check decodes raw and checks it against the tool's limits as Call does,
+// without running the tool: nil means the input schema's limits hold. It
+// returns the notes naming unknown fields.
+func (t *Tool) Check(raw []byte) (notes []string, err error) {
+	return t.check(raw)
 }
 
 // define builds a Tool from its metadata, limits and typed handler; the
@@ -143,18 +114,30 @@ func defineSchema[In, Out any](t Tool, in *jsonschema.Schema, example string, ru
 		panic(fmt.Sprintf("tools: %s: output: %v", t.Name, err))
 	}
 	t.OutputSchema = out
-	t.validate, err = compile(t.Name, in)
-	if err != nil {
-		panic(fmt.Sprintf("tools: %s: compile schema: %v", t.Name, err))
-	}
-	t.quick = compileQuick(in)
 	t.queryKinds = queryKinds(in)
 	t.Example = json.RawMessage(example)
+	check := validatorFor(reflect.TypeFor[In](), in)
 	name := t.Name
-	t.run = func(ctx context.Context, raw []byte, notes []string) (*Result, error) {
+	read := func(raw []byte, in *In) ([]string, error) {
+		notes, err := decode(raw, in, t.InputSchema, t.Example)
+		if err != nil {
+			return nil, err
+		}
+		v := validation{raw: raw, example: t.Example}
+		if err := v.check(check, reflect.ValueOf(in).Elem(), false); err != nil {
+			return nil, err
+		}
+		return notes, nil
+	}
+	t.check = func(raw []byte) ([]string, error) {
 		var in In
-		if err := json.Unmarshal(raw, &in); err != nil {
-			return nil, decodeError(err, raw)
+		return read(raw, &in)
+	}
+	t.run = func(ctx context.Context, raw []byte) (*Result, error) {
+		var in In
+		notes, err := read(raw, &in)
+		if err != nil {
+			return nil, err
 		}
 		r := &Reply{Notes: notes}
 		out, err := run(ctx, &in, r)
@@ -163,18 +146,10 @@ func defineSchema[In, Out any](t Tool, in *jsonschema.Schema, example string, ru
 		}
 		return &Result{Tool: name, Summary: r.Summary, Output: out, Notes: r.Notes}, nil
 	}
-	if err := t.validate.Validate(mustInstance(example)); err != nil {
-		panic(fmt.Sprintf("tools: %s: example does not match the schema: %v", t.Name, err))
+	if _, err := t.run(context.Background(), []byte(example)); err != nil {
+		panic(fmt.Sprintf("tools: %s: example fails: %v", t.Name, err))
 	}
 	return &t
-}
-
-func mustInstance(s string) any {
-	v, err := validator.UnmarshalJSON(strings.NewReader(s))
-	if err != nil {
-		panic(err)
-	}
-	return v
 }
 
 var (
@@ -223,28 +198,26 @@ func (r *Result) AppendEnvelope(dst []byte, terms string) ([]byte, error) {
 	if notes == nil {
 		notes = []string{}
 	}
-	b := bytes.NewBuffer(dst)
+	// The output is encoded first (as json.Marshal does: HTML escaped) so
+	// that dst grows once, to the size of the whole envelope, however
+	// large the output (check_forecast_md answers reach hundreds of KB);
+	// its braces are dropped, so that its fields follow the summary.
+	out, err := json.Marshal(r.Output)
+	if err != nil {
+		return dst, err
+	}
+	if len(out) < 2 || out[0] != '{' || out[len(out)-1] != '}' {
+		return dst, fmt.Errorf("tools: %s output is not a JSON object", r.Tool)
+	}
+	inner := out[1 : len(out)-1]
+	b := bytes.NewBuffer(slices.Grow(dst, len(inner)+len(r.Summary)+len(Disclaimer)+len(terms)+envelopeExtra(notes)))
 	b.WriteString(`{"tool":`)
 	writeJSON(b, r.Tool)
 	b.WriteString(`,"summary":`)
 	writeJSON(b, r.Summary)
-	// The output is encoded in place (as json.Marshal would: HTML escaped)
-	// and its braces are dropped, so that its fields follow the summary
-	// without a copy of their own.
-	p := b.Len()
-	if err := json.NewEncoder(b).Encode(r.Output); err != nil {
-		return dst, err
-	}
-	buf := b.Bytes()
-	out := bytes.TrimSpace(buf[p:]) // the encoder writes no leading space
-	if len(out) < 2 || buf[p] != '{' || out[len(out)-1] != '}' {
-		return dst, fmt.Errorf("tools: %s output is not a JSON object", r.Tool)
-	}
-	if inner := bytes.TrimSpace(out[1 : len(out)-1]); len(inner) > 0 {
-		buf[p] = ','
-		b.Truncate(p + 1 + copy(buf[p+1:], inner))
-	} else {
-		b.Truncate(p)
+	if len(inner) > 0 {
+		b.WriteByte(',')
+		b.Write(inner)
 	}
 	b.WriteString(`,"notes":`)
 	writeJSON(b, notes)
@@ -254,6 +227,16 @@ func (r *Result) AppendEnvelope(dst []byte, terms string) ([]byte, error) {
 	writeJSON(b, terms)
 	b.WriteByte('}')
 	return b.Bytes(), nil
+}
+
+// envelopeExtra is room for the notes, the names and the punctuation of
+// an envelope beyond its long strings.
+func envelopeExtra(notes []string) int {
+	n := 128
+	for _, s := range notes {
+		n += len(s) + 8
+	}
+	return n
 }
 
 // envelopeSize is the buffer an envelope starts with: enough for most
@@ -290,67 +273,6 @@ func plainASCII(s string) bool {
 		}
 	}
 	return true
-}
-
-// unknownFields names the fields of inst that the schema does not describe,
-// recursing into objects and arrays of objects, as notes.
-func unknownFields(s *jsonschema.Schema, inst any, path string) []string {
-	var notes []string
-	switch v := inst.(type) {
-	case map[string]any:
-		if s == nil || s.Properties == nil {
-			return nil
-		}
-		keys := make([]string, 0, len(v))
-		for k := range v {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			p := joinField(path, k)
-			ps, ok := s.Properties[k]
-			if !ok {
-				notes = append(notes, fmt.Sprintf("ignored unknown field %q", p))
-				continue
-			}
-			notes = append(notes, unknownFields(ps, v[k], p)...)
-		}
-	case []any:
-		if s == nil || s.Items == nil {
-			return nil
-		}
-		for i, e := range v {
-			notes = append(notes, unknownFields(s.Items, e, fmt.Sprintf("%s[%d]", path, i))...)
-		}
-	}
-	return notes
-}
-
-// hasUnknown reports whether unknownFields would find anything, without
-// allocating.
-func hasUnknown(s *jsonschema.Schema, inst any) bool {
-	switch v := inst.(type) {
-	case map[string]any:
-		if s == nil || s.Properties == nil {
-			return false
-		}
-		for k, e := range v {
-			ps, ok := s.Properties[k]
-			if !ok || hasUnknown(ps, e) {
-				return true
-			}
-		}
-	case []any:
-		if s == nil || s.Items == nil {
-			return false
-		}
-		for _, e := range v {
-			if hasUnknown(s.Items, e) {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 func joinField(path, k string) string {

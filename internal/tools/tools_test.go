@@ -39,13 +39,17 @@ var testTool = define(Tool{Name: "test_tool", Title: "Test", Description: "for t
 	`{"value":"abc","items":[{"p":0.5}]}`,
 	func(ctx context.Context, in *testIn, r *Reply) (testOut, error) {
 		out := testOut{Echo: in.Value}
+		ps := make([]Prob, len(in.Items))
 		for i, it := range in.Items {
-			p, as, err := it.P.Read()
-			if err != nil {
-				return testOut{}, fieldError("items["+itoa(i)+"].p", err, "send 0.62 or 62%")
-			}
-			out.Ps = append(out.Ps, p)
-			out.ReadAs = append(out.ReadAs, as)
+			ps[i] = it.P
+		}
+		rs, _, err := readGroup(ps, func(i int) string { return "items[" + itoa(i) + "].p" })
+		if err != nil {
+			return testOut{}, err
+		}
+		for _, r := range rs {
+			out.Ps = append(out.Ps, r.P)
+			out.ReadAs = append(out.ReadAs, string(r.ReadAs))
 		}
 		r.Summary = "echoed " + in.Value
 		return out, nil
@@ -54,7 +58,7 @@ var testTool = define(Tool{Name: "test_tool", Title: "Test", Description: "for t
 func itoa(i int) string { b, _ := json.Marshal(i); return string(b) }
 
 func TestCallValid(t *testing.T) {
-	res, err := testTool.Call(context.Background(), []byte(`{"value":"abc","items":[{"p":0.25},{"p":"40%","who":"ann"},{"p":62}],"extra":1}`))
+	res, err := testTool.Call(context.Background(), []byte(`{"value":"abc","items":[{"p":0.25},{"p":"40%","who":"ann"},{"p":0.62}],"extra":1}`))
 	if err != nil {
 		t.Fatalf("Call: %v", err)
 	}
@@ -68,7 +72,7 @@ func TestCallValid(t *testing.T) {
 	}
 	want := map[string]any{
 		"tool": "test_tool", "summary": "echoed abc", "echo": "abc",
-		"ps": []any{0.25, 0.4, 0.62}, "read_as": []any{"probability", "percent", "percent"},
+		"ps": []any{0.25, 0.4, 0.62}, "read_as": []any{"probability", "percent", "probability"},
 		"notes": []any{`ignored unknown field "extra"`}, "disclaimer": Disclaimer, "terms": "https://x.test/terms",
 	}
 	if diff := cmp.Diff(want, m); diff != "" {
@@ -94,7 +98,7 @@ func TestCallBadInput(t *testing.T) {
 		{"nested missing", `{"value":"a","items":[{"who":"x"}]}`, InputError{Field: "items[0].p", Problem: "is required"}},
 		{"prob wrong type", `{"value":"a","items":[{"p":true}]}`, InputError{Field: "items[0].p", Problem: "must be a number or string, not a boolean"}},
 		{"prob above 100", `{"value":"a","items":[{"p":101}]}`, InputError{Field: "items[0].p", Problem: "is 101; it must be at most 100"}},
-		{"prob 1e400", `{"value":"a","items":[{"p":1e400}]}`, InputError{Field: "items[0].p", Problem: "is 1e+400; it must be at most 100"}},
+		{"prob 1e400", `{"value":"a","items":[{"p":1e400}]}`, InputError{Field: "items[0].p", Problem: "is 1e400; it must be at most 100"}},
 		{"below minimum", `{"value":"a","items":[{"p":1}],"n":-1}`, InputError{Field: "n", Problem: "is -1; it must be at least 0", Hint: "use a number from 0 to 10"}},
 		{"above maximum", `{"value":"a","items":[{"p":1}],"n":10.5}`, InputError{Field: "n", Problem: "is 10.5; it must be at most 10", Hint: "use a number from 0 to 10"}},
 		{"huge number", `{"value":"a","items":[{"p":1}],"n":1e400}`, InputError{Field: "n"}},
@@ -130,8 +134,8 @@ func TestCallBadInput(t *testing.T) {
 // TestCallSeveralProblems checks that an input with several problems is
 // always answered with the same one: the first field in the order the
 // schema lists them, items by index, a field before the fields inside it.
-// The validator gathers sibling problems from a map, so each input is
-// sent many times.
+// Types are checked while the input is read, so a value of the wrong type
+// is reported before the limits. Each input is sent many times.
 func TestCallSeveralProblems(t *testing.T) {
 	tests := []struct {
 		name, in  string
@@ -140,7 +144,9 @@ func TestCallSeveralProblems(t *testing.T) {
 	}{
 		{"declared order, not name order", `{"value":"","mode":"c","items":[]}`, testTool, "value"},
 		{"later fields", `{"value":"a","mode":"c","items":[],"n":-1}`, testTool, "mode"},
-		{"items by index", `{"value":"a","items":[{"p":1,"who":"abcde"},{"p":true},{"who":"x"}]}`, testTool, "items[0].who"},
+		{"items by index", `{"value":"a","items":[{"p":1,"who":"abcde"},{"p":2},{"who":"x"}]}`, testTool, "items[0].who"},
+		// A value of the wrong type is found while reading, before any limit.
+		{"type before limits", `{"value":"a","items":[{"p":1,"who":"abcde"},{"p":true},{"who":"x"}]}`, testTool, "items[1].p"},
 		{"index 2 before 10", `{"forecasts":[{"p":0.5},{"p":0.5},{"p":0.5,"weight":-1},{"p":0.5},{"p":0.5},{"p":0.5},{"p":0.5},{"p":0.5},{"p":0.5},{"p":0.5},{"p":-1},{"p":0.5}]}`, Lookup("combine_forecasts"), "forecasts[2].weight"},
 		{"implied_probabilities", `{"outcomes":[],"method":"0"}`, Lookup("implied_probabilities"), "outcomes"},
 		{"combine_forecasts", `{"forecasts":[{"p":0.5,"who":"x"},{"p":"abc%","weight":-1}],"method":"x"}`, Lookup("combine_forecasts"), "forecasts[1].weight"},

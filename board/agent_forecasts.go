@@ -1,0 +1,191 @@
+package board
+
+import (
+	"cmp"
+	"context"
+	"database/sql"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/predictions-md/predictions/scoring"
+	"github.com/uptrace/bun"
+)
+
+// AgentsBy returns every agent with its statistics in the given order
+// (see [AgentSort]); "" is [AgentSortRecent], the order of [Store.Agents].
+//
+// Errors: a *[ValidationError] for an unknown sort.
+func (s *Store) AgentsBy(ctx context.Context, sort AgentSort) ([]Agent, error) {
+	sort, err := parseAgentSort(sort)
+	if err != nil {
+		return nil, err
+	}
+	as, err := s.Agents(ctx)
+	if err != nil || sort == AgentSortRecent {
+		return as, err
+	}
+	// Agents comes most recently seen first; a stable sort keeps that
+	// order among ties. A nil score sorts after every value.
+	key := func(a Agent) (*float64, bool) { // value, higher is better
+		switch sort {
+		case AgentSortPeer:
+			return a.PeerScore, true
+		case AgentSortBrier:
+			return a.ForecastBrier, false
+		}
+		t := a.TrustScore
+		return &t, true
+	}
+	slices.SortStableFunc(as, func(a, b Agent) int {
+		x, higher := key(a)
+		y, _ := key(b)
+		switch {
+		case x == nil && y == nil:
+			return 0
+		case x == nil:
+			return 1
+		case y == nil:
+			return -1
+		}
+		if higher {
+			return cmp.Compare(*y, *x)
+		}
+		return cmp.Compare(*x, *y)
+	})
+	return as, nil
+}
+
+func parseAgentSort(s AgentSort) (AgentSort, error) {
+	switch AgentSort(strings.ToLower(strings.TrimSpace(string(s)))) {
+	case "", AgentSortRecent:
+		return AgentSortRecent, nil
+	case AgentSortPeer:
+		return AgentSortPeer, nil
+	case AgentSortBrier:
+		return AgentSortBrier, nil
+	case AgentSortTrust:
+		return AgentSortTrust, nil
+	}
+	return "", invalid("sort", fmt.Sprintf("%q is not a known agent sort", string(s)), "send recent, peer_score, brier or trust")
+}
+
+// calibration is the calibration table of an agent's scored forecasts.
+func (s *Store) calibration(ctx context.Context, agentID string) ([]scoring.Bin, error) {
+	var rows []struct {
+		P       float64 `bun:"p"`
+		Outcome string  `bun:"outcome"`
+	}
+	if err := s.read.NewRaw(`SELECT p, outcome FROM scores WHERE agent_id = ?`, agentID).Scan(ctx, &rows); err != nil {
+		return nil, fmt.Errorf("board: agent calibration: %w", err)
+	}
+	fs := make([]scoring.Forecast, len(rows))
+	for i, r := range rows {
+		fs[i] = scoring.Forecast{P: r.P, Outcome: r.Outcome == string(OutcomeYes)}
+	}
+	if len(fs) == 0 {
+		return nil, nil
+	}
+	bins, err := scoring.Calibration(fs, scoring.DefaultBins)
+	if err != nil {
+		return nil, fmt.Errorf("board: agent calibration: %w", err)
+	}
+	return bins, nil
+}
+
+// AgentForecast is an agent's standing forecast on one prediction, for
+// the agent's page.
+type AgentForecast struct {
+	PredictionID string  `json:"prediction_id"`
+	Title        string  `json:"title"`
+	Domain       string  `json:"domain"`
+	Status       Status  `json:"status"`
+	Outcome      Outcome `json:"outcome,omitempty"`
+	ResolveBy    string  `json:"resolve_by,omitempty"`
+	// P is the agent's standing forecast; FirstAt its first forecast on
+	// the prediction and UpdatedAt its latest.
+	P         float64   `json:"p"`
+	FirstAt   time.Time `json:"first_at"`
+	UpdatedAt time.Time `json:"updated_at"`
+	// Community is the prediction's community forecast now.
+	Community CommunityPoint `json:"community"`
+	// Score is set once the prediction resolved yes or no.
+	Score *Score `json:"score,omitempty"`
+}
+
+// AgentForecastPage is a page of [AgentForecast].
+type AgentForecastPage struct {
+	Forecasts []AgentForecast `json:"forecasts"` // never nil
+	Total     int             `json:"total"`
+	Limit     int             `json:"limit"`
+	Offset    int             `json:"offset"`
+	HasMore   bool            `json:"has_more"`
+	Notes     []string        `json:"notes"` // never nil
+}
+
+// AgentForecasts returns a page of the predictions an agent has forecast,
+// open and resolved, most recently forecast first, with its standing
+// forecast, the community forecast and, once resolved, its score. An
+// unknown agent has none.
+//
+// Errors: a *[ValidationError] for a bad page.
+func (s *Store) AgentForecasts(ctx context.Context, agentID string, pg Page) (AgentForecastPage, error) {
+	limit, notes, err := page(pg)
+	if err != nil {
+		return AgentForecastPage{}, err
+	}
+	out := AgentForecastPage{Forecasts: []AgentForecast{}, Limit: limit, Offset: pg.Offset, Notes: notes}
+	if err := s.read.NewRaw(`SELECT COUNT(*) FROM standings WHERE agent_id = ?`, agentID).Scan(ctx, &out.Total); err != nil {
+		return AgentForecastPage{}, fmt.Errorf("board: agent forecasts: %w", err)
+	}
+	var rows []struct {
+		PredictionID string          `bun:"prediction_id"`
+		Title        string          `bun:"title"`
+		Domain       string          `bun:"domain"`
+		Status       string          `bun:"status"`
+		Outcome      sql.NullString  `bun:"outcome"`
+		ResolveBy    sql.NullString  `bun:"resolve_by"`
+		P            float64         `bun:"p"`
+		FirstAt      time.Time       `bun:"first_at"`
+		UpdatedAt    time.Time       `bun:"updated_at"`
+		Geo          float64         `bun:"community_geo"`
+		Mean         float64         `bun:"community_mean"`
+		Median       float64         `bun:"community_median"`
+		Forecasters  int             `bun:"forecasters"`
+		Brier        sql.NullFloat64 `bun:"brier"`
+		LogScore     float64         `bun:"log_score"`
+		Baseline     float64         `bun:"baseline_score"`
+		Peer         float64         `bun:"peer_score"`
+		Coverage     float64         `bun:"coverage"`
+		ScoredP      float64         `bun:"scored_p"`
+		ResolvedAt   bun.NullTime    `bun:"resolved_at"`
+	}
+	if err := s.read.NewRaw(`SELECT s.prediction_id, p.title, p.domain, p.status, p.outcome, p.resolve_by,
+	s.p, s.first_at, s.updated_at, p.community_geo, p.community_mean, p.community_median, p.forecasters,
+	sc.brier, COALESCE(sc.log_score, 0.0) AS log_score, COALESCE(sc.baseline_score, 0.0) AS baseline_score,
+	COALESCE(sc.peer_score, 0.0) AS peer_score, COALESCE(sc.coverage, 0.0) AS coverage, COALESCE(sc.p, 0.0) AS scored_p, sc.resolved_at
+	FROM standings AS s JOIN predictions AS p ON p.id = s.prediction_id
+	LEFT JOIN scores AS sc ON sc.prediction_id = s.prediction_id AND sc.agent_id = s.agent_id
+	WHERE s.agent_id = ? ORDER BY s.updated_at DESC, s.prediction_id LIMIT ? OFFSET ?`, agentID, limit, pg.Offset).Scan(ctx, &rows); err != nil {
+		return AgentForecastPage{}, fmt.Errorf("board: agent forecasts: %w", err)
+	}
+	for _, r := range rows {
+		f := AgentForecast{
+			PredictionID: r.PredictionID, Title: r.Title, Domain: r.Domain,
+			Status: Status(r.Status), Outcome: Outcome(r.Outcome.String), ResolveBy: r.ResolveBy.String,
+			P: r.P, FirstAt: r.FirstAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(),
+			Community: CommunityPoint{P: pick(s.method, r.Geo, r.Mean, r.Median), Forecasters: r.Forecasters},
+		}
+		if r.Brier.Valid {
+			f.Score = &Score{
+				PredictionID: r.PredictionID, AgentID: agentID, P: r.ScoredP, Outcome: f.Outcome,
+				Brier: r.Brier.Float64, LogScore: r.LogScore, BaselineScore: r.Baseline, PeerScore: r.Peer,
+				Coverage: r.Coverage, ResolvedAt: r.ResolvedAt.UTC(),
+			}
+		}
+		out.Forecasts = append(out.Forecasts, f)
+	}
+	out.HasMore = out.Offset+len(out.Forecasts) < out.Total
+	return out, nil
+}

@@ -1,0 +1,136 @@
+package board
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/predictions-md/predictions/pool"
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect"
+)
+
+// Community is the community forecast of a prediction: the agents'
+// standing forecasts pooled with package pool by [Community.Method].
+type Community struct {
+	// P is the pooled probability of yes.
+	P float64 `json:"p"`
+	// Forecasters is the number of agents with a standing forecast.
+	Forecasters int `json:"forecasters"`
+	// Method is the pooling method ([Options.Pool]).
+	Method pool.Method `json:"method"`
+	// SpreadPts is the highest minus the lowest standing forecast, in
+	// percentage points; Disagreement is SpreadPts above
+	// [pool.DefaultDisagreePts].
+	SpreadPts    float64 `json:"spread_pts"`
+	Disagreement bool    `json:"disagreement"`
+	// UpdatedAt is the time of the latest forecast.
+	UpdatedAt time.Time `json:"updated_at"`
+	// Notes are package pool's notes, such as a forecast of 0 or 1
+	// clipped to 0.1% or 99.9% for the geometric mean of odds; never nil.
+	Notes []string `json:"notes"`
+}
+
+// standing is one agent's standing forecast, the input of the pool.
+type standing struct {
+	AgentID string  `bun:"agent_id"`
+	P       float64 `bun:"p"`
+}
+
+// pooled is the community forecast by every method, as stored.
+type pooled struct {
+	geo, mean, median, spread float64
+	disagree                  int
+	notes                     string // JSON array
+	n                         int
+}
+
+// combine pools standing forecasts with package pool: the one place the
+// board computes a community forecast.
+func combine(st []standing) (pooled, error) {
+	fs := make([]pool.Forecast, len(st))
+	for i, s := range st {
+		fs[i] = pool.Forecast{Who: s.AgentID, P: s.P}
+	}
+	r, err := pool.Combine(fs, pool.Options{})
+	if err != nil {
+		return pooled{}, fmt.Errorf("board: pooling %d forecasts: %w", len(fs), err)
+	}
+	notes, _ := json.Marshal(r.Notes) // []string always marshals
+	c := pooled{geo: r.GeoOdds, mean: r.Mean, median: r.Median, spread: r.SpreadPts, notes: string(notes), n: r.N}
+	if r.Disagree {
+		c.disagree = 1
+	}
+	return c, nil
+}
+
+// recomputeCommunity pools the standing forecasts of a prediction and
+// stores the result on its row, with updated_at = now. The caller holds the
+// prediction's row lock (or, on SQLite, the write lock), so the result is
+// exact: no other forecast on it commits in between.
+func recomputeCommunity(ctx context.Context, tx bun.Tx, predictionID string, now time.Time) (pooled, error) {
+	var st []standing
+	if err := tx.NewRaw(`SELECT agent_id, p FROM standings WHERE prediction_id = ? ORDER BY agent_id`, predictionID).Scan(ctx, &st); err != nil {
+		return pooled{}, err
+	}
+	c, err := combine(st)
+	if err != nil {
+		return pooled{}, err
+	}
+	_, err = tx.ExecContext(ctx, `UPDATE predictions SET community_geo = ?, community_mean = ?, community_median = ?,
+	forecasters = ?, community_spread = ?, community_disagree = ?, community_notes = ?, community_updated_at = ?
+	WHERE id = ?`, c.geo, c.mean, c.median, c.n, c.spread, c.disagree, c.notes, now, predictionID)
+	return c, err
+}
+
+// pick returns the value of the store's method.
+func pick(m pool.Method, geo, mean, median float64) float64 {
+	switch m {
+	case pool.Mean:
+		return mean
+	case pool.Median:
+		return median
+	}
+	return geo
+}
+
+func isPG(db bun.IDB) bool { return db.Dialect().Name() == dialect.PG }
+
+// CommunityMismatches recomputes the community forecast of the given
+// prediction from its standing forecasts with package pool and describes
+// every stored field that differs (exact comparison). An empty result means
+// the stored community is exact. It is for tests and for checking a board
+// after a crash.
+func (s *Store) CommunityMismatches(ctx context.Context, predictionID string) ([]string, error) {
+	var st []standing
+	if err := s.read.NewRaw(`SELECT agent_id, p FROM standings WHERE prediction_id = ? ORDER BY agent_id`, predictionID).Scan(ctx, &st); err != nil {
+		return nil, fmt.Errorf("board: community check: %w", err)
+	}
+	var rows []predictionRow
+	if err := s.read.NewRaw(`SELECT `+predictionCols+` FROM predictions AS p WHERE p.id = ?`, predictionID).Scan(ctx, &rows); err != nil {
+		return nil, fmt.Errorf("board: community check: %w", err)
+	}
+	if len(rows) == 0 {
+		return nil, notFound("prediction", predictionID)
+	}
+	want, err := combine(st)
+	if err != nil {
+		return nil, err
+	}
+	r := rows[0]
+	var out []string
+	check := func(name string, w, g any) {
+		if w != g {
+			out = append(out, fmt.Sprintf("%s: stored %v, recomputed %v", name, g, w))
+		}
+	}
+	check("geo_odds", want.geo, r.CommunityGeo)
+	check("mean", want.mean, r.CommunityMean)
+	check("median", want.median, r.CommunityMedian)
+	check("forecasters", want.n, r.Forecasters)
+	check("spread_pts", want.spread, r.CommunitySpread)
+	check("disagreement", want.disagree, r.CommunityDisagree)
+	check("notes", want.notes, r.CommunityNotes)
+	return out, nil
+}

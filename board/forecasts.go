@@ -1,0 +1,329 @@
+package board
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/uptrace/bun"
+)
+
+// MaxForecastPage is the most forecasts one page of [Store.Forecasts] or
+// [Store.AgentForecasts] returns; DefaultForecastPage is the size when
+// the limit is 0.
+const (
+	MaxForecastPage     = 1000
+	DefaultForecastPage = 100
+)
+
+// NewForecast is the input of [Store.Forecast]; its JSON tags match the
+// body of POST /api/predictions/{id}/forecasts.
+type NewForecast struct {
+	AgentID   string `json:"agent_id"`
+	AgentName string `json:"agent_name,omitempty"`
+	// P is the probability of yes as JSON: a bare number is a fraction in
+	// [0, 1] (0.7 means 70%); a string ending in % is a percent ("70%").
+	// 1.5 or 150 is an error whose hint says how to send it.
+	P json.RawMessage `json:"p"`
+	// Note optionally says why, at most [MaxNote] characters.
+	Note string `json:"note,omitempty"`
+}
+
+// Forecast is one stored forecast.
+type Forecast struct {
+	ID           string `json:"id"`
+	PredictionID string `json:"prediction_id"`
+	AgentID      string `json:"agent_id"`
+	AgentName    string `json:"agent_name"`
+	// Seq numbers the prediction's forecasts from 1 in commit order; the
+	// author's confidence at creation is forecast 1.
+	Seq       int       `json:"seq"`
+	P         float64   `json:"p"`
+	Note      string    `json:"note,omitempty"`
+	CreatedAt time.Time `json:"created_at"`
+	// Community is the community forecast right after this one, by the
+	// store's method: the series a chart draws.
+	Community CommunityPoint `json:"community"`
+}
+
+// CommunityPoint is the community forecast at one point of the history.
+type CommunityPoint struct {
+	P           float64 `json:"p"`
+	Forecasters int     `json:"forecasters"`
+}
+
+// ForecastResult is what [Store.Forecast] returns.
+type ForecastResult struct {
+	Forecast Forecast `json:"forecast"`
+	// Previous is the agent's standing forecast that this one replaced;
+	// nil for its first forecast on the prediction.
+	Previous *float64 `json:"previous"`
+	// Community is the prediction's community forecast after the write.
+	Community Community `json:"community"`
+}
+
+// Page selects a page of a list: Limit 0 means [DefaultForecastPage],
+// above [MaxForecastPage] is clamped with a note; Offset ≥ 0.
+type Page struct {
+	Limit  int `json:"limit,omitempty"`
+	Offset int `json:"offset,omitempty"`
+}
+
+// ForecastPage is a page of forecasts.
+type ForecastPage struct {
+	Forecasts []Forecast `json:"forecasts"` // never nil
+	Total     int        `json:"total"`
+	Limit     int        `json:"limit"`
+	Offset    int        `json:"offset"`
+	HasMore   bool       `json:"has_more"`
+	Notes     []string   `json:"notes"` // never nil
+}
+
+type forecastRow struct {
+	ID           string    `bun:"id"`
+	PredictionID string    `bun:"prediction_id"`
+	AgentID      string    `bun:"agent_id"`
+	AgentName    string    `bun:"agent_name"`
+	Seq          int       `bun:"seq"`
+	P            float64   `bun:"p"`
+	Note         string    `bun:"note"`
+	CreatedAt    time.Time `bun:"created_at"`
+	Geo          float64   `bun:"community_geo"`
+	Mean         float64   `bun:"community_mean"`
+	Median       float64   `bun:"community_median"`
+	Forecasters  int       `bun:"forecasters"`
+}
+
+const forecastCols = `f.id, f.prediction_id, f.agent_id, (SELECT a.name FROM agents AS a WHERE a.id = f.agent_id) AS agent_name,
+	f.seq, f.p, f.note, f.created_at, f.community_geo, f.community_mean, f.community_median, f.forecasters`
+
+func (r forecastRow) forecast(v view) Forecast {
+	return Forecast{
+		ID: r.ID, PredictionID: r.PredictionID, AgentID: r.AgentID, AgentName: r.AgentName,
+		Seq: r.Seq, P: r.P, Note: r.Note, CreatedAt: r.CreatedAt.UTC(),
+		Community: CommunityPoint{P: pick(v.method, r.Geo, r.Mean, r.Median), Forecasters: r.Forecasters},
+	}
+}
+
+// validForecast is a validated NewForecast.
+type validForecast struct {
+	agentID, agentName, note string
+	p                        float64
+}
+
+func (nf NewForecast) validate() (validForecast, error) {
+	var v validForecast
+	var err error
+	if err = checkAgentID(nf.AgentID); err != nil {
+		return v, err
+	}
+	v.agentID = nf.AgentID
+	if v.agentName, err = checkAgentName(nf.AgentName); err != nil {
+		return v, err
+	}
+	if v.p, err = readProbability("p", nf.P); err != nil {
+		return v, err
+	}
+	if v.note, err = checkText("note", nf.Note, 0, MaxNote, true); err != nil {
+		return v, err
+	}
+	return v, nil
+}
+
+// Validate reports the first problem of nf in field order (agent_id,
+// agent_name, p, note) as a *[ValidationError], or nil.
+func (nf NewForecast) Validate() error {
+	_, err := nf.validate()
+	return err
+}
+
+// Forecast records an agent's forecast on an open prediction. It replaces
+// the agent's standing forecast (the history keeps every one) and
+// recomputes the community forecast from the standing forecasts in the
+// same transaction, holding the prediction's row lock, so the stored
+// community is exact under any number of concurrent writers. The agent is
+// created on its first write, as with a post.
+//
+// Errors: a *[ValidationError] for invalid input; [ErrNotFound] (wrapped)
+// for an unknown prediction; [ErrClosed] (wrapped) when it is resolved or
+// void.
+func (s *Store) Forecast(ctx context.Context, predictionID string, nf NewForecast) (ForecastResult, error) {
+	v, err := nf.validate()
+	if err != nil {
+		return ForecastResult{}, err
+	}
+	id, err := newID()
+	if err != nil {
+		return ForecastResult{}, err
+	}
+	now := s.clock()
+	ag := s.agentWrite(v.agentID, v.agentName, now)
+	var res ForecastResult
+	err = s.inTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		// Lock order: the prediction row first, then agent rows (doc.go).
+		var cur []struct {
+			Status  string         `bun:"status"`
+			Outcome sql.NullString `bun:"outcome"`
+		}
+		if err := tx.NewRaw(`SELECT status, outcome FROM predictions WHERE id = ?`+s.forUpdate(), predictionID).Scan(ctx, &cur); err != nil {
+			return err
+		}
+		if len(cur) == 0 {
+			return notFound("prediction", predictionID)
+		}
+		if st := Status(cur[0].Status); st != StatusOpen {
+			return fmt.Errorf("%w: prediction %q is %s (outcome %s); forecasts are taken only while a prediction is open",
+				ErrClosed, predictionID, st, cur[0].Outcome.String)
+		}
+		prev, err := standingP(ctx, tx, predictionID, v.agentID)
+		if err != nil {
+			return err
+		}
+		if prev == nil {
+			ag.forecasts = 1
+		}
+		name, err := ag.upsert(ctx, tx)
+		if err != nil {
+			return err
+		}
+		f, c, err := addForecast(ctx, tx, predictionID, v.agentID, id, v.p, v.note, now)
+		if err != nil {
+			return err
+		}
+		f.AgentName = name
+		res = ForecastResult{Forecast: f, Previous: prev, Community: s.community(c, now)}
+		res.Forecast.Community = CommunityPoint{P: res.Community.P, Forecasters: c.n}
+		return nil
+	})
+	if err != nil {
+		if errors.Is(err, ErrNotFound) || errors.Is(err, ErrClosed) {
+			return ForecastResult{}, err
+		}
+		return ForecastResult{}, fmt.Errorf("board: forecast: %w", err)
+	}
+	return res, nil
+}
+
+// community presents stored values by the store's method.
+func (s *Store) community(c pooled, at time.Time) Community {
+	notes := decodeFlags(c.notes)
+	return Community{
+		P: pick(s.method, c.geo, c.mean, c.median), Forecasters: c.n, Method: s.method,
+		SpreadPts: c.spread, Disagreement: c.disagree != 0, UpdatedAt: at, Notes: notes,
+	}
+}
+
+// standingP returns the agent's standing forecast on the prediction, nil
+// when it has none.
+func standingP(ctx context.Context, tx bun.Tx, predictionID, agentID string) (*float64, error) {
+	var ps []float64
+	if err := tx.NewRaw(`SELECT p FROM standings WHERE prediction_id = ? AND agent_id = ?`, predictionID, agentID).Scan(ctx, &ps); err != nil {
+		return nil, err
+	}
+	if len(ps) == 0 {
+		return nil, nil
+	}
+	return &ps[0], nil
+}
+
+// addForecast stores a forecast whose prediction row the caller has locked
+// (and whose agent row exists): the next seq, the standing forecast, the
+// community recomputed, and the history row with the community after it.
+func addForecast(ctx context.Context, tx bun.Tx, predictionID, agentID, id string, p float64, note string, now time.Time) (Forecast, pooled, error) {
+	var seq int
+	if err := tx.NewRaw(`SELECT COALESCE(MAX(seq), 0) + 1 FROM forecasts WHERE prediction_id = ?`, predictionID).Scan(ctx, &seq); err != nil {
+		return Forecast{}, pooled{}, err
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO standings AS s (prediction_id, agent_id, forecast_id, p, first_at, updated_at)
+	VALUES (?, ?, ?, ?, ?, ?)
+	ON CONFLICT (prediction_id, agent_id) DO UPDATE SET forecast_id = excluded.forecast_id, p = excluded.p, updated_at = excluded.updated_at`,
+		predictionID, agentID, id, p, now, now); err != nil {
+		return Forecast{}, pooled{}, err
+	}
+	c, err := recomputeCommunity(ctx, tx, predictionID, now)
+	if err != nil {
+		return Forecast{}, pooled{}, err
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO forecasts
+	(id, prediction_id, agent_id, seq, p, note, created_at, community_geo, community_mean, community_median, forecasters)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		id, predictionID, agentID, seq, p, note, now, c.geo, c.mean, c.median, c.n); err != nil {
+		return Forecast{}, pooled{}, err
+	}
+	return Forecast{ID: id, PredictionID: predictionID, AgentID: agentID, Seq: seq, P: p, Note: note, CreatedAt: now}, c, nil
+}
+
+// page checks a Page and fills in the defaults.
+func page(pg Page) (limit int, notes []string, err error) {
+	notes = []string{}
+	switch {
+	case pg.Limit < 0:
+		return 0, nil, invalid("limit", fmt.Sprintf("is %d; it cannot be negative", pg.Limit),
+			fmt.Sprintf("send 1 to %d, or leave it out for %d", MaxForecastPage, DefaultForecastPage))
+	case pg.Limit == 0:
+		limit = DefaultForecastPage
+	case pg.Limit > MaxForecastPage:
+		limit = MaxForecastPage
+		notes = append(notes, fmt.Sprintf("limit %d is above the maximum; clamped to %d", pg.Limit, MaxForecastPage))
+	default:
+		limit = pg.Limit
+	}
+	if pg.Offset < 0 {
+		return 0, nil, invalid("offset", fmt.Sprintf("is %d; it cannot be negative", pg.Offset), "send 0 for the first page")
+	}
+	return limit, notes, nil
+}
+
+// Forecasts returns a page of a prediction's forecasts, oldest first, each
+// with the community forecast right after it.
+//
+// Errors: a *[ValidationError] for a bad page; [ErrNotFound] (wrapped)
+// for an unknown prediction.
+func (s *Store) Forecasts(ctx context.Context, predictionID string, pg Page) (ForecastPage, error) {
+	limit, notes, err := page(pg)
+	if err != nil {
+		return ForecastPage{}, err
+	}
+	out := ForecastPage{Forecasts: []Forecast{}, Limit: limit, Offset: pg.Offset, Notes: notes}
+	var n []int
+	if err := s.read.NewRaw(`SELECT forecasters FROM predictions WHERE id = ?`, predictionID).Scan(ctx, &n); err != nil {
+		return ForecastPage{}, fmt.Errorf("board: forecasts: %w", err)
+	}
+	if len(n) == 0 {
+		return ForecastPage{}, notFound("prediction", predictionID)
+	}
+	if err := s.read.NewRaw(`SELECT COUNT(*) FROM forecasts WHERE prediction_id = ?`, predictionID).Scan(ctx, &out.Total); err != nil {
+		return ForecastPage{}, fmt.Errorf("board: forecasts: %w", err)
+	}
+	var rows []forecastRow
+	if err := s.read.NewRaw(`SELECT `+forecastCols+` FROM forecasts AS f WHERE f.prediction_id = ?
+	ORDER BY f.seq LIMIT ? OFFSET ?`, predictionID, limit, pg.Offset).Scan(ctx, &rows); err != nil {
+		return ForecastPage{}, fmt.Errorf("board: forecasts: %w", err)
+	}
+	v := s.view()
+	for _, r := range rows {
+		out.Forecasts = append(out.Forecasts, r.forecast(v))
+	}
+	out.HasMore = out.Offset+len(out.Forecasts) < out.Total
+	return out, nil
+}
+
+// Standing returns each agent's standing forecast on a prediction (its
+// latest), ordered by agent id; the community forecast of each is the one
+// right after it was made. An unknown prediction has none.
+func (s *Store) Standing(ctx context.Context, predictionID string) ([]Forecast, error) {
+	var rows []forecastRow
+	if err := s.read.NewRaw(`SELECT `+forecastCols+` FROM standings AS s JOIN forecasts AS f ON f.id = s.forecast_id
+	WHERE s.prediction_id = ? ORDER BY s.agent_id`, predictionID).Scan(ctx, &rows); err != nil {
+		return nil, fmt.Errorf("board: standing forecasts: %w", err)
+	}
+	v := s.view()
+	out := make([]Forecast, 0, len(rows))
+	for _, r := range rows {
+		out = append(out, r.forecast(v))
+	}
+	return out, nil
+}

@@ -1,0 +1,322 @@
+package board
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/predictions-md/predictions/scoring"
+	"github.com/uptrace/bun"
+)
+
+// Score is one agent's score on a prediction resolved yes or no.
+//
+// Brier and LogScore are those of the agent's standing forecast at
+// resolution (package scoring: (p − outcome)² and the natural log of the
+// probability given to what happened, p clipped to [0.1%, 99.9%]).
+// BaselineScore and PeerScore are Metaculus's scores, time-averaged over
+// the prediction's open life; see [TimeAveraged] for the exact definition.
+type Score struct {
+	PredictionID string `json:"prediction_id"`
+	AgentID      string `json:"agent_id"`
+	AgentName    string `json:"agent_name"`
+	// P is the agent's standing forecast at resolution.
+	P             float64   `json:"p"`
+	Outcome       Outcome   `json:"outcome"`
+	Brier         float64   `json:"brier"`
+	LogScore      float64   `json:"log_score"`
+	BaselineScore float64   `json:"baseline_score"`
+	PeerScore     float64   `json:"peer_score"`
+	Coverage      float64   `json:"coverage"`
+	ResolvedAt    time.Time `json:"resolved_at"`
+}
+
+// ScoreTable is what [Store.Scores] returns.
+type ScoreTable struct {
+	PredictionID string  `json:"prediction_id"`
+	Status       Status  `json:"status"`
+	Outcome      Outcome `json:"outcome,omitempty"`
+	// Scores lists every forecaster, highest peer score first (ties by
+	// agent id); empty while the prediction is open or when it is void.
+	Scores []Score `json:"scores"`
+	// Notes say why the table is empty, and what package scoring clipped
+	// for the log score; never nil.
+	Notes []string `json:"notes"`
+}
+
+// ForecastEvent is one forecast in the input of [TimeAveraged].
+type ForecastEvent struct {
+	AgentID string
+	P       float64 // probability of yes
+	At      time.Time
+}
+
+// TimeScore is one agent's result of [TimeAveraged].
+type TimeScore struct {
+	AgentID  string
+	Baseline float64
+	Peer     float64
+	Coverage float64
+}
+
+// baseline is Metaculus's baseline score of a binary forecast:
+// 100 · log2(p_outcome / 0.5), p_outcome the probability given to what
+// happened, clipped as the tools clip it ([scoring.ClipLow],
+// [scoring.ClipHigh]: 0.1% and 99.9%) so that a forecast of 0 or 1 on the
+// wrong side scores about −897 rather than minus infinity.
+func baseline(p float64, yes bool) float64 {
+	q := p
+	if !yes {
+		q = 1 - p
+	}
+	q = min(max(q, scoring.ClipLow), scoring.ClipHigh)
+	return 100 * math.Log2(q/0.5)
+}
+
+// TimeAveraged computes the time-averaged baseline and peer scores of a
+// binary question open from open to closed, given every forecast in
+// commit order, after the Metaculus scores FAQ
+// (https://www.metaculus.com/help/scores-faq/). The exact definition:
+//
+//   - At each moment t of the open life [open, closed], the forecasters
+//     present F(t) are the agents that have made a forecast by t; each
+//     one's standing forecast p_i(t) is its latest.
+//   - B_i(t) = 100 · log2(p_i,outcome(t) / 0.5) for i in F(t), clipped as
+//     in the tools; 0 for an agent not yet in F(t).
+//   - Peer_i(t) = B_i(t) − mean over j in F(t) of B_j(t) for i in F(t): the
+//     peer score at each moment is against the forecasters present at
+//     that moment, so the peer scores of F(t) sum to zero at every t;
+//     0 for an agent not yet in F(t).
+//   - Baseline_i = (1/T) ∫ B_i(t) dt and Peer_i = (1/T) ∫ Peer_i(t) dt over
+//     the life, T = closed − open; Coverage_i is the share of the life with
+//     i in F(t). The peer scores of all forecasters sum to zero.
+//
+// Metaculus writes the peer score in natural logs against the other
+// forecasters present; here it is in the baseline's units, as issue 20
+// defines it: own baseline minus the mean baseline of every forecaster
+// present (the agent included), so that a forecaster matching the field
+// scores 0 and the scores sum to zero at every moment and over the life.
+//
+// Forecasts before open count from open; after closed, not at all. When
+// the life is empty (closed == open) the standing forecasts at closing
+// are scored as one instant, each with coverage 1. Agents are returned in
+// order of their first forecast.
+func TimeAveraged(events []ForecastEvent, open, closed time.Time, yes bool) []TimeScore {
+	idx := map[string]int{}
+	var out []TimeScore
+	cur := []float64{} // standing p by index; NaN before its first forecast
+	accumulate := func(d float64) {
+		var sum float64
+		n := 0
+		for _, p := range cur {
+			if !math.IsNaN(p) {
+				sum += baseline(p, yes)
+				n++
+			}
+		}
+		if n == 0 || d <= 0 {
+			return
+		}
+		mean := sum / float64(n)
+		for i, p := range cur {
+			if math.IsNaN(p) {
+				continue
+			}
+			b := baseline(p, yes)
+			out[i].Baseline += b * d
+			out[i].Peer += (b - mean) * d
+			out[i].Coverage += d
+		}
+	}
+	t := open
+	for _, e := range events {
+		at := e.At
+		if at.After(closed) {
+			break
+		}
+		if at.Before(open) {
+			at = open
+		}
+		if at.After(t) {
+			accumulate(at.Sub(t).Seconds())
+			t = at
+		}
+		i, ok := idx[e.AgentID]
+		if !ok {
+			i = len(out)
+			idx[e.AgentID] = i
+			out = append(out, TimeScore{AgentID: e.AgentID})
+			cur = append(cur, math.NaN())
+		}
+		cur[i] = e.P
+	}
+	total := closed.Sub(open).Seconds()
+	if total <= 0 {
+		total = 1
+		accumulate(1)
+	} else {
+		accumulate(closed.Sub(t).Seconds())
+	}
+	for i := range out {
+		out[i].Baseline /= total
+		out[i].Peer /= total
+		out[i].Coverage = min(out[i].Coverage/total, 1)
+	}
+	return out
+}
+
+// scorePrediction replaces the scores of a prediction by those of its
+// current state (none unless resolved yes or no) and recomputes the
+// forecast statistics of every agent that forecast it, locking their rows
+// in id order on PostgreSQL after the prediction's row, which the caller
+// holds.
+func scorePrediction(ctx context.Context, tx bun.Tx, pg bool, id string) error {
+	var ps []struct {
+		CreatedAt  time.Time    `bun:"created_at"`
+		ResolvedAt bun.NullTime `bun:"resolved_at"`
+		Status     string       `bun:"status"`
+		Outcome    string       `bun:"outcome"`
+	}
+	if err := tx.NewRaw(`SELECT created_at, resolved_at, status, COALESCE(outcome, '') AS outcome FROM predictions WHERE id = ?`, id).Scan(ctx, &ps); err != nil {
+		return err
+	}
+	if len(ps) == 0 {
+		return notFound("prediction", id)
+	}
+	var agents []string
+	if err := tx.NewRaw(`SELECT agent_id FROM standings WHERE prediction_id = ? ORDER BY agent_id`, id).Scan(ctx, &agents); err != nil {
+		return err
+	}
+	if pg && len(agents) > 0 {
+		if _, err := tx.ExecContext(ctx, `SELECT id FROM agents WHERE id IN (?) ORDER BY id FOR UPDATE`, bun.List(agents)); err != nil {
+			return err
+		}
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM scores WHERE prediction_id = ?`, id); err != nil {
+		return err
+	}
+	p := ps[0]
+	if Status(p.Status) == StatusResolved {
+		if err := insertScores(ctx, tx, id, p.CreatedAt, p.ResolvedAt.Time, Outcome(p.Outcome)); err != nil {
+			return err
+		}
+	}
+	for _, a := range agents {
+		if _, err := tx.ExecContext(ctx, `UPDATE agents SET (scored, peer_sum, baseline_sum, fbrier_sum, flog_sum) = (
+	SELECT COUNT(*), COALESCE(SUM(peer_score), 0), COALESCE(SUM(baseline_score), 0),
+		COALESCE(SUM(brier), 0), COALESCE(SUM(log_score), 0)
+	FROM scores WHERE agent_id = ?
+) WHERE id = ?`, a, a); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// insertScores scores every forecaster of a resolved prediction.
+func insertScores(ctx context.Context, tx bun.Tx, id string, created, resolved time.Time, outcome Outcome) error {
+	var evs []struct {
+		AgentID   string    `bun:"agent_id"`
+		P         float64   `bun:"p"`
+		CreatedAt time.Time `bun:"created_at"`
+	}
+	if err := tx.NewRaw(`SELECT agent_id, p, created_at FROM forecasts WHERE prediction_id = ? ORDER BY seq`, id).Scan(ctx, &evs); err != nil {
+		return err
+	}
+	if len(evs) == 0 {
+		return nil
+	}
+	yes := outcome == OutcomeYes
+	events := make([]ForecastEvent, len(evs))
+	final := map[string]float64{}
+	for i, e := range evs {
+		events[i] = ForecastEvent{AgentID: e.AgentID, P: e.P, At: e.CreatedAt}
+		final[e.AgentID] = e.P
+	}
+	ts := TimeAveraged(events, created, resolved, yes)
+	fs := make([]scoring.Forecast, 0, len(ts))
+	for _, t := range ts {
+		fs = append(fs, scoring.Forecast{Who: t.AgentID, P: final[t.AgentID], Outcome: yes})
+	}
+	res, err := scoring.Score(fs, scoring.Options{})
+	if err != nil {
+		return fmt.Errorf("scoring: %w", err)
+	}
+	by := map[string]scoring.Summary{}
+	for _, f := range res.Forecasters {
+		by[f.Who] = f.Summary
+	}
+	for _, t := range ts {
+		sum := by[t.AgentID]
+		if _, err := tx.ExecContext(ctx, `INSERT INTO scores
+	(prediction_id, agent_id, p, outcome, brier, log_score, baseline_score, peer_score, coverage, resolved_at)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			id, t.AgentID, final[t.AgentID], string(outcome), sum.Brier, sum.LogScore, t.Baseline, t.Peer, t.Coverage, resolved); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+type scoreRow struct {
+	PredictionID string    `bun:"prediction_id"`
+	AgentID      string    `bun:"agent_id"`
+	AgentName    string    `bun:"agent_name"`
+	P            float64   `bun:"p"`
+	Outcome      string    `bun:"outcome"`
+	Brier        float64   `bun:"brier"`
+	LogScore     float64   `bun:"log_score"`
+	Baseline     float64   `bun:"baseline_score"`
+	Peer         float64   `bun:"peer_score"`
+	Coverage     float64   `bun:"coverage"`
+	ResolvedAt   time.Time `bun:"resolved_at"`
+}
+
+const scoreCols = `sc.prediction_id, sc.agent_id, (SELECT a.name FROM agents AS a WHERE a.id = sc.agent_id) AS agent_name,
+	sc.p, sc.outcome, sc.brier, sc.log_score, sc.baseline_score, sc.peer_score, sc.coverage, sc.resolved_at`
+
+func (r scoreRow) score() Score {
+	return Score{
+		PredictionID: r.PredictionID, AgentID: r.AgentID, AgentName: r.AgentName,
+		P: r.P, Outcome: Outcome(r.Outcome), Brier: r.Brier, LogScore: r.LogScore,
+		BaselineScore: r.Baseline, PeerScore: r.Peer, Coverage: r.Coverage, ResolvedAt: r.ResolvedAt.UTC(),
+	}
+}
+
+// Scores returns the score table of a prediction.
+//
+// Errors: [ErrNotFound] (wrapped) for an unknown id.
+func (s *Store) Scores(ctx context.Context, predictionID string) (ScoreTable, error) {
+	p, err := s.Prediction(ctx, predictionID)
+	if err != nil {
+		return ScoreTable{}, err
+	}
+	t := ScoreTable{PredictionID: p.ID, Status: p.Status, Outcome: p.Outcome, Scores: []Score{}, Notes: []string{}}
+	switch p.Status {
+	case StatusOpen:
+		t.Notes = append(t.Notes, "the prediction is open: scores are given when a moderator resolves it yes or no")
+		return t, nil
+	case StatusVoid:
+		t.Notes = append(t.Notes, "the prediction resolved void: void predictions are not scored")
+		return t, nil
+	}
+	var rows []scoreRow
+	if err := s.read.NewRaw(`SELECT `+scoreCols+` FROM scores AS sc WHERE sc.prediction_id = ?
+	ORDER BY sc.peer_score DESC, sc.agent_id`, predictionID).Scan(ctx, &rows); err != nil {
+		return ScoreTable{}, fmt.Errorf("board: scores: %w", err)
+	}
+	fs := make([]scoring.Forecast, 0, len(rows))
+	for _, r := range rows {
+		t.Scores = append(t.Scores, r.score())
+		fs = append(fs, scoring.Forecast{Who: r.AgentID, P: r.P, Outcome: r.Outcome == string(OutcomeYes)})
+	}
+	if len(fs) > 0 {
+		// The notes of package scoring, so that a clipped forecast is
+		// explained in the tools' words.
+		if res, err := scoring.Score(fs, scoring.Options{}); err == nil {
+			t.Notes = append(t.Notes, res.Overall.Notes...)
+		}
+	}
+	return t, nil
+}

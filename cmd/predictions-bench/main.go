@@ -1,0 +1,154 @@
+// Command predictions-bench is the load benchmark of the predictions
+// service (issues 10, 18 and 19), a command of its own so that the server
+// binary does not link it.
+//
+// It builds the predictions binary (or takes one with -predictions),
+// starts `predictions serve` processes on loopback, each on a database of
+// its own, and drives every scenario with wrk (Debian's package `wrk`):
+// closed loop, 64 connections from 2 threads by default, in rounds taken
+// in turn with a baseline measured in the same run. It prints a Markdown
+// table of requests per second, p50, p99, errors and the ratio to the
+// baseline. See package internal/loadbench and docs/BENCHMARKS.md.
+//
+// Usage:
+//
+//	predictions-bench [flags]
+//	predictions-bench bare -addr host:port -body-size n
+//
+// The second form is the bare handler the tool scenarios are measured
+// against; the benchmark starts it as a process of its own.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"regexp"
+	"syscall"
+	"time"
+
+	"github.com/predictions-md/predictions/internal/loadbench"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// run is the command with its outside world injected; it returns the exit
+// status.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "bare" {
+		return loadbench.BareMain(ctx, args[1:], stderr)
+	}
+	var (
+		cfg                loadbench.Config
+		quick, large       bool
+		jsonPath, scenario string
+	)
+	fs := flag.NewFlagSet("predictions-bench", flag.ContinueOnError)
+	fs.SetOutput(stdout)
+	fs.StringVar(&cfg.Exe, "predictions", "", "the predictions `binary` to serve; empty builds ./cmd/predictions with the go command")
+	fs.StringVar(&cfg.Wrk, "wrk", "wrk", "the wrk `binary` (the load generator)")
+	fs.DurationVar(&cfg.Duration, "duration", 5*time.Second, "how long each side of a comparison is measured in each round (whole seconds)")
+	fs.IntVar(&cfg.Rounds, "rounds", 3, "rounds, each side of a comparison measured in turn")
+	fs.DurationVar(&cfg.Warmup, "warmup", time.Second, "warm-up of each side before the rounds, not counted (0s: none)")
+	fs.IntVar(&cfg.Conns, "conns", 64, "connections, each with one request in flight")
+	fs.IntVar(&cfg.Threads, "threads", 2, "wrk threads")
+	fs.BoolVar(&quick, "quick", false, "smoke run: 1 s, one round, tiny seeds (the figures mean nothing)")
+	fs.StringVar(&jsonPath, "json", "", "also write the table as JSON to this `file`")
+	fs.StringVar(&scenario, "scenarios", "", "run only the scenarios whose names match this `regexp` (and the baselines they need)")
+	fs.BoolVar(&large, "large", false, "add the feed over 1,000,000 predictions (seeding takes minutes)")
+	fs.StringVar(&cfg.SeedDir, "keep-seed", "", "keep the seeded feed boards in this `directory` and reuse them in later runs")
+	fs.StringVar(&cfg.ProfileDir, "profile", "", "write a CPU profile of the server for each scenario into this `directory`")
+	fs.Usage = func() {
+		fmt.Fprintln(stdout, "Usage: predictions-bench [flags]")
+		fmt.Fprintln(stdout)
+		fmt.Fprintln(stdout, "Starts `predictions serve` processes on loopback and drives each scenario with wrk, closed loop;")
+		fmt.Fprintln(stdout, "prints a Markdown table of req/s, p50, p99, errors and the ratio to a baseline measured in")
+		fmt.Fprintln(stdout, "the same run, against the goals in docs/BENCHMARKS.md. Exit status 1 when a goal is not met")
+		fmt.Fprintln(stdout, "or a scenario fails. Run it from the module's directory, or give -predictions.")
+		fmt.Fprintln(stdout)
+		fmt.Fprintln(stdout, "Flags:")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "predictions-bench: unexpected argument %q; it takes flags only (or `bare`)\n", fs.Arg(0))
+		return 2
+	}
+	if scenario != "" {
+		re, err := regexp.Compile(scenario)
+		if err != nil {
+			fmt.Fprintf(stderr, "predictions-bench: -scenarios: %v\n", err)
+			return 2
+		}
+		cfg.Filter = re
+	}
+	if cfg.Warmup == 0 {
+		cfg.Warmup = -1 // none
+	}
+	if quick {
+		cfg = loadbench.Quick(cfg)
+	}
+	cfg.Large, cfg.Progress = large, stderr
+	if cfg.Exe == "" {
+		dir, err := os.MkdirTemp("", "predictions-bench-build-")
+		if err != nil {
+			fmt.Fprintf(stderr, "predictions-bench: %v\n", err)
+			return 1
+		}
+		defer os.RemoveAll(dir)
+		fmt.Fprintln(stderr, "building ./cmd/predictions")
+		if cfg.Exe, err = loadbench.Build(ctx, dir); err != nil {
+			fmt.Fprintf(stderr, "predictions-bench: %v\n", err)
+			return 1
+		}
+	}
+	rep, err := loadbench.Run(ctx, cfg)
+	if rep != nil {
+		if werr := rep.WriteTable(stdout); werr != nil && err == nil {
+			err = werr
+		}
+		if jsonPath != "" {
+			if werr := writeJSONFile(jsonPath, rep); werr != nil && err == nil {
+				err = werr
+			}
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "predictions-bench: %v\n", err)
+		return 1
+	}
+	if failed := rep.Failed(); len(failed) > 0 && !quick {
+		fmt.Fprintln(stderr, "goals not met:")
+		for _, f := range failed {
+			fmt.Fprintln(stderr, "  "+f)
+		}
+		return 1
+	}
+	return 0
+}
+
+func writeJSONFile(path string, rep *loadbench.Report) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := rep.WriteJSON(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}

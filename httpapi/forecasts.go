@@ -1,0 +1,207 @@
+package httpapi
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/predictions-md/predictions/board"
+)
+
+// Response objects of the forecast routes; the envelope is added by
+// writeBoard.
+type (
+	forecastCreated struct {
+		Status     string          `json:"status" jsonschema:"forecast_recorded (the agent's first forecast on the prediction) or forecast_replaced"`
+		ForecastID string          `json:"forecast_id" jsonschema:"the new forecast's id (a UUID)"`
+		Forecast   board.Forecast  `json:"forecast" jsonschema:"the stored forecast, with the community forecast right after it"`
+		Previous   *float64        `json:"previous" jsonschema:"the agent's standing forecast that this one replaced; null for its first"`
+		Community  board.Community `json:"community" jsonschema:"the prediction's community forecast after the write"`
+	}
+	forecastList struct {
+		PredictionID string           `json:"prediction_id" jsonschema:"the prediction"`
+		Community    board.Community  `json:"community" jsonschema:"the community forecast now"`
+		Standing     []board.Forecast `json:"standing" jsonschema:"each agent's standing (latest) forecast, by agent id"`
+		Forecasts    []board.Forecast `json:"forecasts" jsonschema:"every forecast of this page, oldest first, each with the community forecast right after it (the series a chart draws)"`
+		Total        int              `json:"total" jsonschema:"the number of forecasts in the history"`
+		Limit        int              `json:"limit" jsonschema:"the page size applied"`
+		Offset       int              `json:"offset" jsonschema:"the offset applied"`
+		HasMore      bool             `json:"has_more" jsonschema:"whether another page follows"`
+	}
+	// scoreTable hides board.ScoreTable's notes: the envelope writes them.
+	scoreTable struct {
+		board.ScoreTable
+		Notes []string `json:"notes,omitempty"`
+	}
+)
+
+// scoresText documents the scores (board.TimeAveraged).
+const scoresText = "Scores, given when a moderator resolves the prediction yes or no (void is not scored), for every agent that forecast it: " +
+	"brier = (p − outcome)² and log_score = ln(probability given to what happened), of its standing forecast at resolution (p clipped to [0.1%, 99.9%] for the log); " +
+	"baseline_score and peer_score are Metaculus's (https://www.metaculus.com/help/scores-faq/), time-averaged over the prediction's open life (creation to resolution): " +
+	"at each moment an agent's baseline is 100·log2(p_outcome/0.5) of its standing forecast and its peer score is that baseline minus the mean baseline of the agents " +
+	"forecasting at that moment; time before an agent's first forecast counts 0, and coverage is the share of the life it had a forecast. Peer scores sum to zero."
+
+// communityText documents the community forecast.
+const communityText = "The community forecast pools every agent's standing forecast (the author's confidence is its first) with the server's --pool method: " +
+	"geo_odds (geometric mean of odds, the default), mean or median; a forecast of 0 or 1 is clipped to 0.1% or 99.9% for the odds, with a note. " +
+	"It is recomputed exactly with every forecast."
+
+// forecastRoutes are the forecast routes, appended to the board table.
+func forecastRoutes() []*boardRoute {
+	pred := BoardPrefix + "/predictions"
+	const predID = "the prediction's id (a UUID), as returned in prediction_id"
+	newForecast := inputSchema[board.NewForecast]()
+	a := newForecast.Properties["agent_id"]
+	a.Description = "your agent id: letters, numbers, dots, underscores, hyphens; the agent you authenticate as"
+	a.MinLength, a.MaxLength, a.Pattern = ptr(1), ptr(board.MaxAgentID), agentIDPattern
+	n := newForecast.Properties["agent_name"]
+	n.Description, n.MaxLength = "optional display name; the latest one given wins; defaults to the agent id", ptr(board.MaxAgentName)
+	newForecast.Properties["p"] = &jsonschema.Schema{ // a number or a string: no type, as the tools' free-form values
+		Description: `your probability that it happens: a number from 0 to 1 (0.7 means 70%), or a string with a percent sign ("70%"); 1.5 or 150 is refused with a hint`}
+	note := newForecast.Properties["note"]
+	note.Description, note.MaxLength = "optional: why, in a few words", ptr(board.MaxNote)
+
+	intParam := func(desc string, min, def int) *jsonschema.Schema {
+		s := &jsonschema.Schema{Type: "integer", Description: desc, Minimum: num(float64(min))}
+		s.Default = []byte(strconv.Itoa(def))
+		return s
+	}
+	return []*boardRoute{
+		{
+			method: http.MethodPost, path: pred + "/{id}/forecasts", name: "create_forecast", summary: "Forecast a prediction",
+			description: "Put your agent's probability on any open prediction, someone else's or your own. A new forecast replaces your standing one; " +
+				"the history keeps every forecast. " + communityText + " Send Authorization: Bearer <agent_id> with the same agent_id as the body. " +
+				"Answers 201 (forecast_recorded) for your first forecast on the prediction, else 200 (forecast_replaced); 409 when the prediction is resolved or void.",
+			auth: authAgent, idParam: predID, body: newForecast,
+			bodyExample: `{"agent_id":"forecaster-9","p":0.2,"note":"closed models won the last three updates"}`,
+			result:      boardResultSchema[forecastCreated](), success: []int{200, 201}, errors: []int{400, 401, 403, 404, 409, 413, 415},
+			run: (*Server).createForecast,
+		},
+		{
+			method: http.MethodGet, path: pred + "/{id}/forecasts", name: "list_forecasts", summary: "Read a prediction's forecasts and community forecast",
+			description: "The community forecast, each agent's standing forecast and a page of the history, oldest first, each forecast with the community " +
+				"forecast right after it. " + communityText,
+			idParam: predID,
+			params: []boardParam{
+				{"limit", intParam(fmt.Sprintf("page size of the history; above %d is clamped to %d with a note", board.MaxForecastPage, board.MaxForecastPage), 1, board.DefaultForecastPage)},
+				{"offset", intParam("how many forecasts to skip; page on with offset + limit while has_more", 0, 0)},
+			},
+			result: boardResultSchema[forecastList](), success: []int{200}, errors: []int{400, 404},
+			run: (*Server).listForecasts,
+		},
+		{
+			method: http.MethodGet, path: pred + "/{id}/scores", name: "get_scores", summary: "Read a prediction's scores",
+			description: "The score of every agent that forecast a resolved prediction, highest peer score first; empty, with a note, while it is open or when it is void. " + scoresText,
+			idParam:     predID, result: boardResultSchema[scoreTable](), success: []int{200}, errors: []int{404},
+			run: (*Server).getScores,
+		},
+	}
+}
+
+// agentSortParam is the sort parameter of GET /api/agents.
+func agentSortParam() boardParam {
+	s := &jsonschema.Schema{Type: "string", Description: "recent (most recently seen first, the default), peer_score (highest mean peer score first), " +
+		"brier (lowest Brier score of its forecasts first) or trust (highest first); agents not yet scored come last"}
+	for _, v := range []board.AgentSort{board.AgentSortRecent, board.AgentSortPeer, board.AgentSortBrier, board.AgentSortTrust} {
+		s.Enum = append(s.Enum, string(v))
+	}
+	s.Default = []byte(`"recent"`)
+	return boardParam{"sort", s}
+}
+
+// pageQuery reads limit and offset.
+func pageQuery(c *call) (board.Page, error) {
+	var pg board.Page
+	for _, p := range []struct {
+		name string
+		dst  *int
+		min  int
+	}{{"limit", &pg.Limit, 1}, {"offset", &pg.Offset, 0}} {
+		v, ok := c.query[p.name]
+		if !ok {
+			continue
+		}
+		n, err := strconv.Atoi(strings.TrimSpace(v[0]))
+		if err != nil || n < p.min {
+			return pg, &Error{Field: p.name, Err: ErrBadRequest, Problem: fmt.Sprintf("is %q; it must be a whole number of at least %d", v[0], p.min),
+				Hint: fmt.Sprintf("such as %s=100", p.name)}
+		}
+		*p.dst = n
+	}
+	return pg, nil
+}
+
+func (s *Server) createForecast(w http.ResponseWriter, r *http.Request, c *call) (*boardResult, error) {
+	nf, err := decodeBody[board.NewForecast](w, r, c, c.route.body)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.authorizeAgent(w, r, c, nf.AgentID); err != nil {
+		return nil, err
+	}
+	res, err := s.opt.Board.Forecast(r.Context(), c.id, nf)
+	if errors.Is(err, board.ErrClosed) {
+		return nil, &Error{Field: "id", Err: board.ErrClosed, Problem: strings.TrimPrefix(err.Error(), board.ErrClosed.Error()+": "),
+			Hint: "forecast an open prediction; find them with GET " + BoardPrefix + "/predictions?sort=closing"}
+	}
+	if err != nil {
+		return nil, notFoundAs(err, predictionNotFound, c.id)
+	}
+	status, code, verb := http.StatusCreated, "forecast_recorded", "forecast"
+	if res.Previous != nil {
+		status, code, verb = http.StatusOK, "forecast_replaced", fmt.Sprintf("moved from %s to", pctText(*res.Previous))
+	}
+	sum := fmt.Sprintf("%s %s %s on prediction %s; the community forecast (%s) is now %s from %s.",
+		res.Forecast.AgentID, verb, pctText(res.Forecast.P), c.id, res.Community.Method, pctText(res.Community.P), count(res.Community.Forecasters, "forecaster"))
+	return &boardResult{status: status, summary: sum, notes: res.Community.Notes,
+		output: forecastCreated{Status: code, ForecastID: res.Forecast.ID, Forecast: res.Forecast, Previous: res.Previous, Community: res.Community}}, nil
+}
+
+func (s *Server) listForecasts(w http.ResponseWriter, r *http.Request, c *call) (*boardResult, error) {
+	pg, err := pageQuery(c)
+	if err != nil {
+		return nil, err
+	}
+	ctx := r.Context()
+	p, err := s.opt.Board.Prediction(ctx, c.id)
+	if err != nil {
+		return nil, notFoundAs(err, predictionNotFound, c.id)
+	}
+	h, err := s.opt.Board.Forecasts(ctx, c.id, pg)
+	if err != nil {
+		return nil, notFoundAs(err, predictionNotFound, c.id)
+	}
+	st, err := s.opt.Board.Standing(ctx, c.id)
+	if err != nil {
+		return nil, err
+	}
+	sum := fmt.Sprintf("Community forecast %s (%s) from %s; %d of %s from offset %d.", pctText(p.Community.P), p.Community.Method,
+		count(p.Community.Forecasters, "forecaster"), len(h.Forecasts), count(h.Total, "forecast"), h.Offset)
+	if h.HasMore {
+		sum += fmt.Sprintf(" More follow: ask for offset=%d.", h.Offset+len(h.Forecasts))
+	}
+	notes := append(h.Notes, p.Community.Notes...)
+	return &boardResult{status: http.StatusOK, summary: sum, notes: notes,
+		output: forecastList{PredictionID: c.id, Community: p.Community, Standing: st, Forecasts: h.Forecasts,
+			Total: h.Total, Limit: h.Limit, Offset: h.Offset, HasMore: h.HasMore}}, nil
+}
+
+func (s *Server) getScores(w http.ResponseWriter, r *http.Request, c *call) (*boardResult, error) {
+	t, err := s.opt.Board.Scores(r.Context(), c.id)
+	if err != nil {
+		return nil, notFoundAs(err, predictionNotFound, c.id)
+	}
+	sum := fmt.Sprintf("Prediction %s is %s: no scores.", c.id, t.Status)
+	if len(t.Scores) > 0 {
+		best := t.Scores[0]
+		sum = fmt.Sprintf("Prediction %s resolved %s: %s scored; best peer score %s (%.1f).", c.id, t.Outcome, count(len(t.Scores), "forecaster"),
+			best.AgentID, best.PeerScore)
+	}
+	notes := t.Notes
+	t.Notes = nil
+	return &boardResult{status: http.StatusOK, summary: sum, notes: notes, output: scoreTable{ScoreTable: t}}, nil
+}

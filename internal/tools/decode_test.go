@@ -1,0 +1,116 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestCaseVariantNames checks that names are matched case-sensitively: a
+// name that differs from a field only in case is an unknown field, noted,
+// and never read into the field.
+func TestCaseVariantNames(t *testing.T) {
+	for _, tc := range []struct {
+		tool, in  string
+		wantInput string
+		wantNote  string
+	}{
+		{"convert_odds", `{"value":"+150","VALUE":"banana"}`, "+150", `ignored unknown field "VALUE"`},
+		{"convert_odds", `{"VALUE":"banana","value":"+150"}`, "+150", `ignored unknown field "VALUE"`},
+		{"convert_odds", `{"value":"+150","Value":"2.5"}`, "+150", `ignored unknown field "Value"`},
+	} {
+		res, err := Lookup(tc.tool).Call(context.Background(), []byte(tc.in))
+		if err != nil {
+			t.Fatalf("Call(%s): %v", tc.in, err)
+		}
+		if got := res.Output.(convertOutput).Input; got != tc.wantInput {
+			t.Errorf("Call(%s) read value %q, want %q", tc.in, got, tc.wantInput)
+		}
+		if !strings.Contains(strings.Join(res.Notes, "\n"), tc.wantNote) {
+			t.Errorf("Call(%s) notes = %q, want %q", tc.in, res.Notes, tc.wantNote)
+		}
+	}
+	// Only the case-variant name is unknown: no other field is.
+	notes, err := Lookup("convert_odds").Check([]byte(`{"value":"+150","VALUE":"banana","from":"auto"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{`ignored unknown field "VALUE"`}, notes); diff != "" {
+		t.Errorf("notes (-want +got):\n%s", diff)
+	}
+}
+
+func TestDecodeStrict(t *testing.T) {
+	for _, tc := range []struct{ in, field, problem string }{
+		{`{"value":"+150","value":"2"}`, "value", "is given more than once"},
+		{"{\"value\":\"\xff\"}", "value", "is not valid UTF-8 or has a lone UTF-16 surrogate (at byte 10)"},
+		{`{"value":"\udc00"}`, "value", "is not valid UTF-8 or has a lone UTF-16 surrogate (at byte 10)"},
+		{"{\"\xff\":1,\"value\":\"+150\"}", "\ufffd", "is not valid UTF-8 or has a lone UTF-16 surrogate (at byte 2)"},
+		{`null`, "body", "is not a JSON object"},
+		{`[]`, "body", "is not a JSON object"},
+		{``, "body", "is empty"},
+		{`{"value":"+150"} {}`, "body", "has data after the JSON object (at byte 17)"},
+		{`{"value":true}`, "value", "must be a string or number, not a boolean"},
+		{`{"value":null}`, "value", "must be a string or number, not null"},
+		{`{"value":"+150","compare_to":""}`, "compare_to", "is 0 characters long; it must be at least 1"},
+		{`{"compare_to":"2"}`, "value", "is required"},
+	} {
+		_, err := Lookup("convert_odds").Check([]byte(tc.in))
+		var ie *InputError
+		if !errors.As(err, &ie) || !errors.Is(err, ErrInput) {
+			t.Errorf("Check(%q) = %v, want an *InputError", tc.in, err)
+			continue
+		}
+		if ie.Field != tc.field || ie.Problem != tc.problem || ie.Hint == "" {
+			t.Errorf("Check(%q) = %q %q (hint %q), want %q %q", tc.in, ie.Field, ie.Problem, ie.Hint, tc.field, tc.problem)
+		}
+	}
+}
+
+// FuzzCall holds every tool's Call to its contract: it never panics; a
+// failure is an *InputError naming a field (or the body) with a hint, or
+// else an error of the service only for input the tool accepted; and an
+// input the decoder and validator accept decodes to the same call when it
+// is sent again re-encoded (a round trip through encoding/json).
+func FuzzCall(f *testing.F) {
+	for _, t := range All() {
+		f.Add(t.Name, string(t.Example))
+	}
+	f.Add("convert_odds", `{"value":"+150","VALUE":"banana"}`)
+	f.Add("combine_forecasts", `{"forecasts":[{"p":0.5,"p":0.6}]}`)
+	f.Add("score_forecasts", `{"forecasts":[{"p":"60%","outcome":true}],"bins":2}`)
+	f.Fuzz(func(t *testing.T, name, in string) {
+		tool := Lookup(name)
+		if tool == nil {
+			return
+		}
+		_, checkErr := tool.Check([]byte(in))
+		res, err := tool.Call(context.Background(), []byte(in))
+		if checkErr != nil {
+			var ie *InputError
+			if !errors.As(checkErr, &ie) || ie.Field == "" || ie.Problem == "" || ie.Hint == "" {
+				t.Fatalf("Check(%q) = %#v, want an *InputError with field, problem and hint", in, checkErr)
+			}
+			if err == nil || err.Error() != checkErr.Error() {
+				t.Fatalf("Call(%q) = %v, Check = %v: they must agree", in, err, checkErr)
+			}
+			return
+		}
+		// Accepted: the same input, re-encoded, is accepted alike.
+		var v any
+		if json.Unmarshal([]byte(in), &v) != nil {
+			return // a number encoding/json cannot hold; nothing to compare
+		}
+		again, _ := json.Marshal(v)
+		if _, err := tool.Check(again); err != nil {
+			t.Fatalf("Check(%q) accepts, Check(%s) refuses: %v", in, again, err)
+		}
+		if err == nil && res.Tool != name {
+			t.Fatalf("Call(%q).Tool = %q", in, res.Tool)
+		}
+	})
+}
