@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"io"
@@ -149,11 +150,16 @@ func jsonNumber(s string) (string, bool) {
 }
 
 // appendString appends s as a JSON string, escaped as [json.Marshal]
-// escapes it (HTML characters included, invalid UTF-8 replaced).
+// escapes it (invalid UTF-8 replaced) but with HTML characters kept, as
+// the JSON values copied from the query keep them.
 func appendString(b []byte, s string) []byte {
-	if !plainASCII(s) || strings.ContainsAny(s, "<>&") {
-		enc, _ := json.Marshal(s) // a string always encodes
-		return append(b, enc...)
+	if !plainASCII(s) {
+		w := bytes.NewBuffer(b)
+		enc := json.NewEncoder(w)
+		enc.SetEscapeHTML(false)
+		enc.Encode(s) // a string always encodes
+		b = w.Bytes()
+		return b[:len(b)-1] // the encoder's newline
 	}
 	b = append(b, '"')
 	b = append(b, s...)
