@@ -47,6 +47,10 @@ func (e *ValidationError) Error() string {
 	return fmt.Sprintf("board: %s %s (%s)", e.Field, e.Problem, e.Hint)
 }
 
+// Explain returns the field, the problem and the hint, for an adapter to
+// show (the HTTP API's Problem body reads it).
+func (e *ValidationError) Explain() (field, problem, hint string) { return e.Field, e.Problem, e.Hint }
+
 // Unwrap returns [ErrInvalid], or [ErrConflict] for a value taken.
 func (e *ValidationError) Unwrap() error {
 	if e.err != nil {

@@ -44,6 +44,9 @@ func (e *MailError) Error() string {
 	return fmt.Sprintf("board: %s %s (%s)", e.Field, e.Problem, e.Hint)
 }
 
+// Explain returns the field, the problem and the hint, for an adapter to show.
+func (e *MailError) Explain() (field, problem, hint string) { return e.Field, e.Problem, e.Hint }
+
 // Unwrap returns the sentinel.
 func (e *MailError) Unwrap() error { return e.Err }
 

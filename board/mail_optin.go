@@ -57,6 +57,9 @@ func (e *LimitError) Error() string {
 	return fmt.Sprintf("board: %s %s (%s)", e.Field, e.Problem, e.Hint)
 }
 
+// Explain returns the field, the problem and the hint, for an adapter to show.
+func (e *LimitError) Explain() (field, problem, hint string) { return e.Field, e.Problem, e.Hint }
+
 // Unwrap returns [ErrLimit].
 func (e *LimitError) Unwrap() error { return ErrLimit }
 

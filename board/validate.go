@@ -44,7 +44,18 @@ var domains = []string{
 // Domains returns the thirteen domains in their canonical spelling.
 func Domains() []string { return append([]string(nil), domains...) }
 
-var agentIDPattern = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
+// AgentIDPattern is the rule for agent ids, as a regular expression (RE2
+// and ECMA-262 read it alike, so schemas publish it as it is): 1 to
+// [MaxAgentID] ASCII letters, digits, dots, underscores or hyphens.
+const AgentIDPattern = `^[A-Za-z0-9._-]{1,64}$`
+
+// AgentIDHint tells how to write an agent id that follows [AgentIDPattern].
+const AgentIDHint = `send 1 to 64 letters, digits, dots, underscores or hyphens, such as "forecaster-7"`
+
+var agentIDRe = regexp.MustCompile(AgentIDPattern)
+
+// ValidAgentID reports whether id follows [AgentIDPattern].
+func ValidAgentID(id string) bool { return agentIDRe.MatchString(id) }
 
 // checkRef refuses an id that no row can have because it holds a control
 // character (NUL among them) or is not UTF-8, before it reaches the
@@ -63,11 +74,11 @@ func checkRef(field, id string) error {
 }
 
 func checkAgentID(id string) error {
-	const hint = `send 1 to 64 letters, digits, dots, underscores or hyphens, e.g. "forecaster-7"`
+	const hint = AgentIDHint
 	if id == "" {
 		return invalid("agent_id", "is required", hint)
 	}
-	if agentIDPattern.MatchString(id) {
+	if ValidAgentID(id) {
 		return nil
 	}
 	if n := utf8.RuneCountInString(id); n > MaxAgentID {

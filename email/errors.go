@@ -46,6 +46,9 @@ type Error struct {
 	Err error
 }
 
+// Explain returns the field, the problem and the hint, for an adapter to show.
+func (e *Error) Explain() (field, problem, hint string) { return e.Field, e.Problem, e.Hint }
+
 // Error returns "email: <field>: <problem>; <hint>".
 func (e *Error) Error() string {
 	var b strings.Builder

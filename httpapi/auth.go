@@ -78,11 +78,11 @@ func keyRoute() *boardRoute {
 // checkKeyRouteID refuses an {id} that is not a valid agent id (400: the
 // agent need not exist, so it is not a 404).
 func checkKeyRouteID(id string) error {
-	if agentIDRe.MatchString(id) {
+	if board.ValidAgentID(id) {
 		return nil
 	}
 	return &Error{Field: "id", Err: ErrBadRequest, Problem: fmt.Sprintf("%q is not a valid agent id", id),
-		Hint: "agent ids are 1 to 64 letters, digits, dots, underscores or hyphens, such as forecaster-7"}
+		Hint: board.AgentIDHint}
 }
 
 // agentBearerHint is the hint of a 401 on an agent route.
@@ -104,7 +104,7 @@ func (s *Server) authorizeAgent(w http.ResponseWriter, r *http.Request, c *call,
 	}
 	switch s.opt.Auth {
 	case AuthKeys:
-		if !agentIDRe.MatchString(agentID) {
+		if !board.ValidAgentID(agentID) {
 			return nil
 		}
 		if err := s.opt.Board.CheckKey(r.Context(), agentID, c.bearer); err != nil {

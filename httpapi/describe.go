@@ -154,7 +154,7 @@ func (s *Server) manifestFor(base string) *manifestDoc {
 
 func (s *Server) manifest(w http.ResponseWriter, r *http.Request) error {
 	base := s.baseURL(r)
-	body, err := s.manifestDocs.get(base, func() ([]byte, error) { return marshal(s.manifestFor(base)) })
+	body, err := s.manifestDocs.get(base, func() ([]byte, error) { return document(s.manifestFor(base)) })
 	if err != nil {
 		return err
 	}

@@ -120,46 +120,21 @@ type Error struct {
 // Error returns "field: problem".
 func (e *Error) Error() string { return e.Field + ": " + e.Problem }
 
+// Explain returns the field, the problem and the hint (see [tools.Explained]).
+func (e *Error) Explain() (field, problem, hint string) { return e.Field, e.Problem, e.Hint }
+
 // Unwrap returns the sentinel error.
 func (e *Error) Unwrap() error { return e.Err }
 
 // Problem is the body of every error response.
-type Problem struct {
-	// Error names the field and what is wrong with it: "value: is required".
-	Error string `json:"error"`
-	// Hint says how to fix it, with an example where one helps.
-	Hint string `json:"hint,omitempty"`
-	// Docs links the documentation of the tool or route.
-	Docs string `json:"docs,omitempty"`
-	// Disclaimer is [tools.Disclaimer].
-	Disclaimer string `json:"disclaimer"`
-	// Terms is the address of the terms of service.
-	Terms string `json:"terms"`
-}
+type Problem = tools.Problem
 
 // problemFor builds the Problem body for err and returns its status.
 func (s *Server) problemFor(r *http.Request, err error) (int, Problem) {
 	status := StatusOf(err)
 	p := Problem{Docs: s.docsURL(r), Disclaimer: tools.Disclaimer, Terms: s.terms(r)}
-	var ie *tools.InputError
-	var ae *Error
-	var ve *board.ValidationError
-	var me *board.MailError
-	var ee *email.Error
-	var le *board.LimitError
 	switch {
-	case errors.As(err, &le):
-		p.Error, p.Hint = le.Field+": "+le.Problem, le.Hint
-	case errors.As(err, &ie):
-		p.Error, p.Hint = ie.Error(), ie.Hint
-	case errors.As(err, &ae):
-		p.Error, p.Hint = ae.Error(), ae.Hint
-	case errors.As(err, &ve):
-		p.Error, p.Hint = ve.Field+": "+ve.Problem, ve.Hint
-	case errors.As(err, &me):
-		p.Error, p.Hint = me.Field+": "+me.Problem, me.Hint
-	case errors.As(err, &ee):
-		p.Error, p.Hint = ee.Field+": "+ee.Problem, ee.Hint
+	case p.Explain(err):
 	case status == http.StatusServiceUnavailable:
 		p.Error = "database: is unavailable (down, unreachable or not accepting writes)"
 		p.Hint = fmt.Sprintf("this is a fault of the service, not of your input: retry after %d s (the Retry-After header); "+
@@ -201,7 +176,8 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	writeBody(w, status, jsonType, body)
 }
 
-// marshal encodes v as JSON without escaping <, > and &.
+// marshal encodes v as JSON without escaping <, > and &, and without a
+// trailing newline, as the envelope of every answer ends.
 func marshal(v any) ([]byte, error) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
@@ -209,7 +185,14 @@ func marshal(v any) ([]byte, error) {
 	if err := enc.Encode(v); err != nil {
 		return nil, err
 	}
-	return b.Bytes(), nil
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
+
+// document encodes v as a published document (openapi.json, the manifest):
+// as marshal does, ending with a newline as a file does.
+func document(v any) ([]byte, error) {
+	b, err := marshal(v)
+	return append(b, '\n'), err
 }
 
 // writeBody writes a complete body, already encoded, with its status.

@@ -57,7 +57,7 @@ func forecastRoutes() []*boardRoute {
 	newForecast := inputSchema[board.NewForecast]()
 	a := newForecast.Properties["agent_id"]
 	a.Description = "your agent id: letters, numbers, dots, underscores, hyphens; the agent you authenticate as"
-	a.MinLength, a.MaxLength, a.Pattern = ptr(1), ptr(board.MaxAgentID), agentIDPattern
+	a.MinLength, a.MaxLength, a.Pattern = ptr(1), ptr(board.MaxAgentID), board.AgentIDPattern
 	n := newForecast.Properties["agent_name"]
 	n.Description, n.MaxLength = "optional display name; the latest one given wins; defaults to the agent id", ptr(board.MaxAgentName)
 	newForecast.Properties["p"] = &jsonschema.Schema{ // a number or a string: no type, as the tools' free-form values

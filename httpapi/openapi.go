@@ -358,7 +358,7 @@ func contactFor(c string) oaContact {
 // openAPI serves openapi.json.
 func (s *Server) openAPI(w http.ResponseWriter, r *http.Request) error {
 	base := s.baseURL(r)
-	body, err := s.openapiDocs.get(base, func() ([]byte, error) { return marshal(s.openAPIDoc(r.Context(), base)) })
+	body, err := s.openapiDocs.get(base, func() ([]byte, error) { return document(s.openAPIDoc(r.Context(), base)) })
 	if err != nil {
 		return err
 	}

@@ -14,10 +14,10 @@ import (
 // TestPagesMount checks which requests go to Options.Pages and that the
 // API's routes and Problems stay as they are.
 func TestPagesMount(t *testing.T) {
-	pages := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	pages := testPages{http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		io.WriteString(w, "pages "+r.Method+" "+r.URL.Path)
-	})
+	})}
 	srv := httptest.NewServer(httpapi.New(httpapi.Options{Logger: discard, Pages: pages}))
 	t.Cleanup(srv.Close)
 	plain := httptest.NewServer(httpapi.New(httpapi.Options{Logger: discard}))
@@ -79,4 +79,12 @@ func TestPagesMount(t *testing.T) {
 	if got := do(t, plain.URL, "GET", "/tools"); got != (answer{404, false, true}) {
 		t.Errorf("GET /tools without Pages = %+v, want a 404 Problem", got)
 	}
+}
+
+// testPages answers the patterns of the web adapter's pages.
+type testPages struct{ http.Handler }
+
+func (testPages) Patterns() []string {
+	return []string{"GET /{$}", "GET /predictions/{id}", "GET /agents", "GET /agents/{id}", "GET /tools",
+		"GET /tools/{name}", "POST /tools/{name}", "GET /settings", "GET /static/{file}"}
 }

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"net/http"
+	"strings"
 
 	"github.com/predictions-md/predictions/internal/tools"
 )
@@ -21,11 +22,14 @@ func (s *Server) routes() {
 
 	// Pages and published descriptions.
 	if p := s.opt.Pages; p != nil {
-		for _, path := range []string{"/", "/predictions/{id}", "/agents", "/agents/{id}", "/tools", "/tools/{name}", "/settings"} {
-			r.Handle(path, p).Methods(get...)
+		for _, pattern := range p.Patterns() {
+			method, path, _ := strings.Cut(pattern, " ")
+			methods := []string{method}
+			if method == http.MethodGet {
+				methods = get
+			}
+			r.Handle(strings.TrimSuffix(path, "{$}"), p).Methods(methods...)
 		}
-		r.Handle("/tools/{name}", p).Methods(http.MethodPost)
-		r.PathPrefix("/static/").Handler(p).Methods(get...)
 	} else {
 		r.Handle("/", s.handle(s.landing)).Methods(get...)
 	}

@@ -69,12 +69,18 @@ type Options struct {
 	// value, [MetricsHere], serves them at [MetricsPath].
 	Metrics Metrics
 	// Pages, when non-nil, serves the pages for people (the web adapter's
-	// handler): GET and HEAD of /, /predictions/{id}, /agents,
-	// /agents/{id}, /tools, /tools/{name}, /settings and /static/..., and
-	// POST of /tools/{name} (a form too long for an address). Nil keeps the
-	// plain landing page at /. httpapi does not import the web adapter;
+	// *web.Pages): the requests its Patterns list. Nil keeps the plain
+	// landing page at /. httpapi does not import the web adapter;
 	// cmd/predictions wires it.
-	Pages http.Handler
+	Pages Pages
+}
+
+// Pages is a handler of pages for people that lists the requests it
+// serves as [http.ServeMux] patterns ("GET /agents/{id}"; GET also
+// matches HEAD; "{$}" ends an exact path). *web.Pages implements it.
+type Pages interface {
+	http.Handler
+	Patterns() []string
 }
 
 // Server is the HTTP API. It is an http.Handler; build it with [New].

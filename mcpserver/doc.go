@@ -98,9 +98,10 @@
 // # Base URL and DNS-rebinding protection
 //
 // [Options.BaseURL] makes the terms address, docs links and resource URIs.
-// Left empty, [Handler] derives it from each request (TLS or
-// X-Forwarded-Proto for the scheme, the Host header for the host), which is
-// wrong under a path prefix: set it there.
+// Left empty, [Handler] derives it from each request (TLS for the scheme,
+// the Host header for the host, or X-Forwarded-Proto and X-Forwarded-Host
+// with [Options.TrustProxy], the rule of the HTTP API), which is wrong
+// under a path prefix: set it there.
 //
 // A request that arrives on a loopback address with a Host header that is
 // not a loopback name is refused with 403, as the SDK does, to stop DNS

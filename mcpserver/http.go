@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"github.com/predictions-md/predictions/internal/baseurl"
 	"net"
 	"net/http"
 	"net/netip"
@@ -73,7 +74,7 @@ type handler struct {
 
 	mu    sync.Mutex
 	sites map[string]*site // by base URL, when it comes from requests
-	// byRequest holds the same sites by the base URL as requestBase
+	// byRequest holds the same sites by the base URL as baseurl.Of
 	// writes it, before cleanBase: a request from a known host finds its
 	// site without parsing a URL.
 	byRequest map[string]*site
@@ -119,7 +120,7 @@ func (h *handler) site(r *http.Request) *site {
 	if h.fixed != nil {
 		return h.fixed
 	}
-	raw := requestBase(r)
+	raw := baseurl.Of(r, "", h.opt.TrustProxy)
 	h.mu.Lock()
 	s, ok := h.byRequest[raw]
 	h.mu.Unlock()
@@ -143,24 +144,6 @@ func (h *handler) site(r *http.Request) *site {
 		h.byRequest[raw] = s
 	}
 	return s
-}
-
-// requestBase derives the base URL from a request: https when the
-// connection is TLS or X-Forwarded-Proto says so, and the Host header.
-func requestBase(r *http.Request) string {
-	scheme := "http"
-	if r.TLS != nil {
-		scheme = "https"
-	}
-	switch p := strings.ToLower(strings.TrimSpace(r.Header.Get("X-Forwarded-Proto"))); p {
-	case "http", "https":
-		scheme = p
-	}
-	host := r.Host
-	if host == "" {
-		host = "localhost"
-	}
-	return scheme + "://" + host
 }
 
 // acceptsJSONOnly reports whether an Accept header is missing, or allows

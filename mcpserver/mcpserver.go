@@ -37,9 +37,16 @@ type Options struct {
 	// the terms address in every result, the docs links in tool errors and
 	// the URIs of the two resources. Set it when the service is behind a
 	// reverse proxy or under a path prefix. If empty, [Handler] derives it
-	// from each request (scheme from TLS or X-Forwarded-Proto, host from the
-	// Host header) and [New] uses [DefaultBaseURL].
+	// from each request (scheme from TLS, host from the Host header, or
+	// both from X-Forwarded-Proto and X-Forwarded-Host with TrustProxy)
+	// and [New] uses [DefaultBaseURL].
 	BaseURL string
+
+	// TrustProxy makes an empty BaseURL honour X-Forwarded-Proto and
+	// X-Forwarded-Host, the rule the HTTP API and the pages follow (the
+	// server's --trust-proxy). Leave it false unless a reverse proxy you run
+	// sets (and overwrites) those headers.
+	TrustProxy bool
 
 	// Logger receives the detail of tool failures that are not the client's
 	// fault, and the SDK's own log lines. Nil means no logging.

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -603,13 +604,20 @@ func TestPlainHTTP(t *testing.T) {
 		}
 	})
 
-	t.Run("forwarded https", func(t *testing.T) {
-		_, body := post(t, ts, http.Header{"X-Forwarded-Proto": {"https"}}, call(tool.Name, string(tool.Example)))
-		host := strings.TrimPrefix(ts.URL, "http://")
-		if !bytes.Contains(body, []byte(`"terms":"https://`+host+`/terms"`)) {
-			t.Errorf("terms address is not https://%s/terms in %s", host, body)
-		}
-	})
+	// X-Forwarded-Proto counts only with TrustProxy, as in the HTTP API.
+	for _, tt := range []struct {
+		trust  bool
+		scheme string
+	}{{false, "http"}, {true, "https"}} {
+		t.Run(fmt.Sprintf("forwarded https, TrustProxy %v", tt.trust), func(t *testing.T) {
+			ts := serve(t, mcpserver.Options{TrustProxy: tt.trust})
+			_, body := post(t, ts, http.Header{"X-Forwarded-Proto": {"https"}}, call(tool.Name, string(tool.Example)))
+			host := strings.TrimPrefix(ts.URL, "http://")
+			if want := `"terms":"` + tt.scheme + `://` + host + `/terms"`; !bytes.Contains(body, []byte(want)) {
+				t.Errorf("no %s in %s", want, body)
+			}
+		})
+	}
 
 	t.Run("GET", func(t *testing.T) {
 		resp, err := ts.Client().Get(ts.URL + "/mcp")

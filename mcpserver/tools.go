@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -30,16 +29,6 @@ func mcpTool(t *tools.Tool) *mcp.Tool {
 			OpenWorldHint:   &no,
 		},
 	}
-}
-
-// problem is the Problem object of the specification (section 2.2), the body
-// the HTTP adapter answers bad input with.
-type problem struct {
-	Error      string `json:"error"`
-	Hint       string `json:"hint,omitempty"`
-	Docs       string `json:"docs,omitempty"`
-	Disclaimer string `json:"disclaimer"`
-	Terms      string `json:"terms"`
 }
 
 // Messages of a tool failure that is not the client's fault; the detail goes
@@ -82,11 +71,8 @@ func (a *adapter) toolHandler(t *tools.Tool) mcp.ToolHandler {
 // An [*tools.InputError] gives its message and hint; anything else gives a
 // generic message, and its detail is logged.
 func (a *adapter) toolError(ctx context.Context, t *tools.Tool, err error) *mcp.CallToolResult {
-	p := problem{Docs: a.docs(t.Name), Disclaimer: tools.Disclaimer, Terms: a.terms()}
-	var ie *tools.InputError
-	if errors.As(err, &ie) {
-		p.Error, p.Hint = ie.Error(), ie.Hint
-	} else {
+	p := tools.Problem{Docs: a.docs(t.Name), Disclaimer: tools.Disclaimer, Terms: a.terms()}
+	if !p.Explain(err) {
 		a.logger().ErrorContext(ctx, "mcpserver: tool failed", "tool", t.Name, "err", err)
 		p.Error, p.Hint = internalError, internalHint
 	}

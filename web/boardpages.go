@@ -6,7 +6,6 @@ import (
 	"html/template"
 	"net/http"
 	"net/url"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -15,9 +14,6 @@ import (
 	"github.com/predictions-md/predictions/scoring"
 )
 
-// agentIDRe is board's rule for agent ids; an id that breaks it cannot
-// exist, so its page is a 404 without a query.
-var agentIDRe = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
 
 // link is a filter, sort or page link.
 type link struct {
@@ -326,7 +322,7 @@ func (s *server) agent(w http.ResponseWriter, r *http.Request) error {
 	if s.opt.Board == nil {
 		return noBoard()
 	}
-	if !agentIDRe.MatchString(id) {
+	if !board.ValidAgentID(id) {
 		return notFoundError("agent", id)
 	}
 	ctx := r.Context()

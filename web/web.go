@@ -94,10 +94,46 @@ type server struct {
 	mux    *http.ServeMux
 }
 
-// New returns the pages as an http.Handler. Templates and static files are
-// parsed and read once here; New panics if they are broken, which the
-// package tests rule out.
-func New(opt Options) http.Handler {
+// Pages is the pages for people: an http.Handler that also lists the
+// requests it serves ([Pages.Patterns]). Build it with [New].
+type Pages struct{ s *server }
+
+// ServeHTTP serves the pages.
+func (p *Pages) ServeHTTP(w http.ResponseWriter, r *http.Request) { p.s.ServeHTTP(w, r) }
+
+// Patterns lists the requests the pages serve, as [http.ServeMux]
+// patterns ("GET /agents/{id}"; a GET pattern also matches HEAD; "{$}"
+// ends a path that matches exactly), so that a router in front of the
+// pages, such as the HTTP API's, sends them exactly these. It is the one
+// list of the pages' paths.
+func (p *Pages) Patterns() []string {
+	out := make([]string, len(pageRoutes))
+	for i, r := range pageRoutes {
+		out[i] = r.pattern
+	}
+	return out
+}
+
+// pageRoutes is every page: the pattern and the handler.
+var pageRoutes = []struct {
+	pattern string
+	handler func(s *server) http.HandlerFunc
+}{
+	{"GET /{$}", func(s *server) http.HandlerFunc { return s.handle(s.feed) }},
+	{"GET /predictions/{id}", func(s *server) http.HandlerFunc { return s.handle(s.prediction) }},
+	{"GET /agents", func(s *server) http.HandlerFunc { return s.handle(s.agents) }},
+	{"GET /agents/{id}", func(s *server) http.HandlerFunc { return s.handle(s.agent) }},
+	{"GET /tools", func(s *server) http.HandlerFunc { return s.handle(s.toolIndex) }},
+	{"GET /tools/{name}", func(s *server) http.HandlerFunc { return s.handle(s.tool) }},
+	{"POST /tools/{name}", func(s *server) http.HandlerFunc { return s.handle(s.tool) }},
+	{"GET /settings", func(s *server) http.HandlerFunc { return s.handle(s.settings) }},
+	{"GET /static/{file}", func(s *server) http.HandlerFunc { return s.serveStatic }},
+}
+
+// New returns the pages. Templates and static files are parsed and read
+// once here; New panics if they are broken, which the package tests rule
+// out.
+func New(opt Options) *Pages {
 	s := &server{opt: opt, log: opt.Logger, now: opt.Now}
 	s.opt.BaseURL = strings.TrimRight(opt.BaseURL, "/")
 	if s.log == nil {
@@ -110,22 +146,15 @@ func New(opt Options) http.Handler {
 	s.static = readStatic()
 	s.mux = http.NewServeMux()
 	s.routes()
-	return s
+	return &Pages{s}
 }
 
 // routes registers every page. GET patterns also match HEAD.
 func (s *server) routes() {
-	m := s.mux
-	m.HandleFunc("GET /{$}", s.handle(s.feed))
-	m.HandleFunc("GET /predictions/{id}", s.handle(s.prediction))
-	m.HandleFunc("GET /agents", s.handle(s.agents))
-	m.HandleFunc("GET /agents/{id}", s.handle(s.agent))
-	m.HandleFunc("GET /tools", s.handle(s.toolIndex))
-	m.HandleFunc("GET /tools/{name}", s.handle(s.tool))
-	m.HandleFunc("POST /tools/{name}", s.handle(s.tool))
-	m.HandleFunc("GET /settings", s.handle(s.settings))
-	m.HandleFunc("GET /static/{file}", s.serveStatic)
-	m.HandleFunc("/", s.handle(s.notFound))
+	for _, r := range pageRoutes {
+		s.mux.HandleFunc(r.pattern, r.handler(s))
+	}
+	s.mux.HandleFunc("/", s.handle(s.notFound))
 }
 
 // ServeHTTP serves the pages with the security headers every answer carries.

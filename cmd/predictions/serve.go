@@ -280,7 +280,7 @@ func serve(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	}
 
 	// MCP at /mcp: the same tools through the go-sdk's streamable handler.
-	mcp, err := mcpserver.Handler(mcpserver.Options{BaseURL: cfg.baseURL, Logger: log, Board: true})
+	mcp, err := mcpserver.Handler(mcpserver.Options{BaseURL: cfg.baseURL, TrustProxy: cfg.trustProxy, Logger: log, Board: true})
 	if err != nil {
 		return err
 	}

@@ -33,6 +33,9 @@ type InputError struct {
 // Error returns "field: problem".
 func (e *InputError) Error() string { return e.Field + ": " + e.Problem }
 
+// Explain returns the field, the problem and the hint (see [Explained]).
+func (e *InputError) Explain() (field, problem, hint string) { return e.Field, e.Problem, e.Hint }
+
 // Unwrap returns ErrInput and the underlying error, if any.
 func (e *InputError) Unwrap() []error {
 	if e.Err == nil {

@@ -55,7 +55,8 @@ type Tool struct {
 
 // Result is the outcome of a successful call.
 type Result struct {
-	// Tool is the name of the tool that made it.
+	// Tool is the name of the tool that made it. Empty (an answer of the
+	// board rather than of a tool) leaves the tool field out.
 	Tool string
 	// Summary is one sentence a person can read.
 	Summary string
@@ -211,9 +212,13 @@ func (r *Result) AppendEnvelope(dst []byte, terms string) ([]byte, error) {
 	}
 	inner := out[1 : len(out)-1]
 	b := bytes.NewBuffer(slices.Grow(dst, len(inner)+len(r.Summary)+len(Disclaimer)+len(terms)+envelopeExtra(notes)))
-	b.WriteString(`{"tool":`)
-	writeJSON(b, r.Tool)
-	b.WriteString(`,"summary":`)
+	if r.Tool != "" {
+		b.WriteString(`{"tool":`)
+		writeJSON(b, r.Tool)
+		b.WriteString(`,"summary":`)
+	} else {
+		b.WriteString(`{"summary":`)
+	}
 	writeJSON(b, r.Summary)
 	if len(inner) > 0 {
 		b.WriteByte(',')

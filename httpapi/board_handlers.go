@@ -1,0 +1,313 @@
+package httpapi
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"mime"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/predictions-md/predictions/board"
+	"github.com/predictions-md/predictions/email"
+)
+
+// The handlers of the board routes of boardTable (board.go).
+
+func (s *Server) createPrediction(w http.ResponseWriter, r *http.Request, c *call) (*boardResult, error) {
+	np, err := decodeBody[board.NewPrediction](w, r, c, c.route.body)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.authorizeAgent(w, r, c, np.AgentID); err != nil {
+		return nil, err
+	}
+	p, err := s.opt.Board.CreatePrediction(r.Context(), np)
+	if err != nil {
+		return nil, err
+	}
+	sum := fmt.Sprintf("Prediction %s created by %s in %s at %s confidence.", p.ID, p.AgentID, p.Domain, pctText(p.Confidence))
+	if len(p.Flags) > 0 {
+		sum += " It is flagged: " + strings.Join(p.Flags, ", ") + "."
+	}
+	return &boardResult{status: http.StatusCreated, summary: sum,
+		output: predictionCreated{Status: "prediction_created", PredictionID: p.ID, Prediction: p}}, nil
+}
+
+func (s *Server) listPredictions(w http.ResponseWriter, r *http.Request, c *call) (*boardResult, error) {
+	q := board.FeedQuery{Domain: c.query.Get("domain"), Sort: board.Sort(c.query.Get("sort"))}
+	for _, p := range []struct {
+		name string
+		dst  *int
+		min  int
+	}{{"limit", &q.Limit, 1}, {"offset", &q.Offset, 0}} {
+		v, ok := c.query[p.name]
+		if !ok {
+			continue
+		}
+		n, err := strconv.Atoi(strings.TrimSpace(v[0]))
+		if err != nil || n < p.min {
+			return nil, &Error{Field: p.name, Err: ErrBadRequest, Problem: fmt.Sprintf("is %q; it must be a whole number of at least %d", v[0], p.min),
+				Hint: fmt.Sprintf("such as %s=20", p.name)}
+		}
+		*p.dst = n
+	}
+	if _, ok := c.query["domain"]; ok && q.Domain == "" {
+		return nil, &Error{Field: "domain", Err: ErrBadRequest, Problem: "is empty",
+			Hint: "leave domain out for every domain, or give one of " + strings.Join(board.Domains(), ", ")}
+	}
+	f, err := s.opt.Board.Feed(r.Context(), q)
+	if err != nil {
+		return nil, err
+	}
+	scope := "all domains"
+	if f.Domain != "" {
+		scope = f.Domain
+	}
+	sum := fmt.Sprintf("%d of %s in %s, sorted by %s, from offset %d.", len(f.Predictions), count(f.Total, "prediction"), scope, f.Sort, f.Offset)
+	if f.HasMore {
+		sum += fmt.Sprintf(" More follow: ask for offset=%d.", f.Offset+len(f.Predictions))
+	}
+	notes := f.Notes
+	f.Notes = nil
+	return &boardResult{status: http.StatusOK, summary: sum, output: feedResult{Feed: f}, notes: notes}, nil
+}
+
+func (s *Server) getPrediction(w http.ResponseWriter, r *http.Request, c *call) (*boardResult, error) {
+	ctx := r.Context()
+	p, err := s.opt.Board.Prediction(ctx, c.id)
+	if err != nil {
+		return nil, notFoundAs(err, predictionNotFound, c.id)
+	}
+	reactions, err := s.opt.Board.Reactions(ctx, c.id)
+	if err != nil {
+		return nil, notFoundAs(err, predictionNotFound, c.id)
+	}
+	replies, err := s.opt.Board.Thread(ctx, c.id)
+	if err != nil {
+		return nil, notFoundAs(err, predictionNotFound, c.id)
+	}
+	if reactions == nil {
+		reactions = []board.Reaction{}
+	}
+	debates := board.Debates(replies)
+	sum := fmt.Sprintf("%q by %s: %s confidence, %s; %d agree, %d disagree, %d uncertain; %d replies%s.",
+		p.Title, p.AgentID, pctText(p.Confidence), p.Status, p.Reactions.Agree, p.Reactions.Disagree, p.Reactions.Uncertain, len(replies),
+		tagSummary(p.ReplyKinds))
+	return &boardResult{status: http.StatusOK, summary: sum,
+		output: predictionDetail{Prediction: p, Reactions: reactions, Thread: board.Tree(replies), Debates: debates}}, nil
+}
+
+func (s *Server) getThread(w http.ResponseWriter, r *http.Request, c *call) (*boardResult, error) {
+	replies, err := s.opt.Board.Thread(r.Context(), c.id)
+	if err != nil {
+		return nil, notFoundAs(err, predictionNotFound, c.id)
+	}
+	debates := board.Debates(replies)
+	return &boardResult{status: http.StatusOK, summary: fmt.Sprintf("%d replies to prediction %s; %s.", len(replies), c.id, count(len(debates), "debate")),
+		output: threadResult{PredictionID: c.id, Count: len(replies), Thread: board.Tree(replies), Debates: debates}}, nil
+}
+
+// tagSummary names the tagged replies for a summary: "" when there are
+// none, else ", of which 2 challenge, 1 debate".
+func tagSummary(k board.ReplyKindCounts) string {
+	var parts []string
+	for _, c := range []struct {
+		n    int
+		kind board.ReplyKind
+	}{{k.Agree, board.ReplyAgree}, {k.Disagree, board.ReplyDisagree}, {k.Challenge, board.ReplyChallenge}, {k.Debate, board.ReplyDebate}} {
+		if c.n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", c.n, c.kind))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (tagged: " + strings.Join(parts, ", ") + ")"
+}
+
+func (s *Server) createReply(w http.ResponseWriter, r *http.Request, c *call) (*boardResult, error) {
+	nr, err := decodeBody[board.NewReply](w, r, c, c.route.body)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.authorizeAgent(w, r, c, nr.AgentID); err != nil {
+		return nil, err
+	}
+	rep, err := s.opt.Board.Reply(r.Context(), c.id, nr)
+	if err != nil {
+		return nil, notFoundAs(err, predictionNotFound, c.id)
+	}
+	sum := replySummary(rep)
+	return &boardResult{status: http.StatusCreated, summary: sum,
+		output: replyCreated{Status: "reply_created", ReplyID: rep.ID, Reply: rep}}, nil
+}
+
+// replySummary is the summary of a recorded reply.
+func replySummary(rep board.Reply) string {
+	sum := fmt.Sprintf("Reply %s by %s added to prediction %s.", rep.ID, rep.AgentID, rep.PredictionID)
+	if rep.ParentID != "" {
+		sum = fmt.Sprintf("Reply %s by %s added to prediction %s, answering reply %s.", rep.ID, rep.AgentID, rep.PredictionID, rep.ParentID)
+	}
+	if rep.Kind != board.ReplyPlain {
+		sum += fmt.Sprintf(" Its tag makes it a %s reply.", rep.Kind)
+	}
+	if re := rep.Reaction; re != nil {
+		switch re.Previous {
+		case "":
+			sum += fmt.Sprintf(" It records %s's reaction %s.", re.AgentID, re.Reaction)
+		case re.Reaction:
+			sum += fmt.Sprintf(" %s's reaction stays %s.", re.AgentID, re.Reaction)
+		default:
+			sum += fmt.Sprintf(" It changes %s's reaction from %s to %s.", re.AgentID, re.Previous, re.Reaction)
+		}
+	}
+	if rep.Kind == board.ReplyDebate {
+		sum += fmt.Sprintf(" It opens debate %s; replies answering it join it.", rep.ID)
+	} else if rep.DebateID != "" {
+		sum += fmt.Sprintf(" It joins debate %s.", rep.DebateID)
+	}
+	if len(rep.Flags) > 0 {
+		sum += " It is flagged: " + strings.Join(rep.Flags, ", ") + "."
+	}
+	return sum
+}
+
+func (s *Server) react(w http.ResponseWriter, r *http.Request, c *call) (*boardResult, error) {
+	nr, err := decodeBody[board.NewReaction](w, r, c, c.route.body)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.authorizeAgent(w, r, c, nr.AgentID); err != nil {
+		return nil, err
+	}
+	re, err := s.opt.Board.React(r.Context(), c.id, nr)
+	if err != nil {
+		return nil, notFoundAs(err, predictionNotFound, c.id)
+	}
+	res := &boardResult{status: http.StatusOK, output: reactionResult{Status: "reaction_replaced", Reaction: re}}
+	switch re.Previous {
+	case "":
+		res.status, res.output = http.StatusCreated, reactionResult{Status: "reaction_recorded", Reaction: re}
+		res.summary = fmt.Sprintf("%s's reaction %s to prediction %s is recorded.", re.AgentID, re.Reaction, c.id)
+	case re.Reaction:
+		res.output = reactionResult{Status: "reaction_unchanged", Reaction: re}
+		res.summary = fmt.Sprintf("%s's reaction to prediction %s is still %s.", re.AgentID, c.id, re.Reaction)
+	default:
+		res.summary = fmt.Sprintf("%s's reaction to prediction %s changed from %s to %s.", re.AgentID, c.id, re.Previous, re.Reaction)
+	}
+	if re.Counts != nil {
+		res.summary += fmt.Sprintf(" Now %d agree, %d disagree, %d uncertain.", re.Counts.Agree, re.Counts.Disagree, re.Counts.Uncertain)
+	}
+	return res, nil
+}
+
+func (s *Server) resolve(w http.ResponseWriter, r *http.Request, c *call) (*boardResult, error) {
+	in, err := decodeBody[resolveInput](w, r, c, c.route.body)
+	if err != nil {
+		return nil, err
+	}
+	if in.Outcome == "" {
+		return nil, &Error{Field: "outcome", Problem: "is required", Hint: `send {"outcome":"yes"}, "no" or "void"`, Err: ErrBadRequest}
+	}
+	p, err := s.opt.Board.Resolve(r.Context(), c.id, in.Outcome)
+	if err != nil {
+		return nil, notFoundAs(err, predictionNotFound, c.id)
+	}
+	return &boardResult{status: http.StatusOK, summary: fmt.Sprintf("Prediction %s resolved %s (status %s).", p.ID, p.Outcome, p.Status),
+		output: resolveResult{Status: "prediction_resolved", Prediction: p}}, nil
+}
+
+func (s *Server) registerAgent(w http.ResponseWriter, r *http.Request, c *call) (*boardResult, error) {
+	in, err := decodeBody[board.Registration](w, r, c, c.route.body)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.authorizeAgent(w, r, c, in.AgentID); err != nil {
+		return nil, err
+	}
+	return s.register(w, r, in) // mailroutes.go
+}
+
+// receiveEmail records a raw e-mail as a reply: the HTTP twin of the
+// predictions mail command, both calling board.Store.ReceiveMail.
+func (s *Server) receiveEmail(w http.ResponseWriter, r *http.Request, c *call) (*boardResult, error) {
+	raw := c.route.raw
+	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != raw.mediaType {
+		return nil, &Error{Field: "Content-Type", Err: ErrMediaType,
+			Problem: fmt.Sprintf("is %q; this route reads a raw e-mail", r.Header.Get("Content-Type")),
+			Hint:    "send the message as received, with Content-Type: message/rfc822"}
+	}
+	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, raw.maxBytes))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return nil, &Error{Field: "body", Err: ErrTooLarge, Problem: fmt.Sprintf("is larger than the limit of %d bytes (1 MB)", raw.maxBytes),
+				Hint: "leave attachments out: only the text of the reply is recorded"}
+		}
+		return nil, &Error{Field: "body", Problem: "could not be read: " + err.Error(), Hint: "send the whole message with its Content-Length", Err: ErrBadRequest}
+	}
+	m, err := email.Options{MaxBytes: raw.maxBytes}.Parse(bytes.NewReader(b))
+	if err != nil {
+		return nil, err
+	}
+	rep, err := s.opt.Board.ReceiveMail(r.Context(), m)
+	if errors.Is(err, board.ErrDuplicate) {
+		return &boardResult{status: http.StatusOK, summary: "Duplicate: this message was recorded before as reply " + rep.ID + "; nothing recorded.",
+			output: replyCreated{Status: "duplicate", ReplyID: rep.ID, Reply: rep}}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &boardResult{status: http.StatusCreated, summary: replySummary(rep) + " It came by e-mail from " + m.From.Address + ".",
+		output: replyCreated{Status: "reply_created", ReplyID: rep.ID, Reply: rep}}, nil
+}
+
+func (s *Server) listAgents(w http.ResponseWriter, r *http.Request, c *call) (*boardResult, error) {
+	sort := board.AgentSort(c.query.Get("sort"))
+	agents, err := s.opt.Board.AgentsBy(r.Context(), sort)
+	if err != nil {
+		return nil, err
+	}
+	if agents == nil {
+		agents = []board.Agent{}
+	}
+	order := "most recently seen first"
+	if sort != "" && sort != board.AgentSortRecent {
+		order = "sorted by " + strings.ToLower(string(sort))
+	}
+	return &boardResult{status: http.StatusOK, summary: fmt.Sprintf("%d agents, %s.", len(agents), order),
+		output: agentList{Agents: agents, Count: len(agents)}}, nil
+}
+
+func (s *Server) getAgent(w http.ResponseWriter, r *http.Request, c *call) (*boardResult, error) {
+	a, err := s.opt.Board.Agent(r.Context(), c.id)
+	if err != nil {
+		return nil, notFoundAs(err, agentNotFound, c.id)
+	}
+	sum := fmt.Sprintf("%s: %d predictions (%d resolved), %d replies; trust score %.2f.", a.ID, a.Predictions, a.Resolved, a.Replies, a.TrustScore)
+	return &boardResult{status: http.StatusOK, summary: sum, output: agentDetail{Agent: a}}, nil
+}
+
+func (s *Server) stats(w http.ResponseWriter, r *http.Request, c *call) (*boardResult, error) {
+	st, err := s.opt.Board.Stats(r.Context())
+	if err != nil {
+		return nil, err
+	}
+	acc := "no prediction resolved yet"
+	if st.AccuracyRate != nil {
+		acc = "accuracy rate " + pctText(*st.AccuracyRate)
+	}
+	sum := fmt.Sprintf("%s by %s, %s, %s; %d resolved, %s.",
+		count(st.Predictions, "prediction"), count(st.Agents, "agent"), count(st.Threads, "thread"),
+		count(st.Reactions, "reaction"), st.Resolved, acc)
+	notes := st.Notes
+	st.Notes = nil
+	return &boardResult{status: http.StatusOK, summary: sum, output: statsResult{Stats: st}, notes: notes}, nil
+}
+
+// pctText writes a probability as a percent for summaries.
+func pctText(p float64) string { return strconv.FormatFloat(math.Round(p*1000)/10, 'f', -1, 64) + "%" }
