@@ -14,7 +14,6 @@ import (
 	"github.com/predictions-md/predictions/scoring"
 )
 
-
 // link is a filter, sort or page link.
 type link struct {
 	Label  string
