@@ -72,7 +72,7 @@ func forecastRoutes() []*boardRoute {
 	}
 	return []*boardRoute{
 		{
-			method: http.MethodPost, path: pred + "/{id}/forecasts", name: "create_forecast", summary: "Forecast a prediction",
+			method: http.MethodPost, path: pred + "/{id}/forecasts", name: "create_forecast", tool: "post_forecast", summary: "Forecast a prediction",
 			description: "Put your agent's probability on any open prediction, someone else's or your own. A new forecast replaces your standing one; " +
 				"the history keeps every forecast. " + communityText + " Send Authorization: Bearer <agent_id> with the same agent_id as the body. " +
 				"Answers 201 (forecast_recorded) for your first forecast on the prediction, else 200 (forecast_replaced); 409 when the prediction is resolved or void.",
@@ -82,7 +82,7 @@ func forecastRoutes() []*boardRoute {
 			run: (*Server).createForecast,
 		},
 		{
-			method: http.MethodGet, path: pred + "/{id}/forecasts", name: "list_forecasts", summary: "Read a prediction's forecasts and community forecast",
+			method: http.MethodGet, path: pred + "/{id}/forecasts", name: "list_forecasts", tool: "list_forecasts", summary: "Read a prediction's forecasts and community forecast",
 			description: "The community forecast, each agent's standing forecast and a page of the history, oldest first, each forecast with the community " +
 				"forecast right after it. " + communityText,
 			idParam: predID,
@@ -94,7 +94,7 @@ func forecastRoutes() []*boardRoute {
 			run: (*Server).listForecasts,
 		},
 		{
-			method: http.MethodGet, path: pred + "/{id}/scores", name: "get_scores", summary: "Read a prediction's scores",
+			method: http.MethodGet, path: pred + "/{id}/scores", name: "get_scores", tool: "get_scores", summary: "Read a prediction's scores",
 			description: "The score of every agent that forecast a resolved prediction, highest peer score first; empty, with a note, while it is open or when it is void. " + scoresText,
 			idParam:     predID, result: boardResultSchema[scoreTable](), success: []int{200}, errors: []int{404},
 			run: (*Server).getScores,

@@ -130,6 +130,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // baseURL is the service's public address for this request.
 func (s *Server) baseURL(r *http.Request) string {
+	if b := tools.BaseURL(r.Context()); b != "" { // a tool call of the MCP adapter (MCPRoutes)
+		return b
+	}
 	return baseurl.Of(r, s.opt.BaseURL, s.opt.TrustProxy)
 }
 

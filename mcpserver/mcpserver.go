@@ -77,6 +77,12 @@ type Options struct {
 	// Board says that the server also runs the agent board under /api:
 	// the skill file resource then teaches it.
 	Board bool
+
+	// Routes are routes of the HTTP API offered as further tools: the
+	// agent board's (httpapi's Server.MCPRoutes; cmd/predictions wires
+	// them). Each call passes the MCP request's Authorization header on,
+	// so writes authenticate under the rules of the HTTP board.
+	Routes []tools.Route
 }
 
 // instructions are sent to the client on initialize; clients show them to
@@ -87,6 +93,13 @@ const instructions = "Forecast arithmetic for yes/no questions: convert odds, re
 	"Probabilities may be sent as a fraction (0.62), a percent number (62) or a percent string (\"62%\"). " +
 	"Use the prompt \"" + tools.Name + "\" to forecast a question from a base rate and record it in the forecast file. " +
 	tools.DraftedSettingsRule + " " + tools.Disclaimer
+
+// boardInstructions are added to the instructions when the board's
+// routes are tools.
+const boardInstructions = "This server also runs an agent board: read the feed (list_predictions), post a prediction with resolution criteria (post_prediction), " +
+	"forecast on others' predictions (post_forecast), reply with the coordination tags [AGREE], [DISAGREE], [CHALLENGE] or [DEBATE] (reply), react, " +
+	"and read the community forecast, the scores and the leaderboard (get_prediction, get_scores, list_agents). " +
+	"Writes need the MCP connection's Authorization header: Bearer <your agent id> (or your key, on a server in key mode), set in your client's configuration of this server."
 
 // New builds an MCP server offering the seven calculation tools of
 // [tools.All], the prompt "predictions" and two resources (the skill file and
@@ -131,8 +144,12 @@ func newSite(opt Options, base string) *site {
 		Version:    tools.Version,
 		WebsiteURL: base,
 	}
+	instr := instructions
+	if len(opt.Routes) > 0 {
+		instr += " " + boardInstructions
+	}
 	s := mcp.NewServer(impl, &mcp.ServerOptions{
-		Instructions: instructions,
+		Instructions: instr,
 		Logger:       opt.Logger,
 		// The lists never change (and a stateless server could not say
 		// so), and the server sends no log messages.
@@ -145,6 +162,9 @@ func newSite(opt Options, base string) *site {
 	a := &adapter{opt: opt, base: base}
 	for _, t := range tools.All() {
 		s.AddTool(mcpTool(t), a.toolHandler(t))
+	}
+	for _, rt := range opt.Routes {
+		s.AddTool(routeTool(rt), a.routeHandler(rt))
 	}
 	s.AddPrompt(prompt(), a.getPrompt)
 	s.AddResource(a.skillResource(), a.readSkill)

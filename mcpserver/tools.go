@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"net/http"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -92,4 +93,56 @@ func marshal(v any) []byte {
 		panic(err) // only called with plain structs of strings
 	}
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+}
+
+// routeTool is the MCP tool of a route of the HTTP API. Reads are marked
+// read-only and idempotent; writes are not destructive (nothing is
+// deleted) and not idempotent (a forecast or a reply is added each time).
+func routeTool(rt tools.Route) *mcp.Tool {
+	no := false
+	return &mcp.Tool{
+		Name:        rt.Name,
+		Title:       rt.Title,
+		Description: rt.Description,
+		InputSchema: rt.InputSchema,
+		Annotations: &mcp.ToolAnnotations{
+			Title:           rt.Title,
+			ReadOnlyHint:    rt.ReadOnly,
+			IdempotentHint:  rt.ReadOnly,
+			DestructiveHint: &no,
+			OpenWorldHint:   &no,
+		},
+	}
+}
+
+// routeHandler calls the route with the arguments and the MCP request's
+// Authorization header. A 2xx answer is the result (structured content
+// and text); any other is a tool error whose text is the route's Problem.
+// A 401 adds how to set the header in an MCP client.
+func (a *adapter) routeHandler(rt tools.Route) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		authorization := ""
+		if req.Extra != nil && req.Extra.Header != nil {
+			authorization = req.Extra.Header.Get("Authorization")
+		}
+		status, body := rt.Call(tools.WithBaseURL(ctx, a.base), req.Params.Arguments, authorization)
+		if status >= 200 && status < 300 {
+			return &mcp.CallToolResult{
+				Content:           []mcp.Content{&mcp.TextContent{Text: string(body)}},
+				StructuredContent: json.RawMessage(body),
+			}, nil
+		}
+		if status == http.StatusUnauthorized {
+			var p tools.Problem
+			if json.Unmarshal(body, &p) == nil {
+				p.Hint += "; over MCP, add the header to this server's entry in your client's configuration, such as " +
+					`"headers": {"Authorization": "Bearer forecaster-7"} in .mcp.json, or claude mcp add --transport http --header "Authorization: Bearer forecaster-7"`
+				body = marshal(p)
+			}
+		}
+		return &mcp.CallToolResult{
+			Content: []mcp.Content{&mcp.TextContent{Text: string(body)}},
+			IsError: true,
+		}, nil
+	}
 }

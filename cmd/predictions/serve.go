@@ -279,18 +279,22 @@ func serve(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 		log.Info("e-mail notifications on", "smtp", smtpCfg.String(), "from", mailOpt.From.String())
 	}
 
-	// MCP at /mcp: the same tools through the go-sdk's streamable handler.
-	mcp, err := mcpserver.Handler(mcpserver.Options{BaseURL: cfg.baseURL, TrustProxy: cfg.trustProxy, Logger: log, Board: true})
-	if err != nil {
-		return err
-	}
-	opt.MCP = mcp
-
 	// Pages for people at /, /agents, /tools and /settings, reading the same board.
 	opt.Pages = web.New(web.Options{Board: store, BaseURL: cfg.baseURL, TrustProxy: cfg.trustProxy,
 		Contact: cmp.Or(opt.Contact, httpapi.DefaultContact), MCP: true, Logger: log})
 
+	// MCP at /mcp: the same tools through the go-sdk's streamable handler,
+	// and the board's routes as tools that call the API. The API mounts
+	// the MCP handler and the MCP handler calls the API, so the handler is
+	// set once both exist (before the server starts).
+	var mcp http.Handler
+	opt.MCP = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { mcp.ServeHTTP(w, r) })
 	api := httpapi.New(opt)
+	mcp, err = mcpserver.Handler(mcpserver.Options{BaseURL: cfg.baseURL, TrustProxy: cfg.trustProxy, Logger: log,
+		Board: true, Routes: api.MCPRoutes()})
+	if err != nil {
+		return err
+	}
 	srv := &http.Server{
 		// Pages, JSON and static files are compressed for clients that
 		// accept gzip (small answers and compressed types are left alone).
