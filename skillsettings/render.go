@@ -20,10 +20,54 @@ const SkillPath = "/predictions.md"
 const SkillName = "predictions"
 
 // InstallDir is the folder [Settings.Install] writes SKILL.md into: the
-// project-level skills folder of Claude Code. Other agents that read the
-// Agent Skills layout take the same file in their own skills folder (for
-// example .agents/skills/predictions/SKILL.md).
+// project-level skills folder of Claude Code ([Project]'s folder). Other
+// agents that read the Agent Skills layout take the same file in their own
+// skills folder; see [Location].
 const InstallDir = ".claude/skills/" + SkillName
+
+// A Location is where [Settings.InstallAt] installs the skill file.
+type Location string
+
+// The install locations.
+const (
+	// Project is the project's Claude Code skills folder,
+	// .claude/skills/predictions, run at the root of a project.
+	Project Location = "project"
+	// User is the user's Claude Code skills folder,
+	// ~/.claude/skills/predictions, for every project of the user.
+	User Location = "user"
+	// Agents is the cross-agent folder of the Agent Skills layout,
+	// .agents/skills/predictions, read by other agents than Claude Code.
+	Agents Location = "agents"
+)
+
+// Locations lists the install locations in the order the docs show them.
+func Locations() []Location { return []Location{Project, User, Agents} }
+
+// Dir is the folder of the skill at l; "" for an unknown location.
+func (l Location) Dir() string {
+	switch l {
+	case Project:
+		return InstallDir
+	case User:
+		return "~/.claude/skills/" + SkillName
+	case Agents:
+		return ".agents/skills/" + SkillName
+	}
+	return ""
+}
+
+// ParseLocation reads a location's name (any case); "" is [Project].
+func ParseLocation(s string) (Location, error) {
+	if s == "" {
+		return Project, nil
+	}
+	l := Location(strings.ToLower(strings.TrimSpace(s)))
+	if l.Dir() == "" {
+		return "", fmt.Errorf("skillsettings: unknown install location %q: use project, user or agents", s)
+	}
+	return l, nil
+}
 
 // Disclaimer is the sentence every skill file carries.
 const Disclaimer = "All output is information only: it is not betting, trading, investment, financial, legal or tax advice."
@@ -77,10 +121,18 @@ func (s Settings) Link(baseURL string) string {
 //
 //	mkdir -p .claude/skills/predictions && curl -fsSL '<link>' -o .claude/skills/predictions/SKILL.md
 //
-// Run it at the root of a project; for every project of a user, replace the
-// leading .claude with ~/.claude.
-func (s Settings) Install(baseURL string) string {
-	return fmt.Sprintf("mkdir -p %s && curl -fsSL %s -o %s/SKILL.md", InstallDir, shellQuote(s.Link(baseURL)), InstallDir)
+// Run it at the root of a project; [Settings.InstallAt] writes it for the
+// user's or the cross-agent folder instead.
+func (s Settings) Install(baseURL string) string { return s.InstallAt(baseURL, Project) }
+
+// InstallAt is [Settings.Install] for the folder of l (an unknown l is
+// [Project]). The home folder stays ~ so that the shell expands it.
+func (s Settings) InstallAt(baseURL string, l Location) string {
+	dir := l.Dir()
+	if dir == "" {
+		dir = InstallDir
+	}
+	return fmt.Sprintf("mkdir -p %s && curl -fsSL %s -o %s/SKILL.md", dir, shellQuote(s.Link(baseURL)), dir)
 }
 
 // shellQuote quotes v for a POSIX shell with single quotes.
@@ -323,8 +375,10 @@ func (s Settings) Skill(opt Options) string {
 	w("Use this skill to keep honest, calibrated forecasts on yes/no questions: write them in a forecast file, "+
 		"combine and update them, and score them once the questions resolve. "+
 		"The predictions service at %s does the arithmetic. Its tools store nothing you send%s; it fetches no data, takes no bets and gives no advice.\n\n", base, boardStores(opt.Board))
-	w("These instructions use %s. This exact file is at <%s>; to install it:\n\n", s.origin(), s.Link(base))
+	w("These instructions use %s. This exact file is at <%s>; to install it in this project (Claude Code):\n\n", s.origin(), s.Link(base))
 	w("```sh\n%s\n```\n\n", s.Install(base))
+	w("For every project of the user, write it to `%s/SKILL.md` instead; for other agents that read the Agent Skills layout, to `%s/SKILL.md`.\n\n",
+		User.Dir(), Agents.Dir())
 
 	w("## Standing rules\n\n")
 	w("- **Forecasts are information only.** A forecast says how likely something is. It is not a decision, a recommendation or advice, and what is done with it is the person's call (see `act_on_forecasts` below).\n")

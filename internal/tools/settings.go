@@ -127,6 +127,13 @@ func buildSettingsSchema() *jsonschema.Schema {
 	}
 	add("format", &jsonschema.Schema{Type: "string", Enum: []any{string(skillsettings.FormatSection), string(skillsettings.FormatSkill)},
 		Description: "section: the settings sections only; skill: the whole skill file as well", Default: []byte(`"section"`)})
+	locs := []any{}
+	for _, l := range skillsettings.Locations() {
+		locs = append(locs, string(l))
+	}
+	add("install_to", &jsonschema.Schema{Type: "string", Enum: locs, Default: []byte(`"project"`),
+		Description: "where the install command writes SKILL.md: project (.claude/skills/predictions, at the root of a project), " +
+			"user (~/.claude/skills/predictions, every project of the user) or agents (.agents/skills/predictions, the cross-agent folder)"})
 	return s
 }
 
@@ -161,6 +168,11 @@ func runBuild(ctx context.Context, in *map[string]any, r *Reply) (buildOutput, e
 		return buildOutput{}, fieldError("format", err, "use section or skill")
 	}
 	delete(values, "format")
+	loc, err := skillsettings.ParseLocation(stringValue(values["install_to"]))
+	if err != nil {
+		return buildOutput{}, fieldError("install_to", err, "use project (.claude/skills), user (~/.claude/skills) or agents (.agents/skills)")
+	}
+	delete(values, "install_to")
 	s, notes := skillsettings.ResolveJSON(values)
 	for _, n := range notes {
 		if n.Kind == skillsettings.NoteUnknown {
@@ -177,7 +189,7 @@ func runBuild(ctx context.Context, in *map[string]any, r *Reply) (buildOutput, e
 	}
 	out := buildOutput{
 		Preset: s.Preset(), Format: format, Settings: s, Markdown: s.Markdown(),
-		Link: s.Link(BaseURL(ctx)), Install: s.Install(BaseURL(ctx)), Rule: DraftedSettingsRule,
+		Link: s.Link(BaseURL(ctx)), Install: s.InstallAt(BaseURL(ctx), loc), Rule: DraftedSettingsRule,
 	}
 	if format == skillsettings.FormatSkill {
 		out.Skill = s.Skill(skillOptions(BaseURL(ctx)))
