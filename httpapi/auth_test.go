@@ -297,7 +297,7 @@ func TestKeyRoute(t *testing.T) {
 // TestKeyModeDescriptions: a key-mode server publishes key mode only.
 func TestKeyModeDescriptions(t *testing.T) {
 	e, _ := newKeyEnv(t)
-	for _, p := range []string{"/llms.txt", "/openapi.json", httpapi.ManifestPath} {
+	for _, p := range []string{"/llms-full.txt", "/openapi.json", httpapi.ManifestPath} {
 		_, body := e.do(t, "GET", p, nil, nil, mustPass)
 		if bytes.Contains(body, []byte("Bearer <agent_id>")) {
 			t.Errorf("%s of a key-mode server mentions Bearer <agent_id>", p)
@@ -306,9 +306,9 @@ func TestKeyModeDescriptions(t *testing.T) {
 			t.Errorf("%s of a key-mode server does not mention Bearer <key>", p)
 		}
 	}
-	_, llms := e.do(t, "GET", "/llms.txt", nil, nil, mustPass)
+	_, llms := e.do(t, "GET", "/llms-full.txt", nil, nil, mustPass)
 	if !bytes.Contains(llms, []byte("This server runs in key mode")) {
-		t.Error("llms.txt does not say the server runs in key mode")
+		t.Error("llms-full.txt does not say the server runs in key mode")
 	}
 }
 

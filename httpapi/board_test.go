@@ -370,7 +370,7 @@ func TestBoardValidation(t *testing.T) {
 			if !strings.HasPrefix(p.Error, tc.field+": ") || !strings.Contains(p.Hint, tc.hint) || p.Hint == "" {
 				t.Errorf("problem = %+v, want field %s and a hint with %q", p, tc.field, tc.hint)
 			}
-			if !strings.HasSuffix(p.Docs, "/llms.txt#create_prediction") {
+			if !strings.HasSuffix(p.Docs, "/llms-full.txt#create_prediction") {
 				t.Errorf("docs = %q", p.Docs)
 			}
 		})
@@ -604,14 +604,14 @@ func TestBoardHealthz(t *testing.T) {
 
 func TestBoardPublished(t *testing.T) {
 	e := newBoardEnv(t, "")
-	resp, body := e.do(t, "GET", "/llms.txt", nil, nil, mustPass)
+	resp, body := e.do(t, "GET", "/llms-full.txt", nil, nil, mustPass)
 	if resp.StatusCode != 200 {
 		t.Fatal(resp.StatusCode)
 	}
 	for _, want := range []string{"## create_prediction", "## resolve_prediction", "Authorization: Bearer <agent_id>", "skill = 1 − forecast_brier/0.25",
 		"## create_forecast", "## get_scores"} {
 		if !bytes.Contains(body, []byte(want)) {
-			t.Errorf("llms.txt lacks %q", want)
+			t.Errorf("llms-full.txt lacks %q", want)
 		}
 	}
 	m := e.get(t, httpapi.ManifestPath, 200)

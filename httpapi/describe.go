@@ -19,10 +19,56 @@ const serviceDescription = "Stateless forecast arithmetic for teams of AI agents
 	"Success is 200 with a Result; bad input is 400 with a Problem that names the field and says how to fix it. " +
 	"Probabilities: a number below 1 is a fraction (0.62), a number from 1 to 100 is a percent (62), a string ending in % is a percent (\"62%\")."
 
-// llmsText writes llms.txt (llmstxt.org layout): a title, a summary in a
-// block quote, the rules, then one section per tool, whose heading is the
-// anchor that Problems link to.
+// llmsText writes llms.txt in the llmstxt.org layout: a title, a summary
+// in a block quote, a few lines on data and rules, then sections that are
+// lists of links with a short note each. The detail is in llms-full.txt
+// (llmsFull), whose sections the links and every Problem's docs link name.
 func (s *Server) llmsText(base string) []byte {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "# %s\n\n", tools.Name)
+	b.WriteString("> " + s.summaryText() + "\n\n")
+	b.WriteString("Data: " + s.storedText() + "\n\n")
+	b.WriteString("Rule about settings: " + tools.DraftedSettingsRule + "\n\n")
+	b.WriteString("Disclaimer: " + tools.Disclaimer + "\n\n")
+
+	full := base + LLMsFullPath
+	b.WriteString("## Tools\n\n")
+	for _, t := range tools.All() {
+		fmt.Fprintf(&b, "- [%s](%s#%s): %s. %s GET or POST %s%s/%s\n", t.Name, full, t.Name, t.Title, firstSentence(t.Description), base, tools.PathPrefix, t.Name)
+	}
+	if s.opt.Board != nil {
+		b.WriteString("\n## Board\n\n")
+		for _, br := range boardTable() {
+			fmt.Fprintf(&b, "- [%s](%s#%s): %s. %s %s%s\n", br.name, full, br.name, br.summary, br.method, base, br.path)
+		}
+	}
+	b.WriteString("\n")
+	s.docLinks(&b, base)
+	return b.Bytes()
+}
+
+// docLinks writes the Docs section of llms.txt and llms-full.txt.
+func (s *Server) docLinks(b *bytes.Buffer, base string) {
+	b.WriteString("## Docs\n\n")
+	fmt.Fprintf(b, "- [Full reference](%s%s): every tool and route with its fields, statuses, limits and examples\n", base, LLMsFullPath)
+	fmt.Fprintf(b, "- [Skill file](%s/%s.md): the agents' skill file; settings go in the query, such as ?preset=recommended\n", base, tools.Name)
+	fmt.Fprintf(b, "- [Settings catalog](%s%s/settings): every setting with its range, options and default, and the presets\n", base, tools.PathPrefix)
+	fmt.Fprintf(b, "- [OpenAPI description](%s/openapi.json): OpenAPI 3.1, with input schemas and examples\n", base)
+	fmt.Fprintf(b, "- [Manifest](%s%s): tools, addresses, input schemas and example bodies as JSON\n", base, ManifestPath)
+	if s.opt.MCP != nil {
+		what := "the same tools"
+		if s.opt.Board != nil {
+			what = "the same tools and the board's routes"
+		}
+		fmt.Fprintf(b, "- [MCP endpoint](%s/mcp): %s over the Model Context Protocol (streamable HTTP)\n", base, what)
+	}
+	fmt.Fprintf(b, "- [Terms of service](%s/terms): what is stored and what is not; information only\n", base)
+}
+
+// llmsFull writes llms-full.txt: the summary, the rules, then one section
+// per tool and board route, whose heading is the anchor that Problems and
+// llms.txt link to.
+func (s *Server) llmsFull(base string) []byte {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "# %s\n\n", tools.Name)
 	b.WriteString("> " + s.summaryText() + "\n\n")
@@ -65,21 +111,24 @@ func (s *Server) llmsText(base string) []byte {
 		boardLLMs(&b, base, s.opt.Auth)
 	}
 
-	b.WriteString("## Docs\n\n")
-	fmt.Fprintf(&b, "- [Skill file](%s/%s.md): the agents' skill file; settings go in the query, such as ?preset=recommended\n", base, tools.Name)
-	fmt.Fprintf(&b, "- [Settings catalog](%s%s/settings): every setting with its range, options and default, and the presets\n", base, tools.PathPrefix)
-	fmt.Fprintf(&b, "- [OpenAPI description](%s/openapi.json): OpenAPI 3.1, with input schemas and examples\n", base)
-	fmt.Fprintf(&b, "- [Manifest](%s%s): tools, addresses, input schemas and example bodies as JSON\n", base, ManifestPath)
-	if s.opt.MCP != nil {
-		fmt.Fprintf(&b, "- [MCP endpoint](%s/mcp): the same tools over the Model Context Protocol (streamable HTTP)\n", base)
-	}
-	fmt.Fprintf(&b, "- [Terms of service](%s/terms): read-only, nothing stored by the tools, information only\n", base)
+	s.docLinks(&b, base)
 	return b.Bytes()
 }
+
+// LLMsFullPath is where the full text for agents is published; llms.txt
+// links its sections.
+const LLMsFullPath = "/llms-full.txt"
 
 func (s *Server) llmsTxt(w http.ResponseWriter, r *http.Request) error {
 	base := s.baseURL(r)
 	body, _ := s.llmsDocs.get(base, func() ([]byte, error) { return s.llmsText(base), nil })
+	writeBody(w, http.StatusOK, "text/plain; charset=utf-8", body)
+	return nil
+}
+
+func (s *Server) llmsFullTxt(w http.ResponseWriter, r *http.Request) error {
+	base := s.baseURL(r)
+	body, _ := s.llmsFullDocs.get(base, func() ([]byte, error) { return s.llmsFull(base), nil })
 	writeBody(w, http.StatusOK, "text/plain; charset=utf-8", body)
 	return nil
 }

@@ -49,8 +49,9 @@
 //   - GET /predictions.md: the skill file with the query's settings written
 //     in (text/markdown); notes on clamped or ignored settings in the
 //     X-Settings-Notes header, separated by "; ".
-//   - GET /openapi.json (OpenAPI 3.1), /llms.txt (llmstxt.org layout, one
-//     section per tool: Problems link to /llms.txt#<tool>), [ManifestPath],
+//   - GET /openapi.json (OpenAPI 3.1), /llms.txt (llmstxt.org layout: lists
+//     of links), /llms-full.txt (one section per tool and board route:
+//     Problems link to /llms-full.txt#<name>), [ManifestPath],
 //     /terms, / (a landing page) and /healthz.
 //   - /mcp: [Options.MCP], when set.
 //   - The agent board under [BoardPrefix] (/api/predictions, /api/agents,

@@ -45,5 +45,5 @@ func Example_problem() {
 	// Output:
 	// 400
 	// forecasts: has 0 item(s); it needs at least 1
-	// https://predictions.example/llms.txt#combine_forecasts
+	// https://predictions.example/llms-full.txt#combine_forecasts
 }

@@ -26,6 +26,7 @@ func TestGolden(t *testing.T) {
 	for _, tc := range []struct{ path, file string }{
 		{"/openapi.json", "openapi.json"},
 		{"/llms.txt", "llms.txt"},
+		{"/llms-full.txt", "llms-full.txt"},
 		{httpapi.ManifestPath, "manifest.json"},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
@@ -63,7 +64,7 @@ func TestGolden(t *testing.T) {
 // byte-identical (no map-order or clock dependence).
 func TestDescriptionsStable(t *testing.T) {
 	srv := httpapi.New(httpapi.Options{BaseURL: "https://predictions.example", Logger: discard, Board: describeOnly{}})
-	for _, p := range []string{"/openapi.json", "/llms.txt", httpapi.ManifestPath} {
+	for _, p := range []string{"/openapi.json", "/llms.txt", "/llms-full.txt", httpapi.ManifestPath} {
 		var bodies [2][]byte
 		for i := range bodies {
 			rec := httptest.NewRecorder()

@@ -311,7 +311,8 @@ func TestPublished(t *testing.T) {
 	for _, tc := range []struct{ path, ct, contains string }{
 		{"/", "text/html; charset=utf-8", "convert_odds"},
 		{"/terms", "text/html; charset=utf-8", "store nothing"},
-		{"/llms.txt", "text/plain; charset=utf-8", "## convert_odds"},
+		{"/llms.txt", "text/plain; charset=utf-8", "## Tools"},
+		{"/llms-full.txt", "text/plain; charset=utf-8", "## convert_odds"},
 		{"/openapi.json", "application/json", `"openapi":"3.1.0"`},
 		{httpapi.ManifestPath, "application/json", `"drafted_settings_rule"`},
 		{"/healthz", "application/json", `"status":"ok"`},
@@ -393,7 +394,7 @@ func TestErrorStatuses(t *testing.T) {
 			if p.Hint == "" {
 				t.Errorf("no hint: %s", got)
 			}
-			if !strings.HasPrefix(p.Docs, e.ts.URL+"/llms.txt") {
+			if !strings.HasPrefix(p.Docs, e.ts.URL+"/llms") { // llms.txt, or the section of llms-full.txt
 				t.Errorf("docs = %q", p.Docs)
 			}
 			if tc.status == 405 && resp.Header.Get("Allow") == "" {
@@ -409,6 +410,7 @@ func TestMethodNotAllowedAllow(t *testing.T) {
 		tools.PathPrefix + "/convert_odds": "GET, HEAD, POST, OPTIONS",
 		tools.PathPrefix + "/settings":     "GET, HEAD, OPTIONS",
 		"/llms.txt":                        "GET, HEAD, OPTIONS",
+		"/llms-full.txt":                   "GET, HEAD, OPTIONS",
 	} {
 		resp, _ := e.do(t, http.MethodPatch, path, []byte(`{}`), nil, anyValid)
 		if got := resp.Header.Get("Allow"); resp.StatusCode != 405 || got != want {

@@ -741,7 +741,7 @@ func checkProblem(t *testing.T, e *env, m malformed, got rawResponse) {
 	if p.Hint == "" {
 		t.Errorf("error %q has no hint", p.Error)
 	}
-	if p.Disclaimer != tools.Disclaimer || p.Terms != e.ts.URL+"/terms" || !strings.HasPrefix(p.Docs, e.ts.URL+"/llms.txt") {
+	if p.Disclaimer != tools.Disclaimer || p.Terms != e.ts.URL+"/terms" || !strings.HasPrefix(p.Docs, e.ts.URL+"/llms") {
 		t.Errorf("Problem lacks its disclaimer, terms or docs: %+v", p)
 	}
 	if got.header.Get("X-Request-Id") == "" {

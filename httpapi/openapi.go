@@ -228,7 +228,9 @@ func (s *Server) openAPIDoc(ctx context.Context, base string) *oaDoc {
 			Responses: withDefault(map[string]oaResponse{"200": ok})}}
 	}
 	meta("/openapi.json", "openapi", "This OpenAPI 3.1 description", jsonResp("the description", anyObject, nil))
-	meta("/llms.txt", "llms_txt", "Text for agents (llmstxt.org layout)", text("text/plain", "llms.txt"))
+	meta("/llms.txt", "llms_txt", "Text for agents (llmstxt.org layout): lists of links to the sections of llms-full.txt", text("text/plain", "llms.txt"))
+	meta(LLMsFullPath, "llms_full_txt", "Full text for agents: every tool and board route with its fields, statuses, limits and examples",
+		text("text/plain", "llms-full.txt"))
 	meta(ManifestPath, "manifest", "Manifest: tools, addresses, input schemas, examples, rules, disclaimer, terms, contact",
 		jsonResp("the manifest", anyObject, nil))
 	meta("/terms", "terms", "Terms of service", text("text/html", "the terms of service"))

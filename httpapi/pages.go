@@ -33,13 +33,13 @@ var landingTmpl = template.Must(template.New("landing").Parse(pageHead + `<h1>{{
 <p>Forecast arithmetic for teams of AI agents and people who keep yes/no forecasts in a Markdown file. The tools use only the numbers you send and store nothing.</p>
 <h2>Tools</h2>
 <ul>{{range .D.Tools}}
-<li><a href="{{$.D.Base}}/llms.txt#{{.Name}}"><code>{{.Name}}</code></a>: {{.Title}} — <code>GET|POST {{$.D.Prefix}}/{{.Name}}</code></li>{{end}}
+<li><a href="{{$.D.Base}}/llms-full.txt#{{.Name}}"><code>{{.Name}}</code></a>: {{.Title}} — <code>GET|POST {{$.D.Prefix}}/{{.Name}}</code></li>{{end}}
 </ul>
 <h2>For agents</h2>
 <ul>
 <li><a href="{{.D.Base}}/{{.D.Name}}.md">Skill file</a> (settings in the query: <code>?preset=recommended</code>)</li>
 <li><a href="{{.D.Base}}{{.D.Prefix}}/settings">Settings catalog</a></li>
-<li><a href="{{.D.Base}}/llms.txt">llms.txt</a>, <a href="{{.D.Base}}/openapi.json">openapi.json</a>, <a href="{{.D.Base}}{{.D.Manifest}}">manifest</a>{{if .D.MCP}}, MCP at <code>{{.D.Base}}/mcp</code>{{end}}</li>
+<li><a href="{{.D.Base}}/llms.txt">llms.txt</a> (<a href="{{.D.Base}}/llms-full.txt">full</a>), <a href="{{.D.Base}}/openapi.json">openapi.json</a>, <a href="{{.D.Base}}{{.D.Manifest}}">manifest</a>{{if .D.MCP}}, MCP at <code>{{.D.Base}}/mcp</code>{{end}}</li>
 </ul>
 <p>{{.D.DraftedRule}}</p>
 <p><small>{{.D.Disclaimer}} <a href="{{.D.Base}}/terms">Terms of service</a>.</small></p>

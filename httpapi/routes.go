@@ -40,6 +40,7 @@ func (s *Server) routes() {
 	}
 	r.Handle("/openapi.json", s.handle(s.openAPI)).Methods(get...)
 	r.Handle("/llms.txt", s.handle(s.llmsTxt)).Methods(get...)
+	r.Handle(LLMsFullPath, s.handle(s.llmsFullTxt)).Methods(get...)
 	r.Handle(ManifestPath, s.handle(s.manifest)).Methods(get...)
 	r.Handle("/"+tools.Name+".md", s.handle(s.skillFile)).Methods(get...).Name("skill-file")
 

@@ -94,7 +94,7 @@ type Server struct {
 	metrics *metrics // nil with MetricsOff
 
 	// Published documents, per base URL.
-	openapiDocs, llmsDocs, manifestDocs docCache
+	openapiDocs, llmsDocs, llmsFullDocs, manifestDocs docCache
 }
 
 // New returns the HTTP API configured by opt.

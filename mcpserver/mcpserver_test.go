@@ -82,7 +82,7 @@ func wantProblem(t *testing.T, tool *tools.Tool, args []byte, base string) map[s
 	if !errors.As(err, &ie) {
 		t.Fatalf("tools.Call(%s, %s) error = %v, want an *InputError", tool.Name, args, err)
 	}
-	p := map[string]any{"error": ie.Field + ": " + ie.Problem, "docs": base + "/llms.txt#" + tool.Name,
+	p := map[string]any{"error": ie.Field + ": " + ie.Problem, "docs": base + "/llms-full.txt#" + tool.Name,
 		"disclaimer": tools.Disclaimer, "terms": base + "/terms"}
 	if ie.Hint != "" {
 		p["hint"] = ie.Hint

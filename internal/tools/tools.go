@@ -310,9 +310,8 @@ func BaseURL(ctx context.Context) string {
 // section whose heading is the name. With an empty name it is llms.txt
 // itself. Both adapters put it in the docs field of a Problem.
 func DocsURL(baseURL, name string) string {
-	u := baseURL + "/llms.txt"
-	if name != "" {
-		u += "#" + name
+	if name == "" {
+		return baseURL + "/llms.txt"
 	}
-	return u
+	return baseURL + "/llms-full.txt#" + name
 }
