@@ -24,6 +24,8 @@ var funcs = template.FuncMap{
 	"plural":    plural,
 	"args":      textareaOf,
 	"sentence":  sentence,
+	"static":    staticURL,
+	"bidi":      stripBidi,
 }
 
 // sentence capitalizes the first letter of s.
