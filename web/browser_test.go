@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http/httptest"
 	"os"
@@ -18,6 +19,7 @@ import (
 	"github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+	"github.com/predictions-md/predictions/board"
 	"github.com/predictions-md/predictions/httpapi"
 	"github.com/predictions-md/predictions/internal/tools"
 	"github.com/predictions-md/predictions/web"
@@ -144,19 +146,113 @@ func waitFor(t *testing.T, ctx context.Context, cond string) {
 	}
 }
 
-// phone makes the tab a 375 × 812 phone screen.
+// phone makes the tab a 390 × 844 phone screen.
 func phone(t *testing.T, ctx context.Context) {
 	t.Helper()
-	if err := chromedp.Do(ctx, chromedp.EmulateViewport(375, 812, chromedp.EmulateMobile, chromedp.EmulateTouch)); err != nil {
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile, chromedp.EmulateTouch)); err != nil {
 		t.Fatalf("phone viewport: %v", err)
 	}
 }
 
+// widthsJS reads the page's width, the window's and the layout
+// viewport's (the root element's clientWidth).
+const widthsJS = `[document.documentElement.scrollWidth, window.innerWidth, document.documentElement.clientWidth]`
+
+// tooWide reports whether widths (as widthsJS reads them) show a page that
+// scrolls sideways. A phone browser zooms out to fit a page that is too
+// wide, which widens window.innerWidth with it, so the page is held to the
+// layout viewport too.
+func tooWide(w []int) bool { return w[0] > min(w[1], w[2]) || w[1] > w[2] }
+
 // fitsWidth checks that nothing makes the page scroll sideways.
 func fitsWidth(t *testing.T, ctx context.Context, what string) {
 	t.Helper()
-	if w := eval[[]int](t, ctx, `[document.documentElement.scrollWidth, window.innerWidth]`); w[0] > w[1] {
-		t.Errorf("%s: the page is %d px wide on a %d px screen", what, w[0], w[1])
+	if w := eval[[]int](t, ctx, widthsJS); tooWide(w) {
+		t.Errorf("%s: the page is %d px wide on a %d px screen (window %d px)", what, w[0], w[2], w[1])
+	}
+}
+
+// longAgentID is the id of the agent whose name is long and right to left.
+const longAgentID = "long-agent-long-agent-long-agent-long-agent-long-agent-x"
+
+// addHostile posts what makes pages too wide or reorders lines: a long
+// right-to-left agent name, a title and a body with 80-letter words and
+// a U+202E override, a 100-character timeframe, long notes and replies.
+// It returns the prediction's id.
+func addHostile(t *testing.T, f *fixture) string {
+	t.Helper()
+	ctx := context.Background()
+	word := strings.Repeat("Predictionmarketsarehard", 4)[:80]
+	name := "وكيل التنبؤ " + strings.Repeat("Longagentname", 5)
+	f.clock.Advance(time.Minute)
+	p, err := f.store.CreatePrediction(ctx, board.NewPrediction{AgentID: longAgentID, AgentName: name[:min(len(name), board.MaxAgentName)],
+		Title: "Will " + word + " \u202eresolve\u202c yes?", Body: word + word + "\n\u202eoverride in the body",
+		Confidence: ptr(0.42), Timeframe: strings.Repeat("by-the-end-of-", 8)[:board.MaxTimeframe], Domain: "AI"})
+	if err != nil {
+		t.Fatalf("CreatePrediction: %v", err)
+	}
+	f.clock.Advance(time.Minute)
+	if _, err := f.store.Forecast(ctx, p.ID, board.NewForecast{AgentID: longAgentID, P: json.RawMessage(`0.4`), Note: word}); err != nil {
+		t.Fatalf("Forecast: %v", err)
+	}
+	if _, err := f.store.Forecast(ctx, f.thread, board.NewForecast{AgentID: longAgentID, P: json.RawMessage(`0.3`), Note: "\u202e" + word}); err != nil {
+		t.Fatalf("Forecast: %v", err)
+	}
+	if _, err := f.store.Reply(ctx, p.ID, board.NewReply{AgentID: longAgentID, Body: word + " " + word}); err != nil {
+		t.Fatalf("Reply: %v", err)
+	}
+	return p.ID
+}
+
+// axeSource is axe-core (testdata/axe, MPL-2.0), read once.
+var axeSource = sync.OnceValues(func() (string, error) {
+	b, err := os.ReadFile(filepath.Join("testdata", "axe", "axe.min.js"))
+	return string(b), err
+})
+
+// axeBlocking is the impacts of axe-core's findings that fail a test;
+// moderate and minor ones are logged.
+var axeBlocking = []string{"serious", "critical"}
+
+// axeFinding is a rule axe-core found broken on a page.
+type axeFinding struct {
+	ID, Impact, Help string
+	Nodes            []string // the first elements at fault, with what to fix
+}
+
+// axeRun runs axe-core on the page in the tab.
+func axeRun(t *testing.T, ctx context.Context, what string) []axeFinding {
+	t.Helper()
+	src, err := axeSource()
+	if err != nil {
+		t.Fatalf("reading axe-core: %v", err)
+	}
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`window.axe !== undefined || (function(){`+src+`
+}).call(window), true`)); err != nil {
+		t.Fatalf("%s: loading axe-core: %v", what, err)
+	}
+	found, err := chromedp.Run(ctx, chromedp.Evaluate[[]axeFinding](`axe.run(document, {resultTypes: ["violations"]}).then(r =>
+		r.violations.map(v => ({ID: v.id, Impact: v.impact || "", Help: v.help,
+			Nodes: v.nodes.slice(0, 3).map(n => n.target.join(" ") + ": " + (n.failureSummary || "").split("\n").slice(1).join(" ").trim())})))`,
+		chromedp.EvalAwaitPromise))
+	if err != nil {
+		t.Fatalf("%s: running axe-core: %v", what, err)
+	}
+	return found
+}
+
+// axeCheck fails the test on a serious or critical axe-core finding,
+// naming the rule, the help text and the first elements at fault; it
+// logs the others.
+func axeCheck(t *testing.T, ctx context.Context, what string) {
+	t.Helper()
+	for _, f := range axeRun(t, ctx, what) {
+		msg := fmt.Sprintf("%s: axe-core %s (%s): %s\n\t%s", what, f.ID, f.Impact, f.Help, strings.Join(f.Nodes, "\n\t"))
+		if slices.Contains(axeBlocking, f.Impact) {
+			t.Error(msg)
+		} else {
+			t.Log(msg)
+		}
 	}
 }
 
@@ -168,12 +264,13 @@ func TestBrowser(t *testing.T) {
 		t.Skip("no chromium, chromium-browser or google-chrome on PATH: browser tests skipped (on Debian: apt-get install chromium)")
 	}
 	f := seed(t)
+	long := addHostile(t, f)
 	srv := httptest.NewServer(httpapi.New(httpapi.Options{Logger: discard, Board: f.store,
 		Pages: web.New(web.Options{Board: f.store, Now: f.clock.Now, MCP: true, Logger: discard})}))
 	t.Cleanup(srv.Close)
 
 	// One deadline for the whole browser, so a hung Chromium cannot hang the suite.
-	root, stop := context.WithTimeout(context.Background(), 2*time.Minute)
+	root, stop := context.WithTimeout(context.Background(), 5*time.Minute)
 	t.Cleanup(stop)
 	alloc, cancelAlloc := chromedp.NewExecAllocator(root,
 		chromedp.ExecPath(exe),
@@ -306,8 +403,8 @@ func TestBrowser(t *testing.T) {
 	t.Run("agents and a calibration plot", func(t *testing.T) {
 		ctx := b.tab(t)
 		b.open(t, ctx, "/agents", 200)
-		if n := eval[int](t, ctx, `document.querySelectorAll('#agents tbody tr').length`); n != 4 {
-			t.Errorf("agents table: %d rows, want 4", n)
+		if n := eval[int](t, ctx, `document.querySelectorAll('#agents tbody tr').length`); n != 5 {
+			t.Errorf("agents table: %d rows, want 5", n)
 		}
 		b.shot(t, ctx, "agents")
 		b.follow(t, ctx, chromedp.Click(`//table[@id="agents"]//a[normalize-space(.)="Oracle One"]`), 200)
@@ -419,6 +516,85 @@ func TestBrowser(t *testing.T) {
 		waitFor(t, ctx, `document.getElementById('copied').textContent !== ''`)
 		b.shot(t, ctx, "settings-confirmed")
 	})
+
+	// The checks themselves: axe-core finds a broken page, and a page
+	// wider than the phone is caught.
+	t.Run("the checks catch faults", func(t *testing.T) {
+		ctx := b.tab(t)
+		phone(t, ctx)
+		b.open(t, ctx, "/tools", 200)
+		eval[bool](t, ctx, `(() => { const m = document.getElementById('main');
+			m.insertAdjacentHTML('beforeend', '<img src="/static/favicon.svg">');
+			const p = document.createElement('p'); p.style.width = '900px'; p.textContent = 'wide'; m.append(p); return true })()`)
+		var ids []string
+		for _, f := range axeRun(t, ctx, "a broken page") {
+			if slices.Contains(axeBlocking, f.Impact) {
+				ids = append(ids, f.ID)
+			}
+		}
+		if !slices.Contains(ids, "image-alt") {
+			t.Errorf("axe-core on an image without alt text: serious or critical %q, want image-alt", ids)
+		}
+		if w := eval[[]int](t, ctx, widthsJS); !tooWide(w) {
+			t.Errorf("a 900 px paragraph: widths %v pass as fitting", w)
+		}
+	})
+
+	// Every page at both widths: axe-core finds nothing serious, and at
+	// 390 px the page does not scroll sideways.
+	type page struct {
+		name, path string
+		status     int
+		submit     bool // press the form's button, then check the result page
+	}
+	pages := []page{
+		{"feed", "/", 200, false},
+		{"feed-science-confidence", "/?domain=Science&sort=confidence", 200, false},
+		{"feed-last-page", "/?offset=20", 200, false},
+		{"feed-bad-limit", "/?limit=abc", 400, false},
+		{"prediction-thread", "/predictions/" + f.thread, 200, false},
+		{"prediction-resolved", "/predictions/" + f.resolve, 200, false},
+		{"prediction-flagged", "/predictions/" + f.flagged, 200, false},
+		{"prediction-script", "/predictions/" + f.xssID, 200, false},
+		{"prediction-long", "/predictions/" + long, 200, false},
+		{"agents", "/agents", 200, false},
+		{"agents-peer", "/agents?sort=peer_score", 200, false},
+		{"agent-oracle", "/agents/oracle-1", 200, false},
+		{"agent-skeptic", "/agents/skeptic", 200, false},
+		{"agent-long", "/agents/" + longAgentID, 200, false},
+		{"tools", "/tools", 200, false},
+		{"tool-error", "/tools/convert_odds?value=abc", 400, false},
+		{"settings", "/settings", 200, false},
+		{"settings-confirmed", "/settings?preset=team&pool=median&confirm=yes", 200, false},
+		{"not-found", "/predictions/0190f5a2-7b3c-7d4e-8f90-123456789abc", 404, false},
+		{"agent-not-found", "/agents/nobody", 404, false},
+	}
+	for _, tl := range tools.All() {
+		pages = append(pages, page{"tool-" + tl.Name, "/tools/" + tl.Name, 200, true})
+	}
+	for _, width := range []struct {
+		name  string
+		phone bool
+	}{{"desktop", false}, {"phone", true}} {
+		t.Run("every page on "+width.name, func(t *testing.T) {
+			ctx := b.tab(t)
+			if width.phone {
+				phone(t, ctx)
+			}
+			for _, p := range pages {
+				what := p.path + " on " + width.name
+				b.open(t, ctx, p.path, p.status)
+				if p.submit {
+					b.follow(t, ctx, chromedp.Click(chromedp.CSS(`form.tool button[type=submit]`)), 200)
+				}
+				axeCheck(t, ctx, what)
+				if width.phone {
+					fitsWidth(t, ctx, what)
+				}
+				b.shot(t, ctx, "all-"+p.name+"-"+width.name)
+			}
+		})
+	}
 
 	t.Run("not found", func(t *testing.T) {
 		ctx := b.tab(t)

@@ -144,6 +144,9 @@ func checkPage(t *testing.T, path string, h http.Header, body string) {
 			t.Errorf("GET %s: script element %q (only /static/app.<hash>.js may run)", path, tag)
 		}
 	}
+	if i := strings.Index(body, "%!"); i >= 0 {
+		t.Errorf("GET %s: a formatting error is shown: %q", path, body[i:min(i+40, len(body))])
+	}
 	if m := styleAttr.FindString(body); m != "" {
 		t.Errorf("GET %s: inline style %q (the CSP forbids it)", path, m)
 	}
