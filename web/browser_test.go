@@ -158,6 +158,10 @@ func phone(t *testing.T, ctx context.Context) {
 // viewport's (the root element's clientWidth).
 const widthsJS = `[document.documentElement.scrollWidth, window.innerWidth, document.documentElement.clientWidth]`
 
+// firstFocusableJS is the text of the page's first element a keyboard
+// reaches.
+const firstFocusableJS = `(() => { const e = document.querySelector('a[href], button, input, select, textarea, summary, [tabindex]:not([tabindex="-1"])'); return e ? e.textContent.trim() : "" })()`
+
 // tooWide reports whether widths (as widthsJS reads them) show a page that
 // scrolls sideways. A phone browser zooms out to fit a page that is too
 // wide, which widens window.innerWidth with it, so the page is held to the
@@ -588,6 +592,9 @@ func TestBrowser(t *testing.T) {
 					b.follow(t, ctx, chromedp.Click(chromedp.CSS(`form.tool button[type=submit]`)), 200)
 				}
 				axeCheck(t, ctx, what)
+				if first := eval[string](t, ctx, firstFocusableJS); first != "Skip to content" {
+					t.Errorf("%s: the first focusable element is %q, want the skip link", what, first)
+				}
 				if width.phone {
 					fitsWidth(t, ctx, what)
 				}
