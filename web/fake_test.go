@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -185,6 +186,25 @@ func TestBidi(t *testing.T) {
 			if !strings.Contains(body, w) {
 				t.Errorf("GET %s: body lacks %q", c.path, w)
 			}
+		}
+	}
+
+	// A tool's result repeats the input's names: shown without the
+	// controls too (the form keeps what the person typed).
+	path := "/tools/combine_forecasts?forecasts=" + url.QueryEscape("\u202escout, 0.6\n\u2067skeptic\u2069, 0.3")
+	status, h, body := get(t, srv, path)
+	checkPage(t, path, h, body)
+	start := strings.Index(body, `id="result"`)
+	if status != 200 || start < 0 {
+		t.Fatalf("GET %s: status %d, no result\n%s", path, status, body)
+	}
+	result := body[start:]
+	if i := strings.IndexAny(result, controls); i >= 0 {
+		t.Errorf("GET %s: a bidirectional control is shown in the result: %q", path, result[max(i-40, 0):min(i+40, len(result))])
+	}
+	for _, w := range []string{">scout</text>", ">skeptic</text>", "<bdi>scout</bdi>"} {
+		if !strings.Contains(result, w) {
+			t.Errorf("GET %s: result lacks %q", path, w)
 		}
 	}
 }
