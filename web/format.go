@@ -27,6 +27,7 @@ var funcs = template.FuncMap{
 	"sentence":  sentence,
 	"static":    staticURL,
 	"bidi":      stripBidi,
+	"human":     humanName,
 }
 
 // sentence capitalizes the first letter of s.
