@@ -32,12 +32,15 @@ type staticFile struct {
 
 // staticFiles are the files of static/ by name, both plain ("style.css")
 // and hashed ("style.3f2a1b9c04d7.css"), read and hashed once from the
-// embedded bytes.
-var staticFiles = sync.OnceValue(readStatic)
+// embedded bytes: the template function "static" links them.
+var staticFiles = sync.OnceValue(loadStatic)
 
-// readStatic reads every file of static/ into memory.
-func readStatic() map[string]*staticFile {
-	out := make(map[string]*staticFile)
+// readStatic returns the files of static/ by name for a server.
+func readStatic() map[string]staticFile { return staticFiles() }
+
+// loadStatic reads every file of static/ into memory.
+func loadStatic() map[string]staticFile {
+	out := make(map[string]staticFile)
 	err := fs.WalkDir(staticFS, "static", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
@@ -59,7 +62,7 @@ func readStatic() map[string]*staticFile {
 			ct = "image/svg+xml"
 		}
 		name := path.Base(p)
-		f := &staticFile{body: b, contentType: ct, etag: `"` + hash + `"`,
+		f := staticFile{body: b, contentType: ct, etag: `"` + hash + `"`,
 			hashed: strings.TrimSuffix(name, ext) + "." + hash + ext}
 		out[name] = f
 		out[f.hashed] = f
@@ -86,7 +89,7 @@ func staticURL(name string) (string, error) {
 // under its plain name for a few minutes, with an ETag either way.
 func (s *server) serveStatic(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("file")
-	f, ok := staticFiles()[name]
+	f, ok := s.static[name]
 	if !ok {
 		s.handle(s.notFound)(w, r)
 		return

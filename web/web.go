@@ -86,15 +86,16 @@ var staticFS embed.FS
 
 // server is the handler New returns.
 type server struct {
-	opt   Options
-	log   *slog.Logger
-	now   func() time.Time
-	pages map[string]*template.Template
-	mux   *http.ServeMux
+	opt    Options
+	log    *slog.Logger
+	now    func() time.Time
+	pages  map[string]*template.Template
+	static map[string]staticFile
+	mux    *http.ServeMux
 }
 
-// New returns the pages as an http.Handler. Templates are parsed once
-// here (static files once per program); New panics if they are broken, which the
+// New returns the pages as an http.Handler. Templates and static files are
+// parsed and read once here; New panics if they are broken, which the
 // package tests rule out.
 func New(opt Options) http.Handler {
 	s := &server{opt: opt, log: opt.Logger, now: opt.Now}
@@ -106,6 +107,7 @@ func New(opt Options) http.Handler {
 		s.now = time.Now
 	}
 	s.pages = parseTemplates()
+	s.static = readStatic()
 	s.mux = http.NewServeMux()
 	s.routes()
 	return s
