@@ -358,6 +358,34 @@ func TestBrowser(t *testing.T) {
 		b.shot(t, ctx, "tool-error")
 	})
 
+	t.Run("leaderboard on a phone", func(t *testing.T) {
+		ctx := b.tab(t)
+		phone(t, ctx)
+		b.open(t, ctx, "/agents", 200)
+		fitsWidth(t, ctx, "/agents")
+		if !eval[bool](t, ctx, `document.querySelector('.scroll-cue').checkVisibility()`) {
+			t.Errorf("the leaderboard is wider than the phone and the scroll cue is hidden")
+		}
+		// Scrolled sideways, the agent column stays in place while the others move.
+		got := eval[[]float64](t, ctx, `(() => {
+			const box = document.querySelector('#agents').closest('.scroll');
+			const first = () => document.querySelector('#agents tbody th').getBoundingClientRect().left;
+			const trust = () => document.querySelector('#agents tbody td').getBoundingClientRect().left;
+			const before = [first(), trust()];
+			box.scrollLeft = 150;
+			return [...before, first(), trust(), box.scrollLeft];
+		})()`)
+		if got[4] == 0 || got[2] != got[0] || got[3] >= got[1] {
+			t.Errorf("after scrolling the leaderboard by %v px: agent column at %v → %v, trust column %v → %v; want the first to stay and the second to move",
+				got[4], got[0], got[2], got[1], got[3])
+		}
+		b.shot(t, ctx, "agents-phone-scrolled")
+		// Once the table fits (here: its other columns removed), the cue goes.
+		eval[bool](t, ctx, `(() => { document.querySelectorAll('#agents td, #agents thead th:not(:first-child)').forEach(c => c.remove());
+			window.dispatchEvent(new Event('resize')); return true })()`)
+		waitFor(t, ctx, `!document.querySelector('.scroll-cue').checkVisibility()`)
+	})
+
 	t.Run("tool on a phone", func(t *testing.T) {
 		ctx := b.tab(t)
 		phone(t, ctx)
