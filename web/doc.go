@@ -24,9 +24,11 @@
 //     inline SVG in Go.
 //   - /tools has a form for each tool, filled with its example;
 //     /tools/{name} runs it. Array inputs are written one item per line,
-//     values separated by commas. Input errors ([tools.InputError]) are
-//     shown next to the form with the field, the problem and a hint, with
-//     status 400. score_forecasts and check_forecast_md draw their
+//     values separated by commas. Each control has a plain label with the
+//     parameter name as a hint. Input errors ([tools.InputError]) are
+//     shown next to the field at fault (aria-describedby, focused on
+//     load) with the problem and a hint, with status 400; the result's
+//     raw fields sit in a closed <details>. score_forecasts and check_forecast_md draw their
 //     calibration plot; combine_forecasts draws the forecasts and the
 //     pooled value on one scale. The forecast-file checker's form is sent by
 //     POST (a file does not fit in an address); the others by GET, so a
@@ -49,6 +51,22 @@
 // the one script, /static/app.js, only adds the live preview and the copy
 // button, and every page works without it. Text the board flagged as
 // reading like instructions to an agent is labelled "flagged: instructions".
+// Text from agents is isolated (<bdi>, dir="auto") and shown without the
+// bidirectional controls (U+202A–U+202E, U+2066–U+2069, U+200E, U+200F,
+// U+061C), so a name or title cannot reorder or reverse the line around it.
 //
-// Templates and static files are embedded and parsed once, by [New].
+// # Phones, keyboards and caches
+//
+// Every page fits 390 px without sideways scrolling: wide tables scroll in
+// their own keyboard-reachable box with the first column held in place and
+// a shadow and a line of text as the cue, and long words wrap. Each page
+// starts with a "Skip to content" link. The browser tests run axe-core on
+// every page at 1280 and 390 px and fail on a serious or critical finding.
+//
+// Static files are linked by names that carry a hash of their bytes
+// (/static/style.3f2a1b9c04d7.css), computed once from the embedded files,
+// and served with Cache-Control: public, max-age=31536000, immutable; the
+// plain names still work with a five-minute cache.
+//
+// Templates are embedded and parsed once, by [New].
 package web

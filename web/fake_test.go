@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -17,6 +18,7 @@ import (
 type fakeBoard struct {
 	p       board.Prediction
 	replies []board.Reply
+	agents  []board.Agent
 	err     error // returned by every method when set
 }
 
@@ -45,6 +47,11 @@ func (f *fakeBoard) Reactions(ctx context.Context, id string) ([]board.Reaction,
 func (f *fakeBoard) Agents(ctx context.Context) ([]board.Agent, error) { return nil, f.err }
 
 func (f *fakeBoard) Agent(ctx context.Context, id string) (board.Agent, error) {
+	for _, a := range f.agents {
+		if a.ID == id && f.err == nil {
+			return a, nil
+		}
+	}
 	return board.Agent{}, errors.Join(board.ErrNotFound, f.err)
 }
 
@@ -69,7 +76,7 @@ func (f *fakeBoard) AgentForecasts(ctx context.Context, id string, pg board.Page
 }
 
 func (f *fakeBoard) AgentsBy(ctx context.Context, sort board.AgentSort) ([]board.Agent, error) {
-	return nil, f.err
+	return f.agents, f.err
 }
 
 func TestReplyKinds(t *testing.T) {
@@ -129,6 +136,75 @@ func TestBoardFailure(t *testing.T) {
 		checkPage(t, path, h, body)
 		if status != 500 || strings.Contains(body, "fire") || !strings.Contains(body, "Something went wrong") {
 			t.Errorf("GET %s: status %d, body:\n%s", path, status, body)
+		}
+	}
+}
+
+// TestBidi checks that text from agents cannot reorder the page: the
+// bidirectional controls are removed wherever it is shown, and names are
+// isolated so that a right-to-left name keeps "by NAME · 2 minutes ago"
+// in order.
+func TestBidi(t *testing.T) {
+	at := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	id := "0190f5a2-7b3c-7d4e-8f90-123456789abc"
+	const (
+		rtlName = "وكيل التنبؤ"
+		// Every control the pages remove, in stored text.
+		controls = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c"
+	)
+	fb := &fakeBoard{
+		p: board.Prediction{ID: id, AgentID: "rtl-1", AgentName: rtlName + "\u200f", Title: "Rain \u202etomorrow\u202c in Cairo",
+			Body: "Body \u2067" + rtlName + "\u2069 text", Confidence: 0.5, Timeframe: "\u202dby 2027", Domain: "AI",
+			CreatedAt: at, Status: board.StatusOpen, Flags: []string{}},
+		replies: []board.Reply{{ID: "r1", PredictionID: id, AgentID: "rtl-1", AgentName: rtlName, Body: "reply \u202e" + controls,
+			CreatedAt: at, Flags: []string{}}},
+		agents: []board.Agent{{ID: "rtl-1", Name: "\u202e" + rtlName, LastSeen: at, Flags: []string{}}},
+	}
+	srv := httptest.NewServer(web.New(web.Options{Board: fb, Logger: discard, Now: func() time.Time { return at.Add(26 * time.Minute) }}))
+	t.Cleanup(srv.Close)
+	for _, c := range []struct {
+		path string
+		want []string
+	}{
+		{"/", []string{`dir="auto">Rain tomorrow in Cairo</a>`, `<span class="timeframe" dir="auto">by 2027</span>`,
+			`by <a class="agent" href="/agents/rtl-1"><bdi>` + rtlName + `</bdi></a> · <time`}},
+		{"/predictions/" + id, []string{`<h1 dir="auto">Rain tomorrow in Cairo</h1>`, `<title>Rain tomorrow in Cairo · predictions</title>`,
+			`<div class="text" id="body" dir="auto">Body ` + rtlName + ` text</div>`, `<div class="text" dir="auto">reply </div>`,
+			`<bdi>` + rtlName + `</bdi></a> <small>(<bdi>rtl-1</bdi>)</small>`}},
+		{"/agents", []string{`<bdi>` + rtlName + `</bdi></a> <small><bdi>rtl-1</bdi></small>`}},
+		{"/agents/rtl-1", []string{`<h1 dir="auto">` + rtlName + `</h1>`}},
+	} {
+		status, h, body := get(t, srv, c.path)
+		checkPage(t, c.path, h, body)
+		if status != 200 {
+			t.Fatalf("GET %s: status %d\n%s", c.path, status, body)
+		}
+		if i := strings.IndexAny(body, controls); i >= 0 {
+			t.Errorf("GET %s: a bidirectional control is shown: %q", c.path, body[max(i-40, 0):min(i+40, len(body))])
+		}
+		for _, w := range c.want {
+			if !strings.Contains(body, w) {
+				t.Errorf("GET %s: body lacks %q", c.path, w)
+			}
+		}
+	}
+
+	// A tool's result repeats the input's names: shown without the
+	// controls too (the form keeps what the person typed).
+	path := "/tools/combine_forecasts?forecasts=" + url.QueryEscape("\u202escout, 0.6\n\u2067skeptic\u2069, 0.3")
+	status, h, body := get(t, srv, path)
+	checkPage(t, path, h, body)
+	start := strings.Index(body, `id="result"`)
+	if status != 200 || start < 0 {
+		t.Fatalf("GET %s: status %d, no result\n%s", path, status, body)
+	}
+	result := body[start:]
+	if i := strings.IndexAny(result, controls); i >= 0 {
+		t.Errorf("GET %s: a bidirectional control is shown in the result: %q", path, result[max(i-40, 0):min(i+40, len(result))])
+	}
+	for _, w := range []string{">scout</text>", ">skeptic</text>", "<bdi>scout</bdi>"} {
+		if !strings.Contains(result, w) {
+			t.Errorf("GET %s: result lacks %q", path, w)
 		}
 	}
 }

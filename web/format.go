@@ -18,12 +18,16 @@ var funcs = template.FuncMap{
 	"pctp":      pctPtr,
 	"num":       num,
 	"nump":      numPtr,
+	"score1p":   score1Ptr,
 	"date":      date,
 	"flagLabel": flagLabel,
 	"kindClass": kindClass,
 	"plural":    plural,
 	"args":      textareaOf,
 	"sentence":  sentence,
+	"static":    staticURL,
+	"bidi":      stripBidi,
+	"human":     humanName,
 }
 
 // sentence capitalizes the first letter of s.
@@ -56,6 +60,15 @@ func numPtr(x *float64) string {
 		return "—"
 	}
 	return num(*x)
+}
+
+// score1Ptr writes a peer or baseline score with one decimal; nil (no
+// scored forecast yet) is a dash.
+func score1Ptr(x *float64) string {
+	if x == nil {
+		return "—"
+	}
+	return strconv.FormatFloat(*x, 'f', 1, 64)
 }
 
 // date writes a time in UTC to the minute.

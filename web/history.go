@@ -70,9 +70,12 @@ func historySVG(fs []board.Forecast, start, end time.Time, title string) templat
 
 func pt(x, y float64) string { return fmt.Sprintf("%.1f,%.1f", x, y) }
 
-// stripBidi removes the bidirectional embedding, override and isolate
-// controls (U+202A–U+202E, U+2066–U+2069) from text shown to people, so
-// that stored text cannot reverse the rest of a line.
+// stripBidi removes the bidirectional controls from text shown to people:
+// the embeddings and overrides (U+202A–U+202E), the isolates
+// (U+2066–U+2069) and the marks (U+200E, U+200F, U+061C), so that stored
+// text cannot reverse or reorder the rest of a line. The pages isolate
+// user text with <bdi> or dir="auto" instead; templates call it as
+// "bidi", and it is the one place these characters are named.
 func stripBidi(s string) string {
 	if !strings.ContainsFunc(s, isBidiControl) {
 		return s
@@ -85,4 +88,10 @@ func stripBidi(s string) string {
 	}, s)
 }
 
-func isBidiControl(r rune) bool { return r >= 0x202A && r <= 0x202E || r >= 0x2066 && r <= 0x2069 }
+func isBidiControl(r rune) bool {
+	switch {
+	case r >= 0x202A && r <= 0x202E, r >= 0x2066 && r <= 0x2069:
+		return true
+	}
+	return r == 0x200E || r == 0x200F || r == 0x061C
+}

@@ -197,11 +197,12 @@ func label(f scaleForecast, i int) string {
 	if f.Who == "" {
 		return fmt.Sprintf("#%d", i+1)
 	}
-	if utf8.RuneCountInString(f.Who) > 18 {
-		r := []rune(f.Who)
+	who := stripBidi(f.Who)
+	if utf8.RuneCountInString(who) > 18 {
+		r := []rune(who)
 		return string(r[:17]) + "…"
 	}
-	return f.Who
+	return who
 }
 
 // labelWidth estimates the width of a 13-pixel label.

@@ -93,3 +93,20 @@ func checkSVG(t *testing.T, svg string) {
 		}
 	}
 }
+
+func TestStripBidi(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"", ""},
+		{"plain text", "plain text"},
+		{"وكيل", "وكيل"},
+		{"a\u202eb\u202cc", "abc"},
+		{"\u202a\u202b\u202c\u202d\u202e", ""},
+		{"\u2066x\u2067y\u2068z\u2069", "xyz"},
+		{"\u200eleft\u200fright\u061c", "leftright"},
+		{"zero\u200bwidth\u200d", "zero\u200bwidth\u200d"}, // not bidi controls: kept
+	} {
+		if got := stripBidi(c.in); got != c.want {
+			t.Errorf("stripBidi(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}

@@ -69,6 +69,7 @@ type toolForm struct {
 	Lists    map[string]listSpec
 	Settings []settingControl // build_settings only
 	ErrField string           // the top-level field of the error, if any
+	Problem  *toolProblem     // the error, shown next to ErrField's control
 }
 
 // Invalid reports whether the error names field.
@@ -149,7 +150,7 @@ func (s *server) tool(w http.ResponseWriter, r *http.Request) error {
 		switch {
 		case errors.As(err, &ie):
 			page.Problem = problemOf(ie, res.lines)
-			page.Form.ErrField = topField(ie.Field)
+			page.Form.ErrField, page.Form.Problem = topField(ie.Field), page.Problem
 			status = http.StatusBadRequest
 		case err != nil:
 			return err

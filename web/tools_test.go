@@ -135,11 +135,19 @@ func TestToolForms(t *testing.T) {
 	})
 }
 
-// problemRe reads the error shown next to a form.
-var problemRe = regexp.MustCompile(`(?s)<div class="problem" role="alert" id="problem">\s*<p><strong>([^<]*)</strong> ([^<]*)</p>\s*(?:<p class="hint">How to fix it: ([^<]*)</p>)?`)
+// problemRe reads the error shown on a tool page: the field, the problem
+// and the hint, and whether it sits with a control (field-error) or above
+// the form (problem).
+var problemRe = regexp.MustCompile(`(?s)<div class="(field-error|problem)" (?:id="problem" role="alert"|role="alert" id="problem" tabindex="-1" autofocus)>\s*<p><strong>([^<]*)</strong> ([^<]*)</p>\s*(?:<p class="hint">How to fix it: ([^<]*)</p>)?`)
+
+// fieldRe finds a control's box on a tool form: its label, the control
+// and, when it is at fault, its error.
+var fieldRe = regexp.MustCompile(`(?s)<div class="field[^"]*"><label>.*?</label>\s*(?:<p class="help"[^>]*>[^<]*</p>\s*)?(?:<div class="field-error".*?</div>)?</div>`)
 
 // TestToolErrors checks that bad input gets a 400 with the field, the
-// problem and a hint next to the form, and marks the field.
+// problem and a hint shown with the control at fault, which is marked
+// invalid, described by the error and focused; an error about a field
+// without a control is shown above the form and focused.
 func TestToolErrors(t *testing.T) {
 	srv := newServer(t, nil)
 	type problem struct{ Where, Problem string }
@@ -148,20 +156,22 @@ func TestToolErrors(t *testing.T) {
 		tool    string
 		form    url.Values
 		want    problem
-		invalid string // the control marked aria-invalid
+		control string // the control at fault; "" when the field has none
 	}{
-		{"bad odds", "convert_odds", url.Values{"value": {"abc"}}, problem{"value", "is not a number"}, `name="value"`},
-		{"missing value", "convert_odds", url.Values{"value": {""}, "from": {"auto"}}, problem{"value", "is required"}, `name="value"`},
+		{"bad odds", "convert_odds", url.Values{"value": {"abc"}}, problem{"value", "is not a number"}, `<input name="value"`},
+		{"missing value", "convert_odds", url.Values{"value": {""}, "from": {"auto"}}, problem{"value", "is required"}, `<input name="value"`},
 		{"too many values on a line", "combine_forecasts", url.Values{"forecasts": {"a, 0.5\n\nb, 0.5, 1, 9"}},
-			problem{"forecasts", "line 3 has 4 values separated by commas; a line needs 1, 2 or 3"}, `name="forecasts"`},
+			problem{"forecasts", "line 3 has 4 values separated by commas; a line needs 1, 2 or 3"}, `<textarea name="forecasts"`},
 		{"bad probability on a line", "combine_forecasts", url.Values{"forecasts": {"a, 0.5\n\n\nb, 150"}},
-			problem{"forecasts, line 4, p", "is 150; it must be at most 100"}, `name="forecasts"`},
+			problem{"forecasts, line 4, p", "is 150; it must be at most 100"}, `<textarea name="forecasts"`},
 		{"bins not a number", "score_forecasts", url.Values{"forecasts": {"0.5, yes"}, "bins": {"abc"}},
-			problem{"bins", "must be an integer, not a string"}, `name="bins"`},
+			problem{"bins", "must be an integer, not a string"}, `<input name="bins"`},
 		{"bad outcome", "score_forecasts", url.Values{"forecasts": {"0.5, yes\n0.4, maybe"}},
-			problem{"forecasts, line 2, outcome", ""}, `name="forecasts"`},
-		{"bad setting", "build_settings", url.Values{"pool": {"bogus"}}, problem{"pool", `is "bogus", which is not one of the allowed values`}, `name="pool"`},
-		{"script in input", "convert_odds", url.Values{"value": {xss}}, problem{"value", ""}, `name="value"`},
+			problem{"forecasts, line 2, outcome", ""}, `<textarea name="forecasts"`},
+		{"bad setting", "build_settings", url.Values{"pool": {"bogus"}}, problem{"pool", `is "bogus", which is not one of the allowed values`}, `<select name="pool"`},
+		{"script in input", "convert_odds", url.Values{"value": {xss}}, problem{"value", ""}, `<input name="value"`},
+		{"field without a control", "score_forecasts", url.Values{"forecasts": {"0.5, yes"}, "edges": {"abc"}},
+			problem{"edges", `is "abc", which is not one of the allowed values`}, ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -171,25 +181,54 @@ func TestToolErrors(t *testing.T) {
 			if status != http.StatusBadRequest {
 				t.Errorf("GET %s: status %d, want 400", path, status)
 			}
+			if n := strings.Count(body, `id="problem"`); n != 1 {
+				t.Fatalf("GET %s: %d elements with id=\"problem\", want 1:\n%s", path, n, body)
+			}
 			m := problemRe.FindStringSubmatch(body)
 			if m == nil {
 				t.Fatalf("GET %s: no problem shown in\n%s", path, body)
 			}
-			got := problem{html.UnescapeString(m[1]), html.UnescapeString(m[2])}
+			got := problem{html.UnescapeString(m[2]), html.UnescapeString(m[3])}
 			if c.want.Problem == "" {
 				got.Problem = ""
 			}
 			if diff := cmp.Diff(c.want, got); diff != "" {
 				t.Errorf("GET %s: problem mismatch (-want +got):\n%s", path, diff)
 			}
-			if m[3] == "" {
+			if m[4] == "" {
 				t.Errorf("GET %s: no hint", path)
-			}
-			if !regexp.MustCompile(regexp.QuoteMeta(c.invalid) + `[^>]*aria-invalid="true"`).MatchString(body) {
-				t.Errorf("GET %s: %s is not marked aria-invalid", path, c.invalid)
 			}
 			if strings.Contains(body, xss) {
 				t.Errorf("GET %s: the input is not escaped", path)
+			}
+			if c.control == "" {
+				if m[1] != "problem" || strings.Contains(body, `aria-invalid="true"`) {
+					t.Errorf("GET %s: an error without a control is not above the form alone (%s)", path, m[1])
+				}
+				return
+			}
+			// The error is inside the box of its control, which is marked,
+			// described by it and focused.
+			var box string
+			for _, f := range fieldRe.FindAllString(body, -1) {
+				if strings.Contains(f, c.control) {
+					box = f
+				}
+			}
+			if box == "" {
+				t.Fatalf("GET %s: no box holds %s", path, c.control)
+			}
+			if !strings.Contains(box, `<div class="field-error" id="problem" role="alert">`) {
+				t.Errorf("GET %s: the error is not next to %s:\n%s", path, c.control, box)
+			}
+			tag := regexp.MustCompile(regexp.QuoteMeta(c.control) + `[^>]*>`).FindString(box)
+			for _, attr := range []string{`aria-invalid="true"`, `autofocus`} {
+				if !strings.Contains(tag, attr) {
+					t.Errorf("GET %s: %s lacks %s", path, tag, attr)
+				}
+			}
+			if !regexp.MustCompile(`aria-describedby="problem\b`).MatchString(tag) {
+				t.Errorf("GET %s: %s is not described by the error", path, tag)
 			}
 		})
 	}

@@ -26,7 +26,7 @@ func TestPages(t *testing.T) {
 		{"feed by domain", "/?domain=science", 200, []string{"in Science.", `aria-current="true" class="active">Science</a>`, "Fusion start-up reaches Q &gt; 1"}, []string{"Question 01 resolves"}},
 		{"feed sorted by confidence", "/?sort=confidence&limit=1", 200, []string{"Showing 1–1 of 29", "Question 24 resolves yes", `href="/?limit=1&amp;offset=1&amp;sort=confidence"`}, nil},
 		{"feed sorted by popularity", "/?sort=popular&limit=1", 200, []string{"Fusion start-up"}, nil},
-		{"feed last page", "/?offset=20", 200, []string{"Showing 21–29 of 29", `href="/"`, `<span class="disabled">Next →</span>`}, nil},
+		{"feed last page", "/?offset=20", 200, []string{"Showing 21–29 of 29", `href="/"`, `<span class="disabled" aria-disabled="true">Next →</span>`}, nil},
 		{"feed past the end", "/?offset=100", 200, []string{"No predictions in all domains on this page."}, nil},
 		{"feed bad limit", "/?limit=abc", 400, []string{"limit is &#34;abc&#34;; it must be a whole number of at least 1.", "such as limit=20"}, nil},
 		{"feed bad offset", "/?offset=-1", 400, []string{"offset is &#34;-1&#34;; it must be a whole number of at least 0."}, nil},
@@ -34,12 +34,12 @@ func TestPages(t *testing.T) {
 		{"feed bad sort", "/?sort=random", 400, []string{"sort", "random"}, nil},
 		{"feed big limit", "/?limit=500", 200, []string{"Showing 1–29 of 29", "clamped to 100"}, nil},
 		{"prediction", "/predictions/" + f.thread, 200, []string{
-			"<h1>Fusion start-up reaches Q &gt; 1</h1>", "25%", "Based on published milestones.\nSecond line.",
+			`<h1 dir="auto">Fusion start-up reaches Q &gt; 1</h1>`, "25%", "Based on published milestones.\nSecond line.",
 			`<ul class="thread">`, "Which milestones?", "The ones in the 2025 report.", "flagged: instructions",
 			"1 agree", "1 disagree", "1 uncertain", "(7 replies)", escapedXSS,
 			`<span class="kind kind-challenge">challenge</span>`, `<span class="kind kind-debate">debate</span>`, "Scientific breakeven is the usual bar.",
 		}, []string{xss}},
-		{"prediction with script", "/predictions/" + f.xssID, 200, []string{"<h1>" + escapedXSS + "</h1>", "<title>" + escapedXSS + " · predictions</title>", `<div class="text" id="body">` + escapedXSS}, []string{xss}},
+		{"prediction with script", "/predictions/" + f.xssID, 200, []string{`<h1 dir="auto">` + escapedXSS + "</h1>", "<title>" + escapedXSS + " · predictions</title>", `<div class="text" id="body" dir="auto">` + escapedXSS}, []string{xss}},
 		{"flagged prediction", "/predictions/" + f.flagged, 200, []string{`<span class="flag">flagged: instructions</span>`, html.EscapeString(injection)}, nil},
 		{"resolved prediction", "/predictions/" + f.resolve, 200, []string{`id="outcome"`, "Resolved", "resolved ", `id="scores"`, "Peer", `href="/agents/skeptic"`, "35%"}, nil},
 		{"prediction forecasts", "/predictions/" + f.thread, 200, []string{`<svg class="plot history"`, "Community forecast", "from 3 agents", `id="standing"`, "(4 forecasts)", "55%"}, []string{`id="scores"`}},
@@ -49,10 +49,10 @@ func TestPages(t *testing.T) {
 		{"agent forecasts bad offset", "/agents/skeptic?offset=-1", 400, []string{"offset"}, nil},
 		{"unknown prediction", "/predictions/0190f5a2-7b3c-7d4e-8f90-123456789abc", 404, []string{"No prediction has the id"}, nil},
 		{"malformed prediction id", "/predictions/%3Cscript%3E", 404, []string{"No prediction has the id &#34;&lt;script&gt;&#34;."}, []string{"<script>\""}},
-		{"agents", "/agents", 200, []string{`<table class="data agents" id="agents">`, "Oracle One", "oracle-1", escapedXSS, "Trust", "Brier", "Accuracy"}, []string{xss}},
-		{"agent", "/agents/oracle-1", 200, []string{"<h1>Oracle One</h1>", `<svg class="plot calibration"`, "perfect calibration", "20 of 26 predictions", `id="calibration"`}, nil},
+		{"agents", "/agents", 200, []string{`<table class="data sticky agents" id="agents">`, `<th scope="row"><a class="agent" href="/agents/oracle-1"><bdi>Oracle One</bdi></a>`, "oracle-1", escapedXSS, "Trust", "Brier", "Accuracy"}, []string{xss}},
+		{"agent", "/agents/oracle-1", 200, []string{`<h1 dir="auto">Oracle One</h1>`, `<svg class="plot calibration"`, "perfect calibration", "20 of 26 predictions", `id="calibration"`}, nil},
 		{"agent without resolutions", "/agents/skeptic", 200, []string{"No prediction of this agent is resolved yet"}, []string{"<svg"}},
-		{"agent with script name", "/agents/xss-agent", 200, []string{"<h1>" + escapedXSS + "</h1>"}, []string{xss}},
+		{"agent with script name", "/agents/xss-agent", 200, []string{`<h1 dir="auto">` + escapedXSS + "</h1>"}, []string{xss}},
 		{"unknown agent", "/agents/nobody", 404, []string{"No agent has the id &#34;nobody&#34;."}, nil},
 		{"malformed agent id", "/agents/a%20b", 404, []string{"No agent has the id"}, nil},
 		{"unknown tool", "/tools/no_such_tool", 404, []string{"There is no tool named &#34;no_such_tool&#34;."}, nil},
@@ -103,6 +103,10 @@ type pageCase struct {
 var (
 	scriptTag = regexp.MustCompile(`<script\b[^>]*>`)
 	styleAttr = regexp.MustCompile(`<[^>]*\sstyle=`)
+	// The static files are linked by their hashed names.
+	appScript      = regexp.MustCompile(`^<script src="/static/app\.[0-9a-f]{12}\.js" defer>$`)
+	stylesheetLink = regexp.MustCompile(`<link rel="stylesheet" href="/static/style\.[0-9a-f]{12}\.css">`)
+	faviconLink    = regexp.MustCompile(`<link rel="icon" href="/static/favicon\.[0-9a-f]{12}\.svg" type="image/svg\+xml">`)
 )
 
 // checkPage checks what every page carries: HTML, the security headers,
@@ -124,16 +128,24 @@ func checkPage(t *testing.T, path string, h http.Header, body string) {
 		html.EscapeString(tools.Disclaimer), `<a href="/terms">Terms of service</a>`,
 		`>Board</a>`, `<a href="/agents"`, `<a href="/tools"`, `<a href="/settings"`,
 		`<a href="/llms.txt">`, `<a href="/openapi.json">`, `<a href="/predictions.md">`,
-		`<link rel="stylesheet" href="/static/style.css">`,
+		"<body>\n<a class=\"skip\" href=\"#main\">Skip to content</a>", `<main id="main" tabindex="-1">`,
 	} {
 		if !strings.Contains(body, w) && !strings.Contains(body, strings.TrimSuffix(w, ">")) {
 			t.Errorf("GET %s: page lacks %q", path, w)
 		}
 	}
-	for _, tag := range scriptTag.FindAllString(body, -1) {
-		if tag != `<script src="/static/app.js" defer>` {
-			t.Errorf("GET %s: script element %q (only /static/app.js may run)", path, tag)
+	for _, re := range []*regexp.Regexp{stylesheetLink, faviconLink} {
+		if !re.MatchString(body) {
+			t.Errorf("GET %s: page lacks a match of %s", path, re)
 		}
+	}
+	for _, tag := range scriptTag.FindAllString(body, -1) {
+		if !appScript.MatchString(tag) {
+			t.Errorf("GET %s: script element %q (only /static/app.<hash>.js may run)", path, tag)
+		}
+	}
+	if i := strings.Index(body, "%!"); i >= 0 {
+		t.Errorf("GET %s: a formatting error is shown: %q", path, body[i:min(i+40, len(body))])
 	}
 	if m := styleAttr.FindString(body); m != "" {
 		t.Errorf("GET %s: inline style %q (the CSP forbids it)", path, m)
@@ -185,33 +197,61 @@ func TestMethodsAndStatic(t *testing.T) {
 		resp.Body.Close()
 		return resp
 	}
-	type answer struct {
-		Status      int
-		ContentType string
+	// The pages link the static files by their hashed names.
+	_, _, page := get(t, srv, "/tools")
+	hashed := map[string]string{} // "style" → "/static/style.<hash>.css"
+	for _, m := range regexp.MustCompile(`"(/static/(style|app|favicon)\.[0-9a-f]{12}\.(?:css|js|svg))"`).FindAllStringSubmatch(page, -1) {
+		hashed[m[2]] = m[1]
 	}
+	if len(hashed) != 3 {
+		t.Fatalf("/tools links %v, want the hashed style, app and favicon", hashed)
+	}
+	type answer struct {
+		Status       int
+		ContentType  string
+		CacheControl string
+	}
+	const immutable, short = "public, max-age=31536000, immutable", "public, max-age=300"
 	for _, c := range []struct {
 		method, path string
 		header       http.Header
 		want         answer
 	}{
-		{"HEAD", "/", nil, answer{200, "text/html; charset=utf-8"}},
-		{"HEAD", "/tools/convert_odds", nil, answer{200, "text/html; charset=utf-8"}},
-		{"POST", "/", nil, answer{405, "text/html; charset=utf-8"}},
-		{"DELETE", "/settings", nil, answer{405, "text/html; charset=utf-8"}},
-		{"GET", "/static/style.css", nil, answer{200, "text/css; charset=utf-8"}},
-		{"GET", "/static/app.js", nil, answer{200, "text/javascript; charset=utf-8"}},
-		{"GET", "/static/", nil, answer{404, "text/html; charset=utf-8"}},
+		{"HEAD", "/", nil, answer{200, "text/html; charset=utf-8", "no-store"}},
+		{"HEAD", "/tools/convert_odds", nil, answer{200, "text/html; charset=utf-8", "no-store"}},
+		{"POST", "/", nil, answer{405, "text/html; charset=utf-8", "no-store"}},
+		{"DELETE", "/settings", nil, answer{405, "text/html; charset=utf-8", "no-store"}},
+		{"GET", hashed["style"], nil, answer{200, "text/css; charset=utf-8", immutable}},
+		{"GET", hashed["app"], nil, answer{200, "text/javascript; charset=utf-8", immutable}},
+		{"GET", hashed["favicon"], nil, answer{200, "image/svg+xml", immutable}},
+		{"GET", "/static/style.css", nil, answer{200, "text/css; charset=utf-8", short}},
+		{"GET", "/static/app.js", nil, answer{200, "text/javascript; charset=utf-8", short}},
+		{"GET", "/static/favicon.svg", nil, answer{200, "image/svg+xml", short}},
+		{"GET", "/static/style.000000000000.css", nil, answer{404, "text/html; charset=utf-8", "no-store"}},
+		{"GET", "/static/", nil, answer{404, "text/html; charset=utf-8", "no-store"}},
 	} {
 		resp := do(c.method, c.path, c.header)
-		if diff := cmp.Diff(c.want, answer{resp.StatusCode, resp.Header.Get("Content-Type")}); diff != "" {
+		got := answer{resp.StatusCode, resp.Header.Get("Content-Type"), resp.Header.Get("Cache-Control")}
+		if diff := cmp.Diff(c.want, got); diff != "" {
 			t.Errorf("%s %s (-want +got):\n%s", c.method, c.path, diff)
 		}
 	}
-	etag := do("GET", "/static/style.css", nil).Header.Get("ETag")
-	if etag == "" {
-		t.Fatal("no ETag on /static/style.css")
+	// The hashed name and the plain name serve the same bytes.
+	for name, path := range hashed {
+		plain := "/static/" + name + path[strings.LastIndex(path, "."):]
+		_, _, a := get(t, srv, path)
+		_, _, b := get(t, srv, plain)
+		if a != b || a == "" {
+			t.Errorf("%s and %s serve different bytes", path, plain)
+		}
 	}
-	if resp := do("GET", "/static/style.css", http.Header{"If-None-Match": {etag}}); resp.StatusCode != http.StatusNotModified {
-		t.Errorf("GET /static/style.css with its ETag: status %d, want 304", resp.StatusCode)
+	for _, path := range []string{"/static/style.css", hashed["style"]} {
+		etag := do("GET", path, nil).Header.Get("ETag")
+		if etag == "" {
+			t.Fatalf("no ETag on %s", path)
+		}
+		if resp := do("GET", path, http.Header{"If-None-Match": {etag}}); resp.StatusCode != http.StatusNotModified {
+			t.Errorf("GET %s with its ETag: status %d, want 304", path, resp.StatusCode)
+		}
 	}
 }

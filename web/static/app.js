@@ -74,9 +74,22 @@
     form.addEventListener("input", later);
   }
 
+  // Scroll cues: "swipe the table sideways" shows only while its table
+  // is wider than its box (without this script it always shows on phones).
+  function fitCues() {
+    document.querySelectorAll(".scroll-cue").forEach(function (cue) {
+      var box = cue.nextElementSibling;
+      if (!box || !box.classList.contains("scroll")) return;
+      cue.hidden = box.scrollWidth <= box.clientWidth + 1;
+    });
+  }
+
   function start() {
     wireCopy(document);
     wireSettings();
+    fitCues();
+    var timer;
+    window.addEventListener("resize", function () { clearTimeout(timer); timer = setTimeout(fitCues, 100); });
   }
   if (document.readyState === "loading") {
     document.addEventListener("DOMContentLoaded", start);
