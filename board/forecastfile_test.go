@@ -374,3 +374,49 @@ func TestImportForecasters(t *testing.T) {
 		}
 	})
 }
+
+// FuzzImport: any text is imported or refused with an *ImportError; an
+// imported text imports again without change, and its export imports into
+// a fresh board as the same text.
+func FuzzImport(f *testing.F) {
+	golden, err := os.ReadFile(filepath.Join("testdata", "export.md"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(string(golden))
+	f.Add("# Q\n\n- id: q\n- resolves: yes\n- resolve_by: 2026-06-30\n- status: resolved\n- outcome: no\n\n## Forecasts\n\n- 2026-01-05 · person · 60%\n- 2026-01-04 · agent:x · 0%\n")
+	f.Add("# Q\n\n- id: q\n- resolves: yes\n- resolve_by: 2026-06-30\n- status: open\n")
+	now := func() time.Time { return time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC) }
+	f.Fuzz(func(t *testing.T, text string) {
+		ctx := context.Background()
+		s := mustOpen(t, filepath.Join(t.TempDir(), "a.db"), board.Options{Now: now})
+		res, err := s.Import(ctx, strings.NewReader(text))
+		var ie *board.ImportError
+		if err != nil {
+			if !errors.As(err, &ie) || len(ie.Findings) == 0 {
+				t.Fatalf("Import = %v, want nil or an *ImportError with findings", err)
+			}
+			return
+		}
+		again, err := s.Import(ctx, strings.NewReader(text))
+		if err != nil || len(again.Created) != 0 {
+			t.Fatalf("second Import = %+v, %v; want nothing created", again, err)
+		}
+		for _, p := range res.Created {
+			if m, err := s.CommunityMismatches(ctx, p.ID); err != nil || len(m) > 0 {
+				t.Errorf("community of %s: %v %v", p.ID, m, err)
+			}
+		}
+		out := export(t, s, board.FeedQuery{})
+		if fs := findings(t, out); len(fs) > 0 {
+			t.Fatalf("export has findings %v:\n%s", fs, out)
+		}
+		fresh := mustOpen(t, filepath.Join(t.TempDir(), "b.db"), board.Options{Now: now})
+		if _, err := fresh.Import(ctx, strings.NewReader(out)); err != nil {
+			t.Fatalf("Import of the export: %v\n%s", err, out)
+		}
+		if diff := cmp.Diff(out, export(t, fresh, board.FeedQuery{})); diff != "" {
+			t.Errorf("export round trip mismatch (-want +got):\n%s", diff)
+		}
+	})
+}
