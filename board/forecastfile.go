@@ -43,7 +43,7 @@ const (
 //
 // The text passes [forecastfile.Check] with no findings, and [Store.Import]
 // of it into an empty board followed by Export gives the same text. To keep
-// it so, the body is written with a backslash before each line that would
+// it so, a title ending in a word of # gets a backslash before it, the body is written with a backslash before each line that would
 // read as Markdown structure (a line starting with #, -, *, +, `, ~, > or
 // \ after at most three spaces), trailing blanks and \r dropped; a note is
 // written on one line (white space runs become one space, a middle dot
@@ -89,7 +89,7 @@ func (s *Store) Export(ctx context.Context, w io.Writer, q FeedQuery) error {
 		args = append([]any{domain}, args...)
 	}
 	var rows []predictionRow
-	if err := tx.NewRaw(feedSQL(by, domain != ""), args...).Scan(ctx, &rows); err != nil && err != sql.ErrNoRows {
+	if err := tx.NewRaw(feedSQL(by, domain != ""), args...).Scan(ctx, &rows); err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return fmt.Errorf("board: export: %w", err)
 	}
 	head := forecastfile.Format(&forecastfile.File{FrontMatter: true, Meta: []forecastfile.Field{
@@ -101,7 +101,7 @@ func (s *Store) Export(ctx context.Context, w io.Writer, q FeedQuery) error {
 	}
 	for _, r := range rows {
 		var fcs []forecastRow
-		if err := tx.NewRaw(`SELECT `+forecastCols+` FROM forecasts AS f WHERE f.prediction_id = ? ORDER BY f.seq`, r.ID).Scan(ctx, &fcs); err != nil && err != sql.ErrNoRows {
+		if err := tx.NewRaw(`SELECT `+forecastCols+` FROM forecasts AS f WHERE f.prediction_id = ? ORDER BY f.seq`, r.ID).Scan(ctx, &fcs); err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return fmt.Errorf("board: export: forecasts of %s: %w", r.ID, err)
 		}
 		text := forecastfile.Format(&forecastfile.File{Questions: []forecastfile.Question{question(r, fcs)}})
@@ -115,7 +115,7 @@ func (s *Store) Export(ctx context.Context, w io.Writer, q FeedQuery) error {
 // question is a stored prediction and its forecasts as a forecast file
 // question.
 func question(r predictionRow, fcs []forecastRow) forecastfile.Question {
-	q := forecastfile.Question{Title: r.Title, Text: textOfBody(r.Body, r.Title)}
+	q := forecastfile.Question{Title: headingOfTitle(r.Title), Text: textOfBody(r.Body, r.Title)}
 	resolves, resolveBy := r.Resolves, r.ResolveBy.String
 	if resolves == "" {
 		resolves = NoResolves
@@ -141,6 +141,40 @@ func question(r predictionRow, fcs []forecastRow) forecastfile.Question {
 		})
 	}
 	return q
+}
+
+// headingOfTitle writes a title as a heading's text: a run of # that ends
+// the title as a word of its own would read as the heading's closing
+// sequence, so a backslash goes before it ("Vote #" is "Vote \#", and
+// "Vote \#" is "Vote \\#"); titleOfHeading removes it.
+func headingOfTitle(t string) string {
+	if i, ok := hashTail(t); ok {
+		return t[:i] + `\` + t[i:]
+	}
+	return t
+}
+
+func titleOfHeading(t string) string {
+	if i, ok := hashTail(t); ok && t[i] == '\\' {
+		return t[:i] + t[i+1:]
+	}
+	return t
+}
+
+// hashTail finds the last word of t when it is backslashes followed by at
+// least one #, and returns where it starts.
+func hashTail(t string) (int, bool) {
+	i := len(t)
+	for i > 0 && t[i-1] == '#' {
+		i--
+	}
+	if i == len(t) {
+		return 0, false
+	}
+	for i > 0 && t[i-1] == '\\' {
+		i--
+	}
+	return i, i == 0 || t[i-1] == ' ' || t[i-1] == '\t'
 }
 
 // textOfBody writes a prediction's body as a question's free text (see
@@ -364,7 +398,7 @@ func (s *Store) importTx(ctx context.Context, tx bun.Tx, qs []importQuestion, na
 	have := map[string]bool{}
 	if len(ids) > 0 {
 		var got []string
-		if err := tx.NewRaw(`SELECT id FROM predictions WHERE id IN (?)`, bun.List(ids)).Scan(ctx, &got); err != nil && err != sql.ErrNoRows {
+		if err := tx.NewRaw(`SELECT id FROM predictions WHERE id IN (?)`, bun.List(ids)).Scan(ctx, &got); err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return err
 		}
 		for _, id := range got {
@@ -408,7 +442,7 @@ func (s *Store) importTx(ctx context.Context, tx bun.Tx, qs []importQuestion, na
 	}
 	slices.Sort(order)
 	var old []string
-	if err := tx.NewRaw(`SELECT id FROM agents WHERE id IN (?)`, bun.List(order)).Scan(ctx, &old); err != nil && err != sql.ErrNoRows {
+	if err := tx.NewRaw(`SELECT id FROM agents WHERE id IN (?)`, bun.List(order)).Scan(ctx, &old); err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return err
 	}
 	existed := map[string]bool{}
@@ -552,7 +586,8 @@ func plan(f *forecastfile.File) ([]importQuestion, map[string]string, []forecast
 			}
 		}
 		p := fcs[0].P
-		np := NewPrediction{AgentID: author, AgentName: names[author], Title: q.Title, Body: bodyOfText(q.Text, q.Title),
+		title := titleOfHeading(q.Title)
+		np := NewPrediction{AgentID: author, AgentName: names[author], Title: title, Body: bodyOfText(q.Text, title),
 			Confidence: &p, Timeframe: timeframe, Domain: domain, Resolves: resolves, ResolveBy: resolveBy}
 		v, err := np.validate()
 		if err != nil {
