@@ -52,7 +52,10 @@ const (
 // are not written.
 //
 // Errors: a *[ValidationError] for an unknown domain or sort or a negative
-// limit or offset; otherwise the database's or w's error.
+// limit or offset; otherwise the database's or w's error. Every error but
+// one reading a prediction's forecasts or from w comes before anything is
+// written, so an adapter that streams can still answer with an error
+// status.
 func (s *Store) Export(ctx context.Context, w io.Writer, q FeedQuery) error {
 	by, err := parseSort(q.Sort)
 	if err != nil {
@@ -344,6 +347,7 @@ type importForecast struct {
 // question without forecasts, an id that is not 1 to 64 letters, digits,
 // dots, underscores or hyphens, text over the board's limits). Nothing is
 // written then. Other errors are from reading r or from the database.
+// Import reads r to its end: the caller bounds it (http.MaxBytesReader).
 func (s *Store) Import(ctx context.Context, r io.Reader) (ImportResult, error) {
 	text, err := io.ReadAll(r)
 	if err != nil {
