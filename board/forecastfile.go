@@ -382,11 +382,18 @@ func (s *Store) Import(ctx context.Context, r io.Reader) (ImportResult, error) {
 		return ImportResult{}, &ImportError{Findings: findings}
 	}
 	out := res
-	err = s.inTx(ctx, func(ctx context.Context, tx bun.Tx) error {
-		res = out // a transaction run again starts afresh
-		res.Created, res.Existing, res.NewAgents = []ImportedPrediction{}, []string{}, []string{}
-		return s.importTx(ctx, tx, qs, names, now, &res)
-	})
+	for attempt := 1; ; attempt++ {
+		err = s.inTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+			res = out // a transaction run again starts afresh
+			res.Created, res.Existing, res.NewAgents = []ImportedPrediction{}, []string{}, []string{}
+			return s.importTx(ctx, tx, qs, names, now, &res)
+		})
+		// A concurrent import of the same question committed first
+		// (PostgreSQL): run again, and find it there.
+		if attempt == 2 || !uniqueViolation(err) {
+			break
+		}
+	}
 	if err != nil {
 		return ImportResult{}, fmt.Errorf("board: import: %w", err)
 	}
@@ -698,4 +705,12 @@ func agentOf(who string) (id, name, problem string) {
 		name = w
 	}
 	return id, name, ""
+}
+
+// uniqueViolation reports whether PostgreSQL refused a row whose key
+// another transaction had inserted (SQLSTATE 23505). SQLite runs one write
+// transaction at a time, so there it does not happen.
+func uniqueViolation(err error) bool {
+	var pg interface{ Field(byte) string } // pgdriver.Error
+	return errors.As(err, &pg) && pg.Field('C') == "23505"
 }

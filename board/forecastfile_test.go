@@ -420,3 +420,35 @@ func FuzzImport(f *testing.F) {
 		}
 	})
 }
+
+// TestImportConcurrent: two imports of the same file at once create each
+// prediction once, and both succeed.
+func TestImportConcurrent(t *testing.T) {
+	text, err := os.ReadFile(filepath.Join("testdata", "export.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	forEachStore(t, func(t *testing.T, open func(opt board.Options) *board.Store) {
+		s := open(board.Options{})
+		const n = 4
+		errs := make(chan error, n)
+		created := make(chan int, n)
+		for range n {
+			go func() {
+				res, err := s.Import(context.Background(), bytes.NewReader(text))
+				errs <- err
+				created <- len(res.Created)
+			}()
+		}
+		total := 0
+		for range n {
+			if err := <-errs; err != nil {
+				t.Errorf("Import: %v", err)
+			}
+			total += <-created
+		}
+		if total != 3 {
+			t.Errorf("the imports created %d predictions in all, want 3", total)
+		}
+	})
+}
