@@ -54,7 +54,8 @@
 // [Store.Reply], [Store.Thread], [Store.React], [Store.Reactions],
 // [Store.Resolve], [Store.Agents], [Store.Agent] and [Store.Stats], and
 // for forecasts [Store.Forecast], [Store.Forecasts], [Store.Standing],
-// [Store.Scores], [Store.AgentsBy] and [Store.AgentForecasts]. Errors
+// [Store.Scores], [Store.AgentsBy] and [Store.AgentForecasts], and for
+// forecast files [Store.Export] and [Store.Import]. Errors
 // are a *[ValidationError] wrapping [ErrInvalid] for bad input and errors
 // wrapping [ErrNotFound] for unknown ids. Over HTTP the same calls are the
 // board routes of package httpapi; the runnable program examples/agent in
@@ -175,6 +176,17 @@
 // predictions in the same transaction); the same outcome again changes
 // nothing; a prediction cannot be reopened. The moderator check belongs to
 // the adapter.
+//
+// # Forecast files
+//
+// [Store.Export] writes the board as a forecast file (package
+// forecastfile): a heading per prediction, its id, resolves, resolve_by,
+// status, outcome and domain (tags), and every forecast, oldest first, by
+// agent:<id>. [Store.Import] loads such a file in one transaction, keyed
+// by question id (a question the board has is left alone, so a second
+// import changes nothing); a file with findings is refused with an
+// *[ImportError] listing them by line. Export of an imported export gives
+// the same text (a golden test). Commands: predictions export and import.
 //
 // # Feed and counters
 //

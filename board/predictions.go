@@ -163,28 +163,35 @@ func (s *Store) CreatePrediction(ctx context.Context, np NewPrediction) (Predict
 		if p.AgentName, err = ag.upsert(ctx, tx); err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO predictions
-	(id, agent_id, title, body, confidence, timeframe, domain, created_at, flags, resolves, resolve_by)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			id, v.agentID, v.title, v.body, v.confidence, v.timeframe, v.domain, now, flags, v.resolves, v.resolveBy); err != nil {
-			return err
-		}
-		// The author's confidence is its first forecast; the forecast has
-		// the prediction's id.
-		_, c, err := addForecast(ctx, tx, id, v.agentID, id, v.confidence, "", now)
+		c, err := insertPrediction(ctx, tx, id, v, flags, "", now)
 		if err != nil {
 			return err
 		}
 		p.Community = s.community(c, now)
-		if err := bumpDomain(ctx, tx, v.domain, domainDelta{predictions: 1}); err != nil {
-			return err
-		}
 		return s.notifyPrediction(ctx, tx, p)
 	})
 	if err != nil {
 		return Prediction{}, fmt.Errorf("board: create prediction: %w", err)
 	}
 	return p, nil
+}
+
+// insertPrediction stores a validated prediction, created at now, whose
+// author's agent row exists: the row, the author's confidence as its first
+// forecast (with the prediction's id and the given note), and the count of
+// its domain. It returns the community forecast after that first forecast.
+func insertPrediction(ctx context.Context, tx bun.Tx, id string, v validPrediction, flags, note string, now time.Time) (pooled, error) {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO predictions
+	(id, agent_id, title, body, confidence, timeframe, domain, created_at, flags, resolves, resolve_by)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		id, v.agentID, v.title, v.body, v.confidence, v.timeframe, v.domain, now, flags, v.resolves, v.resolveBy); err != nil {
+		return pooled{}, err
+	}
+	_, c, err := addForecast(ctx, tx, id, v.agentID, id, v.confidence, note, now)
+	if err != nil {
+		return pooled{}, err
+	}
+	return c, bumpDomain(ctx, tx, v.domain, domainDelta{predictions: 1})
 }
 
 // Prediction returns the prediction with the given id.
@@ -410,26 +417,7 @@ func (s *Store) Resolve(ctx context.Context, id string, outcome Outcome) (Predic
 		}
 		c := cur[0]
 		if Outcome(c.Outcome.String) != outcome {
-			status := StatusResolved
-			if outcome == OutcomeVoid {
-				status = StatusVoid
-			}
-			if _, err := tx.ExecContext(ctx, `UPDATE predictions SET status = ?, outcome = ?, resolved_at = ? WHERE id = ?`,
-				string(status), string(outcome), now, id); err != nil {
-				return err
-			}
-			// Lock order: prediction, agents (in id order, the author
-			// among them: its confidence is a forecast), domain counters.
-			if err := scorePrediction(ctx, tx, s.pg, id); err != nil {
-				return err
-			}
-			if err := s.rescore(ctx, tx, c.AgentID); err != nil {
-				return err
-			}
-			var d domainDelta
-			d.add(Status(c.Status), -1)
-			d.add(status, +1)
-			if err := bumpDomain(ctx, tx, c.Domain, d); err != nil {
+			if err := s.setOutcome(ctx, tx, id, c.AgentID, c.Domain, Status(c.Status), outcome, now); err != nil {
 				return err
 			}
 		}
@@ -443,6 +431,33 @@ func (s *Store) Resolve(ctx context.Context, id string, outcome Outcome) (Predic
 		return Prediction{}, fmt.Errorf("board: resolve: %w", err)
 	}
 	return p, nil
+}
+
+// setOutcome records a checked outcome on a prediction whose row the
+// caller has locked (status was its status before), resolved at the given
+// time: it scores every forecaster, rescores the author and moves the
+// prediction between its domain's counters.
+func (s *Store) setOutcome(ctx context.Context, tx bun.Tx, id, authorID, domain string, was Status, outcome Outcome, at time.Time) error {
+	status := StatusResolved
+	if outcome == OutcomeVoid {
+		status = StatusVoid
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE predictions SET status = ?, outcome = ?, resolved_at = ? WHERE id = ?`,
+		string(status), string(outcome), at, id); err != nil {
+		return err
+	}
+	// Lock order: prediction, agents (in id order, the author among them:
+	// its confidence is a forecast), domain counters.
+	if err := scorePrediction(ctx, tx, s.pg, id); err != nil {
+		return err
+	}
+	if err := s.rescore(ctx, tx, authorID); err != nil {
+		return err
+	}
+	var d domainDelta
+	d.add(was, -1)
+	d.add(status, +1)
+	return bumpDomain(ctx, tx, domain, d)
 }
 
 // domainDelta changes the counters of one domain.
