@@ -33,7 +33,9 @@ func CounterMismatches(ctx context.Context, s *Store) ([]string, error) {
 	OR a.replies <> (SELECT COUNT(*) FROM replies AS r WHERE r.agent_id = a.id)
 	OR a.reactions <> (SELECT COUNT(*) FROM reactions AS x WHERE x.agent_id = a.id)
 	OR a.resolved <> (SELECT COUNT(*) FROM predictions AS p WHERE p.agent_id = a.id AND p.status = 'resolved')`},
-		{"domain counters", `SELECT COUNT(*) FROM domain_counts AS d WHERE
+		{"domain counters", `SELECT COUNT(*) FROM (SELECT domain, SUM(predictions) AS predictions, SUM(replies) AS replies,
+	SUM(reactions) AS reactions, SUM(threads) AS threads, SUM(resolved) AS resolved, SUM(void) AS void
+	FROM domain_counts GROUP BY domain) AS d WHERE
 	d.predictions <> (SELECT COUNT(*) FROM predictions AS p WHERE p.domain = d.domain)
 	OR d.replies <> (SELECT COUNT(*) FROM replies AS r JOIN predictions AS p ON p.id = r.prediction_id WHERE p.domain = d.domain)
 	OR d.reactions <> (SELECT COUNT(*) FROM reactions AS x JOIN predictions AS p ON p.id = x.prediction_id WHERE p.domain = d.domain)
@@ -159,3 +161,36 @@ func ReadProbability(raw []byte) (float64, error) { return readProbability("p", 
 
 // Retryable is retryable, for tests.
 var Retryable = retryable
+
+// UndoCounterShards runs the Down of migration 20261125000003 (one
+// domain_counts row per domain) and forgets that it was applied, so that
+// the next Open applies it again. Test-only.
+func UndoCounterShards(ctx context.Context, s *Store) error {
+	m := migrate.NewMigrator(s.write, migrations(), migrate.WithTableName("board_migrations"),
+		migrate.WithLocksTableName("board_migration_locks"))
+	if err := unmigrateCounterShards(ctx, m, nil); err != nil {
+		return err
+	}
+	_, err := s.write.ExecContext(ctx, `DELETE FROM board_migrations WHERE name = '20261125000003'`)
+	return err
+}
+
+// CounterRows returns the number of domain_counts rows of each domain.
+// Test-only.
+func CounterRows(ctx context.Context, s *Store) (map[string]int, error) {
+	var rows []struct {
+		Domain string `bun:"domain"`
+		N      int    `bun:"n"`
+	}
+	if err := s.read.NewRaw(`SELECT domain, COUNT(*) AS n FROM domain_counts GROUP BY domain`).Scan(ctx, &rows); err != nil {
+		return nil, err
+	}
+	out := map[string]int{}
+	for _, r := range rows {
+		out[r.Domain] = r.N
+	}
+	return out, nil
+}
+
+// CounterShards is counterShards.
+const CounterShards = counterShards

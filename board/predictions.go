@@ -240,8 +240,8 @@ func (f *feedStmts) close() error {
 	return errors.Join(errs...)
 }
 
-// totalSQL counts the predictions from the counters, of one domain when
-// byDomain (argument: the domain).
+// totalSQL counts the predictions from the counters (the sum of their
+// shards), of one domain when byDomain (argument: the domain).
 func totalSQL(byDomain bool) string {
 	if byDomain {
 		return `SELECT COALESCE(SUM(predictions), 0) FROM domain_counts WHERE domain = ?`
@@ -459,17 +459,19 @@ func (d *domainDelta) add(st Status, n int) {
 	}
 }
 
+// bumpDomain adds d to one shard of the domain's counters, chosen at
+// random ([counterShards]); readers sum the shards.
 func bumpDomain(ctx context.Context, tx bun.Tx, domain string, d domainDelta) error {
 	_, err := tx.ExecContext(ctx, `INSERT INTO domain_counts AS c
-	(domain, predictions, replies, reactions, threads, resolved, void)
-	VALUES (?, ?, ?, ?, ?, ?, ?)
-	ON CONFLICT (domain) DO UPDATE SET
+	(domain, shard, predictions, replies, reactions, threads, resolved, void)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+	ON CONFLICT (domain, shard) DO UPDATE SET
 	predictions = c.predictions + excluded.predictions,
 	replies = c.replies + excluded.replies,
 	reactions = c.reactions + excluded.reactions,
 	threads = c.threads + excluded.threads,
 	resolved = c.resolved + excluded.resolved,
 	void = c.void + excluded.void`,
-		domain, d.predictions, d.replies, d.reactions, d.threads, d.resolved, d.void)
+		domain, counterShard(), d.predictions, d.replies, d.reactions, d.threads, d.resolved, d.void)
 	return err
 }
