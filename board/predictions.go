@@ -159,23 +159,38 @@ func (s *Store) CreatePrediction(ctx context.Context, np NewPrediction) (Predict
 		p.ResolveBy = v.resolveBy.(string)
 		p.Overdue = p.ResolveBy < now.Format(time.DateOnly)
 	}
+	// The author's confidence is its first forecast, with the prediction's
+	// id and seq 1, and the only standing one: the community is known
+	// before the transaction, so the row is inserted with it (what
+	// addForecast would compute, in three statements fewer).
+	c, err := combine([]standing{{AgentID: v.agentID, P: v.confidence}})
+	if err != nil {
+		return Prediction{}, err
+	}
+	p.Community = s.community(c, now)
 	err = s.inTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		if p.AgentName, err = ag.upsert(ctx, tx); err != nil {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO predictions
-	(id, agent_id, title, body, confidence, timeframe, domain, created_at, flags, resolves, resolve_by)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			id, v.agentID, v.title, v.body, v.confidence, v.timeframe, v.domain, now, flags, v.resolves, v.resolveBy); err != nil {
+	(id, agent_id, title, body, confidence, timeframe, domain, created_at, flags, resolves, resolve_by,
+	community_geo, community_mean, community_median, forecasters, community_spread, community_disagree,
+	community_notes, community_updated_at)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			id, v.agentID, v.title, v.body, v.confidence, v.timeframe, v.domain, now, flags, v.resolves, v.resolveBy,
+			c.geo, c.mean, c.median, c.n, c.spread, c.disagree, c.notes, now); err != nil {
 			return err
 		}
-		// The author's confidence is its first forecast; the forecast has
-		// the prediction's id.
-		_, c, err := addForecast(ctx, tx, id, v.agentID, id, v.confidence, "", now)
-		if err != nil {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO standings (prediction_id, agent_id, forecast_id, p, first_at, updated_at)
+	VALUES (?, ?, ?, ?, ?, ?)`, id, v.agentID, id, v.confidence, now, now); err != nil {
 			return err
 		}
-		p.Community = s.community(c, now)
+		if _, err := tx.ExecContext(ctx, `INSERT INTO forecasts
+	(id, prediction_id, agent_id, seq, p, note, created_at, community_geo, community_mean, community_median, forecasters)
+	VALUES (?, ?, ?, 1, ?, '', ?, ?, ?, ?, ?)`,
+			id, id, v.agentID, v.confidence, now, c.geo, c.mean, c.median, c.n); err != nil {
+			return err
+		}
 		if err := bumpDomain(ctx, tx, v.domain, domainDelta{predictions: 1}); err != nil {
 			return err
 		}
