@@ -168,30 +168,24 @@ func (s *Store) CreatePrediction(ctx context.Context, np NewPrediction) (Predict
 		return Prediction{}, err
 	}
 	p.Community = s.community(c, now)
-	err = s.inTx(ctx, func(ctx context.Context, tx bun.Tx) error {
-		if p.AgentName, err = ag.upsert(ctx, tx); err != nil {
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO predictions
+	writes := []stmt{
+		ag.stmt(), // first: the lock order puts the agent row before the domain counters
+		{`INSERT INTO predictions
 	(id, agent_id, title, body, confidence, timeframe, domain, created_at, flags, resolves, resolve_by,
 	community_geo, community_mean, community_median, forecasters, community_spread, community_disagree,
 	community_notes, community_updated_at)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, []any{
 			id, v.agentID, v.title, v.body, v.confidence, v.timeframe, v.domain, now, flags, v.resolves, v.resolveBy,
-			c.geo, c.mean, c.median, c.n, c.spread, c.disagree, c.notes, now); err != nil {
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO standings (prediction_id, agent_id, forecast_id, p, first_at, updated_at)
-	VALUES (?, ?, ?, ?, ?, ?)`, id, v.agentID, id, v.confidence, now, now); err != nil {
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO forecasts
+			c.geo, c.mean, c.median, c.n, c.spread, c.disagree, c.notes, now}},
+		{`INSERT INTO standings (prediction_id, agent_id, forecast_id, p, first_at, updated_at)
+	VALUES (?, ?, ?, ?, ?, ?)`, []any{id, v.agentID, id, v.confidence, now, now}},
+		{`INSERT INTO forecasts
 	(id, prediction_id, agent_id, seq, p, note, created_at, community_geo, community_mean, community_median, forecasters)
-	VALUES (?, ?, ?, 1, ?, '', ?, ?, ?, ?, ?)`,
-			id, id, v.agentID, v.confidence, now, c.geo, c.mean, c.median, c.n); err != nil {
-			return err
-		}
-		if err := bumpDomain(ctx, tx, v.domain, domainDelta{predictions: 1}); err != nil {
+	VALUES (?, ?, ?, 1, ?, '', ?, ?, ?, ?, ?)`, []any{id, id, v.agentID, v.confidence, now, c.geo, c.mean, c.median, c.n}},
+		domainStmt(v.domain, domainDelta{predictions: 1}),
+	}
+	err = s.inTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		if p.AgentName, err = s.execReturning(ctx, tx, writes); err != nil {
 			return err
 		}
 		return s.notifyPrediction(ctx, tx, p)
@@ -477,7 +471,14 @@ func (d *domainDelta) add(st Status, n int) {
 // bumpDomain adds d to one shard of the domain's counters, chosen at
 // random ([counterShards]); readers sum the shards.
 func bumpDomain(ctx context.Context, tx bun.Tx, domain string, d domainDelta) error {
-	_, err := tx.ExecContext(ctx, `INSERT INTO domain_counts AS c
+	st := domainStmt(domain, d)
+	_, err := tx.ExecContext(ctx, st.q, st.args...)
+	return err
+}
+
+// domainStmt is bumpDomain's statement.
+func domainStmt(domain string, d domainDelta) stmt {
+	return stmt{`INSERT INTO domain_counts AS c
 	(domain, shard, predictions, replies, reactions, threads, resolved, void)
 	VALUES (?, ?, ?, ?, ?, ?, ?, ?)
 	ON CONFLICT (domain, shard) DO UPDATE SET
@@ -487,6 +488,5 @@ func bumpDomain(ctx context.Context, tx bun.Tx, domain string, d domainDelta) er
 	threads = c.threads + excluded.threads,
 	resolved = c.resolved + excluded.resolved,
 	void = c.void + excluded.void`,
-		domain, counterShard(), d.predictions, d.replies, d.reactions, d.threads, d.resolved, d.void)
-	return err
+		[]any{domain, counterShard(), d.predictions, d.replies, d.reactions, d.threads, d.resolved, d.void}}
 }

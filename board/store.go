@@ -457,3 +457,48 @@ func sqliteBusy(err error) bool {
 	}
 	return strings.Contains(strings.ToLower(err.Error()), "database is locked")
 }
+
+// stmt is a statement with its arguments.
+type stmt struct {
+	q    string
+	args []any
+}
+
+// execReturning runs statements in order in tx and returns the one
+// string the first returns (its RETURNING column); the others return
+// nothing. On PostgreSQL they go as one statement, each a data-modifying
+// WITH query, so the server is asked once instead of once each (a write
+// under load waits for its round trips more than for the database); the
+// foreign keys between their rows are checked at the end of that
+// statement, when every row is there. On SQLite, with no network between,
+// they run one by one.
+func (s *Store) execReturning(ctx context.Context, tx bun.Tx, stmts []stmt) (string, error) {
+	var out string
+	if !s.pg {
+		for i, st := range stmts {
+			var err error
+			if i == 0 {
+				err = tx.NewRaw(st.q, st.args...).Scan(ctx, &out)
+			} else {
+				_, err = tx.ExecContext(ctx, st.q, st.args...)
+			}
+			if err != nil {
+				return "", err
+			}
+		}
+		return out, nil
+	}
+	var q strings.Builder
+	var args []any
+	q.WriteString("WITH ")
+	for i, st := range stmts {
+		if i > 0 {
+			q.WriteString(", ")
+		}
+		fmt.Fprintf(&q, "w%d AS (%s)", i, st.q)
+		args = append(args, st.args...)
+	}
+	q.WriteString(" SELECT * FROM w0")
+	err := tx.NewRaw(q.String(), args...).Scan(ctx, &out)
+	return out, err
+}
