@@ -375,9 +375,15 @@ const maxTxAttempts = 5
 // that says the database is unavailable comes back wrapping
 // [ErrUnavailable].
 func (s *Store) inTx(ctx context.Context, fn func(ctx context.Context, tx bun.Tx) error) error {
+	return s.retry(ctx, func() error { return s.write.RunInTx(ctx, nil, fn) })
+}
+
+// retry runs a write (one transaction, or one statement that is its own
+// transaction) as [Store.inTx] runs fn.
+func (s *Store) retry(ctx context.Context, write func() error) error {
 	var err error
 	for attempt := 1; ; attempt++ {
-		if err = s.write.RunInTx(ctx, nil, fn); err == nil {
+		if err = write(); err == nil {
 			s.lastWrite.Store(time.Now().UnixNano())
 			return nil
 		}
@@ -464,7 +470,8 @@ type stmt struct {
 	args []any
 }
 
-// execReturning runs statements in order in tx and returns the one
+// execReturning runs statements in order in tx (or, on PostgreSQL, the
+// pool, the statement then being its own transaction) and returns the one
 // string the first returns (its RETURNING column); the others return
 // nothing. On PostgreSQL they go as one statement, each a data-modifying
 // WITH query, so the server is asked once instead of once each (a write
@@ -472,7 +479,7 @@ type stmt struct {
 // foreign keys between their rows are checked at the end of that
 // statement, when every row is there. On SQLite, with no network between,
 // they run one by one.
-func (s *Store) execReturning(ctx context.Context, tx bun.Tx, stmts []stmt) (string, error) {
+func (s *Store) execReturning(ctx context.Context, tx bun.IDB, stmts []stmt) (string, error) {
 	var out string
 	if !s.pg {
 		for i, st := range stmts {
