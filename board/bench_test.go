@@ -209,7 +209,7 @@ func BenchmarkMixedParallel(b *testing.B) {
 // SQLite and, when PREDICTIONS_TEST_POSTGRES names a server, on a fresh
 // PostgreSQL database. The posts come from 1,000 agents over the 13
 // domains, as in the load benchmark. The ratio of the two ns/op is the
-// figure in docs/RELIABILITY.md ("No hot rows").
+// figure in docs/RELIABILITY.md ("Writes on PostgreSQL: no hot rows").
 func BenchmarkParallelPost(b *testing.B) {
 	type target struct {
 		name string

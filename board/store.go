@@ -477,7 +477,10 @@ type stmt struct {
 // WITH query, so the server is asked once instead of once each (a write
 // under load waits for its round trips more than for the database); the
 // foreign keys between their rows are checked at the end of that
-// statement, when every row is there. On SQLite, with no network between,
+// statement, when every row is there. PostgreSQL runs the query the
+// final SELECT reads (the first) first and the others after it in order,
+// so the row locks keep the order of stmts; a deadlock would be retried
+// like any other ([Store.retry]). On SQLite, with no network between,
 // they run one by one.
 func (s *Store) execReturning(ctx context.Context, tx bun.IDB, stmts []stmt) (string, error) {
 	var out string
