@@ -55,6 +55,14 @@ func (s *Store) agentWrite(id, name string, now time.Time) agentWrite {
 // upsert creates the agent or updates last_seen, its counters and, when a
 // name was given, its name. It returns the agent's current name.
 func (w agentWrite) upsert(ctx context.Context, tx bun.Tx) (string, error) {
+	st := w.stmt()
+	var name string
+	err := tx.NewRaw(st.q, st.args...).Scan(ctx, &name)
+	return name, err
+}
+
+// stmt is upsert's statement; it returns the agent's name.
+func (w agentWrite) stmt() stmt {
 	q := `INSERT INTO agents AS a (id, name, flags, first_seen, last_seen, predictions, replies, reactions, forecasts)
 	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
 	ON CONFLICT (id) DO UPDATE SET
@@ -67,9 +75,7 @@ func (w agentWrite) upsert(ctx context.Context, tx bun.Tx) (string, error) {
 		q += `, name = excluded.name, flags = excluded.flags`
 	}
 	q += ` RETURNING name`
-	var name string
-	err := tx.NewRaw(q, w.id, w.name, w.flags, w.now, w.now, w.predictions, w.replies, w.reactions, w.forecasts).Scan(ctx, &name)
-	return name, err
+	return stmt{q, []any{w.id, w.name, w.flags, w.now, w.now, w.predictions, w.replies, w.reactions, w.forecasts}}
 }
 
 // rescore recomputes an agent's scoring columns from its resolved

@@ -201,3 +201,73 @@ func BenchmarkMixedParallel(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkParallelPost compares CreatePrediction with a plain INSERT of
+// the same row into the same table (the board's indexes, made by Open)
+// through the same *bun.DB, from 64 goroutines (b.SetParallelism(32) on
+// the 2 cores these figures were taken on; scale -cpu to keep 64), on
+// SQLite and, when PREDICTIONS_TEST_POSTGRES names a server, on a fresh
+// PostgreSQL database. The posts come from 1,000 agents over the 13
+// domains, as in the load benchmark. The ratio of the two ns/op is the
+// figure in docs/RELIABILITY.md ("Writes on PostgreSQL: no hot rows").
+func BenchmarkParallelPost(b *testing.B) {
+	type target struct {
+		name string
+		dsn  func(b *testing.B) string
+	}
+	targets := []target{{"sqlite", func(b *testing.B) string { return filepath.Join(b.TempDir(), "bench.db") }}}
+	if admin := os.Getenv("PREDICTIONS_TEST_POSTGRES"); admin != "" {
+		targets = append(targets, target{"postgres", func(b *testing.B) string { return pgTestDatabase(b, admin) }})
+	}
+	const agents = 1000
+	for _, tg := range targets {
+		for _, kind := range []string{"plain-insert", "board-post"} {
+			b.Run(tg.name+"/"+kind, func(b *testing.B) {
+				ctx := context.Background()
+				s, err := Open(ctx, tg.dsn(b), Options{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer s.Close()
+				now := time.Now().UTC()
+				err = s.write.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+					for a := range agents {
+						id := fmt.Sprintf("agent-%d", a)
+						if _, err := tx.ExecContext(ctx, `INSERT INTO agents (id, name, first_seen, last_seen) VALUES (?, ?, ?, ?)`, id, id, now, now); err != nil {
+							return err
+						}
+					}
+					return nil
+				})
+				if err != nil {
+					b.Fatal(err)
+				}
+				var n atomic.Int64
+				b.SetParallelism(32)
+				b.ResetTimer()
+				b.RunParallel(func(pb *testing.PB) {
+					for pb.Next() {
+						i := int(n.Add(1))
+						np := benchPrediction(i)
+						np.AgentID = fmt.Sprintf("agent-%d", i%agents)
+						if kind == "board-post" {
+							if _, err := s.CreatePrediction(ctx, np); err != nil {
+								b.Error(err)
+								return
+							}
+							continue
+						}
+						id, _ := newID()
+						if _, err := s.write.ExecContext(ctx, `INSERT INTO predictions
+	(id, agent_id, title, body, confidence, timeframe, domain, created_at, flags, resolves, resolve_by)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+							id, np.AgentID, np.Title, np.Body, *np.Confidence, np.Timeframe, np.Domain, time.Now().UTC(), "[]", "", nil); err != nil {
+							b.Error(err)
+							return
+						}
+					}
+				})
+			})
+		}
+	}
+}

@@ -84,7 +84,12 @@
 // upserts on the (prediction_id, agent_id) primary key; rows are locked in
 // one order so writes cannot deadlock: the prediction row first (SELECT
 // ... FOR UPDATE), then agent rows (in id order when there are several,
-// as at resolution), then the domain counters. A forecast takes the
+// as at resolution), then the domain counters. The counters of a domain
+// are 16 rows (shards) summed on read, and each write adds to one chosen
+// at random, so writes in one domain do not wait for each other's commit
+// on one row; only writes on the same prediction or by the same agent
+// wait for each other. A post's writes go to PostgreSQL as one statement
+// of data-modifying WITH queries, one round trip. A forecast takes the
 // prediction row lock, then upserts its agent's row; a resolution takes
 // the prediction row, then every forecaster's agent row in id order, then
 // the domain counters.
@@ -199,7 +204,8 @@
 // counts by kind, the reply count and the popularity column are updated in
 // the transaction that writes the reply or reaction, as are per-domain
 // counters that give the feed's total and [Store.Stats] without counting
-// rows.
+// rows (the sum of the domain's counter shards).
+// [Store.CounterMismatches] recounts them all, to check a board.
 //
 // # Flags
 //

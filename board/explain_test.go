@@ -148,7 +148,7 @@ func TestFeedQueryPlansPostgres(t *testing.T) {
 
 // pgTestDatabase creates a database on the server at admin and drops it
 // when the test ends.
-func pgTestDatabase(t *testing.T, admin string) string {
+func pgTestDatabase(t testing.TB, admin string) string {
 	t.Helper()
 	var b [6]byte
 	_, _ = rand.Read(b[:])

@@ -8,59 +8,9 @@ import (
 	"github.com/uptrace/bun/migrate"
 )
 
-// CounterMismatches recounts every stored counter from the rows with SQL
-// and describes each one that differs. Test-only.
+// CounterMismatches is Store.CounterMismatches.
 func CounterMismatches(ctx context.Context, s *Store) ([]string, error) {
-	checks := []struct{ name, q string }{
-		{"prediction counters", `SELECT COUNT(*) FROM predictions AS p WHERE
-	p.replies <> (SELECT COUNT(*) FROM replies AS r WHERE r.prediction_id = p.id)
-	OR p.agree <> (SELECT COUNT(*) FROM reactions AS x WHERE x.prediction_id = p.id AND x.kind = 'agree')
-	OR p.disagree <> (SELECT COUNT(*) FROM reactions AS x WHERE x.prediction_id = p.id AND x.kind = 'disagree')
-	OR p.uncertain <> (SELECT COUNT(*) FROM reactions AS x WHERE x.prediction_id = p.id AND x.kind = 'uncertain')
-	OR p.popularity <> p.agree + p.disagree + p.uncertain + p.replies
-	OR p.replies <> p.replies_plain + p.replies_agree + p.replies_disagree + p.replies_challenge + p.replies_debate
-	OR p.replies_agree <> (SELECT COUNT(*) FROM replies AS r WHERE r.prediction_id = p.id AND r.kind = 'agree')
-	OR p.replies_disagree <> (SELECT COUNT(*) FROM replies AS r WHERE r.prediction_id = p.id AND r.kind = 'disagree')
-	OR p.replies_challenge <> (SELECT COUNT(*) FROM replies AS r WHERE r.prediction_id = p.id AND r.kind = 'challenge')
-	OR p.replies_debate <> (SELECT COUNT(*) FROM replies AS r WHERE r.prediction_id = p.id AND r.kind = 'debate')`},
-		{"debate ids", `SELECT COUNT(*) FROM replies AS r WHERE
-	(r.kind = 'debate' AND (r.debate_id IS NULL OR r.debate_id <> r.id))
-	OR (r.kind <> 'debate' AND r.parent_id IS NULL AND r.debate_id IS NOT NULL)
-	OR (r.kind <> 'debate' AND r.parent_id IS NOT NULL AND
-		COALESCE(r.debate_id, '') <> COALESCE((SELECT q.debate_id FROM replies AS q WHERE q.id = r.parent_id), ''))`},
-		{"agent counters", `SELECT COUNT(*) FROM agents AS a WHERE
-	a.predictions <> (SELECT COUNT(*) FROM predictions AS p WHERE p.agent_id = a.id)
-	OR a.replies <> (SELECT COUNT(*) FROM replies AS r WHERE r.agent_id = a.id)
-	OR a.reactions <> (SELECT COUNT(*) FROM reactions AS x WHERE x.agent_id = a.id)
-	OR a.resolved <> (SELECT COUNT(*) FROM predictions AS p WHERE p.agent_id = a.id AND p.status = 'resolved')`},
-		{"domain counters", `SELECT COUNT(*) FROM domain_counts AS d WHERE
-	d.predictions <> (SELECT COUNT(*) FROM predictions AS p WHERE p.domain = d.domain)
-	OR d.replies <> (SELECT COUNT(*) FROM replies AS r JOIN predictions AS p ON p.id = r.prediction_id WHERE p.domain = d.domain)
-	OR d.reactions <> (SELECT COUNT(*) FROM reactions AS x JOIN predictions AS p ON p.id = x.prediction_id WHERE p.domain = d.domain)
-	OR d.threads <> (SELECT COUNT(*) FROM predictions AS p WHERE p.domain = d.domain AND p.replies > 0)
-	OR d.resolved <> (SELECT COUNT(*) FROM predictions AS p WHERE p.domain = d.domain AND p.status = 'resolved')
-	OR d.void <> (SELECT COUNT(*) FROM predictions AS p WHERE p.domain = d.domain AND p.status = 'void')`},
-		{"forecast counters", `SELECT COUNT(*) FROM predictions AS p WHERE
-	p.forecasters <> (SELECT COUNT(*) FROM standings AS s WHERE s.prediction_id = p.id)
-	OR p.forecasters < 1
-	OR (SELECT COUNT(*) FROM forecasts AS f WHERE f.prediction_id = p.id) <> (SELECT COALESCE(MAX(seq), 0) FROM forecasts AS f WHERE f.prediction_id = p.id)`},
-		{"agent forecast counters", `SELECT COUNT(*) FROM agents AS a WHERE
-	a.forecasts <> (SELECT COUNT(*) FROM standings AS s WHERE s.agent_id = a.id)
-	OR a.scored <> (SELECT COUNT(*) FROM scores AS c WHERE c.agent_id = a.id)`},
-		{"domains without counters", `SELECT COUNT(*) FROM predictions AS p WHERE
-	NOT EXISTS (SELECT 1 FROM domain_counts AS d WHERE d.domain = p.domain)`},
-	}
-	var out []string
-	for _, c := range checks {
-		var n int
-		if err := s.read.NewRaw(c.q).Scan(ctx, &n); err != nil {
-			return nil, fmt.Errorf("%s: %w", c.name, err)
-		}
-		if n != 0 {
-			out = append(out, fmt.Sprintf("%s: %d row(s) differ from a recount", c.name, n))
-		}
-	}
-	return out, nil
+	return s.CounterMismatches(ctx)
 }
 
 // RowCounts returns the number of rows in each table. Test-only.
@@ -159,3 +109,36 @@ func ReadProbability(raw []byte) (float64, error) { return readProbability("p", 
 
 // Retryable is retryable, for tests.
 var Retryable = retryable
+
+// UndoCounterShards runs the Down of migration 20261125000003 (one
+// domain_counts row per domain) and forgets that it was applied, so that
+// the next Open applies it again. Test-only.
+func UndoCounterShards(ctx context.Context, s *Store) error {
+	m := migrate.NewMigrator(s.write, migrations(), migrate.WithTableName("board_migrations"),
+		migrate.WithLocksTableName("board_migration_locks"))
+	if err := unmigrateCounterShards(ctx, m, nil); err != nil {
+		return err
+	}
+	_, err := s.write.ExecContext(ctx, `DELETE FROM board_migrations WHERE name = '20261125000003'`)
+	return err
+}
+
+// CounterRows returns the number of domain_counts rows of each domain.
+// Test-only.
+func CounterRows(ctx context.Context, s *Store) (map[string]int, error) {
+	var rows []struct {
+		Domain string `bun:"domain"`
+		N      int    `bun:"n"`
+	}
+	if err := s.read.NewRaw(`SELECT domain, COUNT(*) AS n FROM domain_counts GROUP BY domain`).Scan(ctx, &rows); err != nil {
+		return nil, err
+	}
+	out := map[string]int{}
+	for _, r := range rows {
+		out[r.Domain] = r.N
+	}
+	return out, nil
+}
+
+// CounterShards is counterShards.
+const CounterShards = counterShards

@@ -536,7 +536,7 @@ func plan(f *forecastfile.File) ([]importQuestion, map[string]string, []forecast
 			}
 			return q.Line
 		}
-		if !agentIDPattern.MatchString(q.ID) {
+		if !ValidAgentID(q.ID) {
 			bad(fieldLine("id"), "id %q is not 1 to 64 letters, digits, dots, underscores or hyphens (it names the prediction in the board's addresses): write an id such as beta-open-2026", q.ID)
 			continue
 		}
@@ -678,7 +678,7 @@ func agentOf(who string) (id, name, problem string) {
 	w := who
 	if len(w) >= 6 && strings.EqualFold(w[:6], "agent:") {
 		w = strings.TrimSpace(w[6:])
-		if agentIDPattern.MatchString(w) {
+		if ValidAgentID(w) {
 			return w, "", ""
 		}
 	}

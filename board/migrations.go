@@ -51,6 +51,12 @@ func migrations() *migrate.Migrations {
 		Up:      migrateOptIn,
 		Down:    ddl(dropOptIn),
 	})
+	ms.Add(migrate.Migration{
+		Name:    "20261125000003",
+		Comment: "domain_counter_shards", // schema_counters.go
+		Up:      migrateCounterShards,
+		Down:    unmigrateCounterShards,
+	})
 	return ms
 }
 

@@ -84,23 +84,17 @@ func unmigrateTags(ctx context.Context, m *migrate.Migrator, _ *migrate.Migratio
 func addColumns(ctx context.Context, tx bun.Tx, pg bool, cols []column) (map[string]bool, error) {
 	added := map[string]bool{}
 	for _, c := range cols {
-		q := `SELECT COUNT(*) FROM pragma_table_info(?) WHERE name = ?`
-		if pg {
-			q = `SELECT COUNT(*) FROM information_schema.columns
-	WHERE table_schema = current_schema() AND table_name = ? AND column_name = ?`
-		}
-		var n int
-		if err := tx.NewRaw(q, c.table, c.name).Scan(ctx, &n); err != nil {
-			return nil, fmt.Errorf("checking %s.%s: %w", c.table, c.name, err)
-		}
-		if n > 0 {
+		if ok, err := hasColumn(ctx, tx, pg, c.table, c.name); err != nil || ok {
+			if err != nil {
+				return nil, err
+			}
 			continue
 		}
 		def := c.def
 		if pg {
 			def = strings.ReplaceAll(def, "TIMESTAMP", "TIMESTAMPTZ")
 		}
-		q = `ALTER TABLE ` + c.table + ` ADD COLUMN ` + c.name + ` ` + def
+		q := `ALTER TABLE ` + c.table + ` ADD COLUMN ` + c.name + ` ` + def
 		if _, err := tx.ExecContext(ctx, q); err != nil {
 			return nil, fmt.Errorf("%w\n%s", err, q)
 		}

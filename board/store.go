@@ -375,9 +375,15 @@ const maxTxAttempts = 5
 // that says the database is unavailable comes back wrapping
 // [ErrUnavailable].
 func (s *Store) inTx(ctx context.Context, fn func(ctx context.Context, tx bun.Tx) error) error {
+	return s.retry(ctx, func() error { return s.write.RunInTx(ctx, nil, fn) })
+}
+
+// retry runs a write (one transaction, or one statement that is its own
+// transaction) as [Store.inTx] runs fn.
+func (s *Store) retry(ctx context.Context, write func() error) error {
 	var err error
 	for attempt := 1; ; attempt++ {
-		if err = s.write.RunInTx(ctx, nil, fn); err == nil {
+		if err = write(); err == nil {
 			s.lastWrite.Store(time.Now().UnixNano())
 			return nil
 		}
@@ -456,4 +462,53 @@ func sqliteBusy(err error) bool {
 		return lite.Code()&0xff == 5
 	}
 	return strings.Contains(strings.ToLower(err.Error()), "database is locked")
+}
+
+// stmt is a statement with its arguments.
+type stmt struct {
+	q    string
+	args []any
+}
+
+// execReturning runs statements in order in tx (or, on PostgreSQL, the
+// pool, the statement then being its own transaction) and returns the one
+// string the first returns (its RETURNING column); the others return
+// nothing. On PostgreSQL they go as one statement, each a data-modifying
+// WITH query, so the server is asked once instead of once each (a write
+// under load waits for its round trips more than for the database); the
+// foreign keys between their rows are checked at the end of that
+// statement, when every row is there. PostgreSQL runs the query the
+// final SELECT reads (the first) first and the others after it in order,
+// so the row locks keep the order of stmts; a deadlock would be retried
+// like any other ([Store.retry]). On SQLite, with no network between,
+// they run one by one.
+func (s *Store) execReturning(ctx context.Context, tx bun.IDB, stmts []stmt) (string, error) {
+	var out string
+	if !s.pg {
+		for i, st := range stmts {
+			var err error
+			if i == 0 {
+				err = tx.NewRaw(st.q, st.args...).Scan(ctx, &out)
+			} else {
+				_, err = tx.ExecContext(ctx, st.q, st.args...)
+			}
+			if err != nil {
+				return "", err
+			}
+		}
+		return out, nil
+	}
+	var q strings.Builder
+	var args []any
+	q.WriteString("WITH ")
+	for i, st := range stmts {
+		if i > 0 {
+			q.WriteString(", ")
+		}
+		fmt.Fprintf(&q, "w%d AS (%s)", i, st.q)
+		args = append(args, st.args...)
+	}
+	q.WriteString(" SELECT * FROM w0")
+	err := tx.NewRaw(q.String(), args...).Scan(ctx, &out)
+	return out, err
 }

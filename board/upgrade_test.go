@@ -2,6 +2,7 @@ package board_test
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"testing"
 	"time"
@@ -111,4 +112,112 @@ func TestUpgradeToForecasts(t *testing.T) {
 			checkCounters(t, s)
 		})
 	}
+}
+
+// TestUpgradeToCounterShards: a board written with sharded domain
+// counters goes back to one counter row per domain (the migration's Down,
+// as a board of the release before was), then upgrades again on Open. At
+// each step the statistics, the feed totals and a recount agree, and
+// writes after the upgrade keep them exact.
+func TestUpgradeToCounterShards(t *testing.T) {
+	for _, b := range backends(t) {
+		t.Run(b.name, func(t *testing.T) {
+			ctx := context.Background()
+			dsn := b.dsn(t)
+			s, err := board.Open(ctx, dsn, board.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			doms := []string{"AI", "Science", "Sports"}
+			var ps []board.Prediction
+			for i := range 30 {
+				np := newPrediction(fmt.Sprintf("agent-%d", i%4))
+				np.Domain = doms[i%len(doms)]
+				ps = append(ps, mustCreate(t, s, np))
+			}
+			for i, p := range ps[:12] {
+				if _, err := s.Reply(ctx, p.ID, board.NewReply{AgentID: "bob", Body: "why?"}); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := s.React(ctx, p.ID, board.NewReaction{AgentID: "carol", Reaction: board.ReactionAgree}); err != nil {
+					t.Fatal(err)
+				}
+				if i < 2 {
+					if _, err := s.Resolve(ctx, p.ID, []board.Outcome{board.OutcomeYes, board.OutcomeVoid}[i]); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			want := statsAndTotals(t, s, doms)
+			rows, err := board.CounterRows(ctx, s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			spread := false
+			for d, n := range rows {
+				if n < 1 || n > board.CounterShards {
+					t.Errorf("domain %s has %d counter rows, want 1 to %d", d, n, board.CounterShards)
+				}
+				spread = spread || n > 1
+			}
+			if !spread {
+				t.Errorf("counter rows %v: no domain's writes were spread over shards", rows)
+			}
+
+			if err := board.UndoCounterShards(ctx, s); err != nil {
+				t.Fatalf("UndoCounterShards: %v", err)
+			}
+			one := map[string]int{"AI": 1, "Science": 1, "Sports": 1}
+			if got, err := board.CounterRows(ctx, s); err != nil || !cmp.Equal(one, got) {
+				t.Errorf("after the Down: counter rows %v, %v; want %v", got, err, one)
+			}
+			if err := s.Close(); err != nil {
+				t.Fatal(err)
+			}
+
+			s = mustOpen(t, dsn, board.Options{})
+			if got, err := board.CounterRows(ctx, s); err != nil || !cmp.Equal(one, got) {
+				t.Errorf("after the upgrade: counter rows %v, %v; want %v (each domain's row as shard 0)", got, err, one)
+			}
+			if diff := cmp.Diff(want, statsAndTotals(t, s, doms)); diff != "" {
+				t.Errorf("after the upgrade (-want +got):\n%s", diff)
+			}
+			checkCounters(t, s)
+			np := newPrediction("dave")
+			np.Domain = "AI"
+			p := mustCreate(t, s, np)
+			if _, err := s.Reply(ctx, p.ID, board.NewReply{AgentID: "bob", Body: "and?"}); err != nil {
+				t.Fatal(err)
+			}
+			for _, k := range []string{"predictions", "replies", "threads", "AI"} {
+				want[k]++
+			}
+			if diff := cmp.Diff(want, statsAndTotals(t, s, doms)); diff != "" {
+				t.Errorf("after a post and a reply (-want +got):\n%s", diff)
+			}
+			checkCounters(t, s)
+		})
+	}
+}
+
+// statsAndTotals returns the board's statistics (predictions, replies,
+// reactions, threads, resolved, void) and each domain's feed total under
+// its name.
+func statsAndTotals(t *testing.T, s *board.Store, doms []string) map[string]int {
+	t.Helper()
+	ctx := context.Background()
+	st, err := s.Stats(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]int{"predictions": st.Predictions, "replies": st.Replies, "reactions": st.Reactions,
+		"threads": st.Threads, "resolved": st.Resolved, "void": st.Void}
+	for _, d := range doms {
+		f, err := s.Feed(ctx, board.FeedQuery{Domain: d})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[d] = f.Total
+	}
+	return out
 }

@@ -183,7 +183,7 @@ func insertSeed(ctx context.Context, tx bun.Tx, ps []board.Prediction) error {
 		d := domains[name]
 		if _, err := tx.ExecContext(ctx, `INSERT INTO domain_counts AS c (domain, predictions, replies, reactions, threads)
 	VALUES (?, ?, ?, ?, ?)
-	ON CONFLICT (domain) DO UPDATE SET
+	ON CONFLICT (domain, shard) DO UPDATE SET
 	predictions = c.predictions + excluded.predictions,
 	replies = c.replies + excluded.replies,
 	reactions = c.reactions + excluded.reactions,
