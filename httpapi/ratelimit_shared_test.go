@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -84,8 +85,10 @@ func TestSharedLimitsAcrossReplicas(t *testing.T) {
 		t.Errorf("22 posts of one agent over two replicas (-want +got):\n%s", diff)
 	}
 	rec := post(0, "198.51.100.1:1")
-	if rec.Code != 429 || rec.Header().Get("Retry-After") != "60" { // one emission interval
-		t.Errorf("over the shared limit: %d, Retry-After %q", rec.Code, rec.Header().Get("Retry-After"))
+	// At most one emission interval (60 s); less by the seconds Redis's
+	// own clock has run since the budget ran out, on a slow machine.
+	if ra, err := strconv.Atoi(rec.Header().Get("Retry-After")); rec.Code != 429 || err != nil || ra < 1 || ra > 60 {
+		t.Errorf("over the shared limit: %d, Retry-After %q, want 429 and 1 to 60", rec.Code, rec.Header().Get("Retry-After"))
 	}
 	// One address budget over two replicas: burst 30 for reads (writes
 	// have a budget of their own).
