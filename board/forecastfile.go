@@ -267,6 +267,20 @@ func (e *ImportError) Error() string {
 // Unwrap returns [ErrInvalid].
 func (e *ImportError) Unwrap() error { return ErrInvalid }
 
+// Explain returns the field (the file), the findings by line and how to
+// fix them, for an adapter to show.
+func (e *ImportError) Explain() (field, problem, hint string) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "has %d finding(s), so nothing was imported:", len(e.Findings))
+	for i, d := range e.Findings {
+		if i > 0 {
+			b.WriteString(";")
+		}
+		b.WriteString(" " + d.String())
+	}
+	return "file", b.String(), "fix each finding at its line (check_forecast_md lists the same findings) and send the whole file again"
+}
+
 // ImportResult says what [Store.Import] did.
 type ImportResult struct {
 	// Questions is the number of questions in the file.

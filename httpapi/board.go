@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"reflect"
@@ -50,6 +51,9 @@ type Board interface {
 	Unsubscribe(ctx context.Context, token string) (board.Unsubscribed, error)
 	ReceiveMail(ctx context.Context, m *email.Message) (board.Reply, error)
 	Ping(ctx context.Context) error
+	// The board as a forecast file (boardfile.go).
+	Export(ctx context.Context, w io.Writer, q board.FeedQuery) error
+	Import(ctx context.Context, r io.Reader) (board.ImportResult, error)
 	// Agent keys, for [AuthKeys] (see auth.go).
 	IssueKey(ctx context.Context, agentID string) (string, error)
 	CheckKey(ctx context.Context, agentID, key string) error
@@ -99,6 +103,7 @@ type call struct {
 type boardRoute struct {
 	method, path, name string
 	tool               string // the name of the MCP tool that offers the route; "" for none
+	produces           string // the media type of a success that is not the JSON envelope; "" for the envelope
 	summary            string
 	description        string
 	auth               authMode
@@ -410,6 +415,7 @@ func defineBoard() []*boardRoute {
 		},
 	}
 	routes = append(routes, forecastRoutes()...)
+	routes = append(routes, fileRoutes(feedParams)...)
 	return append(routes, mailRoutes()...)
 }
 

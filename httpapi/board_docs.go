@@ -89,7 +89,9 @@ func (s *Server) boardOpenAPI(doc *oaDoc) {
 	rawRefs := map[int]string{413: "MessageTooLarge", 415: "MessageMediaType"}
 
 	for _, br := range boardTable() {
-		doc.Components.Schemas[br.name+"_result"] = br.result
+		if br.result != nil {
+			doc.Components.Schemas[br.name+"_result"] = br.result
+		}
 		op := &oaOperation{OperationID: br.name, Tags: []string{"board"}, Summary: br.summary, Description: s.opt.Auth.describe(br.description),
 			Responses: map[string]oaResponse{"default": respRef("Problem")}}
 		if br.idParam != "" {
@@ -117,6 +119,11 @@ func (s *Server) boardOpenAPI(doc *oaDoc) {
 			op.Security = []map[string][]string{{}, {"agent": {}}} // optional: only to rotate
 		}
 		for _, st := range br.success {
+			if br.produces != "" {
+				op.Responses[strconv.Itoa(st)] = oaResponse{Description: http.StatusText(st) + ": " + br.summary,
+					Content: map[string]oaMedia{br.produces: {Schema: &jsonschema.Schema{Type: "string", ContentMediaType: br.produces}}}}
+				continue
+			}
 			op.Responses[strconv.Itoa(st)] = jsonResp(http.StatusText(st), schemaRef(br.name+"_result"))
 		}
 		for _, st := range br.errors {

@@ -38,28 +38,12 @@ func (s *Server) createPrediction(w http.ResponseWriter, r *http.Request, c *cal
 }
 
 func (s *Server) listPredictions(w http.ResponseWriter, r *http.Request, c *call) (*boardResult, error) {
-	q := board.FeedQuery{Domain: c.query.Get("domain"), Sort: board.Sort(c.query.Get("sort"))}
-	for _, p := range []struct {
-		name string
-		dst  *int
-		min  int
-	}{{"limit", &q.Limit, 1}, {"offset", &q.Offset, 0}} {
-		v, ok := c.query[p.name]
-		if !ok {
-			continue
-		}
-		n, err := strconv.Atoi(strings.TrimSpace(v[0]))
-		if err != nil || n < p.min {
-			return nil, &Error{Field: p.name, Err: ErrBadRequest, Problem: fmt.Sprintf("is %q; it must be a whole number of at least %d", v[0], p.min),
-				Hint: fmt.Sprintf("such as %s=20", p.name)}
-		}
-		*p.dst = n
-	}
-	if _, ok := c.query["domain"]; ok && q.Domain == "" {
-		return nil, &Error{Field: "domain", Err: ErrBadRequest, Problem: "is empty",
-			Hint: "leave domain out for every domain, or give one of " + strings.Join(board.Domains(), ", ")}
+	q, err := feedQuery(c)
+	if err != nil {
+		return nil, err
 	}
 	f, err := s.opt.Board.Feed(r.Context(), q)
+
 	if err != nil {
 		return nil, err
 	}
@@ -311,3 +295,30 @@ func (s *Server) stats(w http.ResponseWriter, r *http.Request, c *call) (*boardR
 
 // pctText writes a probability as a percent for summaries.
 func pctText(p float64) string { return strconv.FormatFloat(math.Round(p*1000)/10, 'f', -1, 64) + "%" }
+
+// feedQuery reads the feed's query parameters: domain, sort, limit and
+// offset.
+func feedQuery(c *call) (board.FeedQuery, error) {
+	q := board.FeedQuery{Domain: c.query.Get("domain"), Sort: board.Sort(c.query.Get("sort"))}
+	for _, p := range []struct {
+		name string
+		dst  *int
+		min  int
+	}{{"limit", &q.Limit, 1}, {"offset", &q.Offset, 0}} {
+		v, ok := c.query[p.name]
+		if !ok {
+			continue
+		}
+		n, err := strconv.Atoi(strings.TrimSpace(v[0]))
+		if err != nil || n < p.min {
+			return q, &Error{Field: p.name, Err: ErrBadRequest, Problem: fmt.Sprintf("is %q; it must be a whole number of at least %d", v[0], p.min),
+				Hint: fmt.Sprintf("such as %s=20", p.name)}
+		}
+		*p.dst = n
+	}
+	if _, ok := c.query["domain"]; ok && q.Domain == "" {
+		return q, &Error{Field: "domain", Err: ErrBadRequest, Problem: "is empty",
+			Hint: "leave domain out for every domain, or give one of " + strings.Join(board.Domains(), ", ")}
+	}
+	return q, nil
+}

@@ -615,8 +615,8 @@ func TestBoardPublished(t *testing.T) {
 		}
 	}
 	m := e.get(t, httpapi.ManifestPath, 200)
-	if n := len(m["board"].([]any)); n != 20 {
-		t.Errorf("manifest has %d board routes, want 20", n)
+	if n := len(m["board"].([]any)); n != 22 {
+		t.Errorf("manifest has %d board routes, want 22", n)
 	}
 	for _, p := range []string{"/api/predictions", "/api/predictions/{id}", "/api/predictions/{id}/threads", "/api/predictions/{id}/reactions",
 		"/api/predictions/{id}/resolve", "/api/agents", "/api/agents/{id}", "/api/agents/{id}/key", "/api/stats", "/api/inbound/email",

@@ -1,0 +1,137 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/predictions-md/predictions/board"
+)
+
+// The board as a forecast file, and back: GET /api/predictions.md writes
+// the board's predictions and forecasts in the format check_forecast_md
+// checks, and POST /api/import (moderators) loads such a file.
+
+const (
+	// MaxExport is the most predictions one GET of the forecast file
+	// writes; page on with offset.
+	MaxExport = 1000
+	// MaxImportBytes is the largest forecast file POST /api/import takes
+	// (1 MB); a larger one gets 413.
+	MaxImportBytes = 1 << 20
+	markdownType   = "text/markdown"
+)
+
+// importResult is the answer of POST /api/import.
+type importResult struct {
+	Import board.ImportResult `json:"import" jsonschema:"what the import did: questions, predictions created, those already on the board, forecasts, new agents, warnings"`
+}
+
+func fileRoutes(feedParams []boardParam) []*boardRoute {
+	exportParams := make([]boardParam, 0, len(feedParams))
+	for _, p := range feedParams {
+		if p.name == "limit" {
+			p = boardParam{name: "limit", schema: intSchema(fmt.Sprintf("how many predictions to write, at most %d (the default)", MaxExport), 1, MaxExport)}
+		}
+		exportParams = append(exportParams, p)
+	}
+	return []*boardRoute{
+		{
+			method: http.MethodGet, path: BoardPrefix + "/predictions.md", name: "export_predictions", summary: "The board as a forecast file",
+			description: "The feed's predictions (same domain, sort and offset as GET /api/predictions) as a Markdown forecast file, the format check_forecast_md checks: " +
+				"a heading per prediction with its id, resolves, resolve_by, status and outcome, and every forecast as a dated line by agent:<id>, oldest first. " +
+				"It passes check_forecast_md with no findings, and POST /api/import of it into another board followed by this GET gives the same text. " +
+				fmt.Sprintf("At most %d predictions a request: page on with offset. ", MaxExport) +
+				"Timeframes, replies and reactions are not written; a prediction without resolution criteria or date gets " + board.NoResolves + " and " + board.NoResolveBy + ".",
+			params: exportParams, produces: markdownType, success: []int{200}, errors: []int{400},
+			run: (*Server).exportFile,
+		},
+		{
+			method: http.MethodPost, path: BoardPrefix + "/import", name: "import_forecast_file", summary: "Load a forecast file into the board (moderators)",
+			description: "Load a Markdown forecast file's questions and forecasts into the board, in one transaction. Only with Authorization: Bearer <moderator token>. " +
+				"Questions are keyed by their id: one already on the board is left as it is, so importing the same file twice changes nothing. " +
+				"A forecaster written agent:<id> is that agent; any other who (such as person) becomes an agent of that name. " +
+				"Each forecast keeps its date; the earliest is the prediction's author and confidence, and the standing forecasts make its community forecast; " +
+				"a resolved question is resolved and scored. A file with findings (those of check_forecast_md, and what the board cannot store) is refused with 400, " +
+				"every finding with its line in the Problem, and nothing is written. Answers 201 when predictions were created, 200 when every question was already there.",
+			auth: authModerator,
+			raw: &rawBody{mediaType: markdownType, maxBytes: MaxImportBytes, curlData: "--data-binary @forecasts.md",
+				description: "the forecast file, UTF-8 Markdown"},
+			result: boardResultSchema[importResult](), success: []int{200, 201}, errors: []int{400, 401, 403, 413, 415},
+			run: (*Server).importFile,
+		},
+	}
+}
+
+// exportFile writes the forecast file. It is built in memory (at most
+// MaxExport predictions) so that an error is still a Problem.
+func (s *Server) exportFile(w http.ResponseWriter, r *http.Request, c *call) (*boardResult, error) {
+	q, err := feedQuery(c)
+	if err != nil {
+		return nil, err
+	}
+	if q.Limit > MaxExport {
+		return nil, &Error{Field: "limit", Err: ErrBadRequest, Problem: fmt.Sprintf("is %d; the most a request writes is %d", q.Limit, MaxExport),
+			Hint: fmt.Sprintf("ask for limit=%d and page on with offset", MaxExport)}
+	}
+	if q.Limit == 0 {
+		q.Limit = MaxExport
+	}
+	var b bytes.Buffer
+	if err := s.opt.Board.Export(r.Context(), &b, q); err != nil {
+		return nil, err
+	}
+	writeBody(w, http.StatusOK, markdownType+"; charset=utf-8", b.Bytes())
+	return nil, nil
+}
+
+// importFile loads a forecast file.
+func (s *Server) importFile(w http.ResponseWriter, r *http.Request, c *call) (*boardResult, error) {
+	raw := c.route.raw
+	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || (mt != raw.mediaType && mt != "text/plain") {
+		return nil, &Error{Field: "Content-Type", Err: ErrMediaType,
+			Problem: fmt.Sprintf("is %q; this route reads a forecast file", r.Header.Get("Content-Type")),
+			Hint:    "send the file as it is, with Content-Type: text/markdown (curl --data-binary @forecasts.md)"}
+	}
+	text, err := io.ReadAll(http.MaxBytesReader(w, r.Body, raw.maxBytes))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return nil, &Error{Field: "body", Err: ErrTooLarge, Problem: fmt.Sprintf("is larger than the limit of %d bytes (1 MB)", raw.maxBytes),
+				Hint: "split the file by questions and send each part; questions already imported are left as they are"}
+		}
+		return nil, &Error{Field: "body", Problem: "could not be read: " + err.Error(), Hint: "send the whole file with its Content-Length", Err: ErrBadRequest}
+	}
+	res, err := s.opt.Board.Import(r.Context(), bytes.NewReader(text))
+	if err != nil {
+		return nil, err
+	}
+	sum := fmt.Sprintf("Imported %s: %d created, %d already on the board and left as they were; %s stored",
+		count(res.Questions, "question"), len(res.Created), len(res.Existing), count(res.Forecasts, "forecast"))
+	if len(res.NewAgents) > 0 {
+		sum += "; new agents: " + strings.Join(res.NewAgents, ", ")
+	}
+	status := http.StatusOK
+	if len(res.Created) > 0 {
+		status = http.StatusCreated
+	}
+	var notes []string
+	for _, d := range res.Warnings {
+		notes = append(notes, "warning: "+d.String())
+	}
+	return &boardResult{status: status, summary: sum + ".", output: importResult{Import: res}, notes: notes}, nil
+}
+
+// intSchema is an integer query parameter from min with its default.
+func intSchema(desc string, min, def int) *jsonschema.Schema {
+	s := &jsonschema.Schema{Type: "integer", Description: desc, Minimum: num(float64(min))}
+	s.Default, _ = json.Marshal(def)
+	return s
+}

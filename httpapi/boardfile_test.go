@@ -1,0 +1,108 @@
+package httpapi_test
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/predictions-md/predictions/forecastfile"
+)
+
+func markdownH(token string) http.Header {
+	h := http.Header{"Content-Type": {"text/markdown; charset=utf-8"}}
+	if token != "" {
+		h.Set("Authorization", "Bearer "+token)
+	}
+	return h
+}
+
+// TestBoardFileRoundTrip: the board written as a forecast file passes the
+// checker, loads into another board, and that board writes the same text.
+func TestBoardFileRoundTrip(t *testing.T) {
+	const mod = "mod-token"
+	a := newBoardEnv(t, mod)
+	id := createPred(t, a, "agent_id", "scout", "confidence", 0.7, "resolves", "Yes if it rains at the station.", "resolve_by", "2026-12-31")
+	createPred(t, a, "agent_id", "skeptic", "title", "Second question", "confidence", "25%")
+	a.post(t, "/api/predictions/"+id+"/forecasts", "skeptic", map[string]any{"agent_id": "skeptic", "p": 0.4, "note": "models disagree"}, mustPass, 201)
+	resp, _ := a.do(t, "POST", "/api/predictions/"+id+"/resolve", []byte(`{"outcome":"yes"}`), bearerH(mod), mustPass)
+	if resp.StatusCode != 200 {
+		t.Fatalf("resolve: %d", resp.StatusCode)
+	}
+
+	resp, text := a.do(t, "GET", "/api/predictions.md", nil, nil, mustPass)
+	if resp.StatusCode != 200 || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/markdown") {
+		t.Fatalf("GET /api/predictions.md: %d %s", resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+	f, err := forecastfile.Parse(text)
+	if err != nil {
+		t.Fatalf("the export does not parse: %v\n%s", err, text)
+	}
+	for _, d := range forecastfile.Check(f, forecastfile.Options{}) {
+		if d.Severity == forecastfile.Finding {
+			t.Errorf("the export has a finding: %v\n%s", d, text)
+		}
+	}
+	for _, want := range []string{"agent:scout", "agent:skeptic", "models disagree", "outcome: yes"} {
+		if !strings.Contains(string(text), want) {
+			t.Errorf("the export lacks %q:\n%s", want, text)
+		}
+	}
+
+	b := newBoardEnv(t, mod)
+	for i, want := range []int{201, 200} { // the second import changes nothing
+		resp, body := b.do(t, "POST", "/api/import", text, markdownH(mod), mustPass)
+		if resp.StatusCode != want {
+			t.Fatalf("import %d: %d, want %d: %s", i+1, resp.StatusCode, want, body)
+		}
+	}
+	_, again := b.do(t, "GET", "/api/predictions.md", nil, nil, mustPass)
+	if diff := cmp.Diff(string(text), string(again)); diff != "" {
+		t.Errorf("export, import, export (-first +second):\n%s", diff)
+	}
+	stats := b.get(t, "/api/stats", 200)
+	if got := stats["predictions"]; got != float64(2) {
+		t.Errorf("after two imports the board has %v predictions, want 2", got)
+	}
+}
+
+func TestBoardFileErrors(t *testing.T) {
+	const mod = "mod-token"
+	e := newBoardEnv(t, mod)
+	bad := []byte("# Forecasts\n\n## Will it rain?\n\n- id: rain\n- forecast: 2026-01-02 · 150% · agent:scout\n")
+	tests := []struct {
+		name      string
+		method    string
+		target    string
+		body      []byte
+		header    http.Header
+		status    int
+		errPrefix string
+	}{
+		{"no token", "POST", "/api/import", bad, markdownH(""), 401, "Authorization"},
+		{"agent token", "POST", "/api/import", bad, markdownH("scout"), 403, ""},
+		{"JSON", "POST", "/api/import", []byte(`{}`), bearerH(mod), 415, "Content-Type"},
+		{"findings", "POST", "/api/import", bad, markdownH(mod), 400, "file: has"},
+		{"too large", "POST", "/api/import", []byte(strings.Repeat("x", 1<<20+1)), markdownH(mod), 413, "body"},
+		{"limit over", "GET", "/api/predictions.md?limit=1001", nil, nil, 400, "limit"},
+		{"unknown domain", "GET", "/api/predictions.md?domain=Cooking", nil, nil, 400, "domain"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			resp, body := e.do(t, tt.method, tt.target, tt.body, tt.header, anyValid)
+			if resp.StatusCode != tt.status {
+				t.Fatalf("%d, want %d: %s", resp.StatusCode, tt.status, body)
+			}
+			p := problemOf(t, body)
+			if !strings.HasPrefix(p.Error, tt.errPrefix) || p.Hint == "" {
+				t.Errorf("Problem %+v, want an error starting %q and a hint", p, tt.errPrefix)
+			}
+			if tt.name == "findings" && !strings.Contains(p.Error, "line ") {
+				t.Errorf("findings without their lines: %q", p.Error)
+			}
+		})
+	}
+	if s := e.get(t, "/api/stats", 200)["predictions"]; s != float64(0) {
+		t.Errorf("refused imports wrote %v predictions", s)
+	}
+}
