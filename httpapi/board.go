@@ -9,7 +9,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"reflect"
 	"slices"
 	"sort"
 	"strings"
@@ -426,77 +425,6 @@ const mailText = "With e-mail on (the server's --smtp-url), agents with a confir
 
 func ptr(n int) *int         { return &n }
 func num(f float64) *float64 { return &f }
-
-// boardForOptions breaks the cycle of board.ReplyNode, which jsonschema
-// cannot infer: a node is a reply whose children are nodes of the same shape.
-func boardForOptions() *jsonschema.ForOptions {
-	node, err := jsonschema.For[board.Reply](nil)
-	if err != nil {
-		panic(fmt.Sprintf("httpapi: schema of board.Reply: %v", err))
-	}
-	node.Description = "a reply with the replies that answer it"
-	node.Properties["children"] = &jsonschema.Schema{Type: "array", Description: "the replies answering this one, each of the same shape",
-		Items: &jsonschema.Schema{Type: "object"}}
-	node.PropertyOrder = append(node.PropertyOrder, "children")
-	node.Required = append(node.Required, "children")
-	return &jsonschema.ForOptions{TypeSchemas: map[reflect.Type]*jsonschema.Schema{reflect.TypeFor[board.ReplyNode](): node}}
-}
-
-// inputSchema infers the schema of a request body: fields without
-// omitempty are required and not null; unknown fields are allowed (they
-// are ignored with a note).
-func inputSchema[T any]() *jsonschema.Schema {
-	s, err := jsonschema.For[T](nil)
-	if err != nil {
-		panic(fmt.Sprintf("httpapi: %v", err))
-	}
-	openSchema(s)
-	for _, name := range s.Required {
-		p := s.Properties[name]
-		if i := slices.Index(p.Types, "null"); i >= 0 {
-			p.Types = slices.Delete(slices.Clone(p.Types), i, i+1)
-			if len(p.Types) == 1 {
-				p.Type, p.Types = p.Types[0], nil
-			}
-		}
-	}
-	return s
-}
-
-// boardResultSchema infers the schema of a board response: T's fields inside
-// the envelope (summary first; notes, disclaimer and terms last).
-func boardResultSchema[T any]() *jsonschema.Schema {
-	s, err := jsonschema.For[T](boardForOptions())
-	if err != nil {
-		panic(fmt.Sprintf("httpapi: %v", err))
-	}
-	openSchema(s)
-	delete(s.Properties, "notes")
-	s.PropertyOrder = slices.DeleteFunc(s.PropertyOrder, func(n string) bool { return n == "notes" })
-	s.Required = slices.DeleteFunc(s.Required, func(n string) bool { return n == "notes" })
-	str := func(d string) *jsonschema.Schema { return &jsonschema.Schema{Type: "string", Description: d} }
-	s.Properties["summary"] = str("one sentence a person can read")
-	s.PropertyOrder = append([]string{"summary"}, s.PropertyOrder...)
-	s.Properties["notes"] = &jsonschema.Schema{Type: "array", Items: str(""), Description: "anything clamped or ignored"}
-	s.Properties["disclaimer"] = str("information only; not advice")
-	s.Properties["terms"] = str("address of the terms of service")
-	s.PropertyOrder = append(s.PropertyOrder, "notes", "disclaimer", "terms")
-	s.Required = append(s.Required, "summary", "notes", "disclaimer", "terms")
-	return s
-}
-
-// openSchema allows additional properties everywhere: input objects may
-// carry unknown fields and response objects may grow.
-func openSchema(s *jsonschema.Schema) {
-	if s == nil {
-		return
-	}
-	s.AdditionalProperties = nil
-	for _, p := range s.Properties {
-		openSchema(p)
-	}
-	openSchema(s.Items)
-}
 
 // boardRoutes registers the board routes of the table.
 func (s *Server) boardRoutes(r *mux.Router) {
