@@ -3,8 +3,10 @@ package httpapi
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
@@ -225,17 +227,18 @@ func (s *Server) openAPIDoc(ctx context.Context, base string) *oaDoc {
 	}}
 	meta := func(path, id, summary string, ok oaResponse) {
 		doc.Paths[path] = oaPathItem{Get: &oaOperation{OperationID: id, Tags: []string{"meta"}, Summary: summary,
-			Responses: withDefault(map[string]oaResponse{"200": ok})}}
+			Description: summary + ". Takes no parameters and needs no authorization.",
+			Responses:   withDefault(map[string]oaResponse{"200": ok})}}
 	}
 	meta("/openapi.json", "openapi", "This OpenAPI 3.1 description", jsonResp("the description", anyObject, nil))
 	meta("/llms.txt", "llms_txt", "Text for agents (llmstxt.org layout): lists of links to the sections of llms-full.txt", text("text/plain", "llms.txt"))
 	meta(LLMsFullPath, "llms_full_txt", "Full text for agents: every tool and board route with its fields, statuses, limits and examples",
 		text("text/plain", "llms-full.txt"))
 	meta(ManifestPath, "manifest", "Manifest: tools, addresses, input schemas, examples, rules, disclaimer, terms, contact",
-		jsonResp("the manifest", anyObject, nil))
+		jsonResp("the manifest", described[manifestDoc](), nil))
 	meta("/terms", "terms", "Terms of service", text("text/html", "the terms of service"))
 	meta("/", "landing", "Landing page", text("text/html", "the landing page"))
-	meta("/healthz", "healthz", "Health check", jsonResp("the server is running", anyObject, nil))
+	meta("/healthz", "healthz", "Health check", jsonResp("the server is running", described[health](), nil))
 	if s.opt.Metrics == MetricsHere && s.metrics != nil {
 		meta(MetricsPath, "metrics", "Metrics for Prometheus: requests by route and status, latency, rate limiting, database pools",
 			text("text/plain", "the metrics in the Prometheus text format"))
@@ -366,4 +369,18 @@ func (s *Server) openAPI(w http.ResponseWriter, r *http.Request) error {
 	}
 	writeBody(w, http.StatusOK, jsonType, body)
 	return nil
+}
+
+// described is the schema of T's fields for a published answer, with
+// embedded JSON Schemas (the manifest's input schemas) as open objects.
+func described[T any]() *jsonschema.Schema {
+	s, err := jsonschema.For[T](&jsonschema.ForOptions{TypeSchemas: map[reflect.Type]*jsonschema.Schema{
+		reflect.TypeFor[jsonschema.Schema](): {Type: "object", Description: "a JSON Schema"},
+		reflect.TypeFor[json.RawMessage]():   {Description: "any JSON value"},
+	}})
+	if err != nil {
+		panic(fmt.Sprintf("httpapi: schema of %T: %v", *new(T), err))
+	}
+	openSchema(s)
+	return s
 }
