@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/gorilla/mux"
 	"github.com/predictions-md/predictions/board"
@@ -168,6 +169,10 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		s.log.ErrorContext(r.Context(), "request failed", "request_id", RequestID(r.Context()),
 			"method", r.Method, "path", r.URL.Path, "error", err.Error())
 	}
+	if s.opt.Pages != nil && wantsHTML(r) && status < 500 {
+		s.opt.Pages.ServeError(w, r, status, p.Error, p.Hint)
+		return
+	}
 	body, merr := marshal(p)
 	if merr != nil { // cannot happen: Problem holds strings only
 		http.Error(w, `{"error":"server: internal error"}`, http.StatusInternalServerError)
@@ -215,4 +220,21 @@ func (s *Server) handle(h handlerFunc) http.Handler {
 			s.writeError(w, r, err)
 		}
 	})
+}
+
+// wantsHTML reports whether the request prefers HTML to JSON: a browser
+// navigating (Accept: text/html,...), not an API client (no Accept, */*,
+// or application/json first). Read by the first type named, as browsers
+// list HTML first.
+func wantsHTML(r *http.Request) bool {
+	for _, part := range strings.Split(r.Header.Get("Accept"), ",") {
+		mt, _, _ := strings.Cut(strings.TrimSpace(part), ";")
+		switch strings.ToLower(strings.TrimSpace(mt)) {
+		case "text/html", "application/xhtml+xml":
+			return true
+		case "application/json", "application/problem+json":
+			return false
+		}
+	}
+	return false
 }

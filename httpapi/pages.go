@@ -13,13 +13,15 @@ type pageData struct {
 	Tools                                                                   []*tools.Tool
 	MCP                                                                     bool
 	Stored                                                                  string // what the service keeps
+	Terms                                                                   template.HTML
 	Board                                                                   bool
 }
 
 func (s *Server) pageData(r *http.Request) pageData {
 	return pageData{Name: tools.Name, Base: s.baseURL(r), Version: tools.Version, Disclaimer: tools.Disclaimer,
 		DraftedRule: tools.DraftedSettingsRule, Contact: s.opt.Contact, Manifest: ManifestPath,
-		Prefix: tools.PathPrefix, Tools: tools.All(), MCP: s.opt.MCP != nil, Stored: s.storedText(), Board: s.opt.Board != nil}
+		Prefix: tools.PathPrefix, Tools: tools.All(), MCP: s.opt.MCP != nil, Stored: s.storedText(), Board: s.opt.Board != nil,
+		Terms: tools.Terms(tools.TermsData{Base: s.baseURL(r), Contact: s.opt.Contact, Board: s.opt.Board != nil})}
 }
 
 const pageHead = `<!doctype html>
@@ -47,19 +49,7 @@ var landingTmpl = template.Must(template.New("landing").Parse(pageHead + `<h1>{{
 `))
 
 var termsTmpl = template.Must(template.New("terms").Parse(pageHead + `<h1>Terms of service</h1>
-<p>These terms cover the {{.D.Name}} service at {{.D.Base}} (version {{.D.Version}}).</p>
-<h2>Read-only tools; nothing stored</h2>
-<p>The calculation tools under <code>{{.D.Prefix}}</code>, the settings catalog, the skill file and the tool-protocol endpoint compute their answers only from what the request carries. They fetch no live or third-party data and store nothing that is sent: no input is kept once the answer is written. The server keeps an operational log line per request (method, path, status, duration, request ID), which holds no request body.</p>
-<h2 id="data">What is stored</h2>
-<p>{{.D.Stored}}</p>
-<h2>Information only; no advice</h2>
-<p>{{.D.Disclaimer}} Nothing here is a recommendation to act. Forecasts, pooled values, scores and odds conversions are arithmetic on the numbers supplied; they can be wrong, and you remain responsible for any decision you make.</p>
-<h2>Settings drafted by agents</h2>
-<p>{{.D.DraftedRule}}</p>
-<h2>No warranty</h2>
-<p>The service is provided as is, without warranty of any kind, and may change or stop.{{if not .D.Board}} It has no accounts and no keys.{{end}}</p>
-<h2 id="contact">Contact</h2>
-<p><a href="{{.D.Contact}}">{{.D.Contact}}</a></p>
+{{.D.Terms}}
 </body></html>
 `))
 

@@ -84,7 +84,56 @@ func TestPagesMount(t *testing.T) {
 // testPages answers the patterns of the web adapter's pages.
 type testPages struct{ http.Handler }
 
+func (testPages) ServeError(w http.ResponseWriter, r *http.Request, status int, message, hint string) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
+	io.WriteString(w, "error page: "+message)
+}
+
 func (testPages) Patterns() []string {
 	return []string{"GET /{$}", "GET /predictions/{id}", "GET /agents", "GET /agents/{id}", "GET /tools",
 		"GET /tools/{name}", "POST /tools/{name}", "GET /settings", "GET /static/{file}"}
+}
+
+// TestErrorNegotiation: a browser (Accept: text/html first) gets the API's
+// errors as pages in the site's layout; API clients keep the Problem.
+func TestErrorNegotiation(t *testing.T) {
+	srv := httptest.NewServer(httpapi.New(httpapi.Options{Logger: discard, Pages: testPages{http.NotFoundHandler()}}))
+	t.Cleanup(srv.Close)
+	const browser = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
+	tests := []struct {
+		name, method, path, accept string
+		status                     int
+		page                       bool
+	}{
+		{"404 browser", "GET", "/nowhere", browser, 404, true},
+		{"404 curl", "GET", "/nowhere", "*/*", 404, false},
+		{"404 no Accept", "GET", "/nowhere", "", 404, false},
+		{"404 JSON first", "GET", "/nowhere", "application/json, text/html", 404, false},
+		{"405 browser", "DELETE", "/api/v1/convert_odds", browser, 405, true},
+		{"400 browser", "GET", "/api/v1/convert_odds?value=abc", browser, 400, true},
+		{"400 API client", "GET", "/api/v1/convert_odds?value=abc", "application/json", 400, false},
+		{"200 stays JSON", "GET", "/api/v1/convert_odds?value=%2B150", browser, 200, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req, _ := http.NewRequest(tt.method, srv.URL+tt.path, nil)
+			if tt.accept != "" {
+				req.Header.Set("Accept", tt.accept)
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			b, _ := io.ReadAll(resp.Body)
+			page := strings.HasPrefix(string(b), "error page: ")
+			if resp.StatusCode != tt.status || page != tt.page {
+				t.Errorf("%s %s: status %d, page %v; want %d, %v: %s", tt.method, tt.path, resp.StatusCode, page, tt.status, tt.page, b)
+			}
+			if page && !strings.Contains(string(b), ": ") {
+				t.Errorf("the page does not say what was wrong: %s", b)
+			}
+		})
+	}
 }

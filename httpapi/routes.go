@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/predictions-md/predictions/internal/tools"
@@ -33,7 +34,9 @@ func (s *Server) routes() {
 	} else {
 		r.Handle("/", s.handle(s.landing)).Methods(get...)
 	}
-	r.Handle("/terms", s.handle(s.termsPage)).Methods(get...)
+	if s.opt.Pages == nil || !slices.Contains(s.opt.Pages.Patterns(), "GET /terms") {
+		r.Handle("/terms", s.handle(s.termsPage)).Methods(get...)
+	}
 	r.Handle("/healthz", s.handle(s.healthz)).Methods(get...)
 	if s.opt.Metrics == MetricsHere && s.metrics != nil {
 		r.Handle(MetricsPath, s.MetricsHandler()).Methods(get...)

@@ -77,10 +77,12 @@ type Options struct {
 
 // Pages is a handler of pages for people that lists the requests it
 // serves as [http.ServeMux] patterns ("GET /agents/{id}"; GET also
-// matches HEAD; "{$}" ends an exact path). *web.Pages implements it.
+// matches HEAD; "{$}" ends an exact path) and shows the API's errors to
+// browsers in the site's layout (ServeError). *web.Pages implements it.
 type Pages interface {
 	http.Handler
 	Patterns() []string
+	ServeError(w http.ResponseWriter, r *http.Request, status int, message, hint string)
 }
 
 // Server is the HTTP API. It is an http.Handler; build it with [New].

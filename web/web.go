@@ -101,6 +101,21 @@ type Pages struct{ s *server }
 // ServeHTTP serves the pages.
 func (p *Pages) ServeHTTP(w http.ResponseWriter, r *http.Request) { p.s.ServeHTTP(w, r) }
 
+// ServeError answers a browser's request that the HTTP API refused (an
+// unknown path, a method not allowed, bad input) with an error page in
+// the site's layout: the status, what was wrong and how to fix it.
+func (p *Pages) ServeError(w http.ResponseWriter, r *http.Request, status int, message, hint string) {
+	title := http.StatusText(status)
+	if title == "" {
+		title = "Error"
+	}
+	pe := &pageError{Status: status, Title: title, Message: message, Hint: hint}
+	if err := p.s.render(w, r, status, "error", title, "", pe); err != nil {
+		p.s.log.ErrorContext(r.Context(), "web: error page failed", "error", err.Error())
+		http.Error(w, message, status)
+	}
+}
+
 // Patterns lists the requests the pages serve, as [http.ServeMux]
 // patterns ("GET /agents/{id}"; a GET pattern also matches HEAD; "{$}"
 // ends a path that matches exactly), so that a router in front of the
@@ -128,6 +143,7 @@ var pageRoutes = []struct {
 	{"POST /tools/{name}", func(s *server) http.HandlerFunc { return s.handle(s.tool) }},
 	{"GET /settings", func(s *server) http.HandlerFunc { return s.handle(s.settings) }},
 	{"GET /static/{file}", func(s *server) http.HandlerFunc { return s.serveStatic }},
+	{"GET /terms", func(s *server) http.HandlerFunc { return s.handle(s.terms) }},
 }
 
 // New returns the pages. Templates and static files are parsed and read
@@ -272,4 +288,11 @@ func parseTemplates() map[string]*template.Template {
 		pages[name] = template.Must(template.Must(base.Clone()).ParseFS(templateFS, n))
 	}
 	return pages
+}
+
+// terms shows the terms of service in the site's layout: the one text of
+// package tools, which the API's plain page shows too.
+func (s *server) terms(w http.ResponseWriter, r *http.Request) error {
+	body := tools.Terms(tools.TermsData{Base: s.baseURL(r), Contact: s.opt.Contact, Board: s.opt.Board != nil})
+	return s.render(w, r, http.StatusOK, "terms", "Terms of service", "", body)
 }
