@@ -155,6 +155,9 @@ func phone(t *testing.T, ctx context.Context) {
 // TestBrowser drives the pages in headless Chromium, through the HTTP API
 // with the pages mounted as cmd/predictions serves them.
 func TestBrowser(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser tests take a minute: skipped with -short")
+	}
 	exe := chromium()
 	if exe == "" {
 		t.Skip("no chromium, chromium-browser or google-chrome on PATH: browser tests skipped (on Debian: apt-get install chromium)")
