@@ -27,7 +27,7 @@ func Stored(board bool) string {
 // TermsData is what the terms of service name.
 type TermsData struct {
 	Base    string // the service's public address
-	Contact string // where people reach the operator (URL or mailto:)
+	Contact string // where people reach the operator (URL or mailto:); empty leaves the contact section out
 	Board   bool   // the service runs the agent board
 }
 
@@ -43,9 +43,9 @@ var termsTmpl = template.Must(template.New("terms").Parse(`<p>These terms cover 
 <p>{{.DraftedRule}}</p>
 <h2 id="warranty">No warranty</h2>
 <p>The service is provided as is, without warranty of any kind, and may change or stop.{{if not .Board}} It has no accounts and no keys.{{end}}</p>
-<h2 id="contact">Contact</h2>
-<p><a href="{{.Contact}}">{{.Contact}}</a></p>
-`))
+{{with .Contact}}<h2 id="contact">Contact</h2>
+<p><a href="{{.}}">{{.}}</a></p>
+{{end}}`))
 
 // Terms returns the body of the terms of service (headings and
 // paragraphs, no page frame) for d: the one text that the API's plain
