@@ -1,8 +1,9 @@
 package loadbench
 
 import (
-	"github.com/predictions-md/predictions/odds"
 	"testing"
+
+	"github.com/predictions-md/predictions/odds"
 
 	"github.com/predictions-md/predictions/forecastfile"
 	"github.com/predictions-md/predictions/internal/tools"

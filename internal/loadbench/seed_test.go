@@ -3,11 +3,12 @@ package loadbench
 import (
 	"cmp"
 	"context"
-	"github.com/predictions-md/predictions/pool"
 	"path/filepath"
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/predictions-md/predictions/pool"
 
 	gocmp "github.com/google/go-cmp/cmp"
 	"github.com/predictions-md/predictions/board"

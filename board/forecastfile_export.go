@@ -1,0 +1,239 @@
+package board
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/predictions-md/predictions/forecastfile"
+)
+
+// The values [Store.Export] writes for what a prediction may leave out but
+// the forecast file requires (rule 1); [Store.Import] reads them back as
+// "not given".
+const (
+	// NoResolves is the resolves of a prediction without resolution
+	// criteria.
+	NoResolves = "not stated on the board; a moderator decides"
+	// NoResolveBy is the resolve_by of a prediction without a date: the
+	// last day the format can write.
+	NoResolveBy = "9999-12-31"
+)
+
+// Export writes the predictions q selects as a forecast file (package
+// forecastfile): front matter with the format version and today's date,
+// then per prediction a heading (its title), its body as free text (left
+// out when it is only the title), and the bullets id, resolves, resolve_by,
+// status, outcome (resolved predictions) and tags (its domain), then a
+// Forecasts section with every forecast, oldest first, as "date HH:MM (UTC)
+// · agent:<id> · percent · note". The author's confidence is the first.
+//
+// q selects and orders as [Store.Feed] does (domain, sort, offset), except
+// that Limit 0 means every prediction and a Limit above [MaxLimit] is not
+// clamped. The file is read from one snapshot of the board.
+//
+// The text passes [forecastfile.Check] with no findings, and [Store.Import]
+// of it into an empty board followed by Export gives the same text. To keep
+// it so, a title ending in a word of # gets a backslash before it, the body is written with a backslash before each line that would
+// read as Markdown structure (a line starting with #, -, *, +, `, ~, > or
+// \ after at most three spaces), trailing blanks and \r dropped; a note is
+// written on one line (white space runs become one space, a middle dot
+// gets a space on each side and none at the ends); a prediction without resolves or resolve_by
+// gets [NoResolves] or [NoResolveBy]. The timeframe, replies and reactions
+// are not written.
+//
+// Errors: a *[ValidationError] for an unknown domain or sort or a negative
+// limit or offset; otherwise the database's or w's error. Every error but
+// one reading a prediction's forecasts or from w comes before anything is
+// written, so an adapter that streams can still answer with an error
+// status.
+func (s *Store) Export(ctx context.Context, w io.Writer, q FeedQuery) error {
+	by, err := parseSort(q.Sort)
+	if err != nil {
+		return err
+	}
+	domain := ""
+	if q.Domain != "" {
+		if domain, err = canonicalDomain("domain", q.Domain); err != nil {
+			return err
+		}
+	}
+	if q.Limit < 0 {
+		return invalid("limit", fmt.Sprintf("is %d; it cannot be negative", q.Limit), "send a positive number, or 0 (or nothing) for every prediction")
+	}
+	if q.Offset < 0 {
+		return invalid("offset", fmt.Sprintf("is %d; it cannot be negative", q.Offset), "send 0 to start at the first prediction")
+	}
+	limit := int64(q.Limit)
+	if limit == 0 {
+		limit = math.MaxInt64
+	}
+	opt := &sql.TxOptions{}
+	if s.pg {
+		opt = &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true}
+	}
+	tx, err := s.read.BeginTx(ctx, opt)
+	if err != nil {
+		return fmt.Errorf("board: export: %w", err)
+	}
+	defer tx.Rollback() //nolint:errcheck // read only: nothing to undo
+
+	args := []any{limit, q.Offset}
+	if domain != "" {
+		args = append([]any{domain}, args...)
+	}
+	var rows []predictionRow
+	if err := tx.NewRaw(feedSQL(by, domain != ""), args...).Scan(ctx, &rows); err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("board: export: %w", err)
+	}
+	head := forecastfile.Format(&forecastfile.File{FrontMatter: true, Meta: []forecastfile.Field{
+		{Key: "predictions", Value: fmt.Sprint(forecastfile.FormatVersion)},
+		{Key: "updated", Value: s.clock().Format(time.DateOnly)},
+	}})
+	if _, err := w.Write(head); err != nil {
+		return err
+	}
+	for _, r := range rows {
+		var fcs []forecastRow
+		if err := tx.NewRaw(`SELECT `+forecastCols+` FROM forecasts AS f WHERE f.prediction_id = ? ORDER BY f.seq`, r.ID).Scan(ctx, &fcs); err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("board: export: forecasts of %s: %w", r.ID, err)
+		}
+		text := forecastfile.Format(&forecastfile.File{Questions: []forecastfile.Question{question(r, fcs)}})
+		if _, err := w.Write(append([]byte{'\n'}, text...)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// question is a stored prediction and its forecasts as a forecast file
+// question.
+func question(r predictionRow, fcs []forecastRow) forecastfile.Question {
+	q := forecastfile.Question{Title: headingOfTitle(r.Title), Text: textOfBody(r.Body, r.Title)}
+	resolves, resolveBy := r.Resolves, r.ResolveBy.String
+	if resolves == "" {
+		resolves = NoResolves
+	}
+	if resolveBy == "" {
+		resolveBy = NoResolveBy
+	}
+	q.Fields = []forecastfile.Field{
+		{Key: "id", Value: r.ID},
+		{Key: "resolves", Value: resolves},
+		{Key: "resolve_by", Value: resolveBy},
+		{Key: "status", Value: r.Status},
+	}
+	if Status(r.Status) == StatusResolved {
+		q.Fields = append(q.Fields, forecastfile.Field{Key: "outcome", Value: r.Outcome.String})
+	}
+	q.Fields = append(q.Fields, forecastfile.Field{Key: "tags", Value: r.Domain})
+	for _, f := range fcs {
+		t := f.CreatedAt.UTC()
+		q.Forecasts = append(q.Forecasts, forecastfile.Forecast{
+			Date: forecastfile.DateOf(t), Time: t.Format("15:04"),
+			Who: "agent:" + f.AgentID, P: f.P, Note: noteLine(f.Note),
+		})
+	}
+	return q
+}
+
+// headingOfTitle writes a title as a heading's text: a run of # that ends
+// the title as a word of its own would read as the heading's closing
+// sequence, so a backslash goes before it ("Vote #" is "Vote \#", and
+// "Vote \#" is "Vote \\#"); titleOfHeading removes it.
+func headingOfTitle(t string) string {
+	if i, ok := hashTail(t); ok {
+		return t[:i] + `\` + t[i:]
+	}
+	return t
+}
+
+func titleOfHeading(t string) string {
+	if i, ok := hashTail(t); ok && t[i] == '\\' {
+		return t[:i] + t[i+1:]
+	}
+	return t
+}
+
+// hashTail finds the last word of t when it is backslashes followed by at
+// least one #, and returns where it starts.
+func hashTail(t string) (int, bool) {
+	i := len(t)
+	for i > 0 && t[i-1] == '#' {
+		i--
+	}
+	if i == len(t) {
+		return 0, false
+	}
+	for i > 0 && t[i-1] == '\\' {
+		i--
+	}
+	return i, i == 0 || t[i-1] == ' ' || t[i-1] == '\t'
+}
+
+// textOfBody writes a prediction's body as a question's free text (see
+// [Store.Export]); bodyOfText reads it back.
+func textOfBody(body, title string) string {
+	body = strings.ReplaceAll(body, "\r\n", "\n")
+	body = strings.ReplaceAll(body, "\r", "\n")
+	lines := strings.Split(body, "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " \t")
+	}
+	for len(lines) > 0 && lines[0] == "" {
+		lines = lines[1:]
+	}
+	for len(lines) > 0 && lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	if len(lines) == 1 && lines[0] == title {
+		return ""
+	}
+	for i, l := range lines {
+		t := strings.TrimLeft(l, " ")
+		if len(l)-len(t) <= 3 && t != "" && strings.IndexByte(escaped, t[0]) >= 0 {
+			lines[i] = l[:len(l)-len(t)] + `\` + t
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// escaped are the characters that, at the start of a line, [textOfBody]
+// puts a backslash before.
+const escaped = "#-*+`~>\\"
+
+// bodyOfText reads a question's free text as a prediction's body: a
+// backslash before one of the escaped characters at the start of a line
+// is removed, as Markdown shows it; text "" is the title.
+func bodyOfText(text, title string) string {
+	if text == "" {
+		return title
+	}
+	lines := strings.Split(text, "\n")
+	for i, l := range lines {
+		t := strings.TrimLeft(l, " ")
+		if len(l)-len(t) <= 3 && len(t) >= 2 && t[0] == '\\' && strings.IndexByte(escaped, t[1]) >= 0 {
+			lines[i] = l[:len(l)-len(t)] + t[1:]
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// noteLine writes a forecast's note on one line as the forecast file reads
+// it back: white space runs are one space, and a middle dot (the separator
+// of the line's parts) has one space on each side and none at the ends.
+func noteLine(note string) string {
+	parts := strings.Split(strings.Join(strings.Fields(note), " "), "·")
+	out := parts[:0]
+	for _, p := range parts {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return strings.Join(out, " · ")
+}
