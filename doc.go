@@ -12,9 +12,12 @@
 //
 //	cmd/predictions          wires everything: serve, check, score, settings
 //	  │
-//	  ├── httpapi            HTTP adapter: /api/v1/<tool>, the board under /api,
-//	  │                      the skill file, openapi.json, llms.txt
+//	  ├── httpapi            HTTP adapter of the tools: /api/v1/<tool>, the skill
+//	  │                      file, openapi.json, llms.txt, middleware
+//	  ├── boardapi           HTTP adapter of the board under /api, mounted by
+//	  │                      httpapi and offered as MCP tools
 //	  ├── mcpserver          MCP adapter: the same tools at /mcp
+//	  ├── web                pages for people
 //	  │     (both generate their routes and descriptions from one list of
 //	  │      tool definitions, internal/tools)
 //	  │
@@ -24,8 +27,9 @@
 //	        odds  pool  bayes  scoring  forecastfile  skillsettings
 //
 // Imports go one way: the adapters import the library, never the reverse,
-// and neither adapter imports the other, so a program can mount either alone
-// (see httpapi.Options.MCP and httpapi.Options.Board).
+// and httpapi imports no other adapter, so a program can mount the tools
+// alone and link no database driver (see httpapi.Options.MCP and
+// httpapi.Options.Board).
 //
 // # Library packages
 //
@@ -51,9 +55,13 @@
 //
 // # Adapters
 //
-//   - [github.com/predictions-md/predictions/httpapi]: the HTTP API, the
-//     published descriptions (openapi.json, llms.txt, the manifest) and the
-//     board routes; it can be mounted under a path prefix.
+//   - [github.com/predictions-md/predictions/httpapi]: the HTTP API of the
+//     calculation tools, the published descriptions (openapi.json, llms.txt,
+//     the manifest) and the middleware; it can be mounted under a path
+//     prefix.
+//   - [github.com/predictions-md/predictions/boardapi]: the board's routes,
+//     mounted by httpapi and offered to the MCP adapter as tools.
+//   - [github.com/predictions-md/predictions/web]: the pages for people.
 //   - [github.com/predictions-md/predictions/mcpserver]: the same tools over
 //     the Model Context Protocol.
 //

@@ -4,8 +4,9 @@ import (
 	"time"
 
 	"encoding/json"
-	"github.com/predictions-md/predictions/scoring"
 	"strconv"
+
+	"github.com/predictions-md/predictions/scoring"
 )
 
 // Sort orders the feed. The zero value means [SortRecent].

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/predictions-md/predictions/board"
+	"github.com/predictions-md/predictions/boardapi"
 	"github.com/predictions-md/predictions/httpapi"
 )
 
@@ -140,7 +141,7 @@ func newKeyEnv(t *testing.T) (*env, string) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	return newEnv(t, httpapi.Options{Board: s, Auth: httpapi.AuthKeys, ModeratorToken: modToken}), dir
+	return newEnv(t, httpapi.Options{Board: boardapi.New(boardapi.Options{Store: s, Auth: boardapi.AuthKeys, ModeratorToken: modToken})}), dir
 }
 
 // register posts to the key route and returns the key.
@@ -313,16 +314,16 @@ func TestKeyModeDescriptions(t *testing.T) {
 }
 
 func TestParseAuth(t *testing.T) {
-	for in, want := range map[string]httpapi.Auth{"": httpapi.AuthID, "id": httpapi.AuthID, "ID": httpapi.AuthID, "keys": httpapi.AuthKeys, " Keys ": httpapi.AuthKeys} {
-		got, err := httpapi.ParseAuth(in)
+	for in, want := range map[string]boardapi.Auth{"": boardapi.AuthID, "id": boardapi.AuthID, "ID": boardapi.AuthID, "keys": boardapi.AuthKeys, " Keys ": boardapi.AuthKeys} {
+		got, err := boardapi.ParseAuth(in)
 		if err != nil || got != want {
 			t.Errorf("ParseAuth(%q) = %v, %v, want %v", in, got, err, want)
 		}
-		if got.String() != map[httpapi.Auth]string{httpapi.AuthID: "id", httpapi.AuthKeys: "keys"}[want] {
+		if got.String() != map[boardapi.Auth]string{boardapi.AuthID: "id", boardapi.AuthKeys: "keys"}[want] {
 			t.Errorf("%v.String() = %q", want, got.String())
 		}
 	}
-	if _, err := httpapi.ParseAuth("token"); err == nil || !strings.Contains(err.Error(), "keys") {
+	if _, err := boardapi.ParseAuth("token"); err == nil || !strings.Contains(err.Error(), "keys") {
 		t.Errorf("ParseAuth(token) = %v", err)
 	}
 }

@@ -19,12 +19,13 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/predictions-md/predictions/board"
+	"github.com/predictions-md/predictions/boardapi"
 	"github.com/predictions-md/predictions/forecastfile"
 	"github.com/predictions-md/predictions/httpapi"
 )
 
 // The store satisfies the adapter's interface.
-var _ httpapi.Board = (*board.Store)(nil)
+var _ boardapi.Board = (*board.Store)(nil)
 
 // PostgreSQL is exercised by the board package's own tests
 // (PREDICTIONS_TEST_POSTGRES); these run the HTTP routes on SQLite.
@@ -52,7 +53,7 @@ func openStore(tb testing.TB) *board.Store {
 
 func newBoardEnv(t testing.TB, token string) *env {
 	t.Helper()
-	return newEnv(t, httpapi.Options{Board: openStore(t), ModeratorToken: token})
+	return newEnv(t, httpapi.Options{Board: boardapi.New(boardapi.Options{Store: openStore(t), ModeratorToken: token})})
 }
 
 func bearerH(token string) http.Header {
@@ -586,7 +587,7 @@ func TestBoardFlagsInFeed(t *testing.T) {
 }
 
 // failingBoard is a board whose database is down.
-type failingBoard struct{ httpapi.Board }
+type failingBoard struct{ boardapi.Board }
 
 func (failingBoard) Ping(context.Context) error { return errors.New("connection refused") }
 
@@ -595,7 +596,7 @@ func TestBoardHealthz(t *testing.T) {
 	if m := e.get(t, "/healthz", 200); m["database"] != "ok" {
 		t.Errorf("healthz = %v", m)
 	}
-	down := newEnv(t, httpapi.Options{Board: failingBoard{}})
+	down := newEnv(t, httpapi.Options{Board: boardapi.New(boardapi.Options{Store: failingBoard{}})})
 	m := down.get(t, "/healthz", 503)
 	if m["status"] != "unavailable" || strings.Contains(fmt.Sprint(m), "refused") {
 		t.Errorf("healthz with the database down = %v", m)
@@ -639,7 +640,7 @@ func TestBoardPublished(t *testing.T) {
 // the handler; every write must land and the counters equal the rows.
 func TestBoardConcurrency(t *testing.T) {
 	store := openStore(t)
-	srv := httpapi.New(httpapi.Options{Board: store, Logger: discard})
+	srv := httpapi.New(httpapi.Options{Board: boardapi.New(boardapi.Options{Store: store}), Logger: discard})
 	ts := httptest.NewServer(srv)
 	t.Cleanup(ts.Close)
 	send := func(path, agent string, v any) (int, []byte) {
@@ -708,22 +709,6 @@ func TestBoardConcurrency(t *testing.T) {
 	}
 }
 
-func TestBoardStatusOf(t *testing.T) {
-	for _, tc := range []struct {
-		err  error
-		want int
-	}{
-		{httpapi.ErrUnauthorized, 401},
-		{httpapi.ErrForbidden, 403},
-		{&board.ValidationError{Field: "title"}, 400},
-		{fmt.Errorf("x: %w", board.ErrNotFound), 404},
-	} {
-		if got := httpapi.StatusOf(tc.err); got != tc.want {
-			t.Errorf("StatusOf(%v) = %d, want %d", tc.err, got, tc.want)
-		}
-	}
-}
-
 // The benchmarks call ServeHTTP with httptest requests and recorders; each
 // has a baseline in the same run: the store method called directly, so
 // api/store is the cost of the HTTP adapter.
@@ -744,7 +729,7 @@ func BenchmarkBoardCreatePrediction(b *testing.B) {
 		}
 	})
 	b.Run("api", func(b *testing.B) {
-		srv := httpapi.New(httpapi.Options{Board: openStore(b), Logger: discard, RateLimit: noLimits})
+		srv := httpapi.New(httpapi.Options{Board: boardapi.New(boardapi.Options{Store: openStore(b)}), Logger: discard, RateLimit: noLimits})
 		b.ReportAllocs()
 		for b.Loop() {
 			req := httptest.NewRequest(http.MethodPost, "/api/predictions", bytes.NewReader(body))
@@ -781,7 +766,7 @@ func BenchmarkBoardFeed(b *testing.B) {
 		})
 	}
 	wg.Wait()
-	srv := httpapi.New(httpapi.Options{Board: store, Logger: discard, RateLimit: noLimits})
+	srv := httpapi.New(httpapi.Options{Board: boardapi.New(boardapi.Options{Store: store}), Logger: discard, RateLimit: noLimits})
 	for _, sort := range []board.Sort{board.SortRecent, board.SortConfidence, board.SortPopular} {
 		b.Run(fmt.Sprintf("n=%d/sort=%s/store", n, sort), func(b *testing.B) {
 			b.ReportAllocs()

@@ -5,8 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"strings"
 
+	"github.com/predictions-md/predictions/internal/apidoc"
+	"github.com/predictions-md/predictions/internal/httpio"
 	"github.com/predictions-md/predictions/internal/tools"
 )
 
@@ -34,13 +35,11 @@ func (s *Server) llmsText(base string) []byte {
 	full := base + LLMsFullPath
 	b.WriteString("## Tools\n\n")
 	for _, t := range tools.All() {
-		fmt.Fprintf(&b, "- [%s](%s#%s): %s. %s GET or POST %s%s/%s\n", t.Name, full, t.Name, t.Title, firstSentence(t.Description), base, tools.PathPrefix, t.Name)
+		fmt.Fprintf(&b, "- [%s](%s#%s): %s. %s GET or POST %s%s/%s\n", t.Name, full, t.Name, t.Title, apidoc.FirstSentence(t.Description), base, tools.PathPrefix, t.Name)
 	}
 	if s.opt.Board != nil {
-		b.WriteString("\n## Board\n\n")
-		for _, br := range boardTable() {
-			fmt.Fprintf(&b, "- [%s](%s#%s): %s. %s %s%s\n", br.name, full, br.name, br.summary, br.method, base, br.path)
-		}
+		b.WriteString("\n")
+		s.opt.Board.LLMsLinks(&b, base)
 	}
 	b.WriteString("\n")
 	s.docLinks(&b, base)
@@ -83,7 +82,7 @@ func (s *Server) llmsFull(base string) []byte {
 
 	b.WriteString("## Tools\n\n")
 	for _, t := range tools.All() {
-		fmt.Fprintf(&b, "- [%s](%s%s/%s): %s. %s\n", t.Name, base, tools.PathPrefix, t.Name, t.Title, firstSentence(t.Description))
+		fmt.Fprintf(&b, "- [%s](%s%s/%s): %s. %s\n", t.Name, base, tools.PathPrefix, t.Name, t.Title, apidoc.FirstSentence(t.Description))
 	}
 	b.WriteString("\n")
 	for _, t := range tools.All() {
@@ -91,24 +90,24 @@ func (s *Server) llmsFull(base string) []byte {
 		fmt.Fprintf(&b, "- [POST or GET %s/%s](%s%s/%s): %s\n\n", tools.PathPrefix, t.Name, base, tools.PathPrefix, t.Name, t.Title)
 		b.WriteString(t.Description + "\n\n")
 		b.WriteString("Input fields:\n\n")
-		for _, name := range propertyNames(t.InputSchema) {
+		for _, name := range apidoc.PropertyNames(t.InputSchema) {
 			fs := t.InputSchema.Properties[name]
 			req := "optional"
 			if contains(t.InputSchema.Required, name) {
 				req = "required"
 			}
-			fmt.Fprintf(&b, "- `%s` (%s, %s)", name, typeText(fs.Type, fs.Types, isStructured(fs)), req)
+			fmt.Fprintf(&b, "- `%s` (%s, %s)", name, apidoc.TypeText(fs.Type, fs.Types, isStructured(fs)), req)
 			if fs.Description != "" {
 				b.WriteString(": " + fs.Description)
 			}
-			b.WriteString(limitText(fs) + "\n")
+			b.WriteString(apidoc.LimitText(fs) + "\n")
 		}
-		fmt.Fprintf(&b, "\nExample:\n\n    curl -s %s%s/%s -H 'Content-Type: application/json' -d '%s'\n", base, tools.PathPrefix, t.Name, shellQuoted(string(t.Example)))
+		fmt.Fprintf(&b, "\nExample:\n\n    curl -s %s%s/%s -H 'Content-Type: application/json' -d '%s'\n", base, tools.PathPrefix, t.Name, apidoc.ShellQuoted(string(t.Example)))
 		fmt.Fprintf(&b, "    curl -s '%s%s/%s?%s'\n\n", base, tools.PathPrefix, t.Name, exampleQuery(t))
 	}
 
 	if s.opt.Board != nil {
-		boardLLMs(&b, base, s.opt.Auth)
+		s.opt.Board.LLMsFull(&b, base)
 	}
 
 	s.docLinks(&b, base)
@@ -122,14 +121,14 @@ const LLMsFullPath = "/llms-full.txt"
 func (s *Server) llmsTxt(w http.ResponseWriter, r *http.Request) error {
 	base := s.baseURL(r)
 	body, _ := s.llmsDocs.get(base, func() ([]byte, error) { return s.llmsText(base), nil })
-	writeBody(w, http.StatusOK, "text/plain; charset=utf-8", body)
+	httpio.WriteBody(w, http.StatusOK, "text/plain; charset=utf-8", body)
 	return nil
 }
 
 func (s *Server) llmsFullTxt(w http.ResponseWriter, r *http.Request) error {
 	base := s.baseURL(r)
 	body, _ := s.llmsFullDocs.get(base, func() ([]byte, error) { return s.llmsFull(base), nil })
-	writeBody(w, http.StatusOK, "text/plain; charset=utf-8", body)
+	httpio.WriteBody(w, http.StatusOK, "text/plain; charset=utf-8", body)
 	return nil
 }
 
@@ -148,24 +147,24 @@ type manifestTool struct {
 
 // manifestDoc is the manifest published at [ManifestPath].
 type manifestDoc struct {
-	Name                string          `json:"name"`
-	Version             string          `json:"version"`
-	Description         string          `json:"description"`
-	BaseURL             string          `json:"base_url"`
-	Tools               []manifestTool  `json:"tools"`
-	Board               []manifestRoute `json:"board,omitempty"`
-	Settings            string          `json:"settings"`
-	SkillFile           string          `json:"skill_file"`
-	OpenAPI             string          `json:"openapi"`
-	LLMsTxt             string          `json:"llms_txt"`
-	MCP                 string          `json:"mcp,omitempty"`
-	MaxBodyBytes        int             `json:"max_body_bytes"`
-	DraftedSettingsRule string          `json:"drafted_settings_rule"`
-	Contact             string          `json:"contact"`
-	Stored              string          `json:"stored"`
-	RateLimits          string          `json:"rate_limits,omitempty"`
-	Disclaimer          string          `json:"disclaimer"`
-	Terms               string          `json:"terms"`
+	Name                string                 `json:"name"`
+	Version             string                 `json:"version"`
+	Description         string                 `json:"description"`
+	BaseURL             string                 `json:"base_url"`
+	Tools               []manifestTool         `json:"tools"`
+	Board               []apidoc.ManifestRoute `json:"board,omitempty"`
+	Settings            string                 `json:"settings"`
+	SkillFile           string                 `json:"skill_file"`
+	OpenAPI             string                 `json:"openapi"`
+	LLMsTxt             string                 `json:"llms_txt"`
+	MCP                 string                 `json:"mcp,omitempty"`
+	MaxBodyBytes        int                    `json:"max_body_bytes"`
+	DraftedSettingsRule string                 `json:"drafted_settings_rule"`
+	Contact             string                 `json:"contact"`
+	Stored              string                 `json:"stored"`
+	RateLimits          string                 `json:"rate_limits,omitempty"`
+	Disclaimer          string                 `json:"disclaimer"`
+	Terms               string                 `json:"terms"`
 }
 
 func (s *Server) manifestFor(base string) *manifestDoc {
@@ -187,7 +186,7 @@ func (s *Server) manifestFor(base string) *manifestDoc {
 		m.MCP = base + "/mcp"
 	}
 	if s.opt.Board != nil {
-		m.Board = boardManifest(base, s.opt.Auth)
+		m.Board = s.opt.Board.Manifest(base)
 	}
 	for _, t := range tools.All() {
 		u := base + tools.PathPrefix + "/" + t.Name
@@ -203,22 +202,12 @@ func (s *Server) manifestFor(base string) *manifestDoc {
 
 func (s *Server) manifest(w http.ResponseWriter, r *http.Request) error {
 	base := s.baseURL(r)
-	body, err := s.manifestDocs.get(base, func() ([]byte, error) { return document(s.manifestFor(base)) })
+	body, err := s.manifestDocs.get(base, func() ([]byte, error) { return httpio.Document(s.manifestFor(base)) })
 	if err != nil {
 		return err
 	}
-	writeBody(w, http.StatusOK, jsonType, body)
+	httpio.WriteBody(w, http.StatusOK, httpio.JSONType, body)
 	return nil
-}
-
-// shellQuoted escapes s for use inside single quotes in a shell command.
-func shellQuoted(s string) string { return strings.ReplaceAll(s, "'", `'\''`) }
-
-func firstSentence(s string) string {
-	if i := strings.Index(s, ". "); i >= 0 {
-		return s[:i+1]
-	}
-	return s
 }
 
 func contains(list []string, s string) bool {
@@ -228,70 +217,4 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
-}
-
-// typeText names a field's type for people.
-func typeText(t string, ts []string, structured bool) string {
-	if t == "" {
-		for _, x := range ts {
-			if x != "null" {
-				t = x
-			}
-		}
-	}
-	switch {
-	case structured:
-		return t + ", as JSON"
-	case t == "":
-		return "number or string"
-	}
-	return t
-}
-
-// limitText states the limits of a field schema.
-func limitText(fs interface{}) string {
-	b, err := json.Marshal(fs)
-	if err != nil {
-		return ""
-	}
-	var m struct {
-		MinLength *int            `json:"minLength"`
-		MaxLength *int            `json:"maxLength"`
-		MinItems  *int            `json:"minItems"`
-		MaxItems  *int            `json:"maxItems"`
-		Minimum   *float64        `json:"minimum"`
-		Maximum   *float64        `json:"maximum"`
-		Enum      []any           `json:"enum"`
-		Default   json.RawMessage `json:"default"`
-	}
-	if json.Unmarshal(b, &m) != nil {
-		return ""
-	}
-	var parts []string
-	if m.MaxLength != nil {
-		parts = append(parts, fmt.Sprintf("at most %d characters", *m.MaxLength))
-	}
-	if m.MinItems != nil && m.MaxItems != nil {
-		parts = append(parts, fmt.Sprintf("%d to %d items", *m.MinItems, *m.MaxItems))
-	}
-	switch {
-	case m.Minimum != nil && m.Maximum != nil:
-		parts = append(parts, fmt.Sprintf("from %g to %g", *m.Minimum, *m.Maximum))
-	case m.Minimum != nil:
-		parts = append(parts, fmt.Sprintf("at least %g", *m.Minimum))
-	}
-	if len(m.Enum) > 0 {
-		vs := make([]string, len(m.Enum))
-		for i, v := range m.Enum {
-			vs[i] = fmt.Sprint(v)
-		}
-		parts = append(parts, "one of "+strings.Join(vs, ", "))
-	}
-	if len(m.Default) > 0 {
-		parts = append(parts, "default "+string(m.Default))
-	}
-	if len(parts) == 0 {
-		return ""
-	}
-	return "; " + strings.Join(parts, "; ")
 }

@@ -24,10 +24,13 @@
 //
 // Then curl 'http://127.0.0.1:8080/api/v1/convert_odds?value=%2B150'
 // answers with the tool's Result object. [New] is the one constructor; the
-// [Options] fields add the rest: [Options.Board] (a *board.Store) serves the
-// agent board, [Options.MCP] (mcpserver.Handler) the MCP endpoint, and
-// [Options.BaseURL] the public address written into links.
-// cmd/predictions wires all three.
+// [Options] fields add the rest: [Options.Board] (package boardapi's
+// *API, over a *board.Store) serves the agent board, [Options.MCP]
+// (mcpserver.Handler) the MCP endpoint, [Options.Pages] the pages for
+// people, and [Options.BaseURL] the public address written into links.
+// cmd/predictions wires them. httpapi itself imports neither the board
+// nor a database driver: a program that serves only the calculation
+// tools links neither.
 //
 // # Mounting under a path prefix
 //
@@ -54,43 +57,11 @@
 //     Problems link to /llms-full.txt#<name>), [ManifestPath],
 //     /terms, / (a landing page) and /healthz.
 //   - /mcp: [Options.MCP], when set.
-//   - The agent board under [BoardPrefix] (/api/predictions, /api/agents,
-//     /api/stats, /api/agents/{id}/key, /api/inbound/email), when
-//     [Options.Board] is set: one route table in board.go registers the
-//     routes and feeds openapi.json, the manifest and llms.txt.
+//   - The agent board under /api (/api/predictions, /api/agents,
+//     /api/stats, ...), when [Options.Board] is set: package boardapi's
+//     one route table registers the routes and adds them to openapi.json,
+//     the manifest, llms.txt and the MCP tools.
 //   - GET [MetricsPath]: Prometheus metrics (see Metrics below).
-//
-// # Board authentication
-//
-// POST routes need Authorization: Bearer <agent_id>, equal to the body's
-// agent_id: missing or malformed is 401 with WWW-Authenticate, a different
-// agent_id is 403. The order of checks is: the header (401), the id in the
-// path (404), the body (413, 415, 400), the agent (403), the agent's rate
-// limit (429), then validation (400). Resolving and POST
-// /api/inbound/email (a raw message/rfc822 body of at most
-// [MaxMessageBytes], what `predictions mail` reads on stdin) need
-// Authorization: Bearer <moderator token>, compared in constant time;
-// without a configured token they answer 403 with a hint naming
-// --moderator-token. An e-mail that cannot be read is 400; one read but
-// not recordable (unknown sender, no prediction named, an auto-reply) is
-// 422; a prediction that is not on the board 404. A registered e-mail
-// address taken by another agent is 409. Ids that cannot exist (not a
-// UUID, not an agent id) are 404 without a query.
-//
-// # Key mode
-//
-// With [Options.Auth] set to [AuthKeys] (--auth keys) an agent id alone no
-// longer authenticates. POST /api/agents/{id}/key without a header gives
-// an agent without a key its first key (201, shown once, Cache-Control:
-// no-store); with Authorization: Bearer <current key> it rotates the key
-// (200) and the old key stops working at once; without the header for an
-// agent that has a key it is 401, with a wrong key 403. Every agent POST
-// route then needs Authorization: Bearer <key> of the body's agent_id: an
-// agent id, another agent's key or an old key is 403 with a hint naming
-// the key route. The board stores only each key's SHA-256 and compares in
-// constant time (board.Store.CheckKey). In the default id mode the key
-// route answers 403 with a hint that no key is needed, as moderator
-// routes do without a token. The published descriptions follow the mode.
 //
 // # Rate limits
 //
@@ -139,12 +110,12 @@
 //
 // Handlers return errors; one function writes them. [StatusOf] maps an
 // error to its status through one table in errors.go: bad input (a
-// [tools.InputError] or an [*Error] wrapping [ErrBadRequest]) is 400,
-// [ErrNotFound] 404, [ErrMethodNotAllowed] 405 (with Allow), [ErrTooLarge]
-// 413 (body over [MaxBodyBytes]), [ErrQueryTooLong] 414 (query over
-// [MaxQueryBytes]: use POST), [ErrMediaType] 415 (a Content-Type that is
+// [tools.InputError] or an [*httpio.Error] wrapping [httpio.ErrBadRequest]) is 400,
+// [httpio.ErrNotFound] 404, [httpio.ErrMethodNotAllowed] 405 (with Allow), [httpio.ErrTooLarge]
+// 413 (body over [MaxBodyBytes]), [httpio.ErrQueryTooLong] 414 (query over
+// [MaxQueryBytes]: use POST), [httpio.ErrMediaType] 415 (a Content-Type that is
 // present and not application/json; charset utf-8 is allowed),
-// [ErrUnauthorized] 401, [ErrForbidden] 403, [ErrRateLimited] 429 (with
+// [httpio.ErrUnauthorized] 401, [httpio.ErrForbidden] 403, [httpio.ErrRateLimited] 429 (with
 // Retry-After), and a database that is down, unreachable or not accepting
 // writes (board.ErrUnavailable, or an error board.Classify recognises)
 // 503 with Retry-After. Anything else is a 500 whose detail is only logged. Every

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/predictions-md/predictions/boardapi"
 	"github.com/predictions-md/predictions/httpapi"
 	"github.com/predictions-md/predictions/internal/tools"
 )
@@ -22,7 +23,7 @@ import (
 // carries a hint. The seeds are the rows of TestMalformed and the valid
 // request of every route.
 func FuzzRequest(f *testing.F) {
-	h := httpapi.New(httpapi.Options{Board: openStore(f), ModeratorToken: modSecret, MCP: newMCP(f), Logger: discard})
+	h := httpapi.New(httpapi.Options{Board: boardapi.New(boardapi.Options{Store: openStore(f), ModeratorToken: modSecret}), MCP: newMCP(f), Logger: discard})
 
 	ctJSON := "application/json"
 	for _, tl := range tools.All() {

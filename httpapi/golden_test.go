@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/predictions-md/predictions/boardapi"
 	"github.com/predictions-md/predictions/httpapi"
 )
 
@@ -22,7 +23,7 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 func TestGolden(t *testing.T) {
 	// The board routes are published only with a store; describing them
 	// calls no store method.
-	srv := httpapi.New(httpapi.Options{BaseURL: "https://predictions.example", Logger: discard, Board: describeOnly{}})
+	srv := httpapi.New(httpapi.Options{BaseURL: "https://predictions.example", Logger: discard, Board: boardapi.New(boardapi.Options{Store: describeOnly{}})})
 	for _, tc := range []struct{ path, file string }{
 		{"/openapi.json", "openapi.json"},
 		{"/llms.txt", "llms.txt"},
@@ -63,7 +64,7 @@ func TestGolden(t *testing.T) {
 // TestDescriptionsStable checks that two builds of each description are
 // byte-identical (no map-order or clock dependence).
 func TestDescriptionsStable(t *testing.T) {
-	srv := httpapi.New(httpapi.Options{BaseURL: "https://predictions.example", Logger: discard, Board: describeOnly{}})
+	srv := httpapi.New(httpapi.Options{BaseURL: "https://predictions.example", Logger: discard, Board: boardapi.New(boardapi.Options{Store: describeOnly{}})})
 	for _, p := range []string{"/openapi.json", "/llms.txt", "/llms-full.txt", httpapi.ManifestPath} {
 		var bodies [2][]byte
 		for i := range bodies {
@@ -78,4 +79,4 @@ func TestDescriptionsStable(t *testing.T) {
 }
 
 // describeOnly is a Board for the descriptions: calling it panics.
-type describeOnly struct{ httpapi.Board }
+type describeOnly struct{ boardapi.Board }

@@ -3,20 +3,19 @@ package httpapi
 import (
 	"fmt"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
+	"github.com/predictions-md/predictions/internal/httpio"
 	"github.com/predictions-md/predictions/internal/tools"
 )
 
 // toolGET runs t with the input taken from the query string.
-func (s *Server) toolGET(t *tools.Tool) handlerFunc {
+func (s *Server) toolGET(t *tools.Tool) httpio.Handler {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		q, err := parseQuery(r)
+		q, err := httpio.ParseQuery(r)
 		if err != nil {
 			return err
 		}
@@ -29,9 +28,9 @@ func (s *Server) toolGET(t *tools.Tool) handlerFunc {
 }
 
 // toolPOST runs t with the JSON body as input.
-func (s *Server) toolPOST(t *tools.Tool) handlerFunc {
+func (s *Server) toolPOST(t *tools.Tool) httpio.Handler {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		raw, err := readObject(w, r)
+		raw, err := httpio.ReadObject(w, r)
 		if err != nil {
 			return err
 		}
@@ -54,7 +53,7 @@ func (s *Server) writeResult(w http.ResponseWriter, r *http.Request, res *tools.
 		envelopes.Put(buf)
 		return err
 	}
-	writeBody(w, http.StatusOK, jsonType, body)
+	httpio.WriteBody(w, http.StatusOK, httpio.JSONType, body)
 	// The writer has copied body (to the connection's buffer, or to the
 	// socket) by now; keep the buffer unless an outsized answer grew it.
 	if cap(body) <= maxPooledEnvelope {
@@ -78,7 +77,7 @@ const maxPooledEnvelope = 64 << 10
 // settings serves the settings catalog. It takes no parameters, but a
 // malformed or overlong query gets the same 400 or 414 as elsewhere.
 func (s *Server) settings(w http.ResponseWriter, r *http.Request) error {
-	if _, err := parseQuery(r); err != nil {
+	if _, err := httpio.ParseQuery(r); err != nil {
 		return err
 	}
 	return s.writeResult(w, r, tools.SettingsCatalog())
@@ -88,15 +87,15 @@ func (s *Server) settings(w http.ResponseWriter, r *http.Request) error {
 // Clamped or ignored settings are listed in X-Settings-Notes, separated by
 // "; ", with control characters replaced by spaces.
 func (s *Server) skillFile(w http.ResponseWriter, r *http.Request) error {
-	q, err := parseQuery(r)
+	q, err := httpio.ParseQuery(r)
 	if err != nil {
 		return err
 	}
 	md, notes := tools.SkillFile(s.baseURL(r), q, s.opt.Board != nil)
 	if len(notes) > 0 {
-		w.Header().Set("X-Settings-Notes", headerSafe(strings.Join(notes, "; ")))
+		w.Header().Set("X-Settings-Notes", httpio.HeaderSafe(strings.Join(notes, "; ")))
 	}
-	writeBody(w, http.StatusOK, "text/markdown; charset=utf-8", md)
+	httpio.WriteBody(w, http.StatusOK, "text/markdown; charset=utf-8", md)
 	return nil
 }
 
@@ -107,13 +106,13 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request) error {
 	status, code, db := "ok", http.StatusOK, ""
 	if s.opt.Board != nil {
 		db = "ok"
-		if err := s.healthBoard(r.Context()); err != nil {
+		if err := s.opt.Board.Health(r.Context()); err != nil {
 			s.log.ErrorContext(r.Context(), "database check failed", "request_id", RequestID(r.Context()), "error", err.Error())
 			status, code, db = "unavailable", http.StatusServiceUnavailable, "unavailable"
 			w.Header().Set("Retry-After", strconv.Itoa(unavailableRetry))
 		}
 	}
-	return s.writeJSON(w, code, health{status, db, tools.Version, s.now().UTC().Format(time.RFC3339), tools.Disclaimer, s.terms(r)})
+	return httpio.WriteJSON(w, code, health{status, db, tools.Version, s.now().UTC().Format(time.RFC3339), tools.Disclaimer, s.terms(r)})
 }
 
 // health is the answer of /healthz.
@@ -127,7 +126,7 @@ type health struct {
 }
 
 func (s *Server) notFound(w http.ResponseWriter, r *http.Request) error {
-	return &Error{Field: "path", Err: ErrNotFound,
+	return &httpio.Error{Field: "path", Err: httpio.ErrNotFound,
 		Problem: fmt.Sprintf("%s does not exist", r.URL.Path),
 		Hint:    fmt.Sprintf("the tools are under %s/<tool> (%s); see %s/llms.txt", tools.PathPrefix, strings.Join(tools.Names(), ", "), s.baseURL(r))}
 }
@@ -135,59 +134,7 @@ func (s *Server) notFound(w http.ResponseWriter, r *http.Request) error {
 func (s *Server) methodNotAllowed(w http.ResponseWriter, r *http.Request) error {
 	allow := s.allowed(r)
 	w.Header().Set("Allow", strings.Join(allow, ", "))
-	return &Error{Field: "method", Err: ErrMethodNotAllowed,
+	return &httpio.Error{Field: "method", Err: httpio.ErrMethodNotAllowed,
 		Problem: fmt.Sprintf("%s is not allowed on %s", r.Method, r.URL.Path),
 		Hint:    "use " + strings.Join(allow, ", ")}
-}
-
-// writeJSON encodes v into a buffer, then writes it.
-func (s *Server) writeJSON(w http.ResponseWriter, status int, v any) error {
-	body, err := marshal(v)
-	if err != nil {
-		return err
-	}
-	writeBody(w, status, jsonType, body)
-	return nil
-}
-
-// parseQuery parses the raw query strictly: a malformed escape is a 400
-// rather than a silently dropped parameter.
-func parseQuery(r *http.Request) (url.Values, error) {
-	if len(r.URL.RawQuery) > MaxQueryBytes {
-		return nil, &Error{Field: "query", Err: ErrQueryTooLong,
-			Problem: fmt.Sprintf("is %d bytes long; the limit is %d", len(r.URL.RawQuery), MaxQueryBytes),
-			Hint:    "send the same input as a JSON body with POST (up to 64 KB)"}
-	}
-	q, err := url.ParseQuery(r.URL.RawQuery)
-	if err != nil {
-		return nil, &Error{Field: "query", Err: ErrBadRequest,
-			Problem: "is not a valid query string: " + err.Error(),
-			Hint:    "URL-encode each value, for example %2B150 for +150 and %25 for %"}
-	}
-	// Percent-decoding may yield any bytes; the tools and the board read
-	// text, and encoding/json would silently turn bad bytes into U+FFFD.
-	for k, vs := range q {
-		field := k
-		if !utf8.ValidString(k) {
-			field = "query"
-		}
-		for _, v := range append([]string{k}, vs...) {
-			if !utf8.ValidString(v) {
-				return nil, &Error{Field: field, Err: ErrBadRequest,
-					Problem: "is not valid UTF-8 once URL-decoded",
-					Hint:    "percent-encode the UTF-8 bytes of the text, for example %C3%A9 for é"}
-			}
-		}
-	}
-	return q, nil
-}
-
-// headerSafe replaces control characters, which may not appear in a header.
-func headerSafe(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r < ' ' || r == 0x7f {
-			return ' '
-		}
-		return r
-	}, s)
 }

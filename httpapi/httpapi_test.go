@@ -18,6 +18,7 @@ import (
 	"github.com/getkin/kin-openapi/routers"
 	"github.com/getkin/kin-openapi/routers/gorillamux"
 	"github.com/predictions-md/predictions/httpapi"
+	"github.com/predictions-md/predictions/internal/httpio"
 	"github.com/predictions-md/predictions/internal/tools"
 )
 
@@ -539,14 +540,14 @@ func TestStatusOf(t *testing.T) {
 	}{
 		{nil, 200},
 		{&tools.InputError{Field: "x", Problem: "bad", Err: tools.ErrInput}, 400},
-		{&httpapi.Error{Field: "body", Err: httpapi.ErrTooLarge}, 413},
-		{httpapi.ErrMediaType, 415},
-		{httpapi.ErrQueryTooLong, 414},
-		{httpapi.ErrNotFound, 404},
-		{httpapi.ErrMethodNotAllowed, 405},
+		{&httpio.Error{Field: "body", Err: httpio.ErrTooLarge}, 413},
+		{httpio.ErrMediaType, 415},
+		{httpio.ErrQueryTooLong, 414},
+		{httpio.ErrNotFound, 404},
+		{httpio.ErrMethodNotAllowed, 405},
 		{io.ErrUnexpectedEOF, 500},
 	} {
-		if got := httpapi.StatusOf(tc.err); got != tc.want {
+		if got := httpio.StatusOf(tc.err); got != tc.want {
 			t.Errorf("StatusOf(%v) = %d, want %d", tc.err, got, tc.want)
 		}
 	}

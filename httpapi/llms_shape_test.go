@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/predictions-md/predictions/boardapi"
 	"github.com/predictions-md/predictions/httpapi"
 )
 
@@ -53,7 +54,7 @@ func TestLLMsTxtShape(t *testing.T) {
 		opt  httpapi.Options
 	}{
 		{"tools", httpapi.Options{Logger: discard}},
-		{"board", httpapi.Options{Logger: discard, Board: openStore(t)}},
+		{"board", httpapi.Options{Logger: discard, Board: boardapi.New(boardapi.Options{Store: openStore(t)})}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			ts := httptest.NewServer(httpapi.New(tt.opt))

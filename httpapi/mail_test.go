@@ -13,6 +13,7 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/predictions-md/predictions/board"
+	"github.com/predictions-md/predictions/boardapi"
 	"github.com/predictions-md/predictions/forecastfile"
 	"github.com/predictions-md/predictions/httpapi"
 )
@@ -89,7 +90,7 @@ func mailEnv(t *testing.T) (*env, string) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	e := newEnv(t, httpapi.Options{Board: s, ModeratorToken: modToken})
+	e := newEnv(t, httpapi.Options{Board: boardapi.New(boardapi.Options{Store: s, ModeratorToken: modToken})})
 	id := createPred(t, e, "agent_id", "author")
 	e.post(t, "/api/agents", "ada", map[string]any{"agent_id": "ada", "email": "ada.lovelace@gmail.com"}, mustPass, 201)
 	confirm(t, e, s, "ada.lovelace@gmail.com")
@@ -123,7 +124,7 @@ func TestInboundEmail(t *testing.T) {
 		{"no token", gmail, http.Header{"Content-Type": {"message/rfc822"}}, 401, "Authorization:"},
 		{"agent token", gmail, rfc822("ada"), 403, "Authorization:"},
 		{"JSON", gmail, http.Header{"Authorization": {"Bearer " + modToken}, "Content-Type": {"application/json"}}, 415, "Content-Type:"},
-		{"too large", append(bytes.Clone(gmail), bytes.Repeat([]byte("x"), httpapi.MaxMessageBytes)...), rfc822(modToken), 413, "body:"},
+		{"too large", append(bytes.Clone(gmail), bytes.Repeat([]byte("x"), boardapi.MaxMessageBytes)...), rfc822(modToken), 413, "body:"},
 		{"malformed", eml(t, "bad-from.eml", id), rfc822(modToken), 400, "From:"},
 		{"unknown sender", bytes.Replace(gmail, []byte("ada.lovelace@gmail.com"), []byte("stranger@example.org"), 1), rfc822(modToken), 422, "From:"},
 		{"auto-reply", eml(t, "auto-reply.eml", id), rfc822(modToken), 422, "Auto-Submitted:"},

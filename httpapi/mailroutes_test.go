@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/predictions-md/predictions/board"
+	"github.com/predictions-md/predictions/boardapi"
 	"github.com/predictions-md/predictions/email"
 	"github.com/predictions-md/predictions/httpapi"
 )
@@ -92,7 +93,7 @@ func optInEnv(t *testing.T) (*env, *board.Store, *clockAt) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	return newEnv(t, httpapi.Options{Board: s, ModeratorToken: modToken}), s, clk
+	return newEnv(t, httpapi.Options{Board: boardapi.New(boardapi.Options{Store: s, ModeratorToken: modToken})}), s, clk
 }
 
 // TestDoubleOptIn: a registered address gets one confirmation message and

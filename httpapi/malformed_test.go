@@ -16,6 +16,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/predictions-md/predictions/boardapi"
 	"github.com/predictions-md/predictions/httpapi"
 	"github.com/predictions-md/predictions/internal/tools"
 )
@@ -55,7 +56,7 @@ func defaultHeader(m malformed) http.Header {
 	if m.method != http.MethodGet {
 		h.Set("Content-Type", "application/json")
 	}
-	if m.method == http.MethodPost && strings.HasPrefix(m.target, httpapi.BoardPrefix+"/predictions") {
+	if m.method == http.MethodPost && strings.HasPrefix(m.target, boardapi.BoardPrefix+"/predictions") {
 		if strings.Contains(m.target, "/resolve") {
 			h.Set("Authorization", "Bearer "+modSecret)
 		} else {
@@ -444,7 +445,7 @@ func toolRows(t testing.TB) []malformed {
 // boardRows are the bad requests of the board routes, the settings
 // catalog, the skill file and unknown paths.
 func boardRows() []malformed {
-	const preds = httpapi.BoardPrefix + "/predictions"
+	const preds = boardapi.BoardPrefix + "/predictions"
 	body := func(kv ...string) string { // a valid prediction with raw field values replaced
 		fields := map[string]string{"agent_id": `"agent-a"`, "title": `"Rain in Paris"`, "body": `"It will rain."`,
 			"confidence": `0.7`, "timeframe": `"tomorrow"`, "domain": `"Climate"`}
@@ -631,18 +632,18 @@ func boardRows() []malformed {
 		{name: "thread id encoded NUL", method: "GET", target: preds + "/%00/threads", status: 400, field: "id"},
 		{name: "thread id unknown", method: "GET", target: preds + "/" + unknownID + "/threads", status: 404, field: "id"},
 		{name: "thread id encoded slash", method: "GET", target: preds + "/a%2fb/threads", status: 404, field: "path"},
-		{name: "agent id 65 characters", method: "GET", target: httpapi.BoardPrefix + "/agents/" + strings.Repeat("a", 65), status: 404, field: "id"},
-		{name: "agent id encoded NUL", method: "GET", target: httpapi.BoardPrefix + "/agents/%00", status: 400, field: "id"},
-		{name: "agent id dot-dot", method: "GET", target: httpapi.BoardPrefix + "/agents/%2e%2e", status: 404, field: "id"},
-		{name: "agent id encoded traversal", method: "GET", target: httpapi.BoardPrefix + "/agents/%2e%2e%2fpredictions", status: 404, field: "path"},
-		{name: "agent id unknown", method: "GET", target: httpapi.BoardPrefix + "/agents/nobody", status: 404, field: "id"},
-		{name: "agent id space", method: "GET", target: httpapi.BoardPrefix + "/agents/a%20b", status: 404, field: "id"},
-		{name: "agent id invalid UTF-8", method: "GET", target: httpapi.BoardPrefix + "/agents/%FF", status: 400, field: "id"},
-		{name: "agents bad query escape", method: "GET", target: httpapi.BoardPrefix + "/agents?%zz", status: 400, field: "query"},
-		{name: "agents PUT", method: "PUT", target: httpapi.BoardPrefix + "/agents", body: `{}`, status: 405, field: "method"},
-		{name: "stats bad query escape", method: "GET", target: httpapi.BoardPrefix + "/stats?a=%", status: 400, field: "query"},
-		{name: "stats invalid UTF-8 parameter", method: "GET", target: httpapi.BoardPrefix + "/stats?x=%C3", status: 400, field: "x"},
-		{name: "stats DELETE", method: "DELETE", target: httpapi.BoardPrefix + "/stats", status: 405, field: "method"},
+		{name: "agent id 65 characters", method: "GET", target: boardapi.BoardPrefix + "/agents/" + strings.Repeat("a", 65), status: 404, field: "id"},
+		{name: "agent id encoded NUL", method: "GET", target: boardapi.BoardPrefix + "/agents/%00", status: 400, field: "id"},
+		{name: "agent id dot-dot", method: "GET", target: boardapi.BoardPrefix + "/agents/%2e%2e", status: 404, field: "id"},
+		{name: "agent id encoded traversal", method: "GET", target: boardapi.BoardPrefix + "/agents/%2e%2e%2fpredictions", status: 404, field: "path"},
+		{name: "agent id unknown", method: "GET", target: boardapi.BoardPrefix + "/agents/nobody", status: 404, field: "id"},
+		{name: "agent id space", method: "GET", target: boardapi.BoardPrefix + "/agents/a%20b", status: 404, field: "id"},
+		{name: "agent id invalid UTF-8", method: "GET", target: boardapi.BoardPrefix + "/agents/%FF", status: 400, field: "id"},
+		{name: "agents bad query escape", method: "GET", target: boardapi.BoardPrefix + "/agents?%zz", status: 400, field: "query"},
+		{name: "agents PUT", method: "PUT", target: boardapi.BoardPrefix + "/agents", body: `{}`, status: 405, field: "method"},
+		{name: "stats bad query escape", method: "GET", target: boardapi.BoardPrefix + "/stats?a=%", status: 400, field: "query"},
+		{name: "stats invalid UTF-8 parameter", method: "GET", target: boardapi.BoardPrefix + "/stats?x=%C3", status: 400, field: "x"},
+		{name: "stats DELETE", method: "DELETE", target: boardapi.BoardPrefix + "/stats", status: 405, field: "method"},
 
 		// Settings catalog, skill file, unknown paths.
 		{name: "settings bad query escape", method: "GET", target: tools.PathPrefix + "/settings?x=%zz", status: 400, field: "query"},
@@ -667,7 +668,7 @@ func boardRows() []malformed {
 // Problem naming the field with a hint, never a 5xx. Afterwards the server
 // is healthy and a valid request of each kind still works.
 func TestMalformed(t *testing.T) {
-	e := newEnv(t, httpapi.Options{Board: openStore(t), ModeratorToken: modSecret, MCP: newMCP(t)})
+	e := newEnv(t, httpapi.Options{Board: boardapi.New(boardapi.Options{Store: openStore(t), ModeratorToken: modSecret}), MCP: newMCP(t)})
 	addr := strings.TrimPrefix(e.ts.URL, "http://")
 	pid := createPred(t, e, "agent_id", agentA)
 	rid := e.post(t, "/api/predictions/"+pid+"/threads", agentA, map[string]any{"agent_id": agentA, "body": "first"}, mustPass, 201)["reply_id"].(string)

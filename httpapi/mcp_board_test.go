@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/predictions-md/predictions/boardapi"
 	"github.com/predictions-md/predictions/httpapi"
 	"github.com/predictions-md/predictions/internal/tools"
 	"github.com/predictions-md/predictions/mcpserver"
@@ -20,13 +21,14 @@ import (
 
 // mcpBoard serves the API with a board and the MCP adapter offering the
 // board's routes, wired as cmd/predictions wires them.
-func mcpBoard(t *testing.T, auth httpapi.Auth) *httptest.Server {
+func mcpBoard(t *testing.T, auth boardapi.Auth) *httptest.Server {
 	t.Helper()
 	var h http.Handler
-	api := httpapi.New(httpapi.Options{Board: openStore(t), ModeratorToken: "mod-token", Auth: auth, Logger: discard,
+	boardAPI := boardapi.New(boardapi.Options{Store: openStore(t), Auth: auth, ModeratorToken: "mod-token"})
+	api := httpapi.New(httpapi.Options{Board: boardAPI, Logger: discard,
 		MCP: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) })})
 	var err error
-	h, err = mcpserver.Handler(mcpserver.Options{Board: true, Routes: api.MCPRoutes()})
+	h, err = mcpserver.Handler(mcpserver.Options{Board: true, Routes: boardAPI.MCPRoutes()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +82,7 @@ func callTool(t *testing.T, cs *mcp.ClientSession, name string, args map[string]
 // TestMCPBoardToolsGolden pins the board's tools as an MCP client lists
 // them: names, descriptions, input schemas and annotations.
 func TestMCPBoardToolsGolden(t *testing.T) {
-	ts := mcpBoard(t, httpapi.AuthID)
+	ts := mcpBoard(t, boardapi.AuthID)
 	cs := mcpSession(t, ts, "")
 	list, err := cs.ListTools(context.Background(), nil)
 	if err != nil {
@@ -131,7 +133,7 @@ func TestMCPBoardToolsGolden(t *testing.T) {
 // post, forecast on another's prediction, reply with a tag, react, read
 // the community forecast and, after resolution, the scores.
 func TestMCPBoardFlow(t *testing.T) {
-	ts := mcpBoard(t, httpapi.AuthID)
+	ts := mcpBoard(t, boardapi.AuthID)
 	scout := mcpSession(t, ts, "Bearer scout")
 	skeptic := mcpSession(t, ts, "Bearer skeptic")
 
@@ -209,7 +211,7 @@ func TestMCPBoardFlow(t *testing.T) {
 // TestMCPBoardAuth: writes follow the HTTP board's rules, with the MCP
 // request's own Authorization header; reads and the calculation tools need none.
 func TestMCPBoardAuth(t *testing.T) {
-	ts := mcpBoard(t, httpapi.AuthID)
+	ts := mcpBoard(t, boardapi.AuthID)
 	body := map[string]any{"agent_id": "scout", "title": "T", "body": "B", "confidence": 0.6, "timeframe": "by 2026-12-31", "domain": "AI"}
 	tests := []struct {
 		name, authorization string

@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/predictions-md/predictions/board"
+	"github.com/predictions-md/predictions/boardapi"
 	"github.com/predictions-md/predictions/httpapi"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
@@ -86,14 +87,14 @@ func (plainBoard) OutboxBacklog() {} // not the signature the metrics look for
 
 // outboxBoard is a board with an outbox.
 type outboxBoard struct {
-	httpapi.Board
+	boardapi.Board
 	n int
 }
 
 func (b outboxBoard) OutboxBacklog(context.Context) (int, error) { return b.n, nil }
 
 // pgBoard reports PostgreSQL's one shared pool.
-type pgBoard struct{ httpapi.Board }
+type pgBoard struct{ boardapi.Board }
 
 func (pgBoard) Dialect() string { return "postgres" }
 func (pgBoard) PoolStats() board.PoolStats {
@@ -102,7 +103,7 @@ func (pgBoard) PoolStats() board.PoolStats {
 }
 
 func TestMetricsPostgresPool(t *testing.T) {
-	got := pick(scrape(t, httpapi.New(httpapi.Options{Board: pgBoard{}, Logger: discard})), "predictions_db_")
+	got := pick(scrape(t, httpapi.New(httpapi.Options{Board: boardapi.New(boardapi.Options{Store: pgBoard{}}), Logger: discard})), "predictions_db_")
 	want := map[string]float64{
 		`predictions_db_max_open_connections{pool="shared"}`:        10,
 		`predictions_db_open_connections{pool="shared"}`:            3,
@@ -119,7 +120,7 @@ func TestMetricsPostgresPool(t *testing.T) {
 func TestMetrics(t *testing.T) {
 	clk := newTestClock()
 	store := openStore(t)
-	srv := httpapi.New(httpapi.Options{Board: plainBoard{store}, Logger: discard, Now: clk.Now,
+	srv := httpapi.New(httpapi.Options{Board: boardapi.New(boardapi.Options{Store: plainBoard{store}}), Logger: discard, Now: clk.Now,
 		RateLimit: httpapi.RateLimit{Agent: httpapi.Rate{Events: 1, Per: time.Hour, Burst: 2}}})
 	do := func(method, path, agent string, body []byte) int {
 		req := httptest.NewRequest(method, path, strings.NewReader(string(body)))
@@ -196,7 +197,7 @@ func TestMetrics(t *testing.T) {
 	}
 
 	// A board with an outbox publishes its backlog.
-	ob := httpapi.New(httpapi.Options{Board: outboxBoard{Board: store, n: 7}, Logger: discard})
+	ob := httpapi.New(httpapi.Options{Board: boardapi.New(boardapi.Options{Store: outboxBoard{Board: store, n: 7}}), Logger: discard})
 	if n, ok := scrape(t, ob)["predictions_outbox_backlog"]; !ok || n != 7 {
 		t.Errorf("outbox backlog = %v (%v), want 7", n, ok)
 	}

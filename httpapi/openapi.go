@@ -8,107 +8,13 @@ import (
 	"net/url"
 	"reflect"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/predictions-md/predictions/internal/apidoc"
+	"github.com/predictions-md/predictions/internal/httpio"
 	"github.com/predictions-md/predictions/internal/tools"
 )
-
-// The OpenAPI 3.1 document is built from tools.All() with these types; the
-// field order of the structs is the order of the published JSON.
-type (
-	oaDoc struct {
-		OpenAPI     string                `json:"openapi"`
-		Info        oaInfo                `json:"info"`
-		Servers     []oaServer            `json:"servers"`
-		Tags        []oaTag               `json:"tags"`
-		Paths       map[string]oaPathItem `json:"paths"`
-		Components  oaComponents          `json:"components"`
-		Disclaimer  string                `json:"x-disclaimer"`
-		Terms       string                `json:"x-terms"`
-		DraftedRule string                `json:"x-drafted-settings-rule"`
-	}
-	oaInfo struct {
-		Title          string    `json:"title"`
-		Version        string    `json:"version"`
-		Summary        string    `json:"summary"`
-		Description    string    `json:"description"`
-		TermsOfService string    `json:"termsOfService"`
-		Contact        oaContact `json:"contact"`
-		License        oaLicense `json:"license"`
-	}
-	// oaLicense is the module's license (LICENSE at the repository's root).
-	oaLicense struct {
-		Name       string `json:"name"`
-		Identifier string `json:"identifier"`
-	}
-	oaContact struct {
-		Name  string `json:"name"`
-		URL   string `json:"url,omitempty"`
-		Email string `json:"email,omitempty"`
-	}
-	oaServer struct {
-		URL string `json:"url"`
-	}
-	oaTag struct {
-		Name        string `json:"name"`
-		Description string `json:"description"`
-	}
-	oaPathItem struct {
-		Get  *oaOperation `json:"get,omitempty"`
-		Post *oaOperation `json:"post,omitempty"`
-	}
-	oaOperation struct {
-		OperationID string                `json:"operationId"`
-		Tags        []string              `json:"tags,omitempty"`
-		Summary     string                `json:"summary"`
-		Description string                `json:"description,omitempty"`
-		Parameters  []oaParameter         `json:"parameters,omitempty"`
-		RequestBody *oaRequestBody        `json:"requestBody,omitempty"`
-		Responses   map[string]oaResponse `json:"responses"`
-		Security    []map[string][]string `json:"security,omitzero"` // nil: omitted; empty: public, said as security: []
-	}
-	oaParameter struct {
-		Name        string             `json:"name"`
-		In          string             `json:"in"`
-		Description string             `json:"description,omitempty"`
-		Required    bool               `json:"required,omitempty"`
-		Schema      *jsonschema.Schema `json:"schema,omitempty"`
-		Content     map[string]oaMedia `json:"content,omitempty"`
-		Example     json.RawMessage    `json:"example,omitempty"`
-	}
-	oaRequestBody struct {
-		Required bool               `json:"required"`
-		Content  map[string]oaMedia `json:"content"`
-	}
-	oaMedia struct {
-		Schema  any             `json:"schema,omitempty"`
-		Example json.RawMessage `json:"example,omitempty"`
-	}
-	oaResponse struct {
-		Ref         string              `json:"$ref,omitempty"`
-		Description string              `json:"description,omitempty"`
-		Headers     map[string]oaHeader `json:"headers,omitempty"`
-		Content     map[string]oaMedia  `json:"content,omitempty"`
-	}
-	oaHeader struct {
-		Description string             `json:"description"`
-		Schema      *jsonschema.Schema `json:"schema"`
-	}
-	oaComponents struct {
-		Schemas         map[string]any        `json:"schemas"`
-		Responses       map[string]oaResponse `json:"responses"`
-		SecuritySchemes map[string]any        `json:"securitySchemes,omitempty"`
-	}
-	oaRef struct {
-		Ref string `json:"$ref"`
-	}
-)
-
-func schemaRef(name string) oaRef { return oaRef{Ref: "#/components/schemas/" + name} }
-
-func respRef(name string) oaResponse { return oaResponse{Ref: "#/components/responses/" + name} }
 
 // problemSchema describes [Problem].
 func problemSchema() *jsonschema.Schema {
@@ -129,46 +35,46 @@ func problemSchema() *jsonschema.Schema {
 }
 
 // openAPIDoc builds the OpenAPI 3.1 description of the service at base.
-func (s *Server) openAPIDoc(ctx context.Context, base string) *oaDoc {
+func (s *Server) openAPIDoc(ctx context.Context, base string) *apidoc.Doc {
 	terms := base + "/terms"
 	anyObject := &jsonschema.Schema{Type: "object"}
-	text := func(mt, d string) oaResponse {
-		return oaResponse{Description: d, Content: map[string]oaMedia{mt: {Schema: &jsonschema.Schema{Type: "string"}}}}
+	text := func(mt, d string) apidoc.Response {
+		return apidoc.Response{Description: d, Content: map[string]apidoc.Media{mt: {Schema: &jsonschema.Schema{Type: "string"}}}}
 	}
-	jsonResp := func(d string, schema any, example json.RawMessage) oaResponse {
-		return oaResponse{Description: d, Content: map[string]oaMedia{jsonType: {Schema: schema, Example: example}}}
+	jsonResp := func(d string, schema any, example json.RawMessage) apidoc.Response {
+		return apidoc.Response{Description: d, Content: map[string]apidoc.Media{httpio.JSONType: {Schema: schema, Example: example}}}
 	}
-	withDefault := func(m map[string]oaResponse) map[string]oaResponse {
-		m["default"] = respRef("Problem")
+	withDefault := func(m map[string]apidoc.Response) map[string]apidoc.Response {
+		m["default"] = apidoc.RespRef("Problem")
 		return m
 	}
-	doc := &oaDoc{
+	doc := &apidoc.Doc{
 		OpenAPI: "3.1.0",
-		Info: oaInfo{
+		Info: apidoc.Info{
 			Title:          tools.Name,
 			Version:        tools.Version,
 			Summary:        "Forecast arithmetic for teams of agents and people: odds, pooling, Bayes updates, scoring, forecast files and settings.",
 			Description:    serviceDescription + "\n\n" + tools.DraftedSettingsRule + "\n\n" + tools.Disclaimer,
 			TermsOfService: terms,
 			Contact:        contactFor(s.opt.Contact),
-			License:        oaLicense{Name: "BSD-3-Clause", Identifier: "BSD-3-Clause"},
+			License:        apidoc.License{Name: "BSD-3-Clause", Identifier: "BSD-3-Clause"},
 		},
-		Servers: []oaServer{{URL: base}},
-		Tags: []oaTag{
+		Servers: []apidoc.Server{{URL: base}},
+		Tags: []apidoc.Tag{
 			{Name: "tools", Description: "stateless calculation tools: GET with query parameters or POST with a JSON body"},
 			{Name: "settings", Description: "the settings catalog and the skill file"},
 			{Name: "meta", Description: "published descriptions, terms and health"},
 		},
-		Paths: map[string]oaPathItem{},
-		Components: oaComponents{
+		Paths: map[string]apidoc.PathItem{},
+		Components: apidoc.Components{
 			Schemas: map[string]any{"Problem": problemSchema()},
-			Responses: map[string]oaResponse{
-				"Problem":    jsonResp("an error, as a Problem", schemaRef("Problem"), nil),
-				"BadRequest": jsonResp("bad input: the Problem names the field, what is wrong and how to fix it", schemaRef("Problem"), nil),
-				"TooLarge":   jsonResp("the body is over 64 KB (65536 bytes)", schemaRef("Problem"), nil),
+			Responses: map[string]apidoc.Response{
+				"Problem":    jsonResp("an error, as a Problem", apidoc.SchemaRef("Problem"), nil),
+				"BadRequest": jsonResp("bad input: the Problem names the field, what is wrong and how to fix it", apidoc.SchemaRef("Problem"), nil),
+				"TooLarge":   jsonResp("the body is over 64 KB (65536 bytes)", apidoc.SchemaRef("Problem"), nil),
 				"QueryTooLong": jsonResp("the query string is over 64 KB; send the input as a POST body",
-					schemaRef("Problem"), nil),
-				"MediaType": jsonResp("the Content-Type is present and not application/json", schemaRef("Problem"), nil),
+					apidoc.SchemaRef("Problem"), nil),
+				"MediaType": jsonResp("the Content-Type is present and not application/json", apidoc.SchemaRef("Problem"), nil),
 			},
 		},
 		Disclaimer:  tools.Disclaimer,
@@ -186,19 +92,19 @@ func (s *Server) openAPIDoc(ctx context.Context, base string) *oaDoc {
 				example = b
 			}
 		}
-		ok := jsonResp("the Result", schemaRef(res), example)
+		ok := jsonResp("the Result", apidoc.SchemaRef(res), example)
 		desc := t.Description + "\n\nGET example: `" + tools.PathPrefix + "/" + t.Name + "?" + exampleQuery(t) + "`"
-		doc.Paths[tools.PathPrefix+"/"+t.Name] = oaPathItem{
-			Get: &oaOperation{
+		doc.Paths[tools.PathPrefix+"/"+t.Name] = apidoc.PathItem{
+			Get: &apidoc.Operation{
 				OperationID: t.Name + "_get", Tags: []string{"tools"}, Summary: t.Title + " (query parameters)",
 				Description: desc, Parameters: queryParams(t),
-				Responses: withDefault(map[string]oaResponse{"200": ok, "400": respRef("BadRequest"), "414": respRef("QueryTooLong")}),
+				Responses: withDefault(map[string]apidoc.Response{"200": ok, "400": apidoc.RespRef("BadRequest"), "414": apidoc.RespRef("QueryTooLong")}),
 			},
-			Post: &oaOperation{
+			Post: &apidoc.Operation{
 				OperationID: t.Name, Tags: []string{"tools"}, Summary: t.Title, Description: t.Description,
-				RequestBody: &oaRequestBody{Required: true, Content: map[string]oaMedia{jsonType: {Schema: schemaRef(in), Example: t.Example}}},
-				Responses: withDefault(map[string]oaResponse{"200": ok, "400": respRef("BadRequest"),
-					"413": respRef("TooLarge"), "415": respRef("MediaType")}),
+				RequestBody: &apidoc.RequestBody{Required: true, Content: map[string]apidoc.Media{httpio.JSONType: {Schema: apidoc.SchemaRef(in), Example: t.Example}}},
+				Responses: withDefault(map[string]apidoc.Response{"200": ok, "400": apidoc.RespRef("BadRequest"),
+					"413": apidoc.RespRef("TooLarge"), "415": apidoc.RespRef("MediaType")}),
 			},
 		}
 	}
@@ -208,27 +114,27 @@ func (s *Server) openAPIDoc(ctx context.Context, base string) *oaDoc {
 		catalogExample = b
 	}
 	doc.Components.Schemas["Result"] = resultSchema()
-	doc.Paths[tools.PathPrefix+"/settings"] = oaPathItem{Get: &oaOperation{
+	doc.Paths[tools.PathPrefix+"/settings"] = apidoc.PathItem{Get: &apidoc.Operation{
 		OperationID: "settings", Tags: []string{"settings"}, Summary: "Settings catalog",
 		Description: "Every setting of the skill file with its group, kind, unit, range, options and default, and the presets.",
-		Responses:   withDefault(map[string]oaResponse{"200": jsonResp("the catalog, as a Result", schemaRef("Result"), catalogExample)}),
+		Responses:   withDefault(map[string]apidoc.Response{"200": jsonResp("the catalog, as a Result", apidoc.SchemaRef("Result"), catalogExample)}),
 	}}
 	skill := text("text/markdown", "the skill file with the given settings written in")
-	skill.Headers = map[string]oaHeader{"X-Settings-Notes": {
+	skill.Headers = map[string]apidoc.Header{"X-Settings-Notes": {
 		Description: "notes on clamped or ignored settings, separated by \"; \"",
 		Schema:      &jsonschema.Schema{Type: "string"},
 	}}
-	doc.Paths["/"+tools.Name+".md"] = oaPathItem{Get: &oaOperation{
+	doc.Paths["/"+tools.Name+".md"] = apidoc.PathItem{Get: &apidoc.Operation{
 		OperationID: "skill_file", Tags: []string{"settings"}, Summary: "Skill file",
 		Description: "The agents' skill file (Agent Skills layout) with the query's settings written in. " +
 			"Out-of-range numbers are clamped and invalid choices ignored, with notes in X-Settings-Notes. " + tools.DraftedSettingsRule,
 		Parameters: skillParams(),
-		Responses:  withDefault(map[string]oaResponse{"200": skill, "400": respRef("BadRequest"), "414": respRef("QueryTooLong")}),
+		Responses:  withDefault(map[string]apidoc.Response{"200": skill, "400": apidoc.RespRef("BadRequest"), "414": apidoc.RespRef("QueryTooLong")}),
 	}}
-	meta := func(path, id, summary string, ok oaResponse) {
-		doc.Paths[path] = oaPathItem{Get: &oaOperation{OperationID: id, Tags: []string{"meta"}, Summary: summary,
+	meta := func(path, id, summary string, ok apidoc.Response) {
+		doc.Paths[path] = apidoc.PathItem{Get: &apidoc.Operation{OperationID: id, Tags: []string{"meta"}, Summary: summary,
 			Description: summary + ". Takes no parameters and needs no authorization.",
-			Responses:   withDefault(map[string]oaResponse{"200": ok})}}
+			Responses:   withDefault(map[string]apidoc.Response{"200": ok})}}
 	}
 	meta("/openapi.json", "openapi", "This OpenAPI 3.1 description", jsonResp("the description", anyObject, nil))
 	meta("/llms.txt", "llms_txt", "Text for agents (llmstxt.org layout): lists of links to the sections of llms-full.txt", text("text/plain", "llms.txt"))
@@ -244,16 +150,16 @@ func (s *Server) openAPIDoc(ctx context.Context, base string) *oaDoc {
 			text("text/plain", "the metrics in the Prometheus text format"))
 	}
 	if s.opt.Board != nil {
-		s.boardOpenAPI(doc)
+		s.opt.Board.OpenAPI(doc)
 	}
 	if s.limits != nil { // every operation may meet the per-address limit
-		doc.Components.Responses["TooManyRequests"] = oaResponse{Description: "over a rate limit: " + s.rateLimitText(),
-			Headers: map[string]oaHeader{"Retry-After": {Description: "seconds until a request is allowed again", Schema: &jsonschema.Schema{Type: "integer"}}},
-			Content: map[string]oaMedia{jsonType: {Schema: schemaRef("Problem")}}}
+		doc.Components.Responses["TooManyRequests"] = apidoc.Response{Description: "over a rate limit: " + s.rateLimitText(),
+			Headers: map[string]apidoc.Header{"Retry-After": {Description: "seconds until a request is allowed again", Schema: &jsonschema.Schema{Type: "integer"}}},
+			Content: map[string]apidoc.Media{httpio.JSONType: {Schema: apidoc.SchemaRef("Problem")}}}
 		for _, item := range doc.Paths {
-			for _, op := range []*oaOperation{item.Get, item.Post} {
+			for _, op := range []*apidoc.Operation{item.Get, item.Post} {
 				if op != nil {
-					op.Responses["429"] = respRef("TooManyRequests")
+					op.Responses["429"] = apidoc.RespRef("TooManyRequests")
 				}
 			}
 		}
@@ -280,15 +186,15 @@ func resultSchema() *jsonschema.Schema {
 
 // queryParams describes the tool's input as query parameters: scalars as
 // they are, arrays and objects as URL-encoded JSON (a content parameter).
-func queryParams(t *tools.Tool) []oaParameter {
+func queryParams(t *tools.Tool) []apidoc.Parameter {
 	var ex map[string]json.RawMessage
 	_ = json.Unmarshal(t.Example, &ex)
-	var ps []oaParameter
-	for _, name := range propertyNames(t.InputSchema) {
+	var ps []apidoc.Parameter
+	for _, name := range apidoc.PropertyNames(t.InputSchema) {
 		fs := t.InputSchema.Properties[name]
-		p := oaParameter{Name: name, In: "query", Description: fs.Description, Required: slices.Contains(t.InputSchema.Required, name)}
+		p := apidoc.Parameter{Name: name, In: "query", Description: fs.Description, Required: slices.Contains(t.InputSchema.Required, name)}
 		if isStructured(fs) {
-			p.Content = map[string]oaMedia{jsonType: {Schema: fs, Example: ex[name]}}
+			p.Content = map[string]apidoc.Media{httpio.JSONType: {Schema: fs, Example: ex[name]}}
 		} else {
 			p.Schema = fs
 			p.Example = ex[name]
@@ -300,12 +206,12 @@ func queryParams(t *tools.Tool) []oaParameter {
 
 // skillParams describes the settings query parameters of the skill file:
 // those of build_settings except format.
-func skillParams() []oaParameter {
+func skillParams() []apidoc.Parameter {
 	t := tools.Lookup("build_settings")
 	if t == nil {
 		return nil
 	}
-	var ps []oaParameter
+	var ps []apidoc.Parameter
 	for _, p := range queryParams(t) {
 		if p.Name != "format" {
 			p.Required = false
@@ -318,17 +224,6 @@ func skillParams() []oaParameter {
 }
 
 // propertyNames lists the properties in their declared order.
-func propertyNames(s *jsonschema.Schema) []string {
-	if len(s.PropertyOrder) == len(s.Properties) {
-		return s.PropertyOrder
-	}
-	names := make([]string, 0, len(s.Properties))
-	for k := range s.Properties {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	return names
-}
 
 func isStructured(s *jsonschema.Schema) bool {
 	ts := append([]string{s.Type}, s.Types...)
@@ -353,21 +248,21 @@ func exampleQuery(t *tools.Tool) string {
 	return q.Encode()
 }
 
-func contactFor(c string) oaContact {
+func contactFor(c string) apidoc.Contact {
 	if e, ok := strings.CutPrefix(c, "mailto:"); ok {
-		return oaContact{Name: tools.Name, Email: e}
+		return apidoc.Contact{Name: tools.Name, Email: e}
 	}
-	return oaContact{Name: tools.Name, URL: c}
+	return apidoc.Contact{Name: tools.Name, URL: c}
 }
 
 // openAPI serves openapi.json.
 func (s *Server) openAPI(w http.ResponseWriter, r *http.Request) error {
 	base := s.baseURL(r)
-	body, err := s.openapiDocs.get(base, func() ([]byte, error) { return document(s.openAPIDoc(r.Context(), base)) })
+	body, err := s.openapiDocs.get(base, func() ([]byte, error) { return httpio.Document(s.openAPIDoc(r.Context(), base)) })
 	if err != nil {
 		return err
 	}
-	writeBody(w, http.StatusOK, jsonType, body)
+	httpio.WriteBody(w, http.StatusOK, httpio.JSONType, body)
 	return nil
 }
 
@@ -381,6 +276,6 @@ func described[T any]() *jsonschema.Schema {
 	if err != nil {
 		panic(fmt.Sprintf("httpapi: schema of %T: %v", *new(T), err))
 	}
-	openSchema(s)
+	apidoc.OpenSchema(s)
 	return s
 }

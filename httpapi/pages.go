@@ -5,6 +5,7 @@ import (
 	"html/template"
 	"net/http"
 
+	"github.com/predictions-md/predictions/internal/httpio"
 	"github.com/predictions-md/predictions/internal/tools"
 )
 
@@ -61,7 +62,7 @@ func (s *Server) renderPage(w http.ResponseWriter, r *http.Request, t *template.
 	}{title, s.pageData(r)}); err != nil {
 		return err
 	}
-	writeBody(w, http.StatusOK, "text/html; charset=utf-8", b.Bytes())
+	httpio.WriteBody(w, http.StatusOK, "text/html; charset=utf-8", b.Bytes())
 	return nil
 }
 

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/predictions-md/predictions/internal/httpio"
 	"golang.org/x/time/rate"
 )
 
@@ -314,26 +315,25 @@ func (s *Server) tooMany(w http.ResponseWriter, limit string, delay time.Duratio
 	s.metrics.rateLimited(limit)
 	secs := max(1, int(math.Ceil(delay.Seconds())))
 	w.Header().Set("Retry-After", strconv.Itoa(secs))
-	return &Error{Field: "rate limit", Err: ErrRateLimited, Problem: problem,
+	return &httpio.Error{Field: "rate limit", Err: httpio.ErrRateLimited, Problem: problem,
 		Hint: fmt.Sprintf("retry after %d s (the Retry-After header); %s", secs, hint)}
 }
 
-// limitAgent takes one write from the agent's bucket. The write is
-// counted only if it succeeds: c.refund gives it back, and the board
-// handler calls it when the route fails (invalid body, unknown
-// prediction, database down), so that failed writes sent in an agent's
-// name do not spend its budget.
-func (s *Server) limitAgent(w http.ResponseWriter, r *http.Request, c *call, agentID string) error {
+// limitAgent takes one write from the agent's bucket (see
+// [httpio.Host]). The write is counted only if it succeeds: the board
+// calls refund when the route fails (invalid body, unknown prediction,
+// database down), so that failed writes sent in an agent's name do not
+// spend its budget.
+func (s *Server) limitAgent(w http.ResponseWriter, r *http.Request, agentID string) (refund func(), err error) {
 	if s.limits == nil {
-		return nil
+		return nil, nil
 	}
 	d, refund := s.limits.take(r.Context(), limitAgent, agentID, s.now(), true)
 	if d <= 0 {
-		c.refund = refund
-		return nil
+		return refund, nil
 	}
 	rt := s.limits.cfg.Agent
-	return s.tooMany(w, limitAgent, d, fmt.Sprintf("agent %q is over its limit of %s", agentID, rt.text("writes")),
+	return nil, s.tooMany(w, limitAgent, d, fmt.Sprintf("agent %q is over its limit of %s", agentID, rt.text("writes")),
 		"each agent may write "+rt.text("times")+"; spread writes out")
 }
 

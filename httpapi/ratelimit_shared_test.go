@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/predictions-md/predictions/boardapi"
 	"github.com/predictions-md/predictions/httpapi"
 	"github.com/predictions-md/predictions/redislimit"
 	"github.com/predictions-md/predictions/redislimit/redistest"
@@ -63,7 +64,7 @@ func replicas(t *testing.T, n int, rl httpapi.RateLimit, shared func() httpapi.S
 		clk := newTestClock()
 		r := rl
 		r.Shared = shared()
-		out = append(out, &limited{h: httpapi.New(httpapi.Options{Logger: discard, Now: clk.Now, RateLimit: r, Board: store}), clk: clk})
+		out = append(out, &limited{h: httpapi.New(httpapi.Options{Logger: discard, Now: clk.Now, RateLimit: r, Board: boardapi.New(boardapi.Options{Store: store})}), clk: clk})
 	}
 	return out
 }
@@ -110,7 +111,7 @@ func TestSharedLimitsRedisGone(t *testing.T) {
 	l := redistest.Open(t, redistest.Prefix(t))
 	var logs logBuffer
 	clk := newTestClock()
-	h := httpapi.New(httpapi.Options{Logger: slog.New(slog.NewTextHandler(&logs, nil)), Now: clk.Now, Board: openStore(t),
+	h := httpapi.New(httpapi.Options{Logger: slog.New(slog.NewTextHandler(&logs, nil)), Now: clk.Now, Board: boardapi.New(boardapi.Options{Store: openStore(t)}),
 		RateLimit: httpapi.RateLimit{Agent: httpapi.Rate{Events: 60, Per: time.Hour, Burst: 20}, Shared: l}})
 	srv := &limited{h: h, clk: clk}
 	post := func(int) *httptest.ResponseRecorder {
@@ -144,7 +145,7 @@ func TestSharedLimitsUnreachable(t *testing.T) {
 	defer l.Close()
 	var logs logBuffer
 	clk := newTestClock()
-	h := httpapi.New(httpapi.Options{Logger: slog.New(slog.NewTextHandler(&logs, nil)), Now: clk.Now, Board: openStore(t),
+	h := httpapi.New(httpapi.Options{Logger: slog.New(slog.NewTextHandler(&logs, nil)), Now: clk.Now, Board: boardapi.New(boardapi.Options{Store: openStore(t)}),
 		RateLimit: httpapi.RateLimit{Agent: httpapi.Rate{Events: 60, Per: time.Minute, Burst: 20}, Shared: l}})
 	srv := &limited{h: h, clk: clk}
 	if diff := cmp.Diff(map[int]int{201: 20, 429: 5}, statuses(25, func(int) *httptest.ResponseRecorder {

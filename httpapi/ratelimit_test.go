@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/predictions-md/predictions/boardapi"
 	"github.com/predictions-md/predictions/httpapi"
 )
 
@@ -101,7 +102,7 @@ func newLimited(t testing.TB, rl httpapi.RateLimit, withBoard bool) *limited {
 	clk := newTestClock()
 	opt := httpapi.Options{Logger: discard, Now: clk.Now, RateLimit: rl}
 	if withBoard {
-		opt.Board = openStore(t)
+		opt.Board = boardapi.New(boardapi.Options{Store: openStore(t)})
 	}
 	return &limited{h: httpapi.New(opt), clk: clk}
 }
@@ -259,7 +260,7 @@ func TestRateLimitForwardedFor(t *testing.T) {
 // another address and from the flooding address itself keep getting 200.
 func TestRateLimitReadsNotStarved(t *testing.T) {
 	clk := newTestClock() // frozen: no token comes back during the test
-	srv := httpapi.New(httpapi.Options{Board: openStore(t), Logger: discard, Now: clk.Now, TrustProxy: true,
+	srv := httpapi.New(httpapi.Options{Board: boardapi.New(boardapi.Options{Store: openStore(t)}), Logger: discard, Now: clk.Now, TrustProxy: true,
 		RateLimit: httpapi.RateLimit{Address: httpapi.Rate{Events: 1200, Per: time.Minute, Burst: 100}}})
 	ts := httptest.NewServer(srv)
 	t.Cleanup(ts.Close)

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/predictions-md/predictions/internal/httpio"
 	"github.com/predictions-md/predictions/internal/tools"
 )
 
@@ -60,8 +61,18 @@ func (s *Server) routes() {
 		r.Handle("/mcp", s.opt.MCP)
 	}
 
-	// Agent board: the routes of boardTable (board.go), when a store is set.
+	// Agent board (package boardapi): its routes, lent this server's error
+	// writing, address and agent rate limit.
 	if s.opt.Board != nil {
-		s.boardRoutes(r)
+		s.opt.Board.Mount(r, host{s})
 	}
+}
+
+// host is what the server lends the board's routes (httpio.Host).
+type host struct{ s *Server }
+
+func (h host) Handle(fn httpio.Handler) http.Handler { return h.s.handle(fn) }
+func (h host) BaseURL(r *http.Request) string        { return h.s.baseURL(r) }
+func (h host) LimitAgent(w http.ResponseWriter, r *http.Request, agentID string) (func(), error) {
+	return h.s.limitAgent(w, r, agentID)
 }

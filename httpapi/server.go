@@ -1,23 +1,28 @@
 package httpapi
 
 import (
+	"bytes"
+	"context"
 	"log/slog"
 	"net/http"
 	"strings"
 	"time"
 
 	"github.com/gorilla/mux"
+	"github.com/predictions-md/predictions/internal/apidoc"
 	"github.com/predictions-md/predictions/internal/baseurl"
+	"github.com/predictions-md/predictions/internal/httpio"
 	"github.com/predictions-md/predictions/internal/tools"
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // Limits of the HTTP adapter.
 const (
 	// MaxBodyBytes is the largest POST body accepted (64 KB); a larger body gets 413.
-	MaxBodyBytes = 64 << 10
+	MaxBodyBytes = httpio.MaxBodyBytes
 	// MaxQueryBytes is the largest raw query string a GET may carry; a longer one
 	// gets 414 with a hint to send the same input as a POST body.
-	MaxQueryBytes = 64 << 10
+	MaxQueryBytes = httpio.MaxQueryBytes
 	// ManifestPath is where the manifest is published.
 	ManifestPath = "/.well-known/" + tools.Name + ".json"
 	// DefaultContact is the contact published in the manifest and openapi.json
@@ -47,21 +52,14 @@ type Options struct {
 	// MCP, when non-nil, is mounted at /mcp (the MCP adapter's handler).
 	// httpapi does not import the MCP adapter; cmd/predictions wires it.
 	MCP http.Handler
-	// Board, when non-nil, serves the agent board under /api (see
-	// [BoardPrefix]) and publishes its routes in openapi.json, llms.txt and
-	// the manifest; /healthz then pings it. cmd/predictions passes a
-	// *board.Store.
+	// Board, when non-nil, serves the agent board (the board's adapter,
+	// *boardapi.API) and publishes its routes in openapi.json, llms.txt
+	// and the manifest; /healthz then checks its database. httpapi imports
+	// neither the board nor a database driver; cmd/predictions wires it.
 	Board Board
-	// ModeratorToken is the token moderator routes of the board accept as
-	// "Authorization: Bearer <token>". Empty means moderator routes answer 403.
-	ModeratorToken string
 	// Contact is published in the manifest and openapi.json: an address (URL
 	// or mailto:) where people reach the operator. Empty means [DefaultContact].
 	Contact string
-	// Auth is how board POST routes authenticate agents. The zero value,
-	// [AuthID], is the specification's Bearer <agent_id>; [AuthKeys] needs
-	// each agent's registered secret key.
-	Auth Auth
 	// RateLimit configures the rate limits. The zero value applies
 	// [DefaultAgentRate] and [DefaultAddressRate]; set Off to turn them off.
 	RateLimit RateLimit
@@ -83,6 +81,29 @@ type Pages interface {
 	http.Handler
 	Patterns() []string
 	ServeError(w http.ResponseWriter, r *http.Request, status int, message, hint string)
+}
+
+// Board is the agent board's HTTP adapter, served and published beside
+// the calculation tools: *boardapi.API implements it.
+type Board interface {
+	// Mount registers the board's routes on r. h lends the server's error
+	// writing, public address and per-agent rate limit.
+	Mount(r *mux.Router, h httpio.Host)
+	// OpenAPI adds the board's operations, schemas and responses to doc.
+	OpenAPI(doc *apidoc.Doc)
+	// Manifest lists the board's routes for the manifest at base.
+	Manifest(base string) []apidoc.ManifestRoute
+	// LLMsLinks writes the board's list of links for llms.txt, and
+	// LLMsFull its sections of llms-full.txt, each headed by the name
+	// that the route's Problems link to.
+	LLMsLinks(b *bytes.Buffer, base string)
+	LLMsFull(b *bytes.Buffer, base string)
+	// Health reports whether the board's database accepts writes, for
+	// /healthz.
+	Health(ctx context.Context) error
+	// Collector is the board's Prometheus metrics (its database pools and
+	// outbox); nil for none.
+	Collector() prometheus.Collector
 }
 
 // Server is the HTTP API. It is an http.Handler; build it with [New].

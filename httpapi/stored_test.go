@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/predictions-md/predictions/boardapi"
 	"github.com/predictions-md/predictions/httpapi"
 )
 
@@ -18,7 +19,7 @@ func TestStored(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		board httpapi.Board
-	}{{"no board", nil}, {"board", describeOnly{}}} {
+	}{{"no board", nil}, {"board", boardapi.New(boardapi.Options{Store: describeOnly{}})}} {
 		t.Run(tc.name, func(t *testing.T) {
 			ts := httptest.NewServer(httpapi.New(httpapi.Options{Logger: discard, RateLimit: noLimits, Board: tc.board}))
 			t.Cleanup(ts.Close)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/predictions-md/predictions/board"
+	"github.com/predictions-md/predictions/boardapi"
 	"github.com/predictions-md/predictions/httpapi"
 	"github.com/uptrace/bun/driver/sqliteshim"
 )
@@ -18,7 +19,7 @@ import (
 // naming the condition, never 500; /healthz says so too.
 func TestDatabaseDown(t *testing.T) {
 	store := openStore(t)
-	l := &limited{h: httpapi.New(httpapi.Options{Logger: discard, Board: store}), clk: newTestClock()}
+	l := &limited{h: httpapi.New(httpapi.Options{Logger: discard, Board: boardapi.New(boardapi.Options{Store: store})}), clk: newTestClock()}
 	if rec := l.do("GET", "/healthz", "192.0.2.1:1", "", nil); rec.Code != 200 {
 		t.Fatalf("healthz with the database up: %d %s", rec.Code, rec.Body)
 	}
@@ -64,7 +65,7 @@ func TestDatabaseLocked(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer store.Close()
-	l := &limited{h: httpapi.New(httpapi.Options{Logger: discard, Board: store}), clk: newTestClock()}
+	l := &limited{h: httpapi.New(httpapi.Options{Logger: discard, Board: boardapi.New(boardapi.Options{Store: store})}), clk: newTestClock()}
 	other, err := sql.Open(sqliteshim.ShimName, path)
 	if err != nil {
 		t.Fatal(err)

@@ -1,13 +1,14 @@
 package mcpserver
 
 import (
-	"github.com/predictions-md/predictions/internal/baseurl"
 	"net"
 	"net/http"
 	"net/netip"
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/predictions-md/predictions/internal/baseurl"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )

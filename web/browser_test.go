@@ -18,6 +18,7 @@ import (
 	"github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+	"github.com/predictions-md/predictions/boardapi"
 	"github.com/predictions-md/predictions/httpapi"
 	"github.com/predictions-md/predictions/internal/tools"
 	"github.com/predictions-md/predictions/web"
@@ -164,7 +165,7 @@ func TestBrowser(t *testing.T) {
 	}
 	f := seed(t)
 	long := addHostile(t, f)
-	srv := httptest.NewServer(httpapi.New(httpapi.Options{Logger: discard, Board: f.store,
+	srv := httptest.NewServer(httpapi.New(httpapi.Options{Logger: discard, Board: boardapi.New(boardapi.Options{Store: f.store}),
 		Pages: web.New(web.Options{Board: f.store, Now: f.clock.Now, MCP: true, Logger: discard})}))
 	t.Cleanup(srv.Close)
 

@@ -7,7 +7,7 @@
 // [tools.Tool.Call] as the API, so a page and the API always agree.
 //
 //	pages := web.New(web.Options{Board: store, BaseURL: "https://predictions.example"})
-//	api := httpapi.New(httpapi.Options{Board: store, Pages: pages})
+//	api := httpapi.New(httpapi.Options{Board: boardapi.New(boardapi.Options{Store: store}), Pages: pages})
 //	http.ListenAndServe(":8080", api)
 //
 // # Pages

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/klauspost/compress/gzhttp"
 	"io"
 	"log/slog"
 	"net"
@@ -16,7 +15,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/klauspost/compress/gzhttp"
+
 	"github.com/predictions-md/predictions/board"
+	"github.com/predictions-md/predictions/boardapi"
 	"github.com/predictions-md/predictions/forecastfile"
 	"github.com/predictions-md/predictions/httpapi"
 	"github.com/predictions-md/predictions/mcpserver"
@@ -49,7 +51,7 @@ type serveConfig struct {
 	contact        string // "" means httpapi.DefaultContact
 	trustProxy     bool
 	logFormat      string
-	auth           httpapi.Auth
+	auth           boardapi.Auth
 	rateLimit      httpapi.RateLimit
 	metricsAddr    string // "" (on the main listener), "off", or host:port
 	redisURL       string // "" means each replica has budgets of its own
@@ -149,7 +151,7 @@ func parseServe(args []string, getenv func(string) string, out io.Writer) (*serv
 	if cfg.logFormat != "text" && cfg.logFormat != "json" {
 		return nil, fmt.Errorf("--log-format %q: use text or json", cfg.logFormat)
 	}
-	if cfg.auth, err = httpapi.ParseAuth(*auth); err != nil {
+	if cfg.auth, err = boardapi.ParseAuth(*auth); err != nil {
 		return nil, fmt.Errorf("--auth: %w", err)
 	}
 	if cfg.pool, err = pool.ParseMethod(*poolFlag); err != nil {
@@ -219,13 +221,11 @@ func runServe(ctx context.Context, env *cmdEnv, args []string) int {
 // gracefully: in-flight requests get up to shutdownTimeout to finish.
 func serve(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	opt := httpapi.Options{
-		BaseURL:        cfg.baseURL,
-		TrustProxy:     cfg.trustProxy,
-		Logger:         log,
-		ModeratorToken: cfg.moderatorToken,
-		Contact:        cfg.contact,
-		Auth:           cfg.auth,
-		RateLimit:      cfg.rateLimit,
+		BaseURL:    cfg.baseURL,
+		TrustProxy: cfg.trustProxy,
+		Logger:     log,
+		Contact:    cfg.contact,
+		RateLimit:  cfg.rateLimit,
 	}
 	if cfg.redisURL != "" {
 		l, err := redislimit.Open(cfg.redisURL, redislimit.Options{Prefix: cfg.redisPrefix})
@@ -259,7 +259,8 @@ func serve(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 			log.Error("closing the board database", "error", err.Error())
 		}
 	}()
-	opt.Board = store
+	boardAPI := boardapi.New(boardapi.Options{Store: store, Auth: cfg.auth, ModeratorToken: cfg.moderatorToken, Logger: log})
+	opt.Board = boardAPI
 
 	// E-mail: the sender drains the outbox in its own goroutine, never in
 	// a request; it stops after the HTTP server (so that replies accepted
@@ -291,7 +292,7 @@ func serve(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	opt.MCP = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { mcp.ServeHTTP(w, r) })
 	api := httpapi.New(opt)
 	mcp, err = mcpserver.Handler(mcpserver.Options{BaseURL: cfg.baseURL, TrustProxy: cfg.trustProxy, Logger: log,
-		Board: true, Routes: api.MCPRoutes()})
+		Board: true, Routes: boardAPI.MCPRoutes()})
 	if err != nil {
 		return err
 	}

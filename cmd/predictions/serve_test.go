@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/predictions-md/predictions/board"
+	"github.com/predictions-md/predictions/boardapi"
 	"github.com/predictions-md/predictions/forecastfile"
 	"github.com/predictions-md/predictions/httpapi"
 	"github.com/predictions-md/predictions/pool"
@@ -27,7 +28,7 @@ import (
 )
 
 // The store serve wires in satisfies the adapter's interface.
-var _ httpapi.Board = (*board.Store)(nil)
+var _ boardapi.Board = (*board.Store)(nil)
 
 var defaultLimits = httpapi.RateLimit{Agent: httpapi.DefaultAgentRate, Address: httpapi.DefaultAddressRate}
 
@@ -47,7 +48,7 @@ func TestParseServe(t *testing.T) {
 			serveConfig{pool: pool.GeoOdds, redisPrefix: redislimit.DefaultPrefix, addr: ":7000", db: "predictions.db", moderatorToken: "flag", logFormat: "json", rateLimit: defaultLimits, gcPercent: "400", memoryLimit: "48MiB"}},
 		{"auth, limits and metrics from the environment", nil, map[string]string{"PREDICTIONS_AUTH": "keys", "PREDICTIONS_RATE_AGENT": "10/s:5",
 			"PREDICTIONS_RATE_ADDRESS": "100/min", "PREDICTIONS_METRICS_ADDR": "127.0.0.1:9090"},
-			serveConfig{pool: pool.GeoOdds, redisPrefix: redislimit.DefaultPrefix, addr: "127.0.0.1:8080", db: "predictions.db", logFormat: "text", auth: httpapi.AuthKeys, metricsAddr: "127.0.0.1:9090",
+			serveConfig{pool: pool.GeoOdds, redisPrefix: redislimit.DefaultPrefix, addr: "127.0.0.1:8080", db: "predictions.db", logFormat: "text", auth: boardapi.AuthKeys, metricsAddr: "127.0.0.1:9090",
 				rateLimit: httpapi.RateLimit{Agent: httpapi.Rate{Events: 10, Per: time.Second, Burst: 5}, Address: httpapi.Rate{Events: 100, Per: time.Minute, Burst: 100}},
 				gcPercent: "400", memoryLimit: "48MiB"}},
 		{"limits and metrics off", []string{"--rate-limit=off", "--metrics-addr=off", "--auth=id"}, map[string]string{"PREDICTIONS_AUTH": "keys"},

@@ -23,7 +23,7 @@ type Problem struct {
 // adapter shows to a client. [*InputError] implements it, and so do the
 // errors of the domain packages and adapters that carry a field and a hint
 // (board.ValidationError, board.MailError, board.LimitError, email.Error,
-// httpapi.Error), so that an adapter reads any of them with one errors.As.
+// httpio.Error), so that an adapter reads any of them with one errors.As.
 type Explained interface {
 	error
 	Explain() (field, problem, hint string)

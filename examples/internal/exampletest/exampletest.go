@@ -18,6 +18,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/predictions-md/predictions/board"
+	"github.com/predictions-md/predictions/boardapi"
 	"github.com/predictions-md/predictions/forecastfile"
 	"github.com/predictions-md/predictions/httpapi"
 	"github.com/predictions-md/predictions/mcpserver"
@@ -40,7 +41,7 @@ func Server(tb testing.TB) *httptest.Server {
 	if err != nil {
 		tb.Fatalf("mcpserver.Handler: %v", err)
 	}
-	ts := httptest.NewServer(httpapi.New(httpapi.Options{Board: store, MCP: mcp, Logger: quiet}))
+	ts := httptest.NewServer(httpapi.New(httpapi.Options{Board: boardapi.New(boardapi.Options{Store: store}), MCP: mcp, Logger: quiet}))
 	tb.Cleanup(ts.Close)
 	return ts
 }

@@ -1,4 +1,4 @@
-package httpapi
+package boardapi
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/predictions-md/predictions/board"
+	"github.com/predictions-md/predictions/internal/apidoc"
 )
 
 // The JSON Schemas of the board routes' bodies and results.
@@ -34,7 +35,7 @@ func inputSchema[T any]() *jsonschema.Schema {
 	if err != nil {
 		panic(fmt.Sprintf("httpapi: %v", err))
 	}
-	openSchema(s)
+	apidoc.OpenSchema(s)
 	for _, name := range s.Required {
 		p := s.Properties[name]
 		if i := slices.Index(p.Types, "null"); i >= 0 {
@@ -54,7 +55,7 @@ func boardResultSchema[T any]() *jsonschema.Schema {
 	if err != nil {
 		panic(fmt.Sprintf("httpapi: %v", err))
 	}
-	openSchema(s)
+	apidoc.OpenSchema(s)
 	delete(s.Properties, "notes")
 	s.PropertyOrder = slices.DeleteFunc(s.PropertyOrder, func(n string) bool { return n == "notes" })
 	s.Required = slices.DeleteFunc(s.Required, func(n string) bool { return n == "notes" })
@@ -67,17 +68,4 @@ func boardResultSchema[T any]() *jsonschema.Schema {
 	s.PropertyOrder = append(s.PropertyOrder, "notes", "disclaimer", "terms")
 	s.Required = append(s.Required, "summary", "notes", "disclaimer", "terms")
 	return s
-}
-
-// openSchema allows additional properties everywhere: input objects may
-// carry unknown fields and response objects may grow.
-func openSchema(s *jsonschema.Schema) {
-	if s == nil {
-		return
-	}
-	s.AdditionalProperties = nil
-	for _, p := range s.Properties {
-		openSchema(p)
-	}
-	openSchema(s.Items)
 }

@@ -1,4 +1,4 @@
-package httpapi
+package boardapi
 
 import (
 	"errors"
@@ -13,6 +13,8 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/predictions-md/predictions/board"
+	"github.com/predictions-md/predictions/internal/apidoc"
+	"github.com/predictions-md/predictions/internal/httpio"
 )
 
 // The e-mail routes beside POST /api/agents: confirming an address
@@ -76,7 +78,7 @@ func mailRoutes() []*boardRoute {
 			idParam: agentID, params: token("the token, when not in the body"), body: confirm,
 			bodyExample: `{"token":"q5Jr0c3hXk2m9QZs6Pn1y4Vb8Wd7Ft0aLgE3uTiRoYw"}`,
 			result:      boardResultSchema[emailConfirmed](), success: []int{200}, errors: []int{400, 404, 409, 410, 413, 415},
-			run: (*Server).confirmEmail,
+			run: (*API).confirmEmail,
 		},
 		{
 			method: http.MethodGet, path: confirmPath, name: "confirm_email_page", summary: "The page of a confirmation link",
@@ -84,7 +86,7 @@ func mailRoutes() []*boardRoute {
 				"mail scanners fetch links before people do.",
 			idParam: agentID, params: token("the token of the confirmation message"),
 			result: boardResultSchema[htmlPage](), success: []int{200}, errors: []int{404},
-			run: (*Server).confirmEmailPage,
+			run: (*API).confirmEmailPage,
 		},
 		{
 			method: http.MethodPost, path: unsubscribePath, name: "unsubscribe_email", summary: "Unsubscribe an address (one click)",
@@ -94,14 +96,14 @@ func mailRoutes() []*boardRoute {
 				" days. Confirming a new registration later subscribes it again. No Authorization: the token is the proof.",
 			params: token("the address's unsubscribe token, from the link"),
 			result: boardResultSchema[unsubscribed](), success: []int{200}, errors: []int{400, 404},
-			run: (*Server).unsubscribe,
+			run: (*API).unsubscribe,
 		},
 		{
 			method: http.MethodGet, path: unsubscribePath, name: "unsubscribe_email_page", summary: "The page of an unsubscribe link",
 			description: "An HTML page with an Unsubscribe button that POSTs to the same link; the GET itself changes nothing.",
 			params:      token("the address's unsubscribe token"),
 			result:      boardResultSchema[htmlPage](), success: []int{200}, errors: []int{400},
-			run: (*Server).unsubscribePage,
+			run: (*API).unsubscribePage,
 		},
 	}
 }
@@ -117,8 +119,8 @@ func subscribeSchema(register *jsonschema.Schema) {
 }
 
 // register runs POST /api/agents once the caller is authorized.
-func (s *Server) register(w http.ResponseWriter, r *http.Request, in board.Registration) (*boardResult, error) {
-	reg, err := s.opt.Board.Register(r.Context(), in)
+func (s *API) register(w http.ResponseWriter, r *http.Request, in board.Registration) (*boardResult, error) {
+	reg, err := s.opt.Store.Register(r.Context(), in)
 	var le *board.LimitError
 	if errors.As(err, &le) {
 		w.Header().Set("Retry-After", strconv.Itoa(max(1, int(le.RetryAfter.Seconds()+0.5))))
@@ -151,7 +153,7 @@ var registerText = fmt.Sprintf("Registering sends one confirmation message to th
 	"Registering the confirmed address again only updates the name and subscribe. Every message carries a one-click unsubscribe link (List-Unsubscribe, RFC 8058).",
 	confirmPath, board.ConfirmationLifetime, board.MaxRegistrationsPerAgent, board.MaxConfirmationsPerAddress, board.CapWindow)
 
-func (s *Server) confirmEmail(w http.ResponseWriter, r *http.Request, c *call) (*boardResult, error) {
+func (s *API) confirmEmail(w http.ResponseWriter, r *http.Request, c *call) (*boardResult, error) {
 	tok := c.query.Get("token")
 	if tok == "" {
 		in, err := decodeBody[confirmInput](w, r, c, c.route.body)
@@ -161,9 +163,9 @@ func (s *Server) confirmEmail(w http.ResponseWriter, r *http.Request, c *call) (
 		tok = in.Token
 	}
 	if tok == "" {
-		return nil, &Error{Field: "token", Problem: "is required", Hint: `send {"token": "<the token of the confirmation message>"}`, Err: ErrBadRequest}
+		return nil, &httpio.Error{Field: "token", Problem: "is required", Hint: `send {"token": "<the token of the confirmation message>"}`, Err: httpio.ErrBadRequest}
 	}
-	got, err := s.opt.Board.ConfirmEmail(r.Context(), c.id, tok)
+	got, err := s.opt.Store.ConfirmEmail(r.Context(), c.id, tok)
 	if err != nil {
 		return nil, err
 	}
@@ -172,15 +174,15 @@ func (s *Server) confirmEmail(w http.ResponseWriter, r *http.Request, c *call) (
 		output:  emailConfirmed{Status: "email_confirmed", Agent: got.Agent, Email: got.Email, Subscribe: got.Subscribe}}, nil
 }
 
-func (s *Server) unsubscribe(w http.ResponseWriter, r *http.Request, c *call) (*boardResult, error) {
+func (s *API) unsubscribe(w http.ResponseWriter, r *http.Request, c *call) (*boardResult, error) {
 	// RFC 8058's body (List-Unsubscribe=One-Click) says nothing the link
 	// does not; it is read and dropped so that the connection can be reused.
-	_, _ = io.Copy(io.Discard, http.MaxBytesReader(w, r.Body, MaxBodyBytes))
+	_, _ = io.Copy(io.Discard, http.MaxBytesReader(w, r.Body, httpio.MaxBodyBytes))
 	tok := c.query.Get("token")
 	if tok == "" {
-		return nil, &Error{Field: "token", Problem: "is required", Hint: "use the whole link of the List-Unsubscribe header, with its ?token=", Err: ErrBadRequest}
+		return nil, &httpio.Error{Field: "token", Problem: "is required", Hint: "use the whole link of the List-Unsubscribe header, with its ?token=", Err: httpio.ErrBadRequest}
 	}
-	got, err := s.opt.Board.Unsubscribe(r.Context(), tok)
+	got, err := s.opt.Store.Unsubscribe(r.Context(), tok)
 	if err != nil {
 		return nil, err
 	}
@@ -191,14 +193,14 @@ func (s *Server) unsubscribe(w http.ResponseWriter, r *http.Request, c *call) (*
 	return &boardResult{status: http.StatusOK, summary: fmt.Sprintf("%s gets no more e-mail from the board.", got.Email), output: out}, nil
 }
 
-func (s *Server) confirmEmailPage(w http.ResponseWriter, r *http.Request, c *call) (*boardResult, error) {
+func (s *API) confirmEmailPage(w http.ResponseWriter, r *http.Request, c *call) (*boardResult, error) {
 	action := strings.Replace(confirmPath, "{id}", url.PathEscape(c.id), 1) + "?token=" + url.QueryEscape(c.query.Get("token"))
 	writePage(w, "Confirm your address", fmt.Sprintf("<p>Confirm this address for the agent <b>%s</b> on the predictions board? "+
 		"It will then get the agent's e-mail.</p>", html.EscapeString(c.id)), action, "Confirm")
 	return nil, nil
 }
 
-func (s *Server) unsubscribePage(w http.ResponseWriter, r *http.Request, c *call) (*boardResult, error) {
+func (s *API) unsubscribePage(w http.ResponseWriter, r *http.Request, c *call) (*boardResult, error) {
 	action := unsubscribePath + "?token=" + url.QueryEscape(c.query.Get("token"))
 	writePage(w, "Unsubscribe", "<p>Stop all e-mail from the predictions board to this address?</p>", action, "Unsubscribe")
 	return nil, nil
@@ -221,19 +223,19 @@ func writePage(w http.ResponseWriter, title, text, action, button string) {
 <form method="post" action="%s"><button type="submit">%s</button></form>
 </body></html>
 `, html.EscapeString(title), html.EscapeString(title), text, html.EscapeString(action), html.EscapeString(button))
-	writeBody(w, http.StatusOK, "text/html; charset=utf-8", []byte(body))
+	httpio.WriteBody(w, http.StatusOK, "text/html; charset=utf-8", []byte(body))
 }
 
 // mailOpenAPI adds the responses of the e-mail routes to openapi.json.
-func mailOpenAPI(doc *oaDoc, jsonResp func(string, any) oaResponse) {
-	doc.Components.Responses["Gone"] = jsonResp("the confirmation token was used already or its registration expired; register again", schemaRef("Problem"))
-	capReached := jsonResp("a cap on registrations per agent or confirmation messages per address is reached", schemaRef("Problem"))
-	capReached.Headers = map[string]oaHeader{"Retry-After": {Description: "seconds until a registration can succeed", Schema: &jsonschema.Schema{Type: "integer"}}}
+func mailOpenAPI(doc *apidoc.Doc, jsonResp func(string, any) apidoc.Response) {
+	doc.Components.Responses["Gone"] = jsonResp("the confirmation token was used already or its registration expired; register again", apidoc.SchemaRef("Problem"))
+	capReached := jsonResp("a cap on registrations per agent or confirmation messages per address is reached", apidoc.SchemaRef("Problem"))
+	capReached.Headers = map[string]apidoc.Header{"Retry-After": {Description: "seconds until a registration can succeed", Schema: &jsonschema.Schema{Type: "integer"}}}
 	doc.Components.Responses["CapReached"] = capReached
 	for _, path := range []string{confirmPath, unsubscribePath} {
 		if op := doc.Paths[path].Get; op != nil {
-			op.Responses["200"] = oaResponse{Description: "an HTML page with a button that POSTs to the same link",
-				Content: map[string]oaMedia{"text/html": {Schema: &jsonschema.Schema{Type: "string"}}}}
+			op.Responses["200"] = apidoc.Response{Description: "an HTML page with a button that POSTs to the same link",
+				Content: map[string]apidoc.Media{"text/html": {Schema: &jsonschema.Schema{Type: "string"}}}}
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package httpapi
+package boardapi
 
 import (
 	"context"
@@ -22,11 +22,12 @@ import (
 	"github.com/gorilla/mux"
 	"github.com/predictions-md/predictions/board"
 	"github.com/predictions-md/predictions/email"
+	"github.com/predictions-md/predictions/internal/httpio"
 	"github.com/predictions-md/predictions/internal/tools"
 )
 
 // Board is the agent board store the board routes call; *board.Store
-// implements it. Set [Options.Board] to serve the routes.
+// implements it.
 type Board interface {
 	CreatePrediction(ctx context.Context, np board.NewPrediction) (board.Prediction, error)
 	Prediction(ctx context.Context, id string) (board.Prediction, error)
@@ -114,7 +115,7 @@ type boardRoute struct {
 	result             *jsonschema.Schema // the response object, envelope included
 	success            []int              // 200 and/or 201
 	errors             []int              // Problem statuses besides 500
-	run                func(s *Server, w http.ResponseWriter, r *http.Request, c *call) (*boardResult, error)
+	run                func(s *API, w http.ResponseWriter, r *http.Request, c *call) (*boardResult, error)
 }
 
 // rawBody describes a request body that is not JSON: the route reads it
@@ -308,20 +309,20 @@ func defineBoard() []*boardRoute {
 			auth: authAgent, body: newPred,
 			bodyExample: `{"agent_id":"forecaster-7","agent_name":"Forecaster 7","title":"Open-weight model tops the leaderboard","body":"An open-weight model will rank first on the public leaderboard before the end of the year.","confidence":0.35,"timeframe":"by 2026-12-31","domain":"AI"}`,
 			result:      boardResultSchema[predictionCreated](), success: []int{201}, errors: []int{400, 401, 403, 413, 415},
-			run: (*Server).createPrediction,
+			run: (*API).createPrediction,
 		},
 		{
 			method: http.MethodGet, path: pred, name: "list_predictions", tool: "list_predictions", summary: "Read the feed",
 			description: "A page of the predictions feed, filtered by domain and sorted; the default is the 20 newest. " +
 				"total counts the predictions matching the filter; has_more says whether another page follows. Unknown parameters are ignored with a note.",
 			params: feedParams, result: boardResultSchema[feedResult](), success: []int{200}, errors: []int{400},
-			run: (*Server).listPredictions,
+			run: (*API).listPredictions,
 		},
 		{
 			method: http.MethodGet, path: pred + "/{id}", name: "get_prediction", tool: "get_prediction", summary: "Read a prediction with its reactions and thread",
 			description: "One prediction with its reaction counts, its reply counts by kind (reply_kinds), each agent's reaction, its thread of replies as a tree and its debates.",
 			idParam:     predID, result: boardResultSchema[predictionDetail](), success: []int{200}, errors: []int{404},
-			run: (*Server).getPrediction,
+			run: (*API).getPrediction,
 		},
 		{
 			method: http.MethodGet, path: pred + "/{id}/threads", name: "get_thread", summary: "Read a prediction's thread",
@@ -329,7 +330,7 @@ func defineBoard() []*boardRoute {
 				"and the debates: each [DEBATE] reply opens one (id = the reply's id, title = its first line after the tag), and every reply answering it " +
 				"or any reply in it joins it (debate_id); a [DEBATE] inside a debate opens a nested one (parent_debate_id).",
 			idParam: predID, result: boardResultSchema[threadResult](), success: []int{200}, errors: []int{404},
-			run: (*Server).getThread,
+			run: (*API).getThread,
 		},
 		{
 			method: http.MethodPost, path: pred + "/{id}/threads", name: "create_reply", tool: "reply", summary: "Reply to a prediction",
@@ -338,7 +339,7 @@ func defineBoard() []*boardRoute {
 			auth: authAgent, idParam: predID, body: newReply,
 			bodyExample: `{"agent_id":"forecaster-9","body":"The last three leaderboard updates all went to closed models; I would put this nearer 0.2."}`,
 			result:      boardResultSchema[replyCreated](), success: []int{201}, errors: agentPost,
-			run: (*Server).createReply,
+			run: (*API).createReply,
 		},
 		{
 			method: http.MethodPost, path: pred + "/{id}/reactions", name: "react", tool: "react", summary: "React to a prediction",
@@ -348,7 +349,7 @@ func defineBoard() []*boardRoute {
 			auth: authAgent, idParam: predID, body: newReaction,
 			bodyExample: `{"agent_id":"forecaster-9","reaction":"disagree"}`,
 			result:      boardResultSchema[reactionResult](), success: []int{200, 201}, errors: agentPost,
-			run: (*Server).react,
+			run: (*API).react,
 		},
 		{
 			method: http.MethodPost, path: pred + "/{id}/resolve", name: "resolve_prediction", summary: "Resolve a prediction (moderators)",
@@ -357,7 +358,7 @@ func defineBoard() []*boardRoute {
 				"Resolving again with another outcome corrects the first; a prediction cannot be reopened.",
 			auth: authModerator, idParam: predID, body: resolve, bodyExample: `{"outcome":"no"}`,
 			result: boardResultSchema[resolveResult](), success: []int{200}, errors: agentPost,
-			run: (*Server).resolve,
+			run: (*API).resolve,
 		},
 		{
 			method: http.MethodGet, path: BoardPrefix + "/agents", name: "list_agents", tool: "list_agents", summary: "List agents with their statistics",
@@ -366,13 +367,13 @@ func defineBoard() []*boardRoute {
 				"forecasts and trust score. " + trustText,
 			params: []boardParam{agentSortParam()},
 			result: boardResultSchema[agentList](), success: []int{200}, errors: []int{400},
-			run: (*Server).listAgents,
+			run: (*API).listAgents,
 		},
 		{
 			method: http.MethodGet, path: BoardPrefix + "/agents/{id}", name: "get_agent", tool: "get_agent", summary: "Read an agent's statistics",
 			description: "One agent with its statistics. " + trustText,
 			idParam:     "the agent id", result: boardResultSchema[agentDetail](), success: []int{200}, errors: []int{404},
-			run: (*Server).getAgent,
+			run: (*API).getAgent,
 		},
 		keyRoute(),
 		{
@@ -380,7 +381,7 @@ func defineBoard() []*boardRoute {
 			description: "Counts of predictions, agents, threads (predictions with at least one reply), replies and reactions; open, resolved and void predictions; " +
 				"the accuracy rate (share of resolved predictions on the right side of 50%, null while none is resolved), the mean Brier score and the predictions per domain.",
 			result: boardResultSchema[statsResult](), success: []int{200},
-			run: (*Server).stats,
+			run: (*API).stats,
 		},
 		{
 			method: http.MethodPost, path: BoardPrefix + "/agents", name: "register_agent", summary: "Register your agent's e-mail address",
@@ -393,7 +394,7 @@ func defineBoard() []*boardRoute {
 			auth: authAgent, body: register,
 			bodyExample: `{"agent_id":"forecaster-7","email":"Forecaster Seven <forecaster7@agents.example.org>","subscribe":["AI","Science"]}`,
 			result:      boardResultSchema[registration](), success: []int{200, 201}, errors: []int{400, 401, 403, 409, 413, 415, 429},
-			run: (*Server).registerAgent,
+			run: (*API).registerAgent,
 		},
 		{
 			method: http.MethodPost, path: BoardPrefix + "/inbound/email", name: "receive_email", summary: "Record an e-mail reply (moderators, mail gateways)",
@@ -410,7 +411,7 @@ func defineBoard() []*boardRoute {
 			raw: &rawBody{mediaType: "message/rfc822", maxBytes: MaxMessageBytes, curlData: "--data-binary @reply.eml",
 				description: "the whole e-mail as received (RFC 5322 headers and body, MIME allowed)"},
 			result: boardResultSchema[replyCreated](), success: []int{200, 201}, errors: []int{400, 401, 403, 404, 413, 415, 422},
-			run: (*Server).receiveEmail,
+			run: (*API).receiveEmail,
 		},
 	}
 	routes = append(routes, forecastRoutes()...)
@@ -426,20 +427,23 @@ const mailText = "With e-mail on (the server's --smtp-url), agents with a confir
 func ptr(n int) *int         { return &n }
 func num(f float64) *float64 { return &f }
 
-// boardRoutes registers the board routes of the table.
-func (s *Server) boardRoutes(r *mux.Router) {
+// Mount registers the board's routes on r, the router of the server
+// that serves them (httpapi.Server), whose error writing, public address
+// and per-agent rate limit h lends. Call it once.
+func (s *API) Mount(r *mux.Router, h httpio.Host) {
+	s.router, s.host = r, h
 	for _, br := range boardTable() {
 		methods := []string{br.method}
 		if br.method == http.MethodGet {
 			methods = append(methods, http.MethodHead)
 		}
-		r.Handle(br.path, s.handle(s.boardHandler(br))).Methods(methods...).Name(br.name)
+		r.Handle(br.path, h.Handle(s.boardHandler(br))).Methods(methods...).Name(br.name)
 	}
 }
 
 // boardHandler checks authorization, the id and the query, runs the route
 // and writes its result in the envelope.
-func (s *Server) boardHandler(br *boardRoute) handlerFunc {
+func (s *API) boardHandler(br *boardRoute) httpio.Handler {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		c := &call{route: br}
 		var err error
@@ -459,14 +463,14 @@ func (s *Server) boardHandler(br *boardRoute) handlerFunc {
 				return err
 			}
 		}
-		if c.query, err = parseQuery(r); err != nil {
+		if c.query, err = httpio.ParseQuery(r); err != nil {
 			return err
 		}
 		for _, k := range sortedKeys(c.query) {
 			if !slices.ContainsFunc(br.params, func(p boardParam) bool { return p.name == k }) {
 				c.notes = append(c.notes, fmt.Sprintf("ignored unknown query parameter %q", k))
 			} else if len(c.query[k]) > 1 {
-				return &Error{Field: k, Problem: "is given more than once", Hint: "send each query parameter once", Err: ErrBadRequest}
+				return &httpio.Error{Field: k, Problem: "is given more than once", Hint: "send each query parameter once", Err: httpio.ErrBadRequest}
 			}
 		}
 		res, err := br.run(s, w, r, c)
@@ -474,7 +478,7 @@ func (s *Server) boardHandler(br *boardRoute) handlerFunc {
 			if c.refund != nil { // a failed write does not spend the agent's budget
 				c.refund()
 			}
-			return err
+			return withStatus(err)
 		}
 		if res == nil { // nil: the route wrote its own page
 			return nil
@@ -496,7 +500,7 @@ func sortedKeys(q url.Values) []string {
 // are UUIDs and agent ids follow the agent id rule.
 func checkID(br *boardRoute, id string) error {
 	if i := strings.IndexFunc(id, unicode.IsControl); i >= 0 || !utf8.ValidString(id) {
-		return &Error{Field: "id", Err: ErrBadRequest, Problem: fmt.Sprintf("%q contains a control character or is not UTF-8", id),
+		return &httpio.Error{Field: "id", Err: httpio.ErrBadRequest, Problem: fmt.Sprintf("%q contains a control character or is not UTF-8", id),
 			Hint: "send the id as returned by the board, such as " + examplePredictionID}
 	}
 	if br.auth == authKeyRoute { // the agent need not exist yet
@@ -515,16 +519,16 @@ func checkID(br *boardRoute, id string) error {
 }
 
 func predictionNotFound(id string) error {
-	return &Error{Field: "id", Err: ErrNotFound, Problem: fmt.Sprintf("no prediction has id %q", id),
+	return &httpio.Error{Field: "id", Err: httpio.ErrNotFound, Problem: fmt.Sprintf("no prediction has id %q", id),
 		Hint: "prediction ids are UUIDs as returned in prediction_id; list predictions with GET " + BoardPrefix + "/predictions"}
 }
 
 func agentNotFound(id string) error {
-	return &Error{Field: "id", Err: ErrNotFound, Problem: fmt.Sprintf("no agent has id %q", id),
+	return &httpio.Error{Field: "id", Err: httpio.ErrNotFound, Problem: fmt.Sprintf("no agent has id %q", id),
 		Hint: "an agent exists once it has posted; list agents with GET " + BoardPrefix + "/agents"}
 }
 
-// notFound turns the store's ErrNotFound into the Problem for the route's id.
+// notFound turns the store's httpio.ErrNotFound into the Problem for the route's id.
 func notFoundAs(err error, nf func(string) error, id string) error {
 	if errors.Is(err, board.ErrNotFound) {
 		return nf(id)
@@ -540,7 +544,7 @@ const wwwAuthenticate = `Bearer realm="` + tools.Name + `"`
 func bearer(w http.ResponseWriter, r *http.Request, hint string) (string, error) {
 	unauthorized := func(problem string) error {
 		w.Header().Set("WWW-Authenticate", wwwAuthenticate)
-		return &Error{Field: "Authorization", Problem: problem, Hint: hint, Err: ErrUnauthorized}
+		return &httpio.Error{Field: "Authorization", Problem: problem, Hint: hint, Err: httpio.ErrUnauthorized}
 	}
 	h := r.Header.Values("Authorization")
 	if len(h) == 0 {
@@ -562,9 +566,9 @@ func bearer(w http.ResponseWriter, r *http.Request, hint string) (string, error)
 
 // checkModerator accepts only the configured moderator token, compared in
 // constant time.
-func (s *Server) checkModerator(w http.ResponseWriter, r *http.Request) error {
+func (s *API) checkModerator(w http.ResponseWriter, r *http.Request) error {
 	if s.opt.ModeratorToken == "" {
-		return &Error{Field: "Authorization", Err: ErrForbidden,
+		return &httpio.Error{Field: "Authorization", Err: httpio.ErrForbidden,
 			Problem: "moderator routes are turned off: the server has no moderator token configured",
 			Hint:    "the operator starts the server with --moderator-token <token> (or PREDICTIONS_MODERATOR_TOKEN); moderators then send Authorization: Bearer <token>"}
 	}
@@ -573,7 +577,7 @@ func (s *Server) checkModerator(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if subtle.ConstantTimeCompare([]byte(tok), []byte(s.opt.ModeratorToken)) != 1 {
-		return &Error{Field: "Authorization", Err: ErrForbidden, Problem: "bearer token is not the moderator token",
+		return &httpio.Error{Field: "Authorization", Err: httpio.ErrForbidden, Problem: "bearer token is not the moderator token",
 			Hint: "only moderators may resolve predictions or record e-mail; send Authorization: Bearer <moderator token>"}
 	}
 	return nil
@@ -584,7 +588,7 @@ func (s *Server) checkModerator(w http.ResponseWriter, r *http.Request) error {
 // field.
 func decodeBody[T any](w http.ResponseWriter, r *http.Request, c *call, schema *jsonschema.Schema) (T, error) {
 	var v T
-	raw, err := readObject(w, r)
+	raw, err := httpio.ReadObject(w, r)
 	if err != nil {
 		return v, err
 	}
@@ -595,30 +599,27 @@ func decodeBody[T any](w http.ResponseWriter, r *http.Request, c *call, schema *
 
 // writeBoard writes the envelope: summary, the route's fields, notes,
 // disclaimer and terms.
-func (s *Server) writeBoard(w http.ResponseWriter, r *http.Request, res *boardResult, notes []string) error {
+func (s *API) writeBoard(w http.ResponseWriter, r *http.Request, res *boardResult, notes []string) error {
 	all := append(notes, res.notes...)
 	result := tools.Result{Summary: res.summary, Output: res.output, Notes: all}
-	body, err := result.Envelope(s.terms(r))
+	body, err := result.Envelope(s.host.BaseURL(r) + "/terms")
 	if err != nil {
 		return err
 	}
-	writeBody(w, res.status, jsonType, body)
+	httpio.WriteBody(w, res.status, httpio.JSONType, body)
 	return nil
 }
 
-// healthBoard checks for /healthz that the board's database accepts
-// writes (a board with CheckWrite, such as *board.Store), else that it
-// answers a ping; nil without a board.
-func (s *Server) healthBoard(ctx context.Context) error {
-	if s.opt.Board == nil {
-		return nil
-	}
+// Health checks for /healthz that the board's database accepts writes
+// (a board with CheckWrite, such as *board.Store), else that it answers a
+// ping.
+func (s *API) Health(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, healthTimeout)
 	defer cancel()
-	if wc, ok := s.opt.Board.(interface{ CheckWrite(context.Context) error }); ok {
+	if wc, ok := s.opt.Store.(interface{ CheckWrite(context.Context) error }); ok {
 		return wc.CheckWrite(ctx)
 	}
-	return s.opt.Board.Ping(ctx)
+	return s.opt.Store.Ping(ctx)
 }
 
 // healthTimeout bounds the database ping of /healthz.

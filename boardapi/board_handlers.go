@@ -1,4 +1,4 @@
-package httpapi
+package boardapi
 
 import (
 	"bytes"
@@ -13,11 +13,12 @@ import (
 
 	"github.com/predictions-md/predictions/board"
 	"github.com/predictions-md/predictions/email"
+	"github.com/predictions-md/predictions/internal/httpio"
 )
 
 // The handlers of the board routes of boardTable (board.go).
 
-func (s *Server) createPrediction(w http.ResponseWriter, r *http.Request, c *call) (*boardResult, error) {
+func (s *API) createPrediction(w http.ResponseWriter, r *http.Request, c *call) (*boardResult, error) {
 	np, err := decodeBody[board.NewPrediction](w, r, c, c.route.body)
 	if err != nil {
 		return nil, err
@@ -25,7 +26,7 @@ func (s *Server) createPrediction(w http.ResponseWriter, r *http.Request, c *cal
 	if err := s.authorizeAgent(w, r, c, np.AgentID); err != nil {
 		return nil, err
 	}
-	p, err := s.opt.Board.CreatePrediction(r.Context(), np)
+	p, err := s.opt.Store.CreatePrediction(r.Context(), np)
 	if err != nil {
 		return nil, err
 	}
@@ -37,12 +38,12 @@ func (s *Server) createPrediction(w http.ResponseWriter, r *http.Request, c *cal
 		output: predictionCreated{Status: "prediction_created", PredictionID: p.ID, Prediction: p}}, nil
 }
 
-func (s *Server) listPredictions(w http.ResponseWriter, r *http.Request, c *call) (*boardResult, error) {
+func (s *API) listPredictions(w http.ResponseWriter, r *http.Request, c *call) (*boardResult, error) {
 	q, err := feedQuery(c)
 	if err != nil {
 		return nil, err
 	}
-	f, err := s.opt.Board.Feed(r.Context(), q)
+	f, err := s.opt.Store.Feed(r.Context(), q)
 
 	if err != nil {
 		return nil, err
@@ -60,17 +61,17 @@ func (s *Server) listPredictions(w http.ResponseWriter, r *http.Request, c *call
 	return &boardResult{status: http.StatusOK, summary: sum, output: feedResult{Feed: f}, notes: notes}, nil
 }
 
-func (s *Server) getPrediction(w http.ResponseWriter, r *http.Request, c *call) (*boardResult, error) {
+func (s *API) getPrediction(w http.ResponseWriter, r *http.Request, c *call) (*boardResult, error) {
 	ctx := r.Context()
-	p, err := s.opt.Board.Prediction(ctx, c.id)
+	p, err := s.opt.Store.Prediction(ctx, c.id)
 	if err != nil {
 		return nil, notFoundAs(err, predictionNotFound, c.id)
 	}
-	reactions, err := s.opt.Board.Reactions(ctx, c.id)
+	reactions, err := s.opt.Store.Reactions(ctx, c.id)
 	if err != nil {
 		return nil, notFoundAs(err, predictionNotFound, c.id)
 	}
-	replies, err := s.opt.Board.Thread(ctx, c.id)
+	replies, err := s.opt.Store.Thread(ctx, c.id)
 	if err != nil {
 		return nil, notFoundAs(err, predictionNotFound, c.id)
 	}
@@ -85,8 +86,8 @@ func (s *Server) getPrediction(w http.ResponseWriter, r *http.Request, c *call) 
 		output: predictionDetail{Prediction: p, Reactions: reactions, Thread: board.Tree(replies), Debates: debates}}, nil
 }
 
-func (s *Server) getThread(w http.ResponseWriter, r *http.Request, c *call) (*boardResult, error) {
-	replies, err := s.opt.Board.Thread(r.Context(), c.id)
+func (s *API) getThread(w http.ResponseWriter, r *http.Request, c *call) (*boardResult, error) {
+	replies, err := s.opt.Store.Thread(r.Context(), c.id)
 	if err != nil {
 		return nil, notFoundAs(err, predictionNotFound, c.id)
 	}
@@ -113,7 +114,7 @@ func tagSummary(k board.ReplyKindCounts) string {
 	return " (tagged: " + strings.Join(parts, ", ") + ")"
 }
 
-func (s *Server) createReply(w http.ResponseWriter, r *http.Request, c *call) (*boardResult, error) {
+func (s *API) createReply(w http.ResponseWriter, r *http.Request, c *call) (*boardResult, error) {
 	nr, err := decodeBody[board.NewReply](w, r, c, c.route.body)
 	if err != nil {
 		return nil, err
@@ -121,7 +122,7 @@ func (s *Server) createReply(w http.ResponseWriter, r *http.Request, c *call) (*
 	if err := s.authorizeAgent(w, r, c, nr.AgentID); err != nil {
 		return nil, err
 	}
-	rep, err := s.opt.Board.Reply(r.Context(), c.id, nr)
+	rep, err := s.opt.Store.Reply(r.Context(), c.id, nr)
 	if err != nil {
 		return nil, notFoundAs(err, predictionNotFound, c.id)
 	}
@@ -160,7 +161,7 @@ func replySummary(rep board.Reply) string {
 	return sum
 }
 
-func (s *Server) react(w http.ResponseWriter, r *http.Request, c *call) (*boardResult, error) {
+func (s *API) react(w http.ResponseWriter, r *http.Request, c *call) (*boardResult, error) {
 	nr, err := decodeBody[board.NewReaction](w, r, c, c.route.body)
 	if err != nil {
 		return nil, err
@@ -168,7 +169,7 @@ func (s *Server) react(w http.ResponseWriter, r *http.Request, c *call) (*boardR
 	if err := s.authorizeAgent(w, r, c, nr.AgentID); err != nil {
 		return nil, err
 	}
-	re, err := s.opt.Board.React(r.Context(), c.id, nr)
+	re, err := s.opt.Store.React(r.Context(), c.id, nr)
 	if err != nil {
 		return nil, notFoundAs(err, predictionNotFound, c.id)
 	}
@@ -189,15 +190,15 @@ func (s *Server) react(w http.ResponseWriter, r *http.Request, c *call) (*boardR
 	return res, nil
 }
 
-func (s *Server) resolve(w http.ResponseWriter, r *http.Request, c *call) (*boardResult, error) {
+func (s *API) resolve(w http.ResponseWriter, r *http.Request, c *call) (*boardResult, error) {
 	in, err := decodeBody[resolveInput](w, r, c, c.route.body)
 	if err != nil {
 		return nil, err
 	}
 	if in.Outcome == "" {
-		return nil, &Error{Field: "outcome", Problem: "is required", Hint: `send {"outcome":"yes"}, "no" or "void"`, Err: ErrBadRequest}
+		return nil, &httpio.Error{Field: "outcome", Problem: "is required", Hint: `send {"outcome":"yes"}, "no" or "void"`, Err: httpio.ErrBadRequest}
 	}
-	p, err := s.opt.Board.Resolve(r.Context(), c.id, in.Outcome)
+	p, err := s.opt.Store.Resolve(r.Context(), c.id, in.Outcome)
 	if err != nil {
 		return nil, notFoundAs(err, predictionNotFound, c.id)
 	}
@@ -205,7 +206,7 @@ func (s *Server) resolve(w http.ResponseWriter, r *http.Request, c *call) (*boar
 		output: resolveResult{Status: "prediction_resolved", Prediction: p}}, nil
 }
 
-func (s *Server) registerAgent(w http.ResponseWriter, r *http.Request, c *call) (*boardResult, error) {
+func (s *API) registerAgent(w http.ResponseWriter, r *http.Request, c *call) (*boardResult, error) {
 	in, err := decodeBody[board.Registration](w, r, c, c.route.body)
 	if err != nil {
 		return nil, err
@@ -218,10 +219,10 @@ func (s *Server) registerAgent(w http.ResponseWriter, r *http.Request, c *call) 
 
 // receiveEmail records a raw e-mail as a reply: the HTTP twin of the
 // predictions mail command, both calling board.Store.ReceiveMail.
-func (s *Server) receiveEmail(w http.ResponseWriter, r *http.Request, c *call) (*boardResult, error) {
+func (s *API) receiveEmail(w http.ResponseWriter, r *http.Request, c *call) (*boardResult, error) {
 	raw := c.route.raw
 	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != raw.mediaType {
-		return nil, &Error{Field: "Content-Type", Err: ErrMediaType,
+		return nil, &httpio.Error{Field: "Content-Type", Err: httpio.ErrMediaType,
 			Problem: fmt.Sprintf("is %q; this route reads a raw e-mail", r.Header.Get("Content-Type")),
 			Hint:    "send the message as received, with Content-Type: message/rfc822"}
 	}
@@ -229,16 +230,16 @@ func (s *Server) receiveEmail(w http.ResponseWriter, r *http.Request, c *call) (
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			return nil, &Error{Field: "body", Err: ErrTooLarge, Problem: fmt.Sprintf("is larger than the limit of %d bytes (1 MB)", raw.maxBytes),
+			return nil, &httpio.Error{Field: "body", Err: httpio.ErrTooLarge, Problem: fmt.Sprintf("is larger than the limit of %d bytes (1 MB)", raw.maxBytes),
 				Hint: "leave attachments out: only the text of the reply is recorded"}
 		}
-		return nil, &Error{Field: "body", Problem: "could not be read: " + err.Error(), Hint: "send the whole message with its Content-Length", Err: ErrBadRequest}
+		return nil, &httpio.Error{Field: "body", Problem: "could not be read: " + err.Error(), Hint: "send the whole message with its Content-Length", Err: httpio.ErrBadRequest}
 	}
 	m, err := email.Options{MaxBytes: raw.maxBytes}.Parse(bytes.NewReader(b))
 	if err != nil {
 		return nil, err
 	}
-	rep, err := s.opt.Board.ReceiveMail(r.Context(), m)
+	rep, err := s.opt.Store.ReceiveMail(r.Context(), m)
 	if errors.Is(err, board.ErrDuplicate) {
 		return &boardResult{status: http.StatusOK, summary: "Duplicate: this message was recorded before as reply " + rep.ID + "; nothing recorded.",
 			output: replyCreated{Status: "duplicate", ReplyID: rep.ID, Reply: rep}}, nil
@@ -250,9 +251,9 @@ func (s *Server) receiveEmail(w http.ResponseWriter, r *http.Request, c *call) (
 		output: replyCreated{Status: "reply_created", ReplyID: rep.ID, Reply: rep}}, nil
 }
 
-func (s *Server) listAgents(w http.ResponseWriter, r *http.Request, c *call) (*boardResult, error) {
+func (s *API) listAgents(w http.ResponseWriter, r *http.Request, c *call) (*boardResult, error) {
 	sort := board.AgentSort(c.query.Get("sort"))
-	agents, err := s.opt.Board.AgentsBy(r.Context(), sort)
+	agents, err := s.opt.Store.AgentsBy(r.Context(), sort)
 	if err != nil {
 		return nil, err
 	}
@@ -267,8 +268,8 @@ func (s *Server) listAgents(w http.ResponseWriter, r *http.Request, c *call) (*b
 		output: agentList{Agents: agents, Count: len(agents)}}, nil
 }
 
-func (s *Server) getAgent(w http.ResponseWriter, r *http.Request, c *call) (*boardResult, error) {
-	a, err := s.opt.Board.Agent(r.Context(), c.id)
+func (s *API) getAgent(w http.ResponseWriter, r *http.Request, c *call) (*boardResult, error) {
+	a, err := s.opt.Store.Agent(r.Context(), c.id)
 	if err != nil {
 		return nil, notFoundAs(err, agentNotFound, c.id)
 	}
@@ -276,8 +277,8 @@ func (s *Server) getAgent(w http.ResponseWriter, r *http.Request, c *call) (*boa
 	return &boardResult{status: http.StatusOK, summary: sum, output: agentDetail{Agent: a}}, nil
 }
 
-func (s *Server) stats(w http.ResponseWriter, r *http.Request, c *call) (*boardResult, error) {
-	st, err := s.opt.Board.Stats(r.Context())
+func (s *API) stats(w http.ResponseWriter, r *http.Request, c *call) (*boardResult, error) {
+	st, err := s.opt.Store.Stats(r.Context())
 	if err != nil {
 		return nil, err
 	}
@@ -311,13 +312,13 @@ func feedQuery(c *call) (board.FeedQuery, error) {
 		}
 		n, err := strconv.Atoi(strings.TrimSpace(v[0]))
 		if err != nil || n < p.min {
-			return q, &Error{Field: p.name, Err: ErrBadRequest, Problem: fmt.Sprintf("is %q; it must be a whole number of at least %d", v[0], p.min),
+			return q, &httpio.Error{Field: p.name, Err: httpio.ErrBadRequest, Problem: fmt.Sprintf("is %q; it must be a whole number of at least %d", v[0], p.min),
 				Hint: fmt.Sprintf("such as %s=20", p.name)}
 		}
 		*p.dst = n
 	}
 	if _, ok := c.query["domain"]; ok && q.Domain == "" {
-		return q, &Error{Field: "domain", Err: ErrBadRequest, Problem: "is empty",
+		return q, &httpio.Error{Field: "domain", Err: httpio.ErrBadRequest, Problem: "is empty",
 			Hint: "leave domain out for every domain, or give one of " + strings.Join(board.Domains(), ", ")}
 	}
 	return q, nil

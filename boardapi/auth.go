@@ -1,4 +1,4 @@
-package httpapi
+package boardapi
 
 import (
 	"errors"
@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/predictions-md/predictions/board"
+	"github.com/predictions-md/predictions/internal/httpio"
 )
 
 // Auth says how the board's POST routes authenticate agents.
@@ -71,7 +72,7 @@ func keyRoute() *boardRoute {
 			"No body is needed. Servers in the default agent-id mode (--auth id) answer 403 with a hint: they need no key.",
 		auth: authKeyRoute, idParam: "the agent id (letters, numbers, dots, underscores, hyphens; 1 to 64)",
 		result: boardResultSchema[keyResult](), success: []int{200, 201}, errors: []int{400, 401, 403},
-		run: (*Server).agentKey,
+		run: (*API).agentKey,
 	}
 }
 
@@ -81,12 +82,12 @@ func checkKeyRouteID(id string) error {
 	if board.ValidAgentID(id) {
 		return nil
 	}
-	return &Error{Field: "id", Err: ErrBadRequest, Problem: fmt.Sprintf("%q is not a valid agent id", id),
+	return &httpio.Error{Field: "id", Err: httpio.ErrBadRequest, Problem: fmt.Sprintf("%q is not a valid agent id", id),
 		Hint: board.AgentIDHint}
 }
 
 // agentBearerHint is the hint of a 401 on an agent route.
-func (s *Server) agentBearerHint() string {
+func (s *API) agentBearerHint() string {
 	if s.opt.Auth == AuthKeys {
 		return "send Authorization: Bearer <key> with the key of the body's agent_id; an agent registers its key once with POST " + keyRoutePath
 	}
@@ -98,7 +99,7 @@ func (s *Server) agentBearerHint() string {
 // the bearer must equal agentID (else 403); in key mode it must be the
 // agent's key (else 403 with a hint naming the key route). An empty or
 // invalid agentID is left to the store's validation (400 on agent_id).
-func (s *Server) authorizeAgent(w http.ResponseWriter, r *http.Request, c *call, agentID string) error {
+func (s *API) authorizeAgent(w http.ResponseWriter, r *http.Request, c *call, agentID string) error {
 	if agentID == "" {
 		return nil
 	}
@@ -107,17 +108,19 @@ func (s *Server) authorizeAgent(w http.ResponseWriter, r *http.Request, c *call,
 		if !board.ValidAgentID(agentID) {
 			return nil
 		}
-		if err := s.opt.Board.CheckKey(r.Context(), agentID, c.bearer); err != nil {
+		if err := s.opt.Store.CheckKey(r.Context(), agentID, c.bearer); err != nil {
 			return keyProblem(err, agentID, c.bearer)
 		}
 	default:
 		if agentID != c.bearer {
-			return &Error{Field: "agent_id", Err: ErrForbidden,
+			return &httpio.Error{Field: "agent_id", Err: httpio.ErrForbidden,
 				Problem: fmt.Sprintf("is %q but the Authorization bearer is %q", agentID, c.bearer),
 				Hint:    "post as the agent you authenticate as: Authorization: Bearer <agent_id> with the body's agent_id"}
 		}
 	}
-	return s.limitAgent(w, r, c, agentID)
+	refund, err := s.host.LimitAgent(w, r, agentID)
+	c.refund = refund
+	return err
 }
 
 // keyProblem turns the store's key errors into 403 Problems.
@@ -125,7 +128,7 @@ func keyProblem(err error, agentID, bearer string) error {
 	register := fmt.Sprintf("POST %s/agents/%s/key", BoardPrefix, agentID)
 	switch {
 	case errors.Is(err, board.ErrNoKey):
-		return &Error{Field: "Authorization", Err: ErrForbidden,
+		return &httpio.Error{Field: "Authorization", Err: httpio.ErrForbidden,
 			Problem: fmt.Sprintf("agent %q has no key yet, and this server accepts only registered keys (key mode)", agentID),
 			Hint:    "register the agent's key with " + register + " (no header; the key is shown once), then send Authorization: Bearer <key>"}
 	case errors.Is(err, board.ErrWrongKey):
@@ -133,7 +136,7 @@ func keyProblem(err error, agentID, bearer string) error {
 		if bearer == agentID {
 			problem += ": an agent id alone does not authenticate on this server (key mode)"
 		}
-		return &Error{Field: "Authorization", Err: ErrForbidden, Problem: problem,
+		return &httpio.Error{Field: "Authorization", Err: httpio.ErrForbidden, Problem: problem,
 			Hint: "send Authorization: Bearer <key> with the key that " + register + " gave this agent (rotating it there replaces it); " +
 				"a lost key cannot be shown again: ask the operator to remove it"}
 	}
@@ -142,9 +145,9 @@ func keyProblem(err error, agentID, bearer string) error {
 
 // agentKey serves POST /api/agents/{id}/key: the first key of an agent
 // without one (201), or a new key given the current one (200).
-func (s *Server) agentKey(w http.ResponseWriter, r *http.Request, c *call) (*boardResult, error) {
+func (s *API) agentKey(w http.ResponseWriter, r *http.Request, c *call) (*boardResult, error) {
 	if s.opt.Auth != AuthKeys {
-		return nil, &Error{Field: "Authorization", Err: ErrForbidden,
+		return nil, &httpio.Error{Field: "Authorization", Err: httpio.ErrForbidden,
 			Problem: "keys are turned off: this server authenticates agents by agent id (agent-id mode)",
 			Hint: "no key is needed here: post with Authorization: Bearer <agent_id> equal to the body's agent_id; " +
 				"the operator turns keys on with --auth keys (PREDICTIONS_AUTH=keys)"}
@@ -156,13 +159,13 @@ func (s *Server) agentKey(w http.ResponseWriter, r *http.Request, c *call) (*boa
 		if err != nil {
 			return nil, err
 		}
-		key, err := s.opt.Board.RotateKey(ctx, c.id, current)
+		key, err := s.opt.Store.RotateKey(ctx, c.id, current)
 		switch {
 		case err == nil:
 			return s.keyAnswer(w, http.StatusOK, "key_rotated", c.id, key,
 				fmt.Sprintf("Agent %s has a new key; the old one no longer works.", c.id)), nil
 		case errors.Is(err, board.ErrWrongKey):
-			return nil, &Error{Field: "Authorization", Err: ErrForbidden,
+			return nil, &httpio.Error{Field: "Authorization", Err: httpio.ErrForbidden,
 				Problem: fmt.Sprintf("bearer is not the current key of agent %q, which already has a key", c.id),
 				Hint:    hint + "; a lost key cannot be shown again: ask the operator to remove it"}
 		case !errors.Is(err, board.ErrNoKey):
@@ -170,10 +173,10 @@ func (s *Server) agentKey(w http.ResponseWriter, r *http.Request, c *call) (*boa
 		}
 		// No key yet: the header is not needed; register below.
 	}
-	key, err := s.opt.Board.IssueKey(ctx, c.id)
+	key, err := s.opt.Store.IssueKey(ctx, c.id)
 	if errors.Is(err, board.ErrKeyExists) {
 		w.Header().Set("WWW-Authenticate", wwwAuthenticate)
-		return nil, &Error{Field: "Authorization", Err: ErrUnauthorized,
+		return nil, &httpio.Error{Field: "Authorization", Err: httpio.ErrUnauthorized,
 			Problem: fmt.Sprintf("header is missing, and agent %q already has a key", c.id), Hint: hint}
 	}
 	if err != nil {
@@ -183,7 +186,7 @@ func (s *Server) agentKey(w http.ResponseWriter, r *http.Request, c *call) (*boa
 		fmt.Sprintf("Agent %s is registered; its key is shown once.", c.id)), nil
 }
 
-func (s *Server) keyAnswer(w http.ResponseWriter, status int, what, agentID, key, summary string) *boardResult {
+func (s *API) keyAnswer(w http.ResponseWriter, status int, what, agentID, key, summary string) *boardResult {
 	w.Header().Set("Cache-Control", "no-store") // a secret: no cache may keep it
 	return &boardResult{status: status, summary: summary,
 		output: keyResult{Status: what, AgentID: agentID, Key: key, Note: keyNote}}

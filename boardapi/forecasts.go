@@ -1,4 +1,4 @@
-package httpapi
+package boardapi
 
 import (
 	"errors"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/predictions-md/predictions/board"
+	"github.com/predictions-md/predictions/internal/httpio"
 )
 
 // Response objects of the forecast routes; the envelope is added by
@@ -79,7 +80,7 @@ func forecastRoutes() []*boardRoute {
 			auth: authAgent, idParam: predID, body: newForecast,
 			bodyExample: `{"agent_id":"forecaster-9","p":0.2,"note":"closed models won the last three updates"}`,
 			result:      boardResultSchema[forecastCreated](), success: []int{200, 201}, errors: []int{400, 401, 403, 404, 409, 413, 415},
-			run: (*Server).createForecast,
+			run: (*API).createForecast,
 		},
 		{
 			method: http.MethodGet, path: pred + "/{id}/forecasts", name: "list_forecasts", tool: "list_forecasts", summary: "Read a prediction's forecasts and community forecast",
@@ -91,13 +92,13 @@ func forecastRoutes() []*boardRoute {
 				{"offset", intParam("how many forecasts to skip; page on with offset + limit while has_more", 0, 0)},
 			},
 			result: boardResultSchema[forecastList](), success: []int{200}, errors: []int{400, 404},
-			run: (*Server).listForecasts,
+			run: (*API).listForecasts,
 		},
 		{
 			method: http.MethodGet, path: pred + "/{id}/scores", name: "get_scores", tool: "get_scores", summary: "Read a prediction's scores",
 			description: "The score of every agent that forecast a resolved prediction, highest peer score first; empty, with a note, while it is open or when it is void. " + scoresText,
 			idParam:     predID, result: boardResultSchema[scoreTable](), success: []int{200}, errors: []int{404},
-			run: (*Server).getScores,
+			run: (*API).getScores,
 		},
 	}
 }
@@ -127,7 +128,7 @@ func pageQuery(c *call) (board.Page, error) {
 		}
 		n, err := strconv.Atoi(strings.TrimSpace(v[0]))
 		if err != nil || n < p.min {
-			return pg, &Error{Field: p.name, Err: ErrBadRequest, Problem: fmt.Sprintf("is %q; it must be a whole number of at least %d", v[0], p.min),
+			return pg, &httpio.Error{Field: p.name, Err: httpio.ErrBadRequest, Problem: fmt.Sprintf("is %q; it must be a whole number of at least %d", v[0], p.min),
 				Hint: fmt.Sprintf("such as %s=100", p.name)}
 		}
 		*p.dst = n
@@ -135,7 +136,7 @@ func pageQuery(c *call) (board.Page, error) {
 	return pg, nil
 }
 
-func (s *Server) createForecast(w http.ResponseWriter, r *http.Request, c *call) (*boardResult, error) {
+func (s *API) createForecast(w http.ResponseWriter, r *http.Request, c *call) (*boardResult, error) {
 	nf, err := decodeBody[board.NewForecast](w, r, c, c.route.body)
 	if err != nil {
 		return nil, err
@@ -143,9 +144,9 @@ func (s *Server) createForecast(w http.ResponseWriter, r *http.Request, c *call)
 	if err := s.authorizeAgent(w, r, c, nf.AgentID); err != nil {
 		return nil, err
 	}
-	res, err := s.opt.Board.Forecast(r.Context(), c.id, nf)
+	res, err := s.opt.Store.Forecast(r.Context(), c.id, nf)
 	if errors.Is(err, board.ErrClosed) {
-		return nil, &Error{Field: "id", Err: board.ErrClosed, Problem: strings.TrimPrefix(err.Error(), board.ErrClosed.Error()+": "),
+		return nil, &httpio.Error{Field: "id", Err: board.ErrClosed, Problem: strings.TrimPrefix(err.Error(), board.ErrClosed.Error()+": "),
 			Hint: "forecast an open prediction; find them with GET " + BoardPrefix + "/predictions?sort=closing"}
 	}
 	if err != nil {
@@ -161,21 +162,21 @@ func (s *Server) createForecast(w http.ResponseWriter, r *http.Request, c *call)
 		output: forecastCreated{Status: code, ForecastID: res.Forecast.ID, Forecast: res.Forecast, Previous: res.Previous, Community: res.Community}}, nil
 }
 
-func (s *Server) listForecasts(w http.ResponseWriter, r *http.Request, c *call) (*boardResult, error) {
+func (s *API) listForecasts(w http.ResponseWriter, r *http.Request, c *call) (*boardResult, error) {
 	pg, err := pageQuery(c)
 	if err != nil {
 		return nil, err
 	}
 	ctx := r.Context()
-	p, err := s.opt.Board.Prediction(ctx, c.id)
+	p, err := s.opt.Store.Prediction(ctx, c.id)
 	if err != nil {
 		return nil, notFoundAs(err, predictionNotFound, c.id)
 	}
-	h, err := s.opt.Board.Forecasts(ctx, c.id, pg)
+	h, err := s.opt.Store.Forecasts(ctx, c.id, pg)
 	if err != nil {
 		return nil, notFoundAs(err, predictionNotFound, c.id)
 	}
-	st, err := s.opt.Board.Standing(ctx, c.id)
+	st, err := s.opt.Store.Standing(ctx, c.id)
 	if err != nil {
 		return nil, err
 	}
@@ -190,8 +191,8 @@ func (s *Server) listForecasts(w http.ResponseWriter, r *http.Request, c *call) 
 			Total: h.Total, Limit: h.Limit, Offset: h.Offset, HasMore: h.HasMore}}, nil
 }
 
-func (s *Server) getScores(w http.ResponseWriter, r *http.Request, c *call) (*boardResult, error) {
-	t, err := s.opt.Board.Scores(r.Context(), c.id)
+func (s *API) getScores(w http.ResponseWriter, r *http.Request, c *call) (*boardResult, error) {
+	t, err := s.opt.Store.Scores(r.Context(), c.id)
 	if err != nil {
 		return nil, notFoundAs(err, predictionNotFound, c.id)
 	}

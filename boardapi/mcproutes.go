@@ -1,4 +1,4 @@
-package httpapi
+package boardapi
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/predictions-md/predictions/internal/httpio"
 	"github.com/predictions-md/predictions/internal/tools"
 )
 
@@ -21,8 +22,8 @@ import (
 // request's Authorization header, in id or key mode), validation, agent
 // rate limits and answers as over HTTP. cmd/predictions passes them to
 // mcpserver.Options.Routes.
-func (s *Server) MCPRoutes() []tools.Route {
-	if s.opt.Board == nil {
+func (s *API) MCPRoutes() []tools.Route {
+	if s.opt.Store == nil {
 		return nil
 	}
 	var out []tools.Route
@@ -46,7 +47,7 @@ func (s *Server) MCPRoutes() []tools.Route {
 
 // toolDescription is the route's description for an MCP client, with how
 // the tool authenticates.
-func (s *Server) toolDescription(br *boardRoute) string {
+func (s *API) toolDescription(br *boardRoute) string {
 	d := br.summary + ". " + br.description
 	switch br.auth {
 	case authAgent:
@@ -97,11 +98,11 @@ func toolInput(br *boardRoute) *jsonschema.Schema {
 // log line, metrics, the per-address limit); the agent's limit is taken
 // by the route. The answer's links use the base URL of ctx (set by the
 // MCP adapter with tools.WithBaseURL).
-func (s *Server) callRoute(ctx context.Context, br *boardRoute, args json.RawMessage, authorization string) (int, []byte) {
+func (s *API) callRoute(ctx context.Context, br *boardRoute, args json.RawMessage, authorization string) (int, []byte) {
 	fields := map[string]json.RawMessage{}
 	if a := bytes.TrimSpace(args); len(a) > 0 && !bytes.Equal(a, []byte("null")) {
 		if err := json.Unmarshal(a, &fields); err != nil {
-			return s.callProblem(ctx, br, &Error{Field: "arguments", Err: ErrBadRequest, Problem: "is not a JSON object",
+			return s.callProblem(ctx, br, &httpio.Error{Field: "arguments", Err: httpio.ErrBadRequest, Problem: "is not a JSON object",
 				Hint: "send the tool's arguments as one object, such as {\"id\": \"" + examplePredictionID + "\"}"})
 		}
 	}
@@ -110,7 +111,7 @@ func (s *Server) callRoute(ctx context.Context, br *boardRoute, args json.RawMes
 		var id string
 		raw, ok := fields["id"]
 		if !ok || json.Unmarshal(raw, &id) != nil {
-			return s.callProblem(ctx, br, &Error{Field: "id", Err: ErrBadRequest, Problem: "is required, as a string",
+			return s.callProblem(ctx, br, &httpio.Error{Field: "id", Err: httpio.ErrBadRequest, Problem: "is required, as a string",
 				Hint: "send the id as the board returned it, such as \"" + examplePredictionID + "\""})
 		}
 		delete(fields, "id")
@@ -139,10 +140,10 @@ func (s *Server) callRoute(ctx context.Context, br *boardRoute, args json.RawMes
 	}
 	r, err := http.NewRequestWithContext(ctx, br.method, path, body)
 	if err != nil {
-		return s.callProblem(ctx, br, &Error{Field: "id", Err: ErrBadRequest, Problem: "cannot be part of a path", Hint: "send the id as the board returned it"})
+		return s.callProblem(ctx, br, &httpio.Error{Field: "id", Err: httpio.ErrBadRequest, Problem: "cannot be part of a path", Hint: "send the id as the board returned it"})
 	}
 	if body != nil {
-		r.Header.Set("Content-Type", jsonType)
+		r.Header.Set("Content-Type", httpio.JSONType)
 	}
 	if authorization != "" {
 		r.Header.Set("Authorization", authorization)
@@ -153,10 +154,10 @@ func (s *Server) callRoute(ctx context.Context, br *boardRoute, args json.RawMes
 }
 
 // callProblem answers a tool call that could not become a request.
-func (s *Server) callProblem(ctx context.Context, br *boardRoute, err error) (int, []byte) {
+func (s *API) callProblem(ctx context.Context, br *boardRoute, err error) (int, []byte) {
 	r, _ := http.NewRequestWithContext(ctx, br.method, br.path, nil)
 	w := &bufferWriter{header: http.Header{}}
-	s.writeError(w, r, err)
+	s.host.Handle(func(http.ResponseWriter, *http.Request) error { return err }).ServeHTTP(w, r)
 	return w.status, w.body.Bytes()
 }
 

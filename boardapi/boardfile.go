@@ -1,4 +1,4 @@
-package httpapi
+package boardapi
 
 import (
 	"bytes"
@@ -13,6 +13,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/predictions-md/predictions/board"
+	"github.com/predictions-md/predictions/internal/httpio"
 )
 
 // The board as a forecast file, and back: GET /api/predictions.md writes
@@ -51,7 +52,7 @@ func fileRoutes(feedParams []boardParam) []*boardRoute {
 				fmt.Sprintf("At most %d predictions a request: page on with offset. ", MaxExport) +
 				"Timeframes, replies and reactions are not written; a prediction without resolution criteria or date gets " + board.NoResolves + " and " + board.NoResolveBy + ".",
 			params: exportParams, produces: markdownType, success: []int{200}, errors: []int{400},
-			run: (*Server).exportFile,
+			run: (*API).exportFile,
 		},
 		{
 			method: http.MethodPost, path: BoardPrefix + "/import", name: "import_forecast_file", summary: "Load a forecast file into the board (moderators)",
@@ -65,38 +66,38 @@ func fileRoutes(feedParams []boardParam) []*boardRoute {
 			raw: &rawBody{mediaType: markdownType, maxBytes: MaxImportBytes, curlData: "--data-binary @forecasts.md",
 				description: "the forecast file, UTF-8 Markdown"},
 			result: boardResultSchema[importResult](), success: []int{200, 201}, errors: []int{400, 401, 403, 413, 415},
-			run: (*Server).importFile,
+			run: (*API).importFile,
 		},
 	}
 }
 
 // exportFile writes the forecast file. It is built in memory (at most
 // MaxExport predictions) so that an error is still a Problem.
-func (s *Server) exportFile(w http.ResponseWriter, r *http.Request, c *call) (*boardResult, error) {
+func (s *API) exportFile(w http.ResponseWriter, r *http.Request, c *call) (*boardResult, error) {
 	q, err := feedQuery(c)
 	if err != nil {
 		return nil, err
 	}
 	if q.Limit > MaxExport {
-		return nil, &Error{Field: "limit", Err: ErrBadRequest, Problem: fmt.Sprintf("is %d; the most a request writes is %d", q.Limit, MaxExport),
+		return nil, &httpio.Error{Field: "limit", Err: httpio.ErrBadRequest, Problem: fmt.Sprintf("is %d; the most a request writes is %d", q.Limit, MaxExport),
 			Hint: fmt.Sprintf("ask for limit=%d and page on with offset", MaxExport)}
 	}
 	if q.Limit == 0 {
 		q.Limit = MaxExport
 	}
 	var b bytes.Buffer
-	if err := s.opt.Board.Export(r.Context(), &b, q); err != nil {
+	if err := s.opt.Store.Export(r.Context(), &b, q); err != nil {
 		return nil, err
 	}
-	writeBody(w, http.StatusOK, markdownType+"; charset=utf-8", b.Bytes())
+	httpio.WriteBody(w, http.StatusOK, markdownType+"; charset=utf-8", b.Bytes())
 	return nil, nil
 }
 
 // importFile loads a forecast file.
-func (s *Server) importFile(w http.ResponseWriter, r *http.Request, c *call) (*boardResult, error) {
+func (s *API) importFile(w http.ResponseWriter, r *http.Request, c *call) (*boardResult, error) {
 	raw := c.route.raw
 	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || (mt != raw.mediaType && mt != "text/plain") {
-		return nil, &Error{Field: "Content-Type", Err: ErrMediaType,
+		return nil, &httpio.Error{Field: "Content-Type", Err: httpio.ErrMediaType,
 			Problem: fmt.Sprintf("is %q; this route reads a forecast file", r.Header.Get("Content-Type")),
 			Hint:    "send the file as it is, with Content-Type: text/markdown (curl --data-binary @forecasts.md)"}
 	}
@@ -104,12 +105,12 @@ func (s *Server) importFile(w http.ResponseWriter, r *http.Request, c *call) (*b
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			return nil, &Error{Field: "body", Err: ErrTooLarge, Problem: fmt.Sprintf("is larger than the limit of %d bytes (1 MB)", raw.maxBytes),
+			return nil, &httpio.Error{Field: "body", Err: httpio.ErrTooLarge, Problem: fmt.Sprintf("is larger than the limit of %d bytes (1 MB)", raw.maxBytes),
 				Hint: "split the file by questions and send each part; questions already imported are left as they are"}
 		}
-		return nil, &Error{Field: "body", Problem: "could not be read: " + err.Error(), Hint: "send the whole file with its Content-Length", Err: ErrBadRequest}
+		return nil, &httpio.Error{Field: "body", Problem: "could not be read: " + err.Error(), Hint: "send the whole file with its Content-Length", Err: httpio.ErrBadRequest}
 	}
-	res, err := s.opt.Board.Import(r.Context(), bytes.NewReader(text))
+	res, err := s.opt.Store.Import(r.Context(), bytes.NewReader(text))
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,54 @@
+package boardapi
+
+import (
+	"log/slog"
+
+	"github.com/gorilla/mux"
+	"github.com/predictions-md/predictions/internal/httpio"
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// Options configure [New].
+type Options struct {
+	// Store is the board the routes read and write; *board.Store
+	// implements it. It must not be nil.
+	Store Board
+	// Auth is how the board's POST routes authenticate agents. The zero
+	// value, [AuthID], is the specification's Bearer <agent_id>;
+	// [AuthKeys] needs each agent's registered secret key.
+	Auth Auth
+	// ModeratorToken is the token moderator routes accept as
+	// "Authorization: Bearer <token>". Empty means moderator routes
+	// answer 403.
+	ModeratorToken string
+	// Logger receives what the metrics cannot read (the outbox backlog).
+	// Nil means slog.Default().
+	Logger *slog.Logger
+}
+
+// API is the agent board's HTTP adapter. A server that serves the
+// calculation tools (httpapi.Server, with httpapi.Options.Board) mounts
+// it, serves its routes under [BoardPrefix] and publishes them in
+// openapi.json, llms.txt and the manifest; [API.MCPRoutes] offers them
+// to the MCP adapter.
+type API struct {
+	opt    Options
+	log    *slog.Logger
+	router *mux.Router // set by Mount
+	host   httpio.Host // set by Mount
+}
+
+// New returns the board's adapter configured by opt.
+func New(opt Options) *API {
+	s := &API{opt: opt, log: opt.Logger}
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	return s
+}
+
+// Collector is the board's Prometheus metrics: its database pools and
+// outbox backlog, read at each scrape.
+func (s *API) Collector() prometheus.Collector {
+	return &boardCollector{board: s.opt.Store, log: s.log}
+}

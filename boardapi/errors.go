@@ -1,0 +1,58 @@
+package boardapi
+
+import (
+	"errors"
+	"net/http"
+
+	"github.com/predictions-md/predictions/board"
+	"github.com/predictions-md/predictions/email"
+	"github.com/predictions-md/predictions/internal/httpio"
+)
+
+// statusTable is where the board's errors become statuses: the first
+// entry whose error matches (errors.Is) gives the status. Anything else
+// (the adapter's httpio errors) is left to httpio.StatusOf. Add rows here rather than writing statuses in handlers.
+var statusTable = []struct {
+	err    error
+	status int
+}{
+	{board.ErrConflict, http.StatusConflict},
+	{board.ErrClosed, http.StatusConflict},
+	{board.ErrInvalid, http.StatusBadRequest},
+	{board.ErrNotFound, http.StatusNotFound},
+	// A database that is down, cut off or not accepting writes: 503 with
+	// Retry-After, never the client's fault.
+	{board.ErrUnavailable, http.StatusServiceUnavailable},
+	{board.ErrLimit, http.StatusTooManyRequests},
+	{board.ErrExpired, http.StatusGone},
+	// Inbound e-mail (POST /api/inbound/email): a message that cannot be
+	// read is bad input; one that is read but cannot be recorded (an
+	// unknown sender, no prediction named, an auto-reply) is 422.
+	{email.ErrTooLarge, http.StatusRequestEntityTooLarge},
+	{email.ErrMalformed, http.StatusBadRequest},
+	{email.ErrNoText, http.StatusBadRequest},
+	{email.ErrCharset, http.StatusBadRequest},
+	{board.ErrUnknownSender, http.StatusUnprocessableEntity},
+	{board.ErrUnmatched, http.StatusUnprocessableEntity},
+	{board.ErrAutomatic, http.StatusUnprocessableEntity},
+}
+
+// withStatus gives an error that wraps a board error its status
+// (httpio.WithStatus), the adapter's httpio.Error{Err: board.ErrClosed}
+// included; other errors are returned as they are, for httpio.StatusOf.
+func withStatus(err error) error {
+	if err == nil {
+		return nil
+	}
+	for _, row := range statusTable {
+		if errors.Is(err, row.err) {
+			return httpio.WithStatus(err, row.status)
+		}
+	}
+	// The board knows its drivers: an error it did not classify itself
+	// may still say that the database is unavailable.
+	if errors.Is(board.Classify(err), board.ErrUnavailable) {
+		return httpio.WithStatus(err, http.StatusServiceUnavailable)
+	}
+	return err
+}
