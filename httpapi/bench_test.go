@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/predictions-md/predictions/httpapi"
+	"github.com/predictions-md/predictions/internal/apitest"
 	"github.com/predictions-md/predictions/internal/tools"
 )
 
@@ -48,14 +49,14 @@ func benchRequest(b *testing.B, h http.Handler, newReq func() *http.Request) {
 }
 
 func BenchmarkConvertOddsGET(b *testing.B) {
-	srv := httpapi.New(httpapi.Options{Logger: discard, RateLimit: noLimits})
+	srv := httpapi.New(httpapi.Options{Logger: apitest.Discard, RateLimit: apitest.NoLimits})
 	benchRequest(b, srv, func() *http.Request {
 		return httptest.NewRequest(http.MethodGet, tools.PathPrefix+"/convert_odds?"+convertQuery, nil)
 	})
 }
 
 func BenchmarkCombineForecastsPOST(b *testing.B) {
-	srv := httpapi.New(httpapi.Options{Logger: discard, RateLimit: noLimits})
+	srv := httpapi.New(httpapi.Options{Logger: apitest.Discard, RateLimit: apitest.NoLimits})
 	body := []byte(`{"forecasts":[{"who":"agent:a","p":0.62},{"who":"agent:b","p":"35%"},{"who":"person","p":55,"weight":2},` +
 		`{"who":"agent:c","p":0.7},{"who":"agent:d","p":0.4}],"method":"geo_odds","extremize":1.2}`)
 	benchRequest(b, srv, func() *http.Request {

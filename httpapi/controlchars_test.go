@@ -4,14 +4,16 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/predictions-md/predictions/internal/apitest"
 )
 
 // NUL and other control characters in ids are a 400 naming the field, in
 // the body (parent_id) and in the path ({id}); the board package's
 // TestControlCharactersInIDs runs the store on both databases.
 func TestControlCharactersInIDs(t *testing.T) {
-	e := newBoardEnv(t, modToken)
-	id := createPred(t, e)
+	e := apitest.NewBoardEnv(t, apitest.ModToken)
+	id := apitest.CreatePred(t, e)
 	for _, tc := range []struct {
 		name, method, path string
 		body               map[string]any
@@ -24,13 +26,13 @@ func TestControlCharactersInIDs(t *testing.T) {
 		{"path NUL after an id, reply", http.MethodPost, "/api/predictions/" + id + "%00/threads", map[string]any{"agent_id": "bob", "body": "yes"}, "id"},
 		{"path tab, agent", http.MethodGet, "/api/agents/a%09b", nil, "id"},
 	} {
-		h := bearerH("bob")
+		h := apitest.BearerH("bob")
 		var b []byte
 		if tc.body != nil {
-			b = jsonBody(t, tc.body)
+			b = apitest.JSONBody(t, tc.body)
 		}
-		resp, body := e.do(t, tc.method, tc.path, b, h, anyValid)
-		if resp.StatusCode != 400 || !strings.HasPrefix(problemOf(t, body).Error, tc.field+":") && !strings.HasPrefix(problemOf(t, body).Error, tc.field+" ") {
+		resp, body := e.Do(t, tc.method, tc.path, b, h, apitest.AnyValid)
+		if resp.StatusCode != 400 || !strings.HasPrefix(apitest.ProblemOf(t, body).Error, tc.field+":") && !strings.HasPrefix(apitest.ProblemOf(t, body).Error, tc.field+" ") {
 			t.Errorf("%s: %d %s; want 400 naming %s", tc.name, resp.StatusCode, body, tc.field)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/predictions-md/predictions/boardapi"
 	"github.com/predictions-md/predictions/httpapi"
+	"github.com/predictions-md/predictions/internal/apitest"
 	"github.com/predictions-md/predictions/internal/tools"
 )
 
@@ -23,13 +24,13 @@ import (
 // carries a hint. The seeds are the rows of TestMalformed and the valid
 // request of every route.
 func FuzzRequest(f *testing.F) {
-	h := httpapi.New(httpapi.Options{Board: boardapi.New(boardapi.Options{Store: openStore(f), ModeratorToken: modSecret}), MCP: newMCP(f), Logger: discard})
+	h := httpapi.New(httpapi.Options{Board: boardapi.New(boardapi.Options{Store: apitest.OpenStore(f), ModeratorToken: modSecret}), MCP: newMCP(f), Logger: apitest.Discard})
 
 	ctJSON := "application/json"
 	for _, tl := range tools.All() {
 		path := tools.PathPrefix + "/" + tl.Name
 		f.Add("POST", path, ctJSON, "", []byte(tl.Example))
-		f.Add("GET", path+"?"+queryOf(f, tl.Example), "", "", []byte(nil))
+		f.Add("GET", path+"?"+apitest.QueryOf(f, tl.Example), "", "", []byte(nil))
 	}
 	for _, p := range []string{"/", "/healthz", "/openapi.json", "/llms.txt", httpapi.ManifestPath, "/predictions.md?pool=median",
 		tools.PathPrefix + "/settings", "/api/predictions?domain=AI&sort=popular&limit=5", "/api/agents", "/api/agents/agent-a", "/api/stats",

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/predictions-md/predictions/httpapi"
+	"github.com/predictions-md/predictions/internal/apitest"
 	"github.com/predictions-md/predictions/internal/tools"
 )
 
@@ -142,7 +143,7 @@ func sortedKeys[V any](m map[string]V) []string {
 // answer is a 400 Problem naming the field, and openapi.json refuses the
 // request too (the limit is published, not only enforced).
 func TestLimits(t *testing.T) {
-	e := newEnv(t, httpapi.Options{})
+	e := apitest.NewEnv(t, httpapi.Options{})
 	n := 0
 	for _, tl := range tools.All() {
 		for _, lc := range limitCases(t, tl) {
@@ -154,27 +155,27 @@ func TestLimits(t *testing.T) {
 			path := tools.PathPrefix + "/" + tl.Name
 			for _, method := range []string{http.MethodPost, http.MethodGet} {
 				t.Run(tl.Name+"/"+lc.name+"/"+method, func(t *testing.T) {
-					rv := mustFail
+					rv := apitest.MustFail
 					if lc.ok {
-						rv = mustPass
+						rv = apitest.MustPass
 					}
 					var resp *http.Response
 					var got []byte
 					if method == http.MethodPost {
-						resp, got = e.do(t, method, path, body, nil, rv)
+						resp, got = e.Do(t, method, path, body, nil, rv)
 					} else {
-						resp, got = e.do(t, method, path+"?"+queryOf(t, body), nil, nil, rv)
+						resp, got = e.Do(t, method, path+"?"+apitest.QueryOf(t, body), nil, nil, rv)
 					}
 					if lc.ok {
 						if resp.StatusCode != http.StatusOK {
-							t.Errorf("at the limit: status %d, want 200: %s", resp.StatusCode, trim(got))
+							t.Errorf("at the limit: status %d, want 200: %s", resp.StatusCode, apitest.Trim(got))
 						}
 						return
 					}
 					if resp.StatusCode != http.StatusBadRequest {
-						t.Fatalf("past the limit: status %d, want 400: %s", resp.StatusCode, trim(got))
+						t.Fatalf("past the limit: status %d, want 400: %s", resp.StatusCode, apitest.Trim(got))
 					}
-					p := problemOf(t, got)
+					p := apitest.ProblemOf(t, got)
 					if !strings.HasPrefix(p.Error, lc.field+": ") {
 						t.Errorf("error %q does not start with the field %q", p.Error, lc.field)
 					}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/predictions-md/predictions/boardapi"
 	"github.com/predictions-md/predictions/httpapi"
+	"github.com/predictions-md/predictions/internal/apitest"
 )
 
 // llmsLink is a line of an llms.txt section: a Markdown link, then
@@ -53,8 +54,8 @@ func TestLLMsTxtShape(t *testing.T) {
 		name string
 		opt  httpapi.Options
 	}{
-		{"tools", httpapi.Options{Logger: discard}},
-		{"board", httpapi.Options{Logger: discard, Board: boardapi.New(boardapi.Options{Store: openStore(t)})}},
+		{"tools", httpapi.Options{Logger: apitest.Discard}},
+		{"board", httpapi.Options{Logger: apitest.Discard, Board: boardapi.New(boardapi.Options{Store: apitest.OpenStore(t)})}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			ts := httptest.NewServer(httpapi.New(tt.opt))

@@ -18,6 +18,7 @@ import (
 
 	"github.com/predictions-md/predictions/boardapi"
 	"github.com/predictions-md/predictions/httpapi"
+	"github.com/predictions-md/predictions/internal/apitest"
 	"github.com/predictions-md/predictions/internal/tools"
 )
 
@@ -668,10 +669,10 @@ func boardRows() []malformed {
 // Problem naming the field with a hint, never a 5xx. Afterwards the server
 // is healthy and a valid request of each kind still works.
 func TestMalformed(t *testing.T) {
-	e := newEnv(t, httpapi.Options{Board: boardapi.New(boardapi.Options{Store: openStore(t), ModeratorToken: modSecret}), MCP: newMCP(t)})
-	addr := strings.TrimPrefix(e.ts.URL, "http://")
-	pid := createPred(t, e, "agent_id", agentA)
-	rid := e.post(t, "/api/predictions/"+pid+"/threads", agentA, map[string]any{"agent_id": agentA, "body": "first"}, mustPass, 201)["reply_id"].(string)
+	e := apitest.NewEnv(t, httpapi.Options{Board: boardapi.New(boardapi.Options{Store: apitest.OpenStore(t), ModeratorToken: modSecret}), MCP: newMCP(t)})
+	addr := strings.TrimPrefix(e.TS.URL, "http://")
+	pid := apitest.CreatePred(t, e, "agent_id", agentA)
+	rid := e.Post(t, "/api/predictions/"+pid+"/threads", agentA, map[string]any{"agent_id": agentA, "body": "first"}, apitest.MustPass, 201)["reply_id"].(string)
 
 	rows := append(toolRows(t), boardRows()...)
 	if len(rows) < 150 {
@@ -706,35 +707,35 @@ func TestMalformed(t *testing.T) {
 	t.Logf("malformed requests: %d rows sent, statuses %v, 5xx: %d", len(rows), fmtStatuses(statuses), fiveXX)
 
 	// Still healthy, and valid requests still work.
-	if m := e.get(t, "/healthz", 200); m["status"] != "ok" {
+	if m := e.Get(t, "/healthz", 200); m["status"] != "ok" {
 		t.Errorf("/healthz after the table: %v", m)
 	}
 	for _, tl := range tools.All() {
-		resp, b := e.do(t, http.MethodPost, tools.PathPrefix+"/"+tl.Name, tl.Example, nil, mustPass)
+		resp, b := e.Do(t, http.MethodPost, tools.PathPrefix+"/"+tl.Name, tl.Example, nil, apitest.MustPass)
 		if resp.StatusCode != 200 {
-			t.Errorf("%s after the table: %d %s", tl.Name, resp.StatusCode, trim(b))
+			t.Errorf("%s after the table: %d %s", tl.Name, resp.StatusCode, apitest.Trim(b))
 		}
 	}
-	createPred(t, e, "agent_id", "agent-after")
-	if m := e.get(t, "/api/predictions/"+pid, 200); m["prediction"] == nil {
+	apitest.CreatePred(t, e, "agent_id", "agent-after")
+	if m := e.Get(t, "/api/predictions/"+pid, 200); m["prediction"] == nil {
 		t.Errorf("GET prediction after the table: %v", m)
 	}
 }
 
 // checkProblem asserts the answer of one row.
-func checkProblem(t *testing.T, e *env, m malformed, got rawResponse) {
+func checkProblem(t *testing.T, e *apitest.Env, m malformed, got rawResponse) {
 	t.Helper()
 	if got.status != m.status {
-		t.Fatalf("%s %s: status %d, want %d: %s", m.method, trimTarget(m.target), got.status, m.status, trim(got.body))
+		t.Fatalf("%s %s: status %d, want %d: %s", m.method, trimTarget(m.target), got.status, m.status, apitest.Trim(got.body))
 	}
 	if ct := got.header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
-		t.Fatalf("Content-Type %q, want JSON: %s", ct, trim(got.body))
+		t.Fatalf("Content-Type %q, want JSON: %s", ct, apitest.Trim(got.body))
 	}
 	var p httpapi.Problem
 	dec := json.NewDecoder(strings.NewReader(string(got.body)))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&p); err != nil {
-		t.Fatalf("body is not a Problem: %v\n%s", err, trim(got.body))
+		t.Fatalf("body is not a Problem: %v\n%s", err, apitest.Trim(got.body))
 	}
 	if !strings.HasPrefix(p.Error, m.field+": ") {
 		t.Errorf("error %q does not name the field %q", p.Error, m.field)
@@ -742,7 +743,7 @@ func checkProblem(t *testing.T, e *env, m malformed, got rawResponse) {
 	if p.Hint == "" {
 		t.Errorf("error %q has no hint", p.Error)
 	}
-	if p.Disclaimer != tools.Disclaimer || p.Terms != e.ts.URL+"/terms" || !strings.HasPrefix(p.Docs, e.ts.URL+"/llms") {
+	if p.Disclaimer != tools.Disclaimer || p.Terms != e.TS.URL+"/terms" || !strings.HasPrefix(p.Docs, e.TS.URL+"/llms") {
 		t.Errorf("Problem lacks its disclaimer, terms or docs: %+v", p)
 	}
 	if got.header.Get("X-Request-Id") == "" {

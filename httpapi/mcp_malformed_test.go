@@ -8,13 +8,14 @@ import (
 	"testing"
 
 	"github.com/predictions-md/predictions/httpapi"
+	"github.com/predictions-md/predictions/internal/apitest"
 	"github.com/predictions-md/predictions/mcpserver"
 )
 
 // newMCP is the MCP adapter as cmd/predictions mounts it at /mcp.
 func newMCP(t testing.TB) http.Handler {
 	t.Helper()
-	h, err := mcpserver.Handler(mcpserver.Options{Logger: discard})
+	h, err := mcpserver.Handler(mcpserver.Options{Logger: apitest.Discard})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,8 +103,8 @@ func mcpRows() []mcpBad {
 // a 4xx with a reason, a JSON-RPC error naming what is wrong, or a tool
 // error whose Problem names the field.
 func TestMalformedMCP(t *testing.T) {
-	e := newEnv(t, httpapi.Options{MCP: newMCP(t)})
-	addr := strings.TrimPrefix(e.ts.URL, "http://")
+	e := apitest.NewEnv(t, httpapi.Options{MCP: newMCP(t)})
+	addr := strings.TrimPrefix(e.TS.URL, "http://")
 	rows := mcpRows()
 	statuses := map[int]int{}
 	for _, m := range rows {
@@ -129,11 +130,11 @@ func TestMalformedMCP(t *testing.T) {
 			got := sendRaw(t, addr, method, target, h, body, m.length)
 			statuses[got.status]++
 			if got.status != m.status {
-				t.Fatalf("status %d, want %d: %s", got.status, m.status, trim(got.body))
+				t.Fatalf("status %d, want %d: %s", got.status, m.status, apitest.Trim(got.body))
 			}
 			if got.status != 200 {
 				if !strings.Contains(string(got.body), m.want) {
-					t.Errorf("answer %q does not say %q", trim(got.body), m.want)
+					t.Errorf("answer %q does not say %q", apitest.Trim(got.body), m.want)
 				}
 				if got.status >= 400 && got.status != 405 && strings.TrimSpace(string(got.body)) == "" {
 					t.Errorf("a %d without a reason", got.status)
@@ -148,16 +149,16 @@ func TestMalformedMCP(t *testing.T) {
 				Error *struct{ Message string } `json:"error"`
 			}
 			if err := json.Unmarshal(got.body, &r); err != nil {
-				t.Fatalf("answer is not JSON-RPC: %v\n%s", err, trim(got.body))
+				t.Fatalf("answer is not JSON-RPC: %v\n%s", err, apitest.Trim(got.body))
 			}
 			if !m.tool {
 				if r.Error == nil || !strings.Contains(r.Error.Message, m.want) {
-					t.Fatalf("want a JSON-RPC error mentioning %q, got %s", m.want, trim(got.body))
+					t.Fatalf("want a JSON-RPC error mentioning %q, got %s", m.want, apitest.Trim(got.body))
 				}
 				return
 			}
 			if r.Result == nil || !r.Result.IsError || len(r.Result.Content) != 1 {
-				t.Fatalf("want a tool error, got %s", trim(got.body))
+				t.Fatalf("want a tool error, got %s", apitest.Trim(got.body))
 			}
 			var p httpapi.Problem
 			if err := json.Unmarshal([]byte(r.Result.Content[0].Text), &p); err != nil {
@@ -169,7 +170,7 @@ func TestMalformedMCP(t *testing.T) {
 		})
 	}
 	t.Logf("malformed MCP requests: %d rows sent, statuses %v", len(rows), fmtStatuses(statuses))
-	if m := e.get(t, "/healthz", 200); m["status"] != "ok" {
+	if m := e.Get(t, "/healthz", 200); m["status"] != "ok" {
 		t.Errorf("/healthz after the table: %v", m)
 	}
 }

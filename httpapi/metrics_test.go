@@ -15,6 +15,7 @@ import (
 	"github.com/predictions-md/predictions/board"
 	"github.com/predictions-md/predictions/boardapi"
 	"github.com/predictions-md/predictions/httpapi"
+	"github.com/predictions-md/predictions/internal/apitest"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
@@ -103,7 +104,7 @@ func (pgBoard) PoolStats() board.PoolStats {
 }
 
 func TestMetricsPostgresPool(t *testing.T) {
-	got := pick(scrape(t, httpapi.New(httpapi.Options{Board: boardapi.New(boardapi.Options{Store: pgBoard{}}), Logger: discard})), "predictions_db_")
+	got := pick(scrape(t, httpapi.New(httpapi.Options{Board: boardapi.New(boardapi.Options{Store: pgBoard{}}), Logger: apitest.Discard})), "predictions_db_")
 	want := map[string]float64{
 		`predictions_db_max_open_connections{pool="shared"}`:        10,
 		`predictions_db_open_connections{pool="shared"}`:            3,
@@ -119,26 +120,26 @@ func TestMetricsPostgresPool(t *testing.T) {
 
 func TestMetrics(t *testing.T) {
 	clk := newTestClock()
-	store := openStore(t)
-	srv := httpapi.New(httpapi.Options{Board: boardapi.New(boardapi.Options{Store: plainBoard{store}}), Logger: discard, Now: clk.Now,
+	store := apitest.OpenStore(t)
+	srv := httpapi.New(httpapi.Options{Board: boardapi.New(boardapi.Options{Store: plainBoard{store}}), Logger: apitest.Discard, Now: clk.Now,
 		RateLimit: httpapi.RateLimit{Agent: httpapi.Rate{Events: 1, Per: time.Hour, Burst: 2}}})
 	do := func(method, path, agent string, body []byte) int {
 		req := httptest.NewRequest(method, path, strings.NewReader(string(body)))
 		if agent != "" {
-			req.Header = bearerH(agent)
+			req.Header = apitest.BearerH(agent)
 		}
 		rec := httptest.NewRecorder()
 		srv.ServeHTTP(rec, req)
 		return rec.Code
 	}
 	codes := []int{
-		do("POST", "/api/predictions", "agent-a", jsonBody(t, pred())),
-		do("POST", "/api/predictions", "agent-b", jsonBody(t, pred())),              // 403: bearer is not the body's agent
-		do("POST", "/api/predictions", "agent-a", jsonBody(t, pred())),              // 201: the burst is 2
-		do("POST", "/api/predictions", "agent-a", jsonBody(t, pred())),              // 429
-		do("GET", "/api/predictions", "", nil),                                      // 200
-		do("GET", "/api/predictions?limit=5", "", nil),                              // 200: the query is not in the label
-		do("GET", "/api/predictions/0190f5a2-7b3c-7d4e-8f90-123456789abc", "", nil), // 404 on a route
+		do("POST", "/api/predictions", "agent-a", apitest.JSONBody(t, apitest.Pred())),
+		do("POST", "/api/predictions", "agent-b", apitest.JSONBody(t, apitest.Pred())), // 403: bearer is not the body's agent
+		do("POST", "/api/predictions", "agent-a", apitest.JSONBody(t, apitest.Pred())), // 201: the burst is 2
+		do("POST", "/api/predictions", "agent-a", apitest.JSONBody(t, apitest.Pred())), // 429
+		do("GET", "/api/predictions", "", nil),                                         // 200
+		do("GET", "/api/predictions?limit=5", "", nil),                                 // 200: the query is not in the label
+		do("GET", "/api/predictions/0190f5a2-7b3c-7d4e-8f90-123456789abc", "", nil),    // 404 on a route
 		do("GET", "/api/v1/convert_odds?value=2", "", nil),
 		do("GET", "/no/such/path", "", nil),
 		do("GET", "/another/unknown/path", "", nil),
@@ -197,7 +198,7 @@ func TestMetrics(t *testing.T) {
 	}
 
 	// A board with an outbox publishes its backlog.
-	ob := httpapi.New(httpapi.Options{Board: boardapi.New(boardapi.Options{Store: outboxBoard{Board: store, n: 7}}), Logger: discard})
+	ob := httpapi.New(httpapi.Options{Board: boardapi.New(boardapi.Options{Store: outboxBoard{Board: store, n: 7}}), Logger: apitest.Discard})
 	if n, ok := scrape(t, ob)["predictions_outbox_backlog"]; !ok || n != 7 {
 		t.Errorf("outbox backlog = %v (%v), want 7", n, ok)
 	}
@@ -205,7 +206,7 @@ func TestMetrics(t *testing.T) {
 
 // TestMetricsCardinality: unknown paths and methods do not add series.
 func TestMetricsCardinality(t *testing.T) {
-	srv := httpapi.New(httpapi.Options{Logger: discard, RateLimit: noLimits})
+	srv := httpapi.New(httpapi.Options{Logger: apitest.Discard, RateLimit: apitest.NoLimits})
 	for i := range 500 {
 		req := httptest.NewRequest([]string{"GET", "POST", fmt.Sprintf("M%d", i)}[i%3], fmt.Sprintf("/x/%d", i), nil)
 		srv.ServeHTTP(httptest.NewRecorder(), req)
@@ -227,14 +228,14 @@ func TestMetricsPlacement(t *testing.T) {
 		h.ServeHTTP(rec, httptest.NewRequest("GET", path, nil))
 		return rec.Code
 	}
-	off := httpapi.New(httpapi.Options{Logger: discard, Metrics: httpapi.MetricsOff})
+	off := httpapi.New(httpapi.Options{Logger: apitest.Discard, Metrics: httpapi.MetricsOff})
 	if code := get(off, "/metrics"); code != 404 {
 		t.Errorf("MetricsOff: GET /metrics = %d, want 404", code)
 	}
 	if code := get(off.MetricsHandler(), "/metrics"); code != 404 {
 		t.Errorf("MetricsOff: MetricsHandler = %d, want 404", code)
 	}
-	elsewhere := httpapi.New(httpapi.Options{Logger: discard, Metrics: httpapi.MetricsElsewhere})
+	elsewhere := httpapi.New(httpapi.Options{Logger: apitest.Discard, Metrics: httpapi.MetricsElsewhere})
 	get(elsewhere, "/healthz")
 	if code := get(elsewhere, "/metrics"); code != 404 {
 		t.Errorf("MetricsElsewhere: GET /metrics on the API = %d, want 404", code)
@@ -243,8 +244,8 @@ func TestMetricsPlacement(t *testing.T) {
 		t.Errorf("MetricsElsewhere: /healthz counted %v times, want 1", n)
 	}
 	// Served on the API, /metrics is described in openapi.json.
-	e := newEnv(t, httpapi.Options{})
-	if resp, _ := e.do(t, "GET", "/metrics", nil, nil, mustPass); resp.StatusCode != 200 {
+	e := apitest.NewEnv(t, httpapi.Options{})
+	if resp, _ := e.Do(t, "GET", "/metrics", nil, nil, apitest.MustPass); resp.StatusCode != 200 {
 		t.Errorf("GET /metrics: %d", resp.StatusCode)
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/predictions-md/predictions/httpapi"
+	"github.com/predictions-md/predictions/internal/apitest"
 )
 
 // TestPagesMount checks which requests go to Options.Pages and that the
@@ -18,9 +19,9 @@ func TestPagesMount(t *testing.T) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		io.WriteString(w, "pages "+r.Method+" "+r.URL.Path)
 	})}
-	srv := httptest.NewServer(httpapi.New(httpapi.Options{Logger: discard, Pages: pages}))
+	srv := httptest.NewServer(httpapi.New(httpapi.Options{Logger: apitest.Discard, Pages: pages}))
 	t.Cleanup(srv.Close)
-	plain := httptest.NewServer(httpapi.New(httpapi.Options{Logger: discard}))
+	plain := httptest.NewServer(httpapi.New(httpapi.Options{Logger: apitest.Discard}))
 	t.Cleanup(plain.Close)
 
 	type answer struct {
@@ -98,7 +99,7 @@ func (testPages) Patterns() []string {
 // TestErrorNegotiation: a browser (Accept: text/html first) gets the API's
 // errors as pages in the site's layout; API clients keep the Problem.
 func TestErrorNegotiation(t *testing.T) {
-	srv := httptest.NewServer(httpapi.New(httpapi.Options{Logger: discard, Pages: testPages{http.NotFoundHandler()}}))
+	srv := httptest.NewServer(httpapi.New(httpapi.Options{Logger: apitest.Discard, Pages: testPages{http.NotFoundHandler()}}))
 	t.Cleanup(srv.Close)
 	const browser = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
 	tests := []struct {

@@ -18,6 +18,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/predictions-md/predictions/boardapi"
 	"github.com/predictions-md/predictions/httpapi"
+	"github.com/predictions-md/predictions/internal/apitest"
 	"github.com/predictions-md/predictions/redislimit"
 	"github.com/predictions-md/predictions/redislimit/redistest"
 )
@@ -58,13 +59,13 @@ func metricValue(t *testing.T, h http.Handler, name string) string {
 // replica is one server of several sharing a store and a rate-limit store.
 func replicas(t *testing.T, n int, rl httpapi.RateLimit, shared func() httpapi.SharedLimits) []*limited {
 	t.Helper()
-	store := openStore(t)
+	store := apitest.OpenStore(t)
 	var out []*limited
 	for range n {
 		clk := newTestClock()
 		r := rl
 		r.Shared = shared()
-		out = append(out, &limited{h: httpapi.New(httpapi.Options{Logger: discard, Now: clk.Now, RateLimit: r, Board: boardapi.New(boardapi.Options{Store: store})}), clk: clk})
+		out = append(out, &limited{h: httpapi.New(httpapi.Options{Logger: apitest.Discard, Now: clk.Now, RateLimit: r, Board: boardapi.New(boardapi.Options{Store: store})}), clk: clk})
 	}
 	return out
 }
@@ -77,7 +78,7 @@ func TestSharedLimitsAcrossReplicas(t *testing.T) {
 		Address: httpapi.Rate{Events: 60, Per: time.Hour, Burst: 30}},
 		func() httpapi.SharedLimits { return redistest.Open(t, prefix) })
 	post := func(i int, addr string) *httptest.ResponseRecorder {
-		return rs[i%2].do("POST", "/api/predictions", addr, "flood", jsonBody(t, pred("agent_id", "flood")))
+		return rs[i%2].do("POST", "/api/predictions", addr, "flood", apitest.JSONBody(t, apitest.Pred("agent_id", "flood")))
 	}
 	// One agent budget over two replicas: burst 20, then 429 on both.
 	if diff := cmp.Diff(map[int]int{201: 20, 429: 2}, statuses(22, func(i int) *httptest.ResponseRecorder {
@@ -111,11 +112,11 @@ func TestSharedLimitsRedisGone(t *testing.T) {
 	l := redistest.Open(t, redistest.Prefix(t))
 	var logs logBuffer
 	clk := newTestClock()
-	h := httpapi.New(httpapi.Options{Logger: slog.New(slog.NewTextHandler(&logs, nil)), Now: clk.Now, Board: boardapi.New(boardapi.Options{Store: openStore(t)}),
+	h := httpapi.New(httpapi.Options{Logger: slog.New(slog.NewTextHandler(&logs, nil)), Now: clk.Now, Board: boardapi.New(boardapi.Options{Store: apitest.OpenStore(t)}),
 		RateLimit: httpapi.RateLimit{Agent: httpapi.Rate{Events: 60, Per: time.Hour, Burst: 20}, Shared: l}})
 	srv := &limited{h: h, clk: clk}
 	post := func(int) *httptest.ResponseRecorder {
-		return srv.do("POST", "/api/predictions", "192.0.2.1:1", "a", jsonBody(t, pred("agent_id", "a")))
+		return srv.do("POST", "/api/predictions", "192.0.2.1:1", "a", apitest.JSONBody(t, apitest.Pred("agent_id", "a")))
 	}
 	if diff := cmp.Diff(map[int]int{201: 5}, statuses(5, post)); diff != "" {
 		t.Errorf("with Redis (-want +got):\n%s", diff)
@@ -145,11 +146,11 @@ func TestSharedLimitsUnreachable(t *testing.T) {
 	defer l.Close()
 	var logs logBuffer
 	clk := newTestClock()
-	h := httpapi.New(httpapi.Options{Logger: slog.New(slog.NewTextHandler(&logs, nil)), Now: clk.Now, Board: boardapi.New(boardapi.Options{Store: openStore(t)}),
+	h := httpapi.New(httpapi.Options{Logger: slog.New(slog.NewTextHandler(&logs, nil)), Now: clk.Now, Board: boardapi.New(boardapi.Options{Store: apitest.OpenStore(t)}),
 		RateLimit: httpapi.RateLimit{Agent: httpapi.Rate{Events: 60, Per: time.Minute, Burst: 20}, Shared: l}})
 	srv := &limited{h: h, clk: clk}
 	if diff := cmp.Diff(map[int]int{201: 20, 429: 5}, statuses(25, func(int) *httptest.ResponseRecorder {
-		return srv.do("POST", "/api/predictions", "192.0.2.1:1", "a", jsonBody(t, pred("agent_id", "a")))
+		return srv.do("POST", "/api/predictions", "192.0.2.1:1", "a", apitest.JSONBody(t, apitest.Pred("agent_id", "a")))
 	})); diff != "" {
 		t.Errorf("posts with Redis unreachable (-want +got):\n%s", diff)
 	}
@@ -251,7 +252,7 @@ func TestRateLimitFailedWritesFree(t *testing.T) {
 			}
 			// The whole burst is still the victim's.
 			if diff := cmp.Diff(map[int]int{201: 20, 429: 1}, statuses(21, func(int) *httptest.ResponseRecorder {
-				return l.do("POST", "/api/predictions", "192.0.2.1:1", "victim", jsonBody(t, pred("agent_id", "victim")))
+				return l.do("POST", "/api/predictions", "192.0.2.1:1", "victim", apitest.JSONBody(t, apitest.Pred("agent_id", "victim")))
 			})); diff != "" {
 				t.Errorf("the victim's own posts (-want +got):\n%s", diff)
 			}

@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/predictions-md/predictions/boardapi"
 	"github.com/predictions-md/predictions/httpapi"
+	"github.com/predictions-md/predictions/internal/apitest"
 )
 
 func TestParseRate(t *testing.T) {
@@ -100,9 +101,9 @@ type limited struct {
 func newLimited(t testing.TB, rl httpapi.RateLimit, withBoard bool) *limited {
 	t.Helper()
 	clk := newTestClock()
-	opt := httpapi.Options{Logger: discard, Now: clk.Now, RateLimit: rl}
+	opt := httpapi.Options{Logger: apitest.Discard, Now: clk.Now, RateLimit: rl}
 	if withBoard {
-		opt.Board = boardapi.New(boardapi.Options{Store: openStore(t)})
+		opt.Board = boardapi.New(boardapi.Options{Store: apitest.OpenStore(t)})
 	}
 	return &limited{h: httpapi.New(opt), clk: clk}
 }
@@ -116,7 +117,7 @@ func (l *limited) do(method, path, addr, agent string, body []byte) *httptest.Re
 	req := httptest.NewRequest(method, path, rd)
 	req.RemoteAddr = addr
 	if agent != "" {
-		req.Header = bearerH(agent)
+		req.Header = apitest.BearerH(agent)
 	}
 	rec := httptest.NewRecorder()
 	l.h.ServeHTTP(rec, req)
@@ -135,7 +136,7 @@ func statuses(n int, do func(i int) *httptest.ResponseRecorder) map[int]int {
 func TestRateLimitAgent(t *testing.T) {
 	l := newLimited(t, httpapi.RateLimit{Agent: httpapi.Rate{Events: 60, Per: time.Minute, Burst: 20}}, true)
 	post := func(agent string) *httptest.ResponseRecorder {
-		return l.do("POST", "/api/predictions", "192.0.2.1:1000", agent, jsonBody(t, pred("agent_id", agent)))
+		return l.do("POST", "/api/predictions", "192.0.2.1:1000", agent, apitest.JSONBody(t, apitest.Pred("agent_id", agent)))
 	}
 	// The burst, then 429s; another agent on the same address is not affected.
 	if diff := cmp.Diff(map[int]int{201: 20, 429: 5}, statuses(25, func(int) *httptest.ResponseRecorder { return post("flood") })); diff != "" {
@@ -148,7 +149,7 @@ func TestRateLimitAgent(t *testing.T) {
 	if rec.Code != 429 || rec.Header().Get("Retry-After") != "1" {
 		t.Fatalf("over the limit: %d, Retry-After %q", rec.Code, rec.Header().Get("Retry-After"))
 	}
-	p := problemOf(t, rec.Body.Bytes())
+	p := apitest.ProblemOf(t, rec.Body.Bytes())
 	if p.Error != `rate limit: agent "flood" is over its limit of 60 writes a minute (bursts of 20)` ||
 		!strings.HasPrefix(p.Hint, "retry after 1 s") || !strings.HasSuffix(p.Docs, "#create_prediction") {
 		t.Errorf("problem = %+v", p)
@@ -198,7 +199,7 @@ func TestRateLimitAddress(t *testing.T) {
 		t.Errorf("210 reads from one address: %v, want 200 answered and 10 refused", got)
 	}
 	rec := l.do("GET", "/api/v1/convert_odds?value=2", "192.0.2.1:2", "", nil) // another port, same address
-	p := problemOf(t, rec.Body.Bytes())
+	p := apitest.ProblemOf(t, rec.Body.Bytes())
 	if rec.Code != 429 || rec.Header().Get("Retry-After") != "1" || rec.Header().Get("Access-Control-Allow-Origin") != "*" ||
 		p.Error != "rate limit: client address 192.0.2.1 is over its limit of 1200 reads (GET, HEAD and OPTIONS requests) a minute (bursts of 200)" {
 		t.Errorf("over the limit: %d %v %+v", rec.Code, rec.Header(), p)
@@ -238,7 +239,7 @@ func TestRateLimitForwardedFor(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			clk := newTestClock()
-			h := httpapi.New(httpapi.Options{Logger: discard, Now: clk.Now, TrustProxy: tc.trust,
+			h := httpapi.New(httpapi.Options{Logger: apitest.Discard, Now: clk.Now, TrustProxy: tc.trust,
 				RateLimit: httpapi.RateLimit{Address: httpapi.Rate{Events: 1, Per: time.Hour, Burst: 1}}})
 			first := httptest.NewRequest("GET", "/healthz", nil)
 			first.RemoteAddr = "192.0.2.1:1"
@@ -260,7 +261,7 @@ func TestRateLimitForwardedFor(t *testing.T) {
 // another address and from the flooding address itself keep getting 200.
 func TestRateLimitReadsNotStarved(t *testing.T) {
 	clk := newTestClock() // frozen: no token comes back during the test
-	srv := httpapi.New(httpapi.Options{Board: boardapi.New(boardapi.Options{Store: openStore(t)}), Logger: discard, Now: clk.Now, TrustProxy: true,
+	srv := httpapi.New(httpapi.Options{Board: boardapi.New(boardapi.Options{Store: apitest.OpenStore(t)}), Logger: apitest.Discard, Now: clk.Now, TrustProxy: true,
 		RateLimit: httpapi.RateLimit{Address: httpapi.Rate{Events: 1200, Per: time.Minute, Burst: 100}}})
 	ts := httptest.NewServer(srv)
 	t.Cleanup(ts.Close)
@@ -272,7 +273,7 @@ func TestRateLimitReadsNotStarved(t *testing.T) {
 		}
 		r, _ := http.NewRequest(method, ts.URL+path, rd)
 		if agent != "" {
-			r.Header = bearerH(agent)
+			r.Header = apitest.BearerH(agent)
 		}
 		r.Header.Set("X-Forwarded-For", from)
 		resp, err := ts.Client().Do(r)
@@ -292,7 +293,7 @@ func TestRateLimitReadsNotStarved(t *testing.T) {
 	for g := range 4 {
 		wg.Go(func() {
 			for i := range 15 {
-				code := req("POST", "/api/predictions", writer, "flood", jsonBody(t, pred("agent_id", "flood", "title", fmt.Sprint(g, i))))
+				code := req("POST", "/api/predictions", writer, "flood", apitest.JSONBody(t, apitest.Pred("agent_id", "flood", "title", fmt.Sprint(g, i))))
 				mu.Lock()
 				writes[code]++
 				mu.Unlock()
@@ -303,7 +304,7 @@ func TestRateLimitReadsNotStarved(t *testing.T) {
 		wg.Go(func() {
 			agent := fmt.Sprintf("crowd-%d", a)
 			for range 10 {
-				code := req("POST", "/api/predictions", writer, agent, jsonBody(t, pred("agent_id", agent)))
+				code := req("POST", "/api/predictions", writer, agent, apitest.JSONBody(t, apitest.Pred("agent_id", agent)))
 				mu.Lock()
 				writes[code]++
 				mu.Unlock()
@@ -357,7 +358,7 @@ func TestRateLimitBounded(t *testing.T) {
 func TestRateLimitOff(t *testing.T) {
 	l := newLimited(t, httpapi.RateLimit{Off: true, Address: httpapi.Rate{Events: 1, Per: time.Hour, Burst: 1}}, true)
 	got := statuses(30, func(i int) *httptest.ResponseRecorder {
-		return l.do("POST", "/api/predictions", "192.0.2.1:1", "agent-a", jsonBody(t, pred()))
+		return l.do("POST", "/api/predictions", "192.0.2.1:1", "agent-a", apitest.JSONBody(t, apitest.Pred()))
 	})
 	if diff := cmp.Diff(map[int]int{201: 30}, got); diff != "" {
 		t.Errorf("with limits off (-want +got):\n%s", diff)

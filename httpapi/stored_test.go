@@ -9,6 +9,7 @@ import (
 
 	"github.com/predictions-md/predictions/boardapi"
 	"github.com/predictions-md/predictions/httpapi"
+	"github.com/predictions-md/predictions/internal/apitest"
 )
 
 // TestStored: the manifest, llms.txt and /terms say what is stored: nothing
@@ -21,7 +22,7 @@ func TestStored(t *testing.T) {
 		board httpapi.Board
 	}{{"no board", nil}, {"board", boardapi.New(boardapi.Options{Store: describeOnly{}})}} {
 		t.Run(tc.name, func(t *testing.T) {
-			ts := httptest.NewServer(httpapi.New(httpapi.Options{Logger: discard, RateLimit: noLimits, Board: tc.board}))
+			ts := httptest.NewServer(httpapi.New(httpapi.Options{Logger: apitest.Discard, RateLimit: apitest.NoLimits, Board: tc.board}))
 			t.Cleanup(ts.Close)
 			get := func(p string) string {
 				resp, err := ts.Client().Get(ts.URL + p)

@@ -12,20 +12,21 @@ import (
 	"github.com/predictions-md/predictions/board"
 	"github.com/predictions-md/predictions/boardapi"
 	"github.com/predictions-md/predictions/httpapi"
+	"github.com/predictions-md/predictions/internal/apitest"
 	"github.com/uptrace/bun/driver/sqliteshim"
 )
 
 // A database that is down answers 503 with Retry-After and a Problem
 // naming the condition, never 500; /healthz says so too.
 func TestDatabaseDown(t *testing.T) {
-	store := openStore(t)
-	l := &limited{h: httpapi.New(httpapi.Options{Logger: discard, Board: boardapi.New(boardapi.Options{Store: store})}), clk: newTestClock()}
+	store := apitest.OpenStore(t)
+	l := &limited{h: httpapi.New(httpapi.Options{Logger: apitest.Discard, Board: boardapi.New(boardapi.Options{Store: store})}), clk: newTestClock()}
 	if rec := l.do("GET", "/healthz", "192.0.2.1:1", "", nil); rec.Code != 200 {
 		t.Fatalf("healthz with the database up: %d %s", rec.Code, rec.Body)
 	}
 	store.Close()
 	for _, tc := range []struct{ method, path, agent, body string }{
-		{"POST", "/api/predictions", "a", string(jsonBody(t, pred("agent_id", "a")))},
+		{"POST", "/api/predictions", "a", string(apitest.JSONBody(t, apitest.Pred("agent_id", "a")))},
 		{"POST", "/api/predictions/01900000-0000-7000-8000-000000000000/reactions", "a", `{"agent_id":"a","reaction":"agree"}`},
 		{"GET", "/api/predictions", "", ""},
 		{"GET", "/api/agents", "", ""},
@@ -65,7 +66,7 @@ func TestDatabaseLocked(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer store.Close()
-	l := &limited{h: httpapi.New(httpapi.Options{Logger: discard, Board: boardapi.New(boardapi.Options{Store: store})}), clk: newTestClock()}
+	l := &limited{h: httpapi.New(httpapi.Options{Logger: apitest.Discard, Board: boardapi.New(boardapi.Options{Store: store})}), clk: newTestClock()}
 	other, err := sql.Open(sqliteshim.ShimName, path)
 	if err != nil {
 		t.Fatal(err)
@@ -82,7 +83,7 @@ func TestDatabaseLocked(t *testing.T) {
 	if rec := l.do("GET", "/healthz", "192.0.2.1:1", "", nil); rec.Code != 503 || rec.Header().Get("Retry-After") != "5" {
 		t.Errorf("healthz with the file locked: %d %s", rec.Code, rec.Body)
 	}
-	if rec := l.do("POST", "/api/predictions", "192.0.2.1:1", "a", jsonBody(t, pred("agent_id", "a"))); rec.Code != 503 {
+	if rec := l.do("POST", "/api/predictions", "192.0.2.1:1", "a", apitest.JSONBody(t, apitest.Pred("agent_id", "a"))); rec.Code != 503 {
 		t.Errorf("post with the file locked: %d %s", rec.Code, rec.Body)
 	}
 	if rec := l.do("GET", "/api/predictions", "192.0.2.1:1", "", nil); rec.Code != 200 {
@@ -94,7 +95,7 @@ func TestDatabaseLocked(t *testing.T) {
 	if rec := l.do("GET", "/healthz", "192.0.2.1:1", "", nil); rec.Code != 200 {
 		t.Errorf("healthz after the lock: %d %s", rec.Code, rec.Body)
 	}
-	if rec := l.do("POST", "/api/predictions", "192.0.2.1:1", "a", jsonBody(t, pred("agent_id", "a"))); rec.Code != 201 {
+	if rec := l.do("POST", "/api/predictions", "192.0.2.1:1", "a", apitest.JSONBody(t, apitest.Pred("agent_id", "a"))); rec.Code != 201 {
 		t.Errorf("post after the lock (the failed one spent nothing): %d %s", rec.Code, rec.Body)
 	}
 }

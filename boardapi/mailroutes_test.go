@@ -1,4 +1,4 @@
-package httpapi_test
+package boardapi_test
 
 import (
 	"bytes"
@@ -16,6 +16,7 @@ import (
 	"github.com/predictions-md/predictions/boardapi"
 	"github.com/predictions-md/predictions/email"
 	"github.com/predictions-md/predictions/httpapi"
+	"github.com/predictions-md/predictions/internal/apitest"
 )
 
 // sentMail is a message as parsed and as sent (Header: the raw bytes, for
@@ -55,7 +56,7 @@ var confirmLink = regexp.MustCompile(`https://predictions\.example\.org(/api/age
 
 // confirm opens the link of the confirmation message to addr, as a person
 // would: GET shows a page and confirms nothing, its button POSTs.
-func confirm(t *testing.T, e *env, s *board.Store, addr string) {
+func confirm(t *testing.T, e *apitest.Env, s *board.Store, addr string) {
 	t.Helper()
 	var link string
 	for _, m := range mailMessages(t, s, addr) {
@@ -66,13 +67,13 @@ func confirm(t *testing.T, e *env, s *board.Store, addr string) {
 	if link == "" {
 		t.Fatalf("no confirmation message to %s", addr)
 	}
-	resp, page := e.do(t, http.MethodGet, link, nil, nil, anyValid)
+	resp, page := e.Do(t, http.MethodGet, link, nil, nil, apitest.AnyValid)
 	if resp.StatusCode != 200 || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html") ||
 		!bytes.Contains(page, []byte(`<form method="post"`)) || resp.Header.Get("Referrer-Policy") != "no-referrer" {
 		t.Fatalf("GET %s: %d %s", link, resp.StatusCode, page)
 	}
-	resp, body := e.do(t, http.MethodPost, link, nil, http.Header{"Content-Type": {"application/x-www-form-urlencoded"}}, anyValid)
-	if resp.StatusCode != 200 || decodeMap(t, body)["status"] != "email_confirmed" {
+	resp, body := e.Do(t, http.MethodPost, link, nil, http.Header{"Content-Type": {"application/x-www-form-urlencoded"}}, apitest.AnyValid)
+	if resp.StatusCode != 200 || apitest.DecodeMap(t, body)["status"] != "email_confirmed" {
 		t.Fatalf("POST %s: %d %s", link, resp.StatusCode, body)
 	}
 }
@@ -83,7 +84,7 @@ type clockAt struct{ ns atomic.Int64 }
 func (c *clockAt) Now() time.Time          { return time.Unix(0, c.ns.Load()).UTC() }
 func (c *clockAt) Advance(d time.Duration) { c.ns.Add(int64(d)) }
 
-func optInEnv(t *testing.T) (*env, *board.Store, *clockAt) {
+func optInEnv(t *testing.T) (*apitest.Env, *board.Store, *clockAt) {
 	t.Helper()
 	clk := &clockAt{}
 	clk.ns.Store(time.Date(2026, 11, 25, 8, 0, 0, 0, time.UTC).UnixNano())
@@ -93,7 +94,7 @@ func optInEnv(t *testing.T) (*env, *board.Store, *clockAt) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	return newEnv(t, httpapi.Options{Board: boardapi.New(boardapi.Options{Store: s, ModeratorToken: modToken})}), s, clk
+	return apitest.NewEnv(t, httpapi.Options{Board: boardapi.New(boardapi.Options{Store: s, ModeratorToken: apitest.ModToken})}), s, clk
 }
 
 // TestDoubleOptIn: a registered address gets one confirmation message and
@@ -109,7 +110,7 @@ func TestDoubleOptIn(t *testing.T) {
 		if sub != nil {
 			body["subscribe"] = sub
 		}
-		return e.post(t, "/api/agents", agent, body, mustPass, want)
+		return e.Post(t, "/api/agents", agent, body, apitest.MustPass, want)
 	}
 	m := reg("ada", "ada@example.org", "all", 201)
 	if m["status"] != "confirmation_sent" {
@@ -119,7 +120,7 @@ func TestDoubleOptIn(t *testing.T) {
 	reg("cy", "cy@example.org", nil, 201) // default: no new predictions
 
 	// Before confirming: a post queues nothing for them.
-	createPred(t, e, "agent_id", "poster", "domain", "AI")
+	apitest.CreatePred(t, e, "agent_id", "poster", "domain", "AI")
 	msgs := mailMessages(t, s, "ada@example.org")
 	if len(msgs) != 1 || !strings.HasPrefix(msgs[0].Subject, "Confirm your address for agent ada") {
 		t.Fatalf("ada got %d messages before confirming, want only the confirmation: %v", len(msgs), msgs)
@@ -132,31 +133,31 @@ func TestDoubleOptIn(t *testing.T) {
 	}
 	// GET (a mail scanner) confirms nothing.
 	for range 3 {
-		e.do(t, http.MethodGet, link, nil, nil, anyValid)
+		e.Do(t, http.MethodGet, link, nil, nil, apitest.AnyValid)
 	}
-	createPred(t, e, "agent_id", "poster", "domain", "AI")
+	apitest.CreatePred(t, e, "agent_id", "poster", "domain", "AI")
 	if got := mailMessages(t, s, "ada@example.org"); len(got) != 0 {
 		t.Errorf("after GETs of the link ada got %d messages, want 0", len(got))
 	}
 	// The token in a JSON body confirms; the second use is 410.
 	tok := link[strings.Index(link, "token=")+len("token="):]
 	path := "/api/agents/ada/email/confirm"
-	if c := e.post(t, path, "", map[string]any{"token": tok}, mustPass, 200); c["email"] != "ada@example.org" {
+	if c := e.Post(t, path, "", map[string]any{"token": tok}, apitest.MustPass, 200); c["email"] != "ada@example.org" {
 		t.Errorf("confirm: %v", c)
 	}
-	resp, body := e.do(t, http.MethodPost, path, jsonBody(t, map[string]any{"token": tok}), http.Header{"Content-Type": {"application/json"}}, mustPass)
-	if resp.StatusCode != 410 || !strings.HasPrefix(problemOf(t, body).Error, "token:") {
+	resp, body := e.Do(t, http.MethodPost, path, apitest.JSONBody(t, map[string]any{"token": tok}), http.Header{"Content-Type": {"application/json"}}, apitest.MustPass)
+	if resp.StatusCode != 410 || !strings.HasPrefix(apitest.ProblemOf(t, body).Error, "token:") {
 		t.Errorf("second use: %d %s, want 410 naming token", resp.StatusCode, body)
 	}
-	resp, body = e.do(t, http.MethodPost, "/api/agents/bob/email/confirm", jsonBody(t, map[string]any{"token": tok}), http.Header{"Content-Type": {"application/json"}}, mustPass)
-	if resp.StatusCode != 404 || !strings.HasPrefix(problemOf(t, body).Error, "token:") {
+	resp, body = e.Do(t, http.MethodPost, "/api/agents/bob/email/confirm", apitest.JSONBody(t, map[string]any{"token": tok}), http.Header{"Content-Type": {"application/json"}}, apitest.MustPass)
+	if resp.StatusCode != 404 || !strings.HasPrefix(apitest.ProblemOf(t, body).Error, "token:") {
 		t.Errorf("another agent's token: %d %s, want 404 naming token", resp.StatusCode, body)
 	}
 	confirm(t, e, s, "bob@example.org")
 	confirm(t, e, s, "cy@example.org")
 
 	// Subscriptions: ada (all) gets an AI prediction, bob (Science) not, cy (none) not.
-	id := createPred(t, e, "agent_id", "poster", "domain", "AI")
+	id := apitest.CreatePred(t, e, "agent_id", "poster", "domain", "AI")
 	got := map[string]int{}
 	for _, a := range []string{"ada@example.org", "bob@example.org", "cy@example.org"} {
 		got[a] = len(mailMessages(t, s, a))
@@ -164,13 +165,13 @@ func TestDoubleOptIn(t *testing.T) {
 	if got["ada@example.org"] != 1 || got["bob@example.org"] != 0 || got["cy@example.org"] != 0 {
 		t.Errorf("notifications of an AI prediction: %v; want ada only", got)
 	}
-	createPred(t, e, "agent_id", "poster", "domain", "Science")
+	apitest.CreatePred(t, e, "agent_id", "poster", "domain", "Science")
 	if n := len(mailMessages(t, s, "bob@example.org")); n != 1 {
 		t.Errorf("bob got %d notifications of a Science prediction, want 1", n)
 	}
 	// Replies go to followers with confirmed addresses: cy reacted, so cy follows.
-	e.post(t, "/api/predictions/"+id+"/reactions", "cy", map[string]any{"agent_id": "cy", "reaction": "agree"}, mustPass, 201)
-	e.post(t, "/api/predictions/"+id+"/threads", "ada", map[string]any{"agent_id": "ada", "body": "Noted."}, mustPass, 201)
+	e.Post(t, "/api/predictions/"+id+"/reactions", "cy", map[string]any{"agent_id": "cy", "reaction": "agree"}, apitest.MustPass, 201)
+	e.Post(t, "/api/predictions/"+id+"/threads", "ada", map[string]any{"agent_id": "ada", "body": "Noted."}, apitest.MustPass, 201)
 	cyMsgs := mailMessages(t, s, "cy@example.org")
 	if len(cyMsgs) != 1 {
 		t.Fatalf("cy got %d reply notifications, want 1", len(cyMsgs))
@@ -181,26 +182,26 @@ func TestDoubleOptIn(t *testing.T) {
 	if unsub == nil {
 		t.Fatalf("the reply notification lacks List-Unsubscribe:\n%s", cyMsgs[0].Header)
 	}
-	resp, page := e.do(t, http.MethodGet, unsub[1], nil, nil, anyValid)
+	resp, page := e.Do(t, http.MethodGet, unsub[1], nil, nil, apitest.AnyValid)
 	if resp.StatusCode != 200 || !bytes.Contains(page, []byte("Unsubscribe</button>")) {
 		t.Errorf("GET of the unsubscribe link: %d %s", resp.StatusCode, page)
 	}
-	e.post(t, "/api/predictions/"+id+"/threads", "ada", map[string]any{"agent_id": "ada", "body": "Still noted."}, mustPass, 201)
-	resp, body = e.do(t, http.MethodPost, unsub[1], []byte("List-Unsubscribe=One-Click"),
-		http.Header{"Content-Type": {"application/x-www-form-urlencoded"}}, anyValid)
-	if m := decodeMap(t, body); resp.StatusCode != 200 || m["status"] != "unsubscribed" || m["email"] != "cy@example.org" {
+	e.Post(t, "/api/predictions/"+id+"/threads", "ada", map[string]any{"agent_id": "ada", "body": "Still noted."}, apitest.MustPass, 201)
+	resp, body = e.Do(t, http.MethodPost, unsub[1], []byte("List-Unsubscribe=One-Click"),
+		http.Header{"Content-Type": {"application/x-www-form-urlencoded"}}, apitest.AnyValid)
+	if m := apitest.DecodeMap(t, body); resp.StatusCode != 200 || m["status"] != "unsubscribed" || m["email"] != "cy@example.org" {
 		t.Errorf("one-click unsubscribe: %d %s", resp.StatusCode, body)
 	}
-	e.post(t, "/api/predictions/"+id+"/threads", "ada", map[string]any{"agent_id": "ada", "body": "And again."}, mustPass, 201)
+	e.Post(t, "/api/predictions/"+id+"/threads", "ada", map[string]any{"agent_id": "ada", "body": "And again."}, apitest.MustPass, 201)
 	if n := len(mailMessages(t, s, "cy@example.org")); n != 0 {
 		t.Errorf("cy got %d messages after unsubscribing (queued before or after), want 0", n)
 	}
-	resp, body = e.do(t, http.MethodPost, unsub[1], nil, nil, anyValid)
-	if m := decodeMap(t, body); resp.StatusCode != 200 || m["status"] != "already_unsubscribed" {
+	resp, body = e.Do(t, http.MethodPost, unsub[1], nil, nil, apitest.AnyValid)
+	if m := apitest.DecodeMap(t, body); resp.StatusCode != 200 || m["status"] != "already_unsubscribed" {
 		t.Errorf("unsubscribing again: %d %s", resp.StatusCode, body)
 	}
-	resp, body = e.do(t, http.MethodPost, board.UnsubscribePath+"?token=guess", nil, nil, anyValid)
-	if resp.StatusCode != 404 || !strings.HasPrefix(problemOf(t, body).Error, "token:") {
+	resp, body = e.Do(t, http.MethodPost, board.UnsubscribePath+"?token=guess", nil, nil, apitest.AnyValid)
+	if resp.StatusCode != 404 || !strings.HasPrefix(apitest.ProblemOf(t, body).Error, "token:") {
 		t.Errorf("a guessed token: %d %s, want 404 naming token", resp.StatusCode, body)
 	}
 	// "I never asked for this": the unsubscribe link of a confirmation
@@ -209,16 +210,16 @@ func TestDoubleOptIn(t *testing.T) {
 	reg("fay", "fay@example.org", nil, 201)
 	fayMsg := mailMessages(t, s, "fay@example.org")[0]
 	fayUnsub := regexp.MustCompile(`List-Unsubscribe: <https://predictions\.example\.org(\S+)>`).FindStringSubmatch(string(fayMsg.Header))[1]
-	if resp, body := e.do(t, http.MethodPost, fayUnsub, []byte("List-Unsubscribe=One-Click"),
-		http.Header{"Content-Type": {"application/x-www-form-urlencoded"}}, anyValid); resp.StatusCode != 200 {
+	if resp, body := e.Do(t, http.MethodPost, fayUnsub, []byte("List-Unsubscribe=One-Click"),
+		http.Header{"Content-Type": {"application/x-www-form-urlencoded"}}, apitest.AnyValid); resp.StatusCode != 200 {
 		t.Errorf("unsubscribing from the confirmation: %d %s", resp.StatusCode, body)
 	}
-	resp, body = e.do(t, http.MethodPost, confirmLink.FindStringSubmatch(fayMsg.Text)[1], nil, nil, anyValid)
+	resp, body = e.Do(t, http.MethodPost, confirmLink.FindStringSubmatch(fayMsg.Text)[1], nil, nil, apitest.AnyValid)
 	if resp.StatusCode != 410 {
 		t.Errorf("confirming after unsubscribing: %d %s, want 410", resp.StatusCode, body)
 	}
-	resp, body = e.do(t, http.MethodPost, "/api/agents", jsonBody(t, map[string]any{"agent_id": "mallory", "email": "fay@example.org"}), bearerH("mallory"), mustPass)
-	if resp.StatusCode != 429 || resp.Header.Get("Retry-After") == "" || !strings.HasPrefix(problemOf(t, body).Error, "email:") {
+	resp, body = e.Do(t, http.MethodPost, "/api/agents", apitest.JSONBody(t, map[string]any{"agent_id": "mallory", "email": "fay@example.org"}), apitest.BearerH("mallory"), apitest.MustPass)
+	if resp.StatusCode != 429 || resp.Header.Get("Retry-After") == "" || !strings.HasPrefix(apitest.ProblemOf(t, body).Error, "email:") {
 		t.Errorf("registering an unsubscribed address: %d %s, want 429 naming email", resp.StatusCode, body)
 	}
 	if n := len(mailMessages(t, s, "fay@example.org")); n != 0 {
@@ -229,8 +230,8 @@ func TestDoubleOptIn(t *testing.T) {
 	reg("dee", "dee@example.org", nil, 201)
 	deeLink := confirmLink.FindStringSubmatch(mailMessages(t, s, "dee@example.org")[0].Text)[1]
 	clk.Advance(board.ConfirmationLifetime)
-	resp, body = e.do(t, http.MethodPost, deeLink, nil, nil, anyValid)
-	if resp.StatusCode != 410 || !strings.Contains(problemOf(t, body).Error, "expired") {
+	resp, body = e.Do(t, http.MethodPost, deeLink, nil, nil, apitest.AnyValid)
+	if resp.StatusCode != 410 || !strings.Contains(apitest.ProblemOf(t, body).Error, "expired") {
 		t.Errorf("confirming after %s: %d %s, want 410 expired", board.ConfirmationLifetime, resp.StatusCode, body)
 	}
 }
@@ -242,10 +243,10 @@ func TestDoubleOptIn(t *testing.T) {
 func TestRegistrationCaps(t *testing.T) {
 	e, s, clk := optInEnv(t)
 	post := func(agent, addr string) (int, string, string) {
-		resp, body := e.do(t, http.MethodPost, "/api/agents", jsonBody(t, map[string]any{"agent_id": agent, "email": addr}), bearerH(agent), mustPass)
+		resp, body := e.Do(t, http.MethodPost, "/api/agents", apitest.JSONBody(t, map[string]any{"agent_id": agent, "email": addr}), apitest.BearerH(agent), apitest.MustPass)
 		field := ""
 		if resp.StatusCode >= 400 {
-			field, _, _ = strings.Cut(problemOf(t, body).Error, ":")
+			field, _, _ = strings.Cut(apitest.ProblemOf(t, body).Error, ":")
 		}
 		return resp.StatusCode, field, resp.Header.Get("Retry-After")
 	}

@@ -1,4 +1,4 @@
-package httpapi_test
+package boardapi_test
 
 import (
 	"net/http"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/predictions-md/predictions/forecastfile"
+	"github.com/predictions-md/predictions/internal/apitest"
 )
 
 func markdownH(token string) http.Header {
@@ -21,16 +22,16 @@ func markdownH(token string) http.Header {
 // checker, loads into another board, and that board writes the same text.
 func TestBoardFileRoundTrip(t *testing.T) {
 	const mod = "mod-token"
-	a := newBoardEnv(t, mod)
-	id := createPred(t, a, "agent_id", "scout", "confidence", 0.7, "resolves", "Yes if it rains at the station.", "resolve_by", "2026-12-31")
-	createPred(t, a, "agent_id", "skeptic", "title", "Second question", "confidence", "25%")
-	a.post(t, "/api/predictions/"+id+"/forecasts", "skeptic", map[string]any{"agent_id": "skeptic", "p": 0.4, "note": "models disagree"}, mustPass, 201)
-	resp, _ := a.do(t, "POST", "/api/predictions/"+id+"/resolve", []byte(`{"outcome":"yes"}`), bearerH(mod), mustPass)
+	a := apitest.NewBoardEnv(t, mod)
+	id := apitest.CreatePred(t, a, "agent_id", "scout", "confidence", 0.7, "resolves", "Yes if it rains at the station.", "resolve_by", "2026-12-31")
+	apitest.CreatePred(t, a, "agent_id", "skeptic", "title", "Second question", "confidence", "25%")
+	a.Post(t, "/api/predictions/"+id+"/forecasts", "skeptic", map[string]any{"agent_id": "skeptic", "p": 0.4, "note": "models disagree"}, apitest.MustPass, 201)
+	resp, _ := a.Do(t, "POST", "/api/predictions/"+id+"/resolve", []byte(`{"outcome":"yes"}`), apitest.BearerH(mod), apitest.MustPass)
 	if resp.StatusCode != 200 {
 		t.Fatalf("resolve: %d", resp.StatusCode)
 	}
 
-	resp, text := a.do(t, "GET", "/api/predictions.md", nil, nil, mustPass)
+	resp, text := a.Do(t, "GET", "/api/predictions.md", nil, nil, apitest.MustPass)
 	if resp.StatusCode != 200 || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/markdown") {
 		t.Fatalf("GET /api/predictions.md: %d %s", resp.StatusCode, resp.Header.Get("Content-Type"))
 	}
@@ -49,18 +50,18 @@ func TestBoardFileRoundTrip(t *testing.T) {
 		}
 	}
 
-	b := newBoardEnv(t, mod)
+	b := apitest.NewBoardEnv(t, mod)
 	for i, want := range []int{201, 200} { // the second import changes nothing
-		resp, body := b.do(t, "POST", "/api/import", text, markdownH(mod), mustPass)
+		resp, body := b.Do(t, "POST", "/api/import", text, markdownH(mod), apitest.MustPass)
 		if resp.StatusCode != want {
 			t.Fatalf("import %d: %d, want %d: %s", i+1, resp.StatusCode, want, body)
 		}
 	}
-	_, again := b.do(t, "GET", "/api/predictions.md", nil, nil, mustPass)
+	_, again := b.Do(t, "GET", "/api/predictions.md", nil, nil, apitest.MustPass)
 	if diff := cmp.Diff(string(text), string(again)); diff != "" {
 		t.Errorf("export, import, export (-first +second):\n%s", diff)
 	}
-	stats := b.get(t, "/api/stats", 200)
+	stats := b.Get(t, "/api/stats", 200)
 	if got := stats["predictions"]; got != float64(2) {
 		t.Errorf("after two imports the board has %v predictions, want 2", got)
 	}
@@ -68,7 +69,7 @@ func TestBoardFileRoundTrip(t *testing.T) {
 
 func TestBoardFileErrors(t *testing.T) {
 	const mod = "mod-token"
-	e := newBoardEnv(t, mod)
+	e := apitest.NewBoardEnv(t, mod)
 	bad := []byte("# Forecasts\n\n## Will it rain?\n\n- id: rain\n- forecast: 2026-01-02 · 150% · agent:scout\n")
 	tests := []struct {
 		name      string
@@ -81,7 +82,7 @@ func TestBoardFileErrors(t *testing.T) {
 	}{
 		{"no token", "POST", "/api/import", bad, markdownH(""), 401, "Authorization"},
 		{"agent token", "POST", "/api/import", bad, markdownH("scout"), 403, ""},
-		{"JSON", "POST", "/api/import", []byte(`{}`), bearerH(mod), 415, "Content-Type"},
+		{"JSON", "POST", "/api/import", []byte(`{}`), apitest.BearerH(mod), 415, "Content-Type"},
 		{"findings", "POST", "/api/import", bad, markdownH(mod), 400, "file: has"},
 		{"too large", "POST", "/api/import", []byte(strings.Repeat("x", 1<<20+1)), markdownH(mod), 413, "body"},
 		{"limit over", "GET", "/api/predictions.md?limit=1001", nil, nil, 400, "limit"},
@@ -89,11 +90,11 @@ func TestBoardFileErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			resp, body := e.do(t, tt.method, tt.target, tt.body, tt.header, anyValid)
+			resp, body := e.Do(t, tt.method, tt.target, tt.body, tt.header, apitest.AnyValid)
 			if resp.StatusCode != tt.status {
 				t.Fatalf("%d, want %d: %s", resp.StatusCode, tt.status, body)
 			}
-			p := problemOf(t, body)
+			p := apitest.ProblemOf(t, body)
 			if !strings.HasPrefix(p.Error, tt.errPrefix) || p.Hint == "" {
 				t.Errorf("Problem %+v, want an error starting %q and a hint", p, tt.errPrefix)
 			}
@@ -102,7 +103,7 @@ func TestBoardFileErrors(t *testing.T) {
 			}
 		})
 	}
-	if s := e.get(t, "/api/stats", 200)["predictions"]; s != float64(0) {
+	if s := e.Get(t, "/api/stats", 200)["predictions"]; s != float64(0) {
 		t.Errorf("refused imports wrote %v predictions", s)
 	}
 }

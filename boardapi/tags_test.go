@@ -1,18 +1,19 @@
-package httpapi_test
+package boardapi_test
 
 import (
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/predictions-md/predictions/internal/apitest"
 )
 
 // TestBoardTags: tagged replies over HTTP, with every response checked
 // against openapi.json: the reply's kind and reaction, reply_kinds in the
 // feed and the prediction, and the debates of the thread.
 func TestBoardTags(t *testing.T) {
-	e := newBoardEnv(t, "")
-	id := createPred(t, e)
+	e := apitest.NewBoardEnv(t, "")
+	id := apitest.CreatePred(t, e)
 	path := "/api/predictions/" + id + "/threads"
 	reply := func(agent, body, parent string) map[string]any {
 		t.Helper()
@@ -20,7 +21,7 @@ func TestBoardTags(t *testing.T) {
 		if parent != "" {
 			in["parent_id"] = parent
 		}
-		return e.post(t, path, agent, in, mustPass, 201)
+		return e.Post(t, path, agent, in, apitest.MustPass, 201)
 	}
 	agree := reply("agent-b", "[AGREE] the radar shows it", "")
 	r := agree["reply"].(map[string]any)
@@ -44,11 +45,11 @@ func TestBoardTags(t *testing.T) {
 	}
 
 	wantKinds := map[string]any{"plain": 1.0, "agree": 1.0, "disagree": 1.0, "challenge": 1.0, "debate": 1.0}
-	feed := e.get(t, "/api/predictions", 200)
+	feed := e.Get(t, "/api/predictions", 200)
 	if diff := cmp.Diff(wantKinds, feed["predictions"].([]any)[0].(map[string]any)["reply_kinds"]); diff != "" {
 		t.Errorf("feed reply_kinds (-want +got):\n%s", diff)
 	}
-	detail := e.get(t, "/api/predictions/"+id, 200)
+	detail := e.Get(t, "/api/predictions/"+id, 200)
 	p := detail["prediction"].(map[string]any)
 	if diff := cmp.Diff(wantKinds, p["reply_kinds"]); diff != "" {
 		t.Errorf("prediction reply_kinds (-want +got):\n%s", diff)
@@ -63,7 +64,7 @@ func TestBoardTags(t *testing.T) {
 		t.Errorf("detail: %d debates, want 1", n)
 	}
 
-	th := e.get(t, path, 200)
+	th := e.Get(t, path, 200)
 	debates := th["debates"].([]any)
 	if len(debates) != 1 {
 		t.Fatalf("thread debates = %v", debates)

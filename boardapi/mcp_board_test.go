@@ -1,9 +1,10 @@
-package httpapi_test
+package boardapi_test
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -15,17 +16,20 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/predictions-md/predictions/boardapi"
 	"github.com/predictions-md/predictions/httpapi"
+	"github.com/predictions-md/predictions/internal/apitest"
 	"github.com/predictions-md/predictions/internal/tools"
 	"github.com/predictions-md/predictions/mcpserver"
 )
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 // mcpBoard serves the API with a board and the MCP adapter offering the
 // board's routes, wired as cmd/predictions wires them.
 func mcpBoard(t *testing.T, auth boardapi.Auth) *httptest.Server {
 	t.Helper()
 	var h http.Handler
-	boardAPI := boardapi.New(boardapi.Options{Store: openStore(t), Auth: auth, ModeratorToken: "mod-token"})
-	api := httpapi.New(httpapi.Options{Board: boardAPI, Logger: discard,
+	boardAPI := boardapi.New(boardapi.Options{Store: apitest.OpenStore(t), Auth: auth, ModeratorToken: "mod-token"})
+	api := httpapi.New(httpapi.Options{Board: boardAPI, Logger: apitest.Discard,
 		MCP: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) })})
 	var err error
 	h, err = mcpserver.Handler(mcpserver.Options{Board: true, Routes: boardAPI.MCPRoutes()})

@@ -1,4 +1,4 @@
-package httpapi_test
+package boardapi_test
 
 import (
 	"bytes"
@@ -16,6 +16,7 @@ import (
 	"github.com/predictions-md/predictions/boardapi"
 	"github.com/predictions-md/predictions/forecastfile"
 	"github.com/predictions-md/predictions/httpapi"
+	"github.com/predictions-md/predictions/internal/apitest"
 )
 
 func init() {
@@ -24,10 +25,10 @@ func init() {
 }
 
 func TestRegisterAgent(t *testing.T) {
-	e := newBoardEnv(t, "") // no mail: registrations stay unconfirmed
+	e := apitest.NewBoardEnv(t, "") // no mail: registrations stay unconfirmed
 	reg := func(agent string, body map[string]any, want int) map[string]any {
 		t.Helper()
-		return e.post(t, "/api/agents", agent, body, mustPass, want)
+		return e.Post(t, "/api/agents", agent, body, apitest.MustPass, want)
 	}
 	m := reg("ada", map[string]any{"agent_id": "ada", "email": "Ada Lovelace <ada@example.org>"}, 201)
 	a := m["agent"].(map[string]any)
@@ -38,7 +39,7 @@ func TestRegisterAgent(t *testing.T) {
 		fmt.Sprint(m["pending_subscribe"]) != "map[all:false domains:[AI]]" {
 		t.Errorf("another address: %v", m)
 	}
-	createPred(t, e, "agent_id", "poster")
+	apitest.CreatePred(t, e, "agent_id", "poster")
 	if m := reg("poster", map[string]any{"agent_id": "poster", "email": "poster@example.org"}, 200); m["created"] != false ||
 		m["agent"].(map[string]any)["predictions"] != 1.0 {
 		t.Errorf("existing agent: %v", m)
@@ -55,24 +56,24 @@ func TestRegisterAgent(t *testing.T) {
 		{"other bearer", "mallory", map[string]any{"agent_id": "eve", "email": "eve@example.org"}, 403, "agent_id:"},
 		{"unknown domain", "eve", map[string]any{"agent_id": "eve", "email": "eve@example.org", "subscribe": []string{"AI", "Weather"}}, 400, "subscribe[1]:"},
 	} {
-		rv := mustPass
+		rv := apitest.MustPass
 		switch tc.name {
 		case "missing":
-			rv = mustFail
+			rv = apitest.MustFail
 		case "unknown domain": // the schema leaves subscribe to the board
-			rv = anyValid
+			rv = apitest.AnyValid
 		}
-		resp, body := e.do(t, http.MethodPost, "/api/agents", jsonBody(t, tc.body), bearerH(tc.bearer), rv)
-		if resp.StatusCode != tc.status || !strings.HasPrefix(problemOf(t, body).Error, tc.field) {
+		resp, body := e.Do(t, http.MethodPost, "/api/agents", apitest.JSONBody(t, tc.body), apitest.BearerH(tc.bearer), rv)
+		if resp.StatusCode != tc.status || !strings.HasPrefix(apitest.ProblemOf(t, body).Error, tc.field) {
 			t.Errorf("%s: %d %s; want %d naming %s", tc.name, resp.StatusCode, body, tc.status, tc.field)
 		}
 	}
-	resp, _ := e.do(t, http.MethodPost, "/api/agents", jsonBody(t, map[string]any{"agent_id": "eve", "email": "eve@example.org"}), nil, anyValid)
+	resp, _ := e.Do(t, http.MethodPost, "/api/agents", apitest.JSONBody(t, map[string]any{"agent_id": "eve", "email": "eve@example.org"}), nil, apitest.AnyValid)
 	if resp.StatusCode != 401 {
 		t.Errorf("without Authorization: %d, want 401", resp.StatusCode)
 	}
 	// Addresses are never published.
-	_, body := e.do(t, http.MethodGet, "/api/agents", nil, nil, mustPass)
+	_, body := e.Do(t, http.MethodGet, "/api/agents", nil, nil, apitest.MustPass)
 	if bytes.Contains(body, []byte("example.net")) || bytes.Contains(body, []byte("poster@")) {
 		t.Errorf("the agent list shows addresses: %s", body)
 	}
@@ -80,19 +81,19 @@ func TestRegisterAgent(t *testing.T) {
 
 // mailEnv is a board with e-mail on, the moderator token, and a prediction
 // whose id replaces the one in the email package's test messages.
-func mailEnv(t *testing.T) (*env, string) {
+func mailEnv(t *testing.T) (*apitest.Env, string) {
 	t.Helper()
 	s, err := board.Open(context.Background(), filepath.Join(t.TempDir(), "board.db"), board.Options{
-		Now: tickClock(), Flag: forecastfile.Flags,
+		Now: apitest.TickClock(), Flag: forecastfile.Flags,
 		Mail: &board.MailOptions{From: mail.Address{Address: "board@predictions.example.org"}, BaseURL: "https://predictions.example.org"},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	e := newEnv(t, httpapi.Options{Board: boardapi.New(boardapi.Options{Store: s, ModeratorToken: modToken})})
-	id := createPred(t, e, "agent_id", "author")
-	e.post(t, "/api/agents", "ada", map[string]any{"agent_id": "ada", "email": "ada.lovelace@gmail.com"}, mustPass, 201)
+	e := apitest.NewEnv(t, httpapi.Options{Board: boardapi.New(boardapi.Options{Store: s, ModeratorToken: apitest.ModToken})})
+	id := apitest.CreatePred(t, e, "agent_id", "author")
+	e.Post(t, "/api/agents", "ada", map[string]any{"agent_id": "ada", "email": "ada.lovelace@gmail.com"}, apitest.MustPass, 201)
 	confirm(t, e, s, "ada.lovelace@gmail.com")
 	return e, id
 }
@@ -123,48 +124,48 @@ func TestInboundEmail(t *testing.T) {
 	}{
 		{"no token", gmail, http.Header{"Content-Type": {"message/rfc822"}}, 401, "Authorization:"},
 		{"agent token", gmail, rfc822("ada"), 403, "Authorization:"},
-		{"JSON", gmail, http.Header{"Authorization": {"Bearer " + modToken}, "Content-Type": {"application/json"}}, 415, "Content-Type:"},
-		{"too large", append(bytes.Clone(gmail), bytes.Repeat([]byte("x"), boardapi.MaxMessageBytes)...), rfc822(modToken), 413, "body:"},
-		{"malformed", eml(t, "bad-from.eml", id), rfc822(modToken), 400, "From:"},
-		{"unknown sender", bytes.Replace(gmail, []byte("ada.lovelace@gmail.com"), []byte("stranger@example.org"), 1), rfc822(modToken), 422, "From:"},
-		{"auto-reply", eml(t, "auto-reply.eml", id), rfc822(modToken), 422, "Auto-Submitted:"},
-		{"no prediction", eml(t, "gmail-reply.eml", "not.a.prediction"), rfc822(modToken), 422, "In-Reply-To:"},
-		{"gone", eml(t, "gmail-reply.eml", "0192f3a4-0000-7000-8000-000000000000"), rfc822(modToken), 404, "In-Reply-To:"},
+		{"JSON", gmail, http.Header{"Authorization": {"Bearer " + apitest.ModToken}, "Content-Type": {"application/json"}}, 415, "Content-Type:"},
+		{"too large", append(bytes.Clone(gmail), bytes.Repeat([]byte("x"), boardapi.MaxMessageBytes)...), rfc822(apitest.ModToken), 413, "body:"},
+		{"malformed", eml(t, "bad-from.eml", id), rfc822(apitest.ModToken), 400, "From:"},
+		{"unknown sender", bytes.Replace(gmail, []byte("ada.lovelace@gmail.com"), []byte("stranger@example.org"), 1), rfc822(apitest.ModToken), 422, "From:"},
+		{"auto-reply", eml(t, "auto-reply.eml", id), rfc822(apitest.ModToken), 422, "Auto-Submitted:"},
+		{"no prediction", eml(t, "gmail-reply.eml", "not.a.prediction"), rfc822(apitest.ModToken), 422, "In-Reply-To:"},
+		{"gone", eml(t, "gmail-reply.eml", "0192f3a4-0000-7000-8000-000000000000"), rfc822(apitest.ModToken), 404, "In-Reply-To:"},
 	}
 	for _, r := range refusals {
-		rv := mustPass
+		rv := apitest.MustPass
 		switch r.status {
 		case 415:
-			rv = mustFail
+			rv = apitest.MustFail
 		case 401, 403, 413: // authentication and size are not checked by the validator
-			rv = anyValid
+			rv = apitest.AnyValid
 		}
-		resp, body := e.do(t, http.MethodPost, path, r.body, r.header, rv)
-		if resp.StatusCode != r.status || !strings.HasPrefix(problemOf(t, body).Error, r.prefix) {
-			t.Errorf("%s: %d %s; want %d naming %s", r.name, resp.StatusCode, trim(body), r.status, r.prefix)
+		resp, body := e.Do(t, http.MethodPost, path, r.body, r.header, rv)
+		if resp.StatusCode != r.status || !strings.HasPrefix(apitest.ProblemOf(t, body).Error, r.prefix) {
+			t.Errorf("%s: %d %s; want %d naming %s", r.name, resp.StatusCode, apitest.Trim(body), r.status, r.prefix)
 		}
 	}
 	// Nothing was recorded by the refusals.
-	if th := e.get(t, "/api/predictions/"+id+"/threads", 200); th["count"] != 0.0 {
+	if th := e.Get(t, "/api/predictions/"+id+"/threads", 200); th["count"] != 0.0 {
 		t.Fatalf("refusals recorded replies: %v", th["count"])
 	}
 
-	resp, body := e.do(t, http.MethodPost, path, gmail, rfc822(modToken), mustPass)
+	resp, body := e.Do(t, http.MethodPost, path, gmail, rfc822(apitest.ModToken), apitest.MustPass)
 	if resp.StatusCode != 201 {
 		t.Fatalf("gmail reply: %d %s", resp.StatusCode, body)
 	}
-	m := decodeMap(t, body)
+	m := apitest.DecodeMap(t, body)
 	r := m["reply"].(map[string]any)
 	if r["agent_id"] != "ada" || r["kind"] != "challenge" || !strings.HasPrefix(r["body"].(string), "[challenge] Helion") ||
 		strings.Contains(r["body"].(string), "wrote:") || !strings.Contains(m["summary"].(string), "by e-mail from ada.lovelace@gmail.com") {
 		t.Errorf("recorded reply: %v", m)
 	}
 	// The same message again: 200, status duplicate, the same reply, nothing recorded.
-	resp, body = e.do(t, http.MethodPost, path, gmail, rfc822(modToken), mustPass)
-	if d := decodeMap(t, body); resp.StatusCode != 200 || d["status"] != "duplicate" || d["reply_id"] != r["id"] {
-		t.Errorf("the same message again: %d %s; want 200, duplicate of %v", resp.StatusCode, trim(body), r["id"])
+	resp, body = e.Do(t, http.MethodPost, path, gmail, rfc822(apitest.ModToken), apitest.MustPass)
+	if d := apitest.DecodeMap(t, body); resp.StatusCode != 200 || d["status"] != "duplicate" || d["reply_id"] != r["id"] {
+		t.Errorf("the same message again: %d %s; want 200, duplicate of %v", resp.StatusCode, apitest.Trim(body), r["id"])
 	}
-	p := e.get(t, "/api/predictions/"+id, 200)["prediction"].(map[string]any)
+	p := e.Get(t, "/api/predictions/"+id, 200)["prediction"].(map[string]any)
 	if k := p["reply_kinds"].(map[string]any); k["challenge"] != 1.0 {
 		t.Errorf("reply_kinds = %v", k)
 	}
@@ -172,9 +173,9 @@ func TestInboundEmail(t *testing.T) {
 
 // TestInboundEmailOff: without a moderator token the route answers 403.
 func TestInboundEmailOff(t *testing.T) {
-	e := newBoardEnv(t, "")
-	resp, body := e.do(t, http.MethodPost, "/api/inbound/email", []byte("From: a@b.org\r\n\r\nhi\r\n"), rfc822("x"), anyValid)
-	if resp.StatusCode != 403 || !strings.Contains(problemOf(t, body).Error, "no moderator token") {
+	e := apitest.NewBoardEnv(t, "")
+	resp, body := e.Do(t, http.MethodPost, "/api/inbound/email", []byte("From: a@b.org\r\n\r\nhi\r\n"), rfc822("x"), apitest.AnyValid)
+	if resp.StatusCode != 403 || !strings.Contains(apitest.ProblemOf(t, body).Error, "no moderator token") {
 		t.Errorf("%d %s", resp.StatusCode, body)
 	}
 }

@@ -1,4 +1,4 @@
-package httpapi_test
+package boardapi_test
 
 import (
 	"bytes"
@@ -14,6 +14,7 @@ import (
 	"github.com/predictions-md/predictions/board"
 	"github.com/predictions-md/predictions/boardapi"
 	"github.com/predictions-md/predictions/httpapi"
+	"github.com/predictions-md/predictions/internal/apitest"
 )
 
 // postRoute is a POST route of the board, as the manifest publishes it.
@@ -36,9 +37,9 @@ const (
 // boardPosts reads the POST routes from the server's manifest, so that a
 // route added to the table is walked without editing the tests. Every POST
 // route must be of a known kind.
-func boardPosts(t *testing.T, e *env) (agent []postRoute) {
+func boardPosts(t *testing.T, e *apitest.Env) (agent []postRoute) {
 	t.Helper()
-	_, body := e.do(t, "GET", httpapi.ManifestPath, nil, nil, mustPass)
+	_, body := e.Do(t, "GET", httpapi.ManifestPath, nil, nil, apitest.MustPass)
 	var m struct {
 		Board []postRoute `json:"board"`
 	}
@@ -49,7 +50,7 @@ func boardPosts(t *testing.T, e *env) (agent []postRoute) {
 		if r.Method != http.MethodPost {
 			continue
 		}
-		r.URL = strings.TrimPrefix(r.URL, e.ts.URL)
+		r.URL = strings.TrimPrefix(r.URL, e.TS.URL)
 		switch r.Authorization {
 		case authIDText, authKeyText:
 			agent = append(agent, r)
@@ -79,16 +80,16 @@ func agentOf(t *testing.T, body []byte) string {
 
 // send posts body to path with the Authorization header (none when auth
 // is "") and returns the status, the header and the decoded body.
-func send(t *testing.T, e *env, path, auth string, body []byte) (int, http.Header, map[string]any) {
+func send(t *testing.T, e *apitest.Env, path, auth string, body []byte) (int, http.Header, map[string]any) {
 	t.Helper()
 	h := http.Header{"Content-Type": {"application/json"}}
 	if auth != "" {
 		h.Set("Authorization", auth)
 	}
-	resp, got := e.do(t, "POST", path, body, h, anyValid)
+	resp, got := e.Do(t, "POST", path, body, h, apitest.AnyValid)
 	var m map[string]any
 	if len(got) > 0 {
-		m = decodeMap(t, got)
+		m = apitest.DecodeMap(t, got)
 	}
 	return resp.StatusCode, resp.Header, m
 }
@@ -97,8 +98,8 @@ func send(t *testing.T, e *env, path, auth string, body []byte) (int, http.Heade
 // agent (read from the manifest, so new routes are covered): no bearer is
 // 401 with WWW-Authenticate, another agent's id 403, the body's own 2xx.
 func TestImpersonation(t *testing.T) {
-	e := newBoardEnv(t, modToken)
-	id := createPred(t, e)
+	e := apitest.NewBoardEnv(t, apitest.ModToken)
+	id := apitest.CreatePred(t, e)
 	for _, r := range boardPosts(t, e) {
 		path := strings.Replace(r.URL, "{id}", id, 1)
 		agent := agentOf(t, r.ExampleBody)
@@ -133,19 +134,19 @@ func TestImpersonation(t *testing.T) {
 	}
 }
 
-func newKeyEnv(t *testing.T) (*env, string) {
+func newKeyEnv(t *testing.T) (*apitest.Env, string) {
 	t.Helper()
 	dir := t.TempDir()
-	s, err := board.Open(t.Context(), filepath.Join(dir, "board.db"), board.Options{Now: tickClock()})
+	s, err := board.Open(t.Context(), filepath.Join(dir, "board.db"), board.Options{Now: apitest.TickClock()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	return newEnv(t, httpapi.Options{Board: boardapi.New(boardapi.Options{Store: s, Auth: boardapi.AuthKeys, ModeratorToken: modToken})}), dir
+	return apitest.NewEnv(t, httpapi.Options{Board: boardapi.New(boardapi.Options{Store: s, Auth: boardapi.AuthKeys, ModeratorToken: apitest.ModToken})}), dir
 }
 
 // register posts to the key route and returns the key.
-func register(t *testing.T, e *env, agent, auth string, want int) string {
+func register(t *testing.T, e *apitest.Env, agent, auth string, want int) string {
 	t.Helper()
 	status, h, m := send(t, e, "/api/agents/"+agent+"/key", auth, nil)
 	if status != want {
@@ -165,7 +166,7 @@ func register(t *testing.T, e *env, agent, auth string, want int) string {
 func TestKeyMode(t *testing.T) {
 	e, _ := newKeyEnv(t)
 	hostKey := register(t, e, "host", "", 201)
-	status, _, m := send(t, e, "/api/predictions", "Bearer "+hostKey, jsonBody(t, pred("agent_id", "host")))
+	status, _, m := send(t, e, "/api/predictions", "Bearer "+hostKey, apitest.JSONBody(t, apitest.Pred("agent_id", "host")))
 	if status != 201 {
 		t.Fatalf("create with a key: %d %v", status, m)
 	}
@@ -184,7 +185,7 @@ func TestKeyMode(t *testing.T) {
 		}
 		agent := agentOf(t, r.ExampleBody) + "-" + r.Name
 		body["agent_id"] = agent
-		r.ExampleBody = jsonBody(t, body)
+		r.ExampleBody = apitest.JSONBody(t, body)
 		t.Run(r.Name, func(t *testing.T) {
 			check := func(name, auth string, want int, hintHas string) {
 				t.Helper()
@@ -232,7 +233,7 @@ func flip(c byte) string {
 // the database files.
 func TestKeyRoute(t *testing.T) {
 	t.Run("id mode", func(t *testing.T) {
-		e := newBoardEnv(t, "")
+		e := apitest.NewBoardEnv(t, "")
 		for _, auth := range []string{"", "Bearer agent-a"} {
 			status, _, m := send(t, e, "/api/agents/agent-a/key", auth, nil)
 			if hint, _ := m["hint"].(string); status != 403 || !strings.Contains(hint, "--auth keys") || !strings.HasPrefix(m["error"].(string), "Authorization: keys are turned off") {
@@ -299,7 +300,7 @@ func TestKeyRoute(t *testing.T) {
 func TestKeyModeDescriptions(t *testing.T) {
 	e, _ := newKeyEnv(t)
 	for _, p := range []string{"/llms-full.txt", "/openapi.json", httpapi.ManifestPath} {
-		_, body := e.do(t, "GET", p, nil, nil, mustPass)
+		_, body := e.Do(t, "GET", p, nil, nil, apitest.MustPass)
 		if bytes.Contains(body, []byte("Bearer <agent_id>")) {
 			t.Errorf("%s of a key-mode server mentions Bearer <agent_id>", p)
 		}
@@ -307,7 +308,7 @@ func TestKeyModeDescriptions(t *testing.T) {
 			t.Errorf("%s of a key-mode server does not mention Bearer <key>", p)
 		}
 	}
-	_, llms := e.do(t, "GET", "/llms-full.txt", nil, nil, mustPass)
+	_, llms := e.Do(t, "GET", "/llms-full.txt", nil, nil, apitest.MustPass)
 	if !bytes.Contains(llms, []byte("This server runs in key mode")) {
 		t.Error("llms-full.txt does not say the server runs in key mode")
 	}
