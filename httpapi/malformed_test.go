@@ -345,18 +345,9 @@ func spliceBody(t testing.TB, tl *tools.Tool, field, raw string) string {
 // when it does not decode), else raw itself.
 func spliceQuery(t testing.TB, tl *tools.Tool, field, raw string) string {
 	t.Helper()
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(tl.Example, &m); err != nil {
+	q, err := url.ParseQuery(apitest.QueryOf(t, tl.Example))
+	if err != nil {
 		t.Fatal(err)
-	}
-	q := url.Values{}
-	for k, v := range m {
-		var s string
-		if json.Unmarshal(v, &s) == nil {
-			q.Set(k, s)
-		} else {
-			q.Set(k, string(v))
-		}
 	}
 	text := raw
 	var s string
