@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/predictions-md/predictions/internal/apidoc"
 	"github.com/predictions-md/predictions/internal/httpio"
 	"github.com/predictions-md/predictions/internal/tools"
 )
@@ -112,17 +113,7 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request) error {
 			w.Header().Set("Retry-After", strconv.Itoa(unavailableRetry))
 		}
 	}
-	return httpio.WriteJSON(w, code, health{status, db, tools.Version, s.now().UTC().Format(time.RFC3339), tools.Disclaimer, s.terms(r)})
-}
-
-// health is the answer of /healthz.
-type health struct {
-	Status     string `json:"status" jsonschema:"ok, or unavailable when the board's database does not accept writes"`
-	Database   string `json:"database,omitempty" jsonschema:"ok or unavailable; absent without a board"`
-	Version    string `json:"version" jsonschema:"the service's version"`
-	Time       string `json:"time" jsonschema:"the server's clock, RFC 3339 UTC"`
-	Disclaimer string `json:"disclaimer"`
-	Terms      string `json:"terms" jsonschema:"address of the terms of service"`
+	return httpio.WriteJSON(w, code, apidoc.Health{Status: status, Database: db, Version: tools.Version, Time: s.now().UTC().Format(time.RFC3339), Disclaimer: tools.Disclaimer, Terms: s.terms(r)})
 }
 
 func (s *Server) notFound(w http.ResponseWriter, r *http.Request) error {

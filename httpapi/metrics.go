@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gorilla/mux"
+	"github.com/predictions-md/predictions/internal/apidoc"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -28,7 +29,7 @@ const (
 )
 
 // MetricsPath is where [MetricsHere] serves the metrics.
-const MetricsPath = "/metrics"
+const MetricsPath = apidoc.MetricsPath
 
 // Route label of requests that matched no route (404, 405, preflights,
 // and requests refused by the per-address limit before routing on an

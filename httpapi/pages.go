@@ -21,7 +21,7 @@ type pageData struct {
 func (s *Server) pageData(r *http.Request) pageData {
 	return pageData{Name: tools.Name, Base: s.baseURL(r), Version: tools.Version, Disclaimer: tools.Disclaimer,
 		DraftedRule: tools.DraftedSettingsRule, Contact: s.opt.Contact, Manifest: ManifestPath,
-		Prefix: tools.PathPrefix, Tools: tools.All(), MCP: s.opt.MCP != nil, Stored: s.storedText(), Board: s.opt.Board != nil,
+		Prefix: tools.PathPrefix, Tools: tools.All(), MCP: s.opt.MCP != nil, Stored: tools.Stored(s.opt.Board != nil), Board: s.opt.Board != nil,
 		Terms: tools.Terms(tools.TermsData{Base: s.baseURL(r), Contact: s.opt.Contact, Board: s.opt.Board != nil})}
 }
 

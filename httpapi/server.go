@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"net/http"
@@ -24,7 +23,10 @@ const (
 	// gets 414 with a hint to send the same input as a POST body.
 	MaxQueryBytes = httpio.MaxQueryBytes
 	// ManifestPath is where the manifest is published.
-	ManifestPath = "/.well-known/" + tools.Name + ".json"
+	ManifestPath = apidoc.ManifestPath
+	// LLMsFullPath is where the full text for agents is published; llms.txt
+	// links its sections.
+	LLMsFullPath = apidoc.LLMsFullPath
 	// DefaultContact is the contact published in the manifest and openapi.json
 	// when [Options.Contact] is empty.
 	DefaultContact = "https://github.com/predictions-md/predictions/issues"
@@ -89,15 +91,9 @@ type Board interface {
 	// Mount registers the board's routes on r. h lends the server's error
 	// writing, public address and per-agent rate limit.
 	Mount(r *mux.Router, h httpio.Host)
-	// OpenAPI adds the board's operations, schemas and responses to doc.
-	OpenAPI(doc *apidoc.Doc)
-	// Manifest lists the board's routes for the manifest at base.
-	Manifest(base string) []apidoc.ManifestRoute
-	// LLMsLinks writes the board's list of links for llms.txt, and
-	// LLMsFull its sections of llms-full.txt, each headed by the name
-	// that the route's Problems link to.
-	LLMsLinks(b *bytes.Buffer, base string)
-	LLMsFull(b *bytes.Buffer, base string)
+	// The board's part of openapi.json, the manifest, llms.txt and
+	// llms-full.txt.
+	apidoc.Routes
 	// Health reports whether the board's database accepts writes, for
 	// /healthz.
 	Health(ctx context.Context) error

@@ -1,4 +1,4 @@
-package httpapi
+package apidoc
 
 import (
 	"bytes"
@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 
-	"github.com/predictions-md/predictions/internal/apidoc"
 	"github.com/predictions-md/predictions/internal/httpio"
 	"github.com/predictions-md/predictions/internal/tools"
 )
@@ -20,43 +19,43 @@ const serviceDescription = "Stateless forecast arithmetic for teams of AI agents
 	"Success is 200 with a Result; bad input is 400 with a Problem that names the field and says how to fix it. " +
 	"Probabilities: a number below 1 is a fraction (0.62), a number from 1 to 100 is a percent (62), a string ending in % is a percent (\"62%\")."
 
-// llmsText writes llms.txt in the llmstxt.org layout: a title, a summary
+// LLMsTxt writes llms.txt in the llmstxt.org layout: a title, a summary
 // in a block quote, a few lines on data and rules, then sections that are
 // lists of links with a short note each. The detail is in llms-full.txt
 // (llmsFull), whose sections the links and every Problem's docs link name.
-func (s *Server) llmsText(base string) []byte {
+func LLMsTxt(base string, svc *Service) []byte {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "# %s\n\n", tools.Name)
-	b.WriteString("> " + s.summaryText() + "\n\n")
-	b.WriteString("Data: " + s.storedText() + "\n\n")
+	b.WriteString("> " + svc.summary() + "\n\n")
+	b.WriteString("Data: " + svc.stored() + "\n\n")
 	b.WriteString("Rule about settings: " + tools.DraftedSettingsRule + "\n\n")
 	b.WriteString("Disclaimer: " + tools.Disclaimer + "\n\n")
 
 	full := base + LLMsFullPath
 	b.WriteString("## Tools\n\n")
 	for _, t := range tools.All() {
-		fmt.Fprintf(&b, "- [%s](%s#%s): %s. %s GET or POST %s%s/%s\n", t.Name, full, t.Name, t.Title, apidoc.FirstSentence(t.Description), base, tools.PathPrefix, t.Name)
+		fmt.Fprintf(&b, "- [%s](%s#%s): %s. %s GET or POST %s%s/%s\n", t.Name, full, t.Name, t.Title, FirstSentence(t.Description), base, tools.PathPrefix, t.Name)
 	}
-	if s.opt.Board != nil {
+	if svc.Board != nil {
 		b.WriteString("\n")
-		s.opt.Board.LLMsLinks(&b, base)
+		svc.Board.LLMsLinks(&b, base)
 	}
 	b.WriteString("\n")
-	s.docLinks(&b, base)
+	docLinks(&b, base, svc)
 	return b.Bytes()
 }
 
 // docLinks writes the Docs section of llms.txt and llms-full.txt.
-func (s *Server) docLinks(b *bytes.Buffer, base string) {
+func docLinks(b *bytes.Buffer, base string, svc *Service) {
 	b.WriteString("## Docs\n\n")
 	fmt.Fprintf(b, "- [Full reference](%s%s): every tool and route with its fields, statuses, limits and examples\n", base, LLMsFullPath)
 	fmt.Fprintf(b, "- [Skill file](%s/%s.md): the agents' skill file; settings go in the query, such as ?preset=recommended\n", base, tools.Name)
 	fmt.Fprintf(b, "- [Settings catalog](%s%s/settings): every setting with its range, options and default, and the presets\n", base, tools.PathPrefix)
 	fmt.Fprintf(b, "- [OpenAPI description](%s/openapi.json): OpenAPI 3.1, with input schemas and examples\n", base)
 	fmt.Fprintf(b, "- [Manifest](%s%s): tools, addresses, input schemas and example bodies as JSON\n", base, ManifestPath)
-	if s.opt.MCP != nil {
+	if svc.MCP {
 		what := "the same tools"
-		if s.opt.Board != nil {
+		if svc.Board != nil {
 			what = "the same tools and the board's routes"
 		}
 		fmt.Fprintf(b, "- [MCP endpoint](%s/mcp): %s over the Model Context Protocol (streamable HTTP)\n", base, what)
@@ -64,25 +63,25 @@ func (s *Server) docLinks(b *bytes.Buffer, base string) {
 	fmt.Fprintf(b, "- [Terms of service](%s/terms): what is stored and what is not; information only\n", base)
 }
 
-// llmsFull writes llms-full.txt: the summary, the rules, then one section
+// LLMsFullTxt writes llms-full.txt: the summary, the rules, then one section
 // per tool and board route, whose heading is the anchor that Problems and
 // llms.txt link to.
-func (s *Server) llmsFull(base string) []byte {
+func LLMsFullTxt(base string, svc *Service) []byte {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "# %s\n\n", tools.Name)
-	b.WriteString("> " + s.summaryText() + "\n\n")
-	b.WriteString("Data: " + s.storedText() + "\n\n")
+	b.WriteString("> " + svc.summary() + "\n\n")
+	b.WriteString("Data: " + svc.stored() + "\n\n")
 	b.WriteString(serviceDescription + "\n\n")
 	b.WriteString("Rule about settings: " + tools.DraftedSettingsRule + "\n\n")
-	if t := s.rateLimitText(); t != "" {
+	if t := svc.RateLimits; t != "" {
 		b.WriteString(t + "\n\n")
 	}
 	b.WriteString("Disclaimer: " + tools.Disclaimer + "\n\n")
-	fmt.Fprintf(&b, "Terms of service: %s/terms. Contact: %s.\n\n", base, s.opt.Contact)
+	fmt.Fprintf(&b, "Terms of service: %s/terms. Contact: %s.\n\n", base, svc.Contact)
 
 	b.WriteString("## Tools\n\n")
 	for _, t := range tools.All() {
-		fmt.Fprintf(&b, "- [%s](%s%s/%s): %s. %s\n", t.Name, base, tools.PathPrefix, t.Name, t.Title, apidoc.FirstSentence(t.Description))
+		fmt.Fprintf(&b, "- [%s](%s%s/%s): %s. %s\n", t.Name, base, tools.PathPrefix, t.Name, t.Title, FirstSentence(t.Description))
 	}
 	b.WriteString("\n")
 	for _, t := range tools.All() {
@@ -90,50 +89,32 @@ func (s *Server) llmsFull(base string) []byte {
 		fmt.Fprintf(&b, "- [POST or GET %s/%s](%s%s/%s): %s\n\n", tools.PathPrefix, t.Name, base, tools.PathPrefix, t.Name, t.Title)
 		b.WriteString(t.Description + "\n\n")
 		b.WriteString("Input fields:\n\n")
-		for _, name := range apidoc.PropertyNames(t.InputSchema) {
+		for _, name := range PropertyNames(t.InputSchema) {
 			fs := t.InputSchema.Properties[name]
 			req := "optional"
 			if contains(t.InputSchema.Required, name) {
 				req = "required"
 			}
-			fmt.Fprintf(&b, "- `%s` (%s, %s)", name, apidoc.TypeText(fs.Type, fs.Types, isStructured(fs)), req)
+			fmt.Fprintf(&b, "- `%s` (%s, %s)", name, TypeText(fs.Type, fs.Types, isStructured(fs)), req)
 			if fs.Description != "" {
 				b.WriteString(": " + fs.Description)
 			}
-			b.WriteString(apidoc.LimitText(fs) + "\n")
+			b.WriteString(LimitText(fs) + "\n")
 		}
-		fmt.Fprintf(&b, "\nExample:\n\n    curl -s %s%s/%s -H 'Content-Type: application/json' -d '%s'\n", base, tools.PathPrefix, t.Name, apidoc.ShellQuoted(string(t.Example)))
+		fmt.Fprintf(&b, "\nExample:\n\n    curl -s %s%s/%s -H 'Content-Type: application/json' -d '%s'\n", base, tools.PathPrefix, t.Name, ShellQuoted(string(t.Example)))
 		fmt.Fprintf(&b, "    curl -s '%s%s/%s?%s'\n\n", base, tools.PathPrefix, t.Name, exampleQuery(t))
 	}
 
-	if s.opt.Board != nil {
-		s.opt.Board.LLMsFull(&b, base)
+	if svc.Board != nil {
+		svc.Board.LLMsFull(&b, base)
 	}
 
-	s.docLinks(&b, base)
+	docLinks(&b, base, svc)
 	return b.Bytes()
 }
 
-// LLMsFullPath is where the full text for agents is published; llms.txt
-// links its sections.
-const LLMsFullPath = "/llms-full.txt"
-
-func (s *Server) llmsTxt(w http.ResponseWriter, r *http.Request) error {
-	base := s.baseURL(r)
-	body, _ := s.llmsDocs.get(base, func() ([]byte, error) { return s.llmsText(base), nil })
-	httpio.WriteBody(w, http.StatusOK, "text/plain; charset=utf-8", body)
-	return nil
-}
-
-func (s *Server) llmsFullTxt(w http.ResponseWriter, r *http.Request) error {
-	base := s.baseURL(r)
-	body, _ := s.llmsFullDocs.get(base, func() ([]byte, error) { return s.llmsFull(base), nil })
-	httpio.WriteBody(w, http.StatusOK, "text/plain; charset=utf-8", body)
-	return nil
-}
-
-// manifestTool is one tool in the manifest.
-type manifestTool struct {
+// ManifestTool is one tool in the manifest.
+type ManifestTool struct {
 	Name        string          `json:"name"`
 	Title       string          `json:"title"`
 	Description string          `json:"description"`
@@ -145,52 +126,53 @@ type manifestTool struct {
 	Docs        string          `json:"docs"`
 }
 
-// manifestDoc is the manifest published at [ManifestPath].
-type manifestDoc struct {
-	Name                string                 `json:"name"`
-	Version             string                 `json:"version"`
-	Description         string                 `json:"description"`
-	BaseURL             string                 `json:"base_url"`
-	Tools               []manifestTool         `json:"tools"`
-	Board               []apidoc.ManifestRoute `json:"board,omitempty"`
-	Settings            string                 `json:"settings"`
-	SkillFile           string                 `json:"skill_file"`
-	OpenAPI             string                 `json:"openapi"`
-	LLMsTxt             string                 `json:"llms_txt"`
-	MCP                 string                 `json:"mcp,omitempty"`
-	MaxBodyBytes        int                    `json:"max_body_bytes"`
-	DraftedSettingsRule string                 `json:"drafted_settings_rule"`
-	Contact             string                 `json:"contact"`
-	Stored              string                 `json:"stored"`
-	RateLimits          string                 `json:"rate_limits,omitempty"`
-	Disclaimer          string                 `json:"disclaimer"`
-	Terms               string                 `json:"terms"`
+// ManifestDoc is the manifest published at [ManifestPath].
+type ManifestDoc struct {
+	Name                string          `json:"name"`
+	Version             string          `json:"version"`
+	Description         string          `json:"description"`
+	BaseURL             string          `json:"base_url"`
+	Tools               []ManifestTool  `json:"tools"`
+	Board               []ManifestRoute `json:"board,omitempty"`
+	Settings            string          `json:"settings"`
+	SkillFile           string          `json:"skill_file"`
+	OpenAPI             string          `json:"openapi"`
+	LLMsTxt             string          `json:"llms_txt"`
+	MCP                 string          `json:"mcp,omitempty"`
+	MaxBodyBytes        int             `json:"max_body_bytes"`
+	DraftedSettingsRule string          `json:"drafted_settings_rule"`
+	Contact             string          `json:"contact"`
+	Stored              string          `json:"stored"`
+	RateLimits          string          `json:"rate_limits,omitempty"`
+	Disclaimer          string          `json:"disclaimer"`
+	Terms               string          `json:"terms"`
 }
 
-func (s *Server) manifestFor(base string) *manifestDoc {
-	m := &manifestDoc{
+// Manifest builds the manifest of the service at base.
+func Manifest(base string, svc *Service) *ManifestDoc {
+	m := &ManifestDoc{
 		Name: tools.Name, Version: tools.Version, Description: serviceDescription, BaseURL: base,
 		Settings:  base + tools.PathPrefix + "/settings",
 		SkillFile: base + "/" + tools.Name + ".md",
 		OpenAPI:   base + "/openapi.json", LLMsTxt: base + "/llms.txt",
-		MaxBodyBytes:        MaxBodyBytes,
+		MaxBodyBytes:        httpio.MaxBodyBytes,
 		DraftedSettingsRule: tools.DraftedSettingsRule,
-		Contact:             s.opt.Contact,
-		Stored:              s.storedText(),
-		RateLimits:          s.rateLimitText(),
+		Contact:             svc.Contact,
+		Stored:              svc.stored(),
+		RateLimits:          svc.RateLimits,
 		Disclaimer:          tools.Disclaimer,
 		Terms:               base + "/terms",
-		Tools:               []manifestTool{},
+		Tools:               []ManifestTool{},
 	}
-	if s.opt.MCP != nil {
+	if svc.MCP {
 		m.MCP = base + "/mcp"
 	}
-	if s.opt.Board != nil {
-		m.Board = s.opt.Board.Manifest(base)
+	if svc.Board != nil {
+		m.Board = svc.Board.Manifest(base)
 	}
 	for _, t := range tools.All() {
 		u := base + tools.PathPrefix + "/" + t.Name
-		m.Tools = append(m.Tools, manifestTool{
+		m.Tools = append(m.Tools, ManifestTool{
 			Name: t.Name, Title: t.Title, Description: t.Description, URL: u,
 			Methods: []string{http.MethodGet, http.MethodPost}, InputSchema: t.InputSchema,
 			ExampleBody: t.Example, ExampleGET: u + "?" + exampleQuery(t),
@@ -200,16 +182,6 @@ func (s *Server) manifestFor(base string) *manifestDoc {
 	return m
 }
 
-func (s *Server) manifest(w http.ResponseWriter, r *http.Request) error {
-	base := s.baseURL(r)
-	body, err := s.manifestDocs.get(base, func() ([]byte, error) { return httpio.Document(s.manifestFor(base)) })
-	if err != nil {
-		return err
-	}
-	httpio.WriteBody(w, http.StatusOK, httpio.JSONType, body)
-	return nil
-}
-
 func contains(list []string, s string) bool {
 	for _, v := range list {
 		if v == s {
@@ -217,4 +189,20 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// stored says what the service keeps: the stateless part, and the board's
+// records when it has a board.
+func (svc *Service) stored() string {
+	return tools.Stored(svc.Board != nil)
+}
+
+// summary is llms.txt's block-quote summary; it names the board when
+// there is one instead of claiming that nothing is stored.
+func (svc *Service) summary() string {
+	const calc = "Forecast arithmetic for teams of agents and people: odds, pooling, Bayes updates, scoring, forecast files and settings."
+	if svc.Board == nil {
+		return calc + " Information only; stateless; nothing sent is stored."
+	}
+	return calc + " An agent board where agents post predictions with resolution criteria, forecast, reply, react and are scored; the board stores those posts. Information only."
 }
