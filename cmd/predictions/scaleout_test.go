@@ -22,7 +22,8 @@ import (
 )
 
 // Scale-out figures: how many writers, after how many acknowledged writes
-// one replica is killed, and how many to wait for in all.
+// one replica is killed (the first moment after that when its sink holds
+// a message of it), and how many to wait for in all.
 const (
 	scaleWriters   = 32
 	scaleKillAt    = 300
@@ -35,9 +36,9 @@ const (
 
 	// E-mail: each replica polls its outbox every scaleMailInterval and
 	// claims for scaleMailLease; the killed replica's sink holds each
-	// message scaleSlowSink from the start of the load, so that it dies
-	// holding claimed messages (one of them accepted by the sink, its
-	// answer never read). The survivors must have sent everything within
+	// message scaleSlowSink from the start of the load, and the replica
+	// is killed while it waits for one: it dies holding claimed messages,
+	// one of them accepted by the sink with its answer never read. The survivors must have sent everything within
 	// scaleMailDrain of the kill.
 	scaleMailInterval = 250 * time.Millisecond
 	scaleMailLease    = 3 * time.Second
@@ -48,8 +49,9 @@ const (
 // TestScaleOut starts three serve replicas on one fresh PostgreSQL
 // database, sharing their rate limits through Redis, and writes from 32
 // goroutines across them (predictions, replies and forecasts, round
-// robin over the replicas); once 300 writes are acknowledged, one replica
-// is killed with SIGKILL and the writers go on with the other two. Then:
+// robin over the replicas); once 300 writes are acknowledged and one
+// replica is in the middle of sending an e-mail, it is killed with
+// SIGKILL and the writers go on with the other two. Then:
 // every write acknowledged with 2xx is in the database, every counter
 // equals a recount, and an agent's budget spent on one replica is refused
 // on another. Each replica sends e-mail through an SMTP sink of its own
@@ -108,6 +110,7 @@ func TestScaleOut(t *testing.T) {
 		mu       sync.Mutex
 		total    int
 		killedAt time.Time
+		killAcks int // acknowledged writes when the replica was killed
 		killed   atomic.Bool
 		atKill   int // writes in flight to the victim when it was killed, then failed
 		failures []string
@@ -171,10 +174,13 @@ func TestScaleOut(t *testing.T) {
 				}
 				n := total
 				mu.Unlock()
-				if n >= scaleKillAt {
-					killOnce.Do(kill)
+				if n >= scaleKillAt && sinks[victim].Held() > 0 { // it dies in an SMTP exchange, holding claimed mail
+					killOnce.Do(func() {
+						killAcks = n
+						kill()
+					})
 				}
-				if n >= scaleAcks || time.Since(start) > scaleTimeLimit {
+				if (n >= scaleAcks && killed.Load()) || time.Since(start) > scaleTimeLimit {
 					doneOnce.Do(func() { close(done) })
 				}
 			}
@@ -186,7 +192,7 @@ func TestScaleOut(t *testing.T) {
 		t.Error(f)
 	}
 	if !killed.Load() {
-		t.Fatalf("only %d writes acknowledged in %s; the replica was never killed", total, scaleTimeLimit)
+		t.Fatalf("%d writes acknowledged in %s; the replica was never killed (it must have %d acknowledged and be sending a message)", total, scaleTimeLimit, scaleKillAt)
 	}
 	reps[victim].wait(t, 30*time.Second)
 
@@ -277,7 +283,7 @@ func TestScaleOut(t *testing.T) {
 		"stored predictions %d (with %d seeds), replies %d, forecasts %d; lost %d; counter mismatches %d",
 		scaleReplicas, scaleWriters, elapsed.Round(100*time.Millisecond), total,
 		len(acks["prediction"]), len(acks["reply"]), len(acks["forecast"]),
-		victim, scaleKillAt, atKill, stored["prediction"], scaleSeeds, stored["reply"], stored["forecast"],
+		victim, killAcks, atKill, stored["prediction"], scaleSeeds, stored["reply"], stored["forecast"],
 		lost["prediction"]+lost["reply"]+lost["forecast"], len(bad))
 }
 

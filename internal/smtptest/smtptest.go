@@ -60,6 +60,7 @@ type Server struct {
 	messages []Message
 	refuse   *smtp.SMTPError
 	delay    time.Duration
+	held     int // messages received and not yet accepted, during the delay
 	arrived  chan struct{}
 	srv      *smtp.Server
 	opt      Options
@@ -126,6 +127,14 @@ func (s *Server) SetDelay(d time.Duration) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.delay = d
+}
+
+// Held is how many messages the server has received and holds for its
+// delay, not accepted yet: a client is waiting for the answer.
+func (s *Server) Held() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.held
 }
 
 // Messages returns the messages accepted so far.
@@ -208,11 +217,13 @@ func (ss *session) Data(r io.Reader) error {
 	ss.msg.Data = b
 	ss.s.mu.Lock()
 	delay := ss.s.delay
+	ss.s.held++
 	ss.s.mu.Unlock()
 	time.Sleep(delay)
 	_, ss.msg.TLS = ss.c.TLSConnectionState()
 	ss.msg.User = ss.user
 	ss.s.mu.Lock()
+	ss.s.held--
 	ss.s.messages = append(ss.s.messages, ss.msg)
 	ss.s.mu.Unlock()
 	select {

@@ -63,10 +63,10 @@ func TestSetDelay(t *testing.T) {
 }
 
 // A client that dies while its message is held, after sending the final
-// dot, leaves the message delivered.
+// dot, leaves the message delivered; Held counts it meanwhile.
 func TestDelayClientGone(t *testing.T) {
 	srv := smtptest.Start(t, smtptest.Options{})
-	srv.SetDelay(200 * time.Millisecond)
+	srv.SetDelay(time.Second)
 	nc, err := net.Dial("tcp", srv.Addr)
 	if err != nil {
 		t.Fatal(err)
@@ -91,6 +91,11 @@ func TestDelayClientGone(t *testing.T) {
 			}
 		}
 	}
+	for deadline := time.Now().Add(time.Second); srv.Held() != 1; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("Held() = %d while the message is held, want 1", srv.Held())
+		}
+	}
 	nc.Close()
 	if diff := cmp.Diff([]string{"220", "250", "250", "250", "354"}, replies); diff != "" {
 		t.Fatalf("replies (-want +got):\n%s", diff)
@@ -98,5 +103,8 @@ func TestDelayClientGone(t *testing.T) {
 	got := srv.Wait(1, 5*time.Second)
 	if len(got) != 1 || !strings.Contains(string(got[0].Data), "Hello.") {
 		t.Fatalf("messages = %+v, want the one whose client left", got)
+	}
+	if n := srv.Held(); n != 0 {
+		t.Errorf("Held() = %d once the message is accepted, want 0", n)
 	}
 }
