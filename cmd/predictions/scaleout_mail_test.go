@@ -75,8 +75,9 @@ func newScaleMail(sinks []*smtptest.Server) *scaleMail {
 }
 
 // ackPrediction records a prediction the board acknowledged: its
-// notification goes to every subscribed agent but the author whose
-// subscription is all or names the domain.
+// notification goes to every agent with a confirmed, still subscribed
+// address, the author excepted, whose subscription is all or names the
+// prediction's domain.
 func (m *scaleMail) ackPrediction(id, author, domain string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
