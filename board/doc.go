@@ -288,8 +288,11 @@
 // [Store.MarkSent] and [Store.MarkFailed] report, failures wait
 // [Backoff] (30 s doubling to 1 h) and a message is given up after
 // [MailOptions.MaxAttempts] tries or a permanent refusal, kept with its
-// error. [Store.OutboxBacklog] counts what waits; [Store.PruneOutbox]
-// deletes what was sent.
+// error. A failure reported for a message that is no longer pending (sent
+// by a sender that claimed it after the reporter's lease ended, or whose
+// address unsubscribed meanwhile) changes nothing ([ErrNotPending]).
+// [Store.OutboxBacklog] counts what waits; [Store.PruneOutbox] deletes
+// what was sent.
 //
 // [Store.ReceiveMail] records an inbound message parsed by package email as
 // a reply, through [Store.Reply]: same validation, tags, reactions,

@@ -10,6 +10,12 @@ import (
 	"github.com/uptrace/bun"
 )
 
+// ErrNotPending: a failure was reported for a message that is no longer
+// pending: another sender, whose claim came after the reporter's lease
+// had ended, sent it or gave it up, or its address unsubscribed while it
+// was in flight. The report changes nothing.
+var ErrNotPending = errors.New("board: outbox message no longer pending")
+
 // OutboxMessage is a message claimed for sending by [Store.ClaimOutbox].
 type OutboxMessage struct {
 	ID           string
@@ -145,9 +151,13 @@ func (s *Store) MarkSent(ctx context.Context, id string) error {
 // until [MailOptions.MaxAttempts] attempts have failed; a permanent one
 // (the server refused the recipient or the message) gives up at once. A
 // message given up keeps status failed and the reason. It returns when
-// the message is due again, zero when given up.
+// the message is due again, zero when given up. A report on a message
+// that is no longer pending changes nothing: it must neither send again
+// what another sender sent after this one's lease ended, nor what an
+// address that unsubscribed meanwhile no longer wants.
 //
-// Errors: [ErrNotFound] (wrapped) for an unknown id.
+// Errors: [ErrNotFound] (wrapped) for an unknown id; [ErrNotPending]
+// (wrapped) for a message sent or given up meanwhile.
 func (s *Store) MarkFailed(ctx context.Context, id, reason string, permanent bool) (time.Time, error) {
 	maxAttempts := DefaultMaxAttempts
 	if s.mail != nil {
@@ -156,16 +166,22 @@ func (s *Store) MarkFailed(ctx context.Context, id, reason string, permanent boo
 	now := s.clock()
 	var retry time.Time
 	err := s.inTx(ctx, func(ctx context.Context, tx bun.Tx) error {
-		var attempts []int
-		if err := tx.NewRaw(`SELECT attempts FROM outbox WHERE id = ?`+s.forUpdate(), id).Scan(ctx, &attempts); err != nil {
+		var rows []struct {
+			Attempts int    `bun:"attempts"`
+			Status   string `bun:"status"`
+		}
+		if err := tx.NewRaw(`SELECT attempts, status FROM outbox WHERE id = ?`+s.forUpdate(), id).Scan(ctx, &rows); err != nil {
 			return err
 		}
-		if len(attempts) == 0 {
+		if len(rows) == 0 {
 			return notFound("outbox message", id)
 		}
+		if rows[0].Status != string(OutboxPending) {
+			return fmt.Errorf("%w: message %s is %s", ErrNotPending, id, rows[0].Status)
+		}
 		status, next := "failed", any(nil)
-		if !permanent && attempts[0] < maxAttempts {
-			retry = now.Add(Backoff(attempts[0]))
+		if !permanent && rows[0].Attempts < maxAttempts {
+			retry = now.Add(Backoff(rows[0].Attempts))
 			status, next = "pending", retry
 		}
 		_, err := tx.ExecContext(ctx, `UPDATE outbox SET status = ?, next_attempt_at = ?, last_error = ? WHERE id = ?`,
@@ -173,7 +189,7 @@ func (s *Store) MarkFailed(ctx context.Context, id, reason string, permanent boo
 		return err
 	})
 	if err != nil {
-		if errors.Is(err, ErrNotFound) {
+		if errors.Is(err, ErrNotFound) || errors.Is(err, ErrNotPending) {
 			return time.Time{}, err
 		}
 		return time.Time{}, fmt.Errorf("board: mark failed: %w", err)

@@ -210,6 +210,13 @@ func (h *heartbeat) stop() {
 
 func (s *Sender) failed(ctx context.Context, m board.OutboxMessage, reason string, permanent bool, res *Result) error {
 	retry, err := s.Outbox.MarkFailed(ctx, m.ID, reason, permanent)
+	if errors.Is(err, board.ErrNotPending) {
+		// Sent by another sender after this one's lease ended, or its
+		// address unsubscribed meanwhile: nothing to retry.
+		s.log().Info("e-mail not sent, and no longer pending", "outbox_id", m.ID, "prediction_id", m.PredictionID,
+			"recipient", m.Recipient, "error", reason, "status", err.Error())
+		return nil
+	}
 	if err != nil {
 		return err
 	}

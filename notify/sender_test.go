@@ -357,3 +357,63 @@ func TestDeadSenderLease(t *testing.T) {
 		t.Errorf("RenewLease of a stale claim = %d, %v; want 0", n, err)
 	}
 }
+
+// unsubscribing is an outbox whose recipient unsubscribes while a message
+// is in flight: just before the sender reports the failed attempt.
+type unsubscribing struct {
+	*board.Store
+	msgs     map[string][]byte // id → message, as claimed
+	reported int               // failures reported
+}
+
+func (u *unsubscribing) ClaimOutbox(ctx context.Context, limit int, lease time.Duration) ([]board.OutboxMessage, error) {
+	msgs, err := u.Store.ClaimOutbox(ctx, limit, lease)
+	for _, m := range msgs {
+		u.msgs[m.ID] = m.Message
+	}
+	return msgs, err
+}
+
+func (u *unsubscribing) MarkFailed(ctx context.Context, id, reason string, permanent bool) (time.Time, error) {
+	u.reported++
+	m, err := mail.ReadMessage(bytes.NewReader(u.msgs[id]))
+	if err != nil {
+		return time.Time{}, err
+	}
+	link := strings.Trim(m.Header.Get("List-Unsubscribe"), "<>")
+	_, tok, _ := strings.Cut(link, "?token=")
+	if _, err := u.Unsubscribe(ctx, tok); err != nil {
+		return time.Time{}, err
+	}
+	return u.Store.MarkFailed(ctx, id, reason, permanent)
+}
+
+// TestFailureAfterUnsubscribe: a message whose address unsubscribed while
+// it was in flight is not retried when its attempt fails, and the sender
+// goes on with the rest of its batch.
+func TestFailureAfterUnsubscribe(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	c := 0.2
+	if _, err := f.store.CreatePrediction(ctx, board.NewPrediction{AgentID: "bob", Title: "Dry in Paris", Body: "Tomorrow.",
+		Confidence: &c, Timeframe: "tomorrow", Domain: "Climate"}); err != nil { // to ada
+		t.Fatal(err)
+	}
+	srv := smtptest.Start(t, smtptest.Options{})
+	srv.Refuse(451, "try again later")
+	out := &unsubscribing{Store: f.store, msgs: map[string][]byte{}}
+	snd := &notify.Sender{Outbox: out, SMTP: server(srv), Log: quiet}
+	drain(t, snd, notify.Result{}) // both addresses unsubscribed in flight: nothing to retry
+	if r := f.row(t); r.Status != board.OutboxFailed || r.LastError != "the address unsubscribed" {
+		t.Errorf("bob's row = %s %q, want failed: the address unsubscribed", r.Status, r.LastError)
+	}
+	srv.Accept()
+	f.clk.Advance(time.Hour)
+	drain(t, &notify.Sender{Outbox: f.store, SMTP: server(srv), Log: quiet}, notify.Result{})
+	if n := len(srv.Messages()); n != 0 {
+		t.Errorf("%d messages went to addresses that unsubscribed", n)
+	}
+	if len(out.msgs) != 2 || out.reported != 2 {
+		t.Errorf("the sender claimed %d messages and reported %d failures, want both of its batch", len(out.msgs), out.reported)
+	}
+}

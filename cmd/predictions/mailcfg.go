@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"net/mail"
+	"time"
 
 	"github.com/predictions-md/predictions/board"
 	"github.com/predictions-md/predictions/notify"
@@ -49,4 +50,17 @@ func mailSetup(smtpURL, mailFrom, baseURL string) (*board.MailOptions, *notify.S
 		return nil, nil, nil
 	}
 	return &board.MailOptions{From: from, BaseURL: baseURL}, srv, nil
+}
+
+// parseMailDuration reads --mail-interval or --mail-lease: "" is 0 (the
+// sender's default), else a Go duration of at least least.
+func parseMailDuration(name, s string, least time.Duration) (time.Duration, error) {
+	if s == "" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < least {
+		return 0, fmt.Errorf("%s %q: give a duration of at least %s, such as 30s, or leave it empty for the default", name, s, least)
+	}
+	return d, nil
 }

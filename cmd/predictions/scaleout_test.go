@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -15,12 +16,14 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/predictions-md/predictions/board"
+	"github.com/predictions-md/predictions/internal/smtptest"
 	"github.com/predictions-md/predictions/redislimit/redistest"
 	"github.com/uptrace/bun/driver/pgdriver"
 )
 
 // Scale-out figures: how many writers, after how many acknowledged writes
-// one replica is killed, and how many to wait for in all.
+// one replica is killed (the first moment after that when its sink holds
+// a message of it), and how many to wait for in all.
 const (
 	scaleWriters   = 32
 	scaleKillAt    = 300
@@ -30,16 +33,32 @@ const (
 	scalePerAgent  = 5  // writes per writer agent, below the burst
 	scaleReplicas  = 3
 	scaleTimeLimit = 25 * time.Second
+
+	// E-mail: each replica polls its outbox every scaleMailInterval and
+	// claims for scaleMailLease; the killed replica's sink holds each
+	// message scaleSlowSink from the start of the load, and the replica
+	// is killed while it waits for one: it dies holding claimed messages,
+	// one of them accepted by the sink with its answer never read. The survivors must have sent everything within
+	// scaleMailDrain of the kill.
+	scaleMailInterval = 250 * time.Millisecond
+	scaleMailLease    = 3 * time.Second
+	scaleSlowSink     = 2 * time.Second
+	scaleMailDrain    = 30 * time.Second
 )
 
 // TestScaleOut starts three serve replicas on one fresh PostgreSQL
 // database, sharing their rate limits through Redis, and writes from 32
 // goroutines across them (predictions, replies and forecasts, round
-// robin over the replicas); once 300 writes are acknowledged, one replica
-// is killed with SIGKILL and the writers go on with the other two. Then:
+// robin over the replicas); once 300 writes are acknowledged and one
+// replica is in the middle of sending an e-mail, it is killed with
+// SIGKILL and the writers go on with the other two. Then:
 // every write acknowledged with 2xx is in the database, every counter
 // equals a recount, and an agent's budget spent on one replica is refused
-// on another.
+// on another. Each replica sends e-mail through an SMTP sink of its own
+// (scaleout_mail_test.go): agents registered, confirmed and subscribed
+// before the load must each get every notification of the acknowledged
+// writes at least once, the killed replica's claimed messages included,
+// and nothing the rules do not allow; duplicates are counted.
 func TestScaleOut(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs three replicas under load; skipped with -short")
@@ -51,33 +70,47 @@ func TestScaleOut(t *testing.T) {
 	db := pgDatabase(t) // skips without PREDICTIONS_TEST_POSTGRES
 	bin := buildBinary(t)
 	args := []string{"--rate-limit", "on", "--redis-url", redisURL, "--redis-prefix", redistest.Prefix(t),
-		"--rate-agent", fmt.Sprintf("1/hour:%d", scaleBurst), "--rate-address", "1000000/s:1000000"}
-	var reps [scaleReplicas]*proc
+		"--rate-agent", fmt.Sprintf("1/hour:%d", scaleBurst), "--rate-address", "1000000/s:1000000",
+		"--base-url", boardBase, "--mail-from", boardFrom,
+		"--mail-interval", scaleMailInterval.String(), "--mail-lease", scaleMailLease.String()}
+	reps := make([]*proc, scaleReplicas)
+	sinks := make([]*smtptest.Server, scaleReplicas)
 	var wg sync.WaitGroup
 	for i := range reps {
-		wg.Go(func() { reps[i] = startServer(t, bin, db, args...) }) // they migrate one at a time
+		sinks[i] = smtptest.Start(t, smtptest.Options{})
+		smtpArgs := append(slices.Clone(args), "--smtp-url", "smtp://"+sinks[i].Addr)
+		wg.Go(func() { reps[i] = startServer(t, bin, db, smtpArgs...) }) // they migrate one at a time
 	}
 	wg.Wait()
+	mails := newScaleMail(sinks)
+	mails.register(t, reps)
 	client := &http.Client{Timeout: 30 * time.Second,
 		Transport: &http.Transport{MaxIdleConnsPerHost: scaleWriters, DisableCompression: true}}
 
+	// The seeds are the e-mail agents' predictions, so that replies to
+	// them notify their authors (and the followers of mails.follow).
 	var seeds []string
+	acks := map[string][]string{} // kind → acknowledged ids
 	for i := range scaleSeeds {
 		conf := 0.5
 		p, err := postPrediction(client, reps[i%scaleReplicas].url("/api/predictions"), board.NewPrediction{
-			AgentID: fmt.Sprintf("seed-%d", i), Title: "Seed", Body: "For replies and forecasts",
-			Confidence: &conf, Timeframe: "2027", Domain: "Other"})
+			AgentID: scaleMailAgents[i%len(scaleMailAgents)].id, Title: "Seed", Body: "For replies and forecasts",
+			Confidence: &conf, Timeframe: "2027", Domain: board.Domains()[i%13]})
 		if err != nil {
 			t.Fatal(err)
 		}
+		mails.ackPrediction(p.ID, p.AgentID, p.Domain)
 		seeds = append(seeds, p.ID)
 	}
+	mails.follow(t, client, reps, seeds, acks)
+	sinks[scaleReplicas-1].SetDelay(scaleSlowSink)
 
 	const victim = scaleReplicas - 1
 	var (
 		mu       sync.Mutex
-		acks     = map[string][]string{} // kind → acknowledged ids
 		total    int
+		killedAt time.Time
+		killAcks int // acknowledged writes when the replica was killed
 		killed   atomic.Bool
 		atKill   int // writes in flight to the victim when it was killed, then failed
 		failures []string
@@ -87,6 +120,7 @@ func TestScaleOut(t *testing.T) {
 	)
 	start := time.Now()
 	kill := func() {
+		killedAt = time.Now()
 		killed.Store(true)
 		if err := reps[victim].cmd.Process.Kill(); err != nil { // SIGKILL: no shutdown, no flush
 			t.Error(err)
@@ -117,8 +151,14 @@ func TestScaleOut(t *testing.T) {
 					p, err = postPrediction(client, base, board.NewPrediction{AgentID: agent, Title: fmt.Sprintf("Prediction %d of writer %d", i, g),
 						Body: "Written across replicas", Confidence: &conf, Timeframe: "2027", Domain: board.Domains()[(g+i)%13]})
 					id = p.ID
+					if err == nil {
+						mails.ackPrediction(p.ID, agent, p.Domain)
+					}
 				case "reply":
 					id, err = postReply(client, base+"/"+seed+"/threads", agent, fmt.Sprintf("Reply %d of writer %d", i, g))
+					if err == nil {
+						mails.ackReply(id, seed, agent)
+					}
 				case "forecast":
 					id, err = postForecast(client, base+"/"+seed+"/forecasts", agent, float64((g+i)%99+1)/100)
 				}
@@ -134,10 +174,13 @@ func TestScaleOut(t *testing.T) {
 				}
 				n := total
 				mu.Unlock()
-				if n >= scaleKillAt {
-					killOnce.Do(kill)
+				if n >= scaleKillAt && sinks[victim].Held() > 0 { // it dies in an SMTP exchange, holding claimed mail
+					killOnce.Do(func() {
+						killAcks = n
+						kill()
+					})
 				}
-				if n >= scaleAcks || time.Since(start) > scaleTimeLimit {
+				if (n >= scaleAcks && killed.Load()) || time.Since(start) > scaleTimeLimit {
 					doneOnce.Do(func() { close(done) })
 				}
 			}
@@ -149,7 +192,7 @@ func TestScaleOut(t *testing.T) {
 		t.Error(f)
 	}
 	if !killed.Load() {
-		t.Fatalf("only %d writes acknowledged in %s; the replica was never killed", total, scaleTimeLimit)
+		t.Fatalf("%d writes acknowledged in %s; the replica was never killed (it must have %d acknowledged and be sending a message)", total, scaleTimeLimit, scaleKillAt)
 	}
 	reps[victim].wait(t, 30*time.Second)
 
@@ -206,8 +249,11 @@ func TestScaleOut(t *testing.T) {
 	budget := map[string]int{}
 	post := `{"agent_id":"budget","title":"T","body":"B","confidence":0.4,"timeframe":"Q3 2026","domain":"space"}`
 	for range scaleBurst {
-		code, _ := httpDo(t, "POST", reps[0].url("/api/predictions"), "Bearer budget", post)
+		code, m := httpDo(t, "POST", reps[0].url("/api/predictions"), "Bearer budget", post)
 		budget[fmt.Sprintf("replica 0: %d", code)]++
+		if p, ok := m["prediction"].(map[string]any); ok && code == http.StatusCreated {
+			mails.ackPrediction(p["id"].(string), "budget", p["domain"].(string))
+		}
 	}
 	code, _ := httpDo(t, "POST", reps[1].url("/api/predictions"), "Bearer budget", post)
 	budget[fmt.Sprintf("replica 1: %d", code)]++
@@ -218,12 +264,26 @@ func TestScaleOut(t *testing.T) {
 		t.Errorf("one agent's %d writes on replica 0, then a post and a forecast on replica 1 (-want +got):\n%s", scaleBurst, diff)
 	}
 
+	// E-mail: once the message the slow sink held at the kill has landed
+	// and the survivors have drained the outbox, every notification of an
+	// acknowledged write arrived, and nothing else but the confirmations.
+	time.Sleep(time.Until(killedAt.Add(scaleSlowSink + 200*time.Millisecond)))
+	mrep := mails.check(t, sqldb, killedAt, scaleMailDrain)
+	if mrep.takenOver == 0 {
+		t.Errorf("no outbox message was claimed twice: replica %d died holding no lease, or none was taken over", victim)
+	}
+	t.Logf("e-mail: %d (recipient, message) pairs expected from the acknowledged writes, %d never delivered; "+
+		"%d messages received (%d distinct, %d of them for writes stored but not acknowledged; by replica %v), %d duplicates %q; "+
+		"%d messages claimed again after a lease ended; outbox drained %s after the kill",
+		mrep.expected, mrep.missing, mrep.delivered, mrep.distinct, mrep.unacknowledged, mrep.bySink, mrep.duplicates, mrep.dupSamples,
+		mrep.takenOver, mrep.drained.Round(100*time.Millisecond))
+
 	t.Logf("scale-out: %d replicas, %d writers, %s: acknowledged %d (predictions %d, replies %d, forecasts %d); "+
 		"replica %d killed after %d acknowledged, %d writes in flight to it failed unacknowledged; "+
 		"stored predictions %d (with %d seeds), replies %d, forecasts %d; lost %d; counter mismatches %d",
 		scaleReplicas, scaleWriters, elapsed.Round(100*time.Millisecond), total,
 		len(acks["prediction"]), len(acks["reply"]), len(acks["forecast"]),
-		victim, scaleKillAt, atKill, stored["prediction"], scaleSeeds, stored["reply"], stored["forecast"],
+		victim, killAcks, atKill, stored["prediction"], scaleSeeds, stored["reply"], stored["forecast"],
 		lost["prediction"]+lost["reply"]+lost["forecast"], len(bad))
 }
 

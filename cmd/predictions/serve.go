@@ -60,9 +60,11 @@ type serveConfig struct {
 	mailFrom       string
 	pool           pool.Method // the community forecast's method
 
-	// mailInterval is the sender's poll interval; 0 means
-	// notify.DefaultInterval. Tests shorten it; there is no flag.
+	// mailInterval is the sender's poll interval and mailLease its lease
+	// (--mail-interval, --mail-lease); 0 means notify.DefaultInterval and
+	// notify.DefaultLease.
 	mailInterval time.Duration
+	mailLease    time.Duration
 	pprofAddr    string
 
 	// gcPercent and memoryLimit are the collector's settings as given
@@ -102,6 +104,8 @@ func parseServe(args []string, getenv func(string) string, out io.Writer) (*serv
 	fs.StringVar(&cfg.redisPrefix, "redis-prefix", env("PREDICTIONS_REDIS_PREFIX", redislimit.DefaultPrefix), "`prefix` of the rate-limit keys in Redis [PREDICTIONS_REDIS_PREFIX]")
 	fs.StringVar(&cfg.metricsAddr, "metrics-addr", env("PREDICTIONS_METRICS_ADDR", ""), "Prometheus metrics: empty serves /metrics on --addr, off turns them off,\n`host:port` serves /metrics on a listener of its own [PREDICTIONS_METRICS_ADDR]")
 	mailFlags(fs, &cfg.smtpURL, &cfg.mailFrom, env)
+	mailInterval := fs.String("mail-interval", env("PREDICTIONS_MAIL_INTERVAL", ""), "how often the e-mail sender polls the outbox, a `duration` such as 5s;\nempty means "+notify.DefaultInterval.String()+" [PREDICTIONS_MAIL_INTERVAL]")
+	mailLease := fs.String("mail-lease", env("PREDICTIONS_MAIL_LEASE", ""), "how long a message the sender claimed stays reserved to it, a `duration` of at least 1s, renewed\nevery third of it while the sender lives: a dead replica's claimed messages go out this long plus\nanother replica's --mail-interval after its last renewal; empty means "+notify.DefaultLease.String()+" [PREDICTIONS_MAIL_LEASE]")
 	gcFlags(fs, &cfg.gcPercent, &cfg.memoryLimit, env, getenv)
 	fs.StringVar(&cfg.pprofAddr, "pprof", "", "serve Go's profiler (net/http/pprof) on this separate `host:port`, such as 127.0.0.1:6060;\nempty means off. Never expose it publicly")
 	fs.Usage = func() {
@@ -191,6 +195,12 @@ func parseServe(args []string, getenv func(string) string, out io.Writer) (*serv
 	if _, _, err := mailSetup(cfg.smtpURL, cfg.mailFrom, cfg.baseURL); err != nil {
 		return nil, err
 	}
+	if cfg.mailInterval, err = parseMailDuration("--mail-interval", *mailInterval, time.Millisecond); err != nil {
+		return nil, err
+	}
+	if cfg.mailLease, err = parseMailDuration("--mail-lease", *mailLease, time.Second); err != nil {
+		return nil, err
+	}
 	return cfg, nil
 }
 
@@ -266,7 +276,8 @@ func serve(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	// a request; it stops after the HTTP server (so that replies accepted
 	// during the grace period are queued) and before the store closes.
 	if smtpCfg != nil {
-		snd := &notify.Sender{Outbox: store, SMTP: *smtpCfg, From: mailOpt.From.Address, Log: log, Interval: cfg.mailInterval}
+		snd := &notify.Sender{Outbox: store, SMTP: *smtpCfg, From: mailOpt.From.Address, Log: log,
+			Interval: cfg.mailInterval, Lease: cfg.mailLease}
 		sctx, stopSender := context.WithCancel(context.WithoutCancel(ctx))
 		stopped := make(chan struct{})
 		go func() {

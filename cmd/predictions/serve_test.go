@@ -70,6 +70,9 @@ func TestParseServe(t *testing.T) {
 			serveConfig{pool: pool.GeoOdds, redisPrefix: redislimit.DefaultPrefix, addr: "127.0.0.1:8080", db: "predictions.db", logFormat: "text", rateLimit: defaultLimits, gcPercent: "200", memoryLimit: "1GiB"}},
 		{"pool from the flag", []string{"--pool", "Median"}, map[string]string{"PREDICTIONS_POOL": "mean"},
 			serveConfig{pool: pool.Median, redisPrefix: redislimit.DefaultPrefix, addr: "127.0.0.1:8080", db: "predictions.db", logFormat: "text", rateLimit: defaultLimits, gcPercent: "400", memoryLimit: "48MiB"}},
+		{"mail sender's interval and lease", []string{"--mail-lease", "3s"}, map[string]string{"PREDICTIONS_MAIL_INTERVAL": "250ms", "PREDICTIONS_MAIL_LEASE": "1m"},
+			serveConfig{pool: pool.GeoOdds, redisPrefix: redislimit.DefaultPrefix, addr: "127.0.0.1:8080", db: "predictions.db", logFormat: "text", rateLimit: defaultLimits, gcPercent: "400", memoryLimit: "48MiB",
+				mailInterval: 250 * time.Millisecond, mailLease: 3 * time.Second}},
 		{"pool from the environment", nil, map[string]string{"PREDICTIONS_POOL": "mean"},
 			serveConfig{pool: pool.Mean, redisPrefix: redislimit.DefaultPrefix, addr: "127.0.0.1:8080", db: "predictions.db", logFormat: "text", rateLimit: defaultLimits, gcPercent: "400", memoryLimit: "48MiB"}},
 	} {
@@ -109,6 +112,10 @@ func TestParseServeErrors(t *testing.T) {
 		{"--contact", "ops@example.org"},
 		{"--contact", "mailto:"},
 		{"--contact", "ftp://example.org"},
+		{"--mail-interval", "5"},
+		{"--mail-interval", "0s"},
+		{"--mail-lease", "500ms"},
+		{"--mail-lease", "-30s"},
 	} {
 		if _, err := parseServe(args, func(string) string { return "" }, io.Discard); err == nil || errors.Is(err, flag.ErrHelp) {
 			t.Errorf("parseServe(%q) = %v, want an error", args, err)

@@ -47,7 +47,7 @@ type Options struct {
 	// without TLS since the server is on loopback).
 	Username, Password string
 	// Delay holds each message this long before accepting it, like a slow
-	// server; 0 means none.
+	// server; 0 means none. [Server.SetDelay] changes it.
 	Delay time.Duration
 }
 
@@ -59,6 +59,8 @@ type Server struct {
 	mu       sync.Mutex
 	messages []Message
 	refuse   *smtp.SMTPError
+	delay    time.Duration
+	held     int // messages received and not yet accepted, during the delay
 	arrived  chan struct{}
 	srv      *smtp.Server
 	opt      Options
@@ -68,7 +70,7 @@ type Server struct {
 // Start starts a server and stops it when the test ends.
 func Start(tb testing.TB, opt Options) *Server {
 	tb.Helper()
-	s := &Server{opt: opt, arrived: make(chan struct{}, 1000)}
+	s := &Server{opt: opt, delay: opt.Delay, arrived: make(chan struct{}, 1000)}
 	srv := smtp.NewServer(smtp.BackendFunc(func(c *smtp.Conn) (smtp.Session, error) {
 		return &session{s: s, c: c}, nil
 	}))
@@ -114,6 +116,25 @@ func (s *Server) Accept() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.refuse = nil
+}
+
+// SetDelay makes the server hold each message d before accepting it, from
+// the next message on (a message already held keeps its delay): a server
+// that slows down. A client that gives up or dies while its message is
+// held does not take it back: the message was received, as a real server
+// that commits before its answer is lost would deliver it.
+func (s *Server) SetDelay(d time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.delay = d
+}
+
+// Held is how many messages the server has received and holds for its
+// delay, not accepted yet: a client is waiting for the answer.
+func (s *Server) Held() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.held
 }
 
 // Messages returns the messages accepted so far.
@@ -194,10 +215,15 @@ func (ss *session) Data(r io.Reader) error {
 		return err
 	}
 	ss.msg.Data = b
-	time.Sleep(ss.s.opt.Delay)
+	ss.s.mu.Lock()
+	delay := ss.s.delay
+	ss.s.held++
+	ss.s.mu.Unlock()
+	time.Sleep(delay)
 	_, ss.msg.TLS = ss.c.TLSConnectionState()
 	ss.msg.User = ss.user
 	ss.s.mu.Lock()
+	ss.s.held--
 	ss.s.messages = append(ss.s.messages, ss.msg)
 	ss.s.mu.Unlock()
 	select {
