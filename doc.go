@@ -13,7 +13,8 @@
 //	cmd/predictions          wires everything: serve, check, score, settings
 //	  │
 //	  ├── httpapi            HTTP adapter of the tools: /api/v1/<tool>, the skill
-//	  │                      file, openapi.json, llms.txt, middleware
+//	  │                      file; serves openapi.json and llms.txt (built by
+//	  │                      internal/apidoc) behind httpapi/middleware
 //	  ├── boardapi           HTTP adapter of the board under /api, mounted by
 //	  │                      httpapi and offered as MCP tools
 //	  ├── mcpserver          MCP adapter: the same tools at /mcp
@@ -56,9 +57,11 @@
 // # Adapters
 //
 //   - [github.com/predictions-md/predictions/httpapi]: the HTTP API of the
-//     calculation tools, the published descriptions (openapi.json, llms.txt,
-//     the manifest) and the middleware; it can be mounted under a path
-//     prefix.
+//     calculation tools and the published descriptions (openapi.json,
+//     llms.txt, the manifest); it can be mounted under a path prefix.
+//   - [github.com/predictions-md/predictions/httpapi/middleware]: request
+//     ids, logs, metrics, recovery, CORS and the rate limits, around every
+//     request of httpapi.
 //   - [github.com/predictions-md/predictions/boardapi]: the board's routes,
 //     mounted by httpapi and offered to the MCP adapter as tools.
 //   - [github.com/predictions-md/predictions/web]: the pages for people.

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/predictions-md/predictions/httpapi"
+	"github.com/predictions-md/predictions/httpapi/middleware"
 	"github.com/predictions-md/predictions/internal/apitest"
 	"github.com/predictions-md/predictions/internal/tools"
 )
@@ -72,9 +73,9 @@ func BenchmarkCombineForecastsPOST(b *testing.B) {
 // and a text log line formatted then discarded, as `predictions serve`
 // runs under the load benchmark.
 func BenchmarkMiddleware(b *testing.B) {
-	huge := httpapi.Rate{Events: 1_000_000, Per: time.Second, Burst: 1_000_000}
+	huge := middleware.Rate{Events: 1_000_000, Per: time.Second, Burst: 1_000_000}
 	srv := httpapi.New(httpapi.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		RateLimit: httpapi.RateLimit{Agent: huge, Address: huge}})
+		RateLimit: middleware.RateLimit{Agent: huge, Address: huge}})
 	benchRequest(b, srv, func() *http.Request {
 		return httptest.NewRequest(http.MethodGet, "/healthz", nil)
 	})

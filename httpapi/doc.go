@@ -65,13 +65,13 @@
 //
 // # Rate limits
 //
-// [Options.RateLimit] is on in its zero value: [DefaultAgentRate] (60
+// [Options.RateLimit] is on in its zero value: [middleware.DefaultAgentRate] (60
 // writes a minute, bursts of 20) per agent on the board's agent POST
 // routes, counted after authentication and only for writes that succeed
 // (a write that fails, for bad input, an unknown prediction or a database
 // that is down, gives its event back), so that in key mode nobody can use
 // up another agent's budget, and in id mode only with valid writes in its
-// name; and [DefaultAddressRate] (1,200 a minute, bursts of 200)
+// name; and [middleware.DefaultAddressRate] (1,200 a minute, bursts of 200)
 // per client address on every request. The per-address limit keeps two
 // buckets per address, one for GET, HEAD and OPTIONS and one for other
 // methods, so a client flooding writes keeps reading; IPv6 addresses
@@ -80,10 +80,10 @@
 // answer is 429 with Retry-After (whole seconds, from the limiter's
 // reservation) and a Problem naming the limit. Limiters idle long enough
 // to have refilled are dropped, and each table holds at most
-// [RateLimit.MaxClients], so memory stays bounded however many addresses
+// [middleware.RateLimit.MaxClients], so memory stays bounded however many addresses
 // come.
 //
-// The limiters are per process unless [RateLimit.Shared] keeps the
+// The limiters are per process unless [middleware.RateLimit.Shared] keeps the
 // budgets in a store every replica shares (Redis, package redislimit;
 // --redis-url). While that store does not answer, each replica decides
 // with its own limiters, logs the outage once (and its end), and says so

@@ -48,9 +48,35 @@ func (s *Server) manifest(w http.ResponseWriter, r *http.Request) error {
 // service is what the documents say of this server beyond the tools.
 func (s *Server) service() *apidoc.Service {
 	svc := &apidoc.Service{Contact: s.opt.Contact, MCP: s.opt.MCP != nil,
-		Metrics: s.opt.Metrics == MetricsHere && s.metrics != nil, RateLimits: s.rateLimitText()}
+		Metrics: s.opt.Metrics == MetricsHere, RateLimits: s.chain.RateLimitText(s.opt.Board != nil)}
 	if s.opt.Board != nil {
 		svc.Board = s.opt.Board
 	}
 	return svc
+}
+
+// Metrics says where the Prometheus metrics are served.
+type Metrics int
+
+const (
+	// MetricsHere, the zero value, serves /metrics on the API's handler.
+	MetricsHere Metrics = iota
+	// MetricsElsewhere collects the metrics but leaves serving them to the
+	// caller, through [Server.MetricsHandler] (on another listener, for
+	// example).
+	MetricsElsewhere
+	// MetricsOff collects nothing and serves no /metrics.
+	MetricsOff
+)
+
+// MetricsPath is where [MetricsHere] serves the metrics.
+const MetricsPath = apidoc.MetricsPath
+
+// MetricsHandler serves the metrics in the Prometheus text format. It
+// answers 404 with [MetricsOff].
+func (s *Server) MetricsHandler() http.Handler {
+	if h := s.chain.MetricsHandler(); h != nil {
+		return h
+	}
+	return s.handle(s.notFound)
 }

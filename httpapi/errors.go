@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/predictions-md/predictions/httpapi/middleware"
+
 	"github.com/gorilla/mux"
 	"github.com/predictions-md/predictions/internal/httpio"
 	"github.com/predictions-md/predictions/internal/tools"
@@ -55,7 +57,7 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		w.Header().Set("Retry-After", strconv.Itoa(unavailableRetry))
 	}
 	if status >= 500 {
-		s.log.ErrorContext(r.Context(), "request failed", "request_id", RequestID(r.Context()),
+		s.log.ErrorContext(r.Context(), "request failed", "request_id", middleware.RequestID(r.Context()),
 			"method", r.Method, "path", r.URL.Path, "error", err.Error())
 	}
 	if s.opt.Pages != nil && wantsHTML(r) && status < 500 {

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/predictions-md/predictions/httpapi/middleware"
+
 	"github.com/predictions-md/predictions/internal/apidoc"
 	"github.com/predictions-md/predictions/internal/httpio"
 	"github.com/predictions-md/predictions/internal/tools"
@@ -108,7 +110,7 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request) error {
 	if s.opt.Board != nil {
 		db = "ok"
 		if err := s.opt.Board.Health(r.Context()); err != nil {
-			s.log.ErrorContext(r.Context(), "database check failed", "request_id", RequestID(r.Context()), "error", err.Error())
+			s.log.ErrorContext(r.Context(), "database check failed", "request_id", middleware.RequestID(r.Context()), "error", err.Error())
 			status, code, db = "unavailable", http.StatusServiceUnavailable, "unavailable"
 			w.Header().Set("Retry-After", strconv.Itoa(unavailableRetry))
 		}
@@ -123,7 +125,7 @@ func (s *Server) notFound(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) methodNotAllowed(w http.ResponseWriter, r *http.Request) error {
-	allow := s.allowed(r)
+	allow := s.chain.Allowed(r)
 	w.Header().Set("Allow", strings.Join(allow, ", "))
 	return &httpio.Error{Field: "method", Err: httpio.ErrMethodNotAllowed,
 		Problem: fmt.Sprintf("%s is not allowed on %s", r.Method, r.URL.Path),

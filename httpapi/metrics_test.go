@@ -15,6 +15,7 @@ import (
 	"github.com/predictions-md/predictions/board"
 	"github.com/predictions-md/predictions/boardapi"
 	"github.com/predictions-md/predictions/httpapi"
+	"github.com/predictions-md/predictions/httpapi/middleware"
 	"github.com/predictions-md/predictions/internal/apitest"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
@@ -122,7 +123,7 @@ func TestMetrics(t *testing.T) {
 	clk := newTestClock()
 	store := apitest.OpenStore(t)
 	srv := httpapi.New(httpapi.Options{Board: boardapi.New(boardapi.Options{Store: plainBoard{store}}), Logger: apitest.Discard, Now: clk.Now,
-		RateLimit: httpapi.RateLimit{Agent: httpapi.Rate{Events: 1, Per: time.Hour, Burst: 2}}})
+		RateLimit: middleware.RateLimit{Agent: middleware.Rate{Events: 1, Per: time.Hour, Burst: 2}}})
 	do := func(method, path, agent string, body []byte) int {
 		req := httptest.NewRequest(method, path, strings.NewReader(string(body)))
 		if agent != "" {

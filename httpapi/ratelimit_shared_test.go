@@ -18,6 +18,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/predictions-md/predictions/boardapi"
 	"github.com/predictions-md/predictions/httpapi"
+	"github.com/predictions-md/predictions/httpapi/middleware"
 	"github.com/predictions-md/predictions/internal/apitest"
 	"github.com/predictions-md/predictions/redislimit"
 	"github.com/predictions-md/predictions/redislimit/redistest"
@@ -57,7 +58,7 @@ func metricValue(t *testing.T, h http.Handler, name string) string {
 }
 
 // replica is one server of several sharing a store and a rate-limit store.
-func replicas(t *testing.T, n int, rl httpapi.RateLimit, shared func() httpapi.SharedLimits) []*limited {
+func replicas(t *testing.T, n int, rl middleware.RateLimit, shared func() middleware.SharedLimits) []*limited {
 	t.Helper()
 	store := apitest.OpenStore(t)
 	var out []*limited
@@ -74,9 +75,9 @@ func TestSharedLimitsAcrossReplicas(t *testing.T) {
 	prefix := redistest.Prefix(t)
 	// Redis keeps time itself: rates of an hour, so that nothing comes back
 	// while the test runs, however slow the machine.
-	rs := replicas(t, 2, httpapi.RateLimit{Agent: httpapi.Rate{Events: 60, Per: time.Hour, Burst: 20},
-		Address: httpapi.Rate{Events: 60, Per: time.Hour, Burst: 30}},
-		func() httpapi.SharedLimits { return redistest.Open(t, prefix) })
+	rs := replicas(t, 2, middleware.RateLimit{Agent: middleware.Rate{Events: 60, Per: time.Hour, Burst: 20},
+		Address: middleware.Rate{Events: 60, Per: time.Hour, Burst: 30}},
+		func() middleware.SharedLimits { return redistest.Open(t, prefix) })
 	post := func(i int, addr string) *httptest.ResponseRecorder {
 		return rs[i%2].do("POST", "/api/predictions", addr, "flood", apitest.JSONBody(t, apitest.Pred("agent_id", "flood")))
 	}
@@ -113,7 +114,7 @@ func TestSharedLimitsRedisGone(t *testing.T) {
 	var logs logBuffer
 	clk := newTestClock()
 	h := httpapi.New(httpapi.Options{Logger: slog.New(slog.NewTextHandler(&logs, nil)), Now: clk.Now, Board: boardapi.New(boardapi.Options{Store: apitest.OpenStore(t)}),
-		RateLimit: httpapi.RateLimit{Agent: httpapi.Rate{Events: 60, Per: time.Hour, Burst: 20}, Shared: l}})
+		RateLimit: middleware.RateLimit{Agent: middleware.Rate{Events: 60, Per: time.Hour, Burst: 20}, Shared: l}})
 	srv := &limited{h: h, clk: clk}
 	post := func(int) *httptest.ResponseRecorder {
 		return srv.do("POST", "/api/predictions", "192.0.2.1:1", "a", apitest.JSONBody(t, apitest.Pred("agent_id", "a")))
@@ -147,7 +148,7 @@ func TestSharedLimitsUnreachable(t *testing.T) {
 	var logs logBuffer
 	clk := newTestClock()
 	h := httpapi.New(httpapi.Options{Logger: slog.New(slog.NewTextHandler(&logs, nil)), Now: clk.Now, Board: boardapi.New(boardapi.Options{Store: apitest.OpenStore(t)}),
-		RateLimit: httpapi.RateLimit{Agent: httpapi.Rate{Events: 60, Per: time.Minute, Burst: 20}, Shared: l}})
+		RateLimit: middleware.RateLimit{Agent: middleware.Rate{Events: 60, Per: time.Minute, Burst: 20}, Shared: l}})
 	srv := &limited{h: h, clk: clk}
 	if diff := cmp.Diff(map[int]int{201: 20, 429: 5}, statuses(25, func(int) *httptest.ResponseRecorder {
 		return srv.do("POST", "/api/predictions", "192.0.2.1:1", "a", apitest.JSONBody(t, apitest.Pred("agent_id", "a")))
@@ -188,7 +189,7 @@ func TestSharedLimitsOutageAndReturn(t *testing.T) {
 	var logs logBuffer
 	clk := newTestClock()
 	h := httpapi.New(httpapi.Options{Logger: slog.New(slog.NewTextHandler(&logs, nil)), Now: clk.Now,
-		RateLimit: httpapi.RateLimit{Address: httpapi.Rate{Events: 60, Per: time.Minute, Burst: 10}, Shared: f}})
+		RateLimit: middleware.RateLimit{Address: middleware.Rate{Events: 60, Per: time.Minute, Burst: 10}, Shared: f}})
 	srv := &limited{h: h, clk: clk}
 	get := func(int) *httptest.ResponseRecorder { return srv.do("GET", "/healthz", "192.0.2.1:1", "", nil) }
 	if diff := cmp.Diff(map[int]int{200: 30}, statuses(30, get)); diff != "" {
@@ -232,13 +233,13 @@ func TestSharedLimitsOutageAndReturn(t *testing.T) {
 func TestRateLimitFailedWritesFree(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
-		shared func(t *testing.T) httpapi.SharedLimits
+		shared func(t *testing.T) middleware.SharedLimits
 	}{
-		{"local", func(*testing.T) httpapi.SharedLimits { return nil }},
-		{"redis", func(t *testing.T) httpapi.SharedLimits { return redistest.Open(t, redistest.Prefix(t)) }},
+		{"local", func(*testing.T) middleware.SharedLimits { return nil }},
+		{"redis", func(t *testing.T) middleware.SharedLimits { return redistest.Open(t, redistest.Prefix(t)) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			l := newLimited(t, httpapi.RateLimit{Agent: httpapi.Rate{Events: 60, Per: time.Hour, Burst: 20}, Shared: tc.shared(t)}, true)
+			l := newLimited(t, middleware.RateLimit{Agent: middleware.Rate{Events: 60, Per: time.Hour, Burst: 20}, Shared: tc.shared(t)}, true)
 			missing := "/api/predictions/01900000-0000-7000-8000-000000000000/reactions"
 			if diff := cmp.Diff(map[int]int{404: 25}, statuses(25, func(int) *httptest.ResponseRecorder {
 				return l.do("POST", missing, "203.0.113.9:1", "victim", []byte(`{"agent_id":"victim","reaction":"agree"}`))

@@ -14,24 +14,25 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/predictions-md/predictions/boardapi"
 	"github.com/predictions-md/predictions/httpapi"
+	"github.com/predictions-md/predictions/httpapi/middleware"
 	"github.com/predictions-md/predictions/internal/apitest"
 )
 
 func TestParseRate(t *testing.T) {
 	for _, tc := range []struct {
 		in   string
-		want httpapi.Rate
+		want middleware.Rate
 		str  string
 	}{
-		{"60/min:20", httpapi.Rate{Events: 60, Per: time.Minute, Burst: 20}, "60/min:20"},
-		{"1200/minute:200", httpapi.Rate{Events: 1200, Per: time.Minute, Burst: 200}, "1200/min:200"},
-		{" 10 / s ", httpapi.Rate{Events: 10, Per: time.Second, Burst: 10}, "10/s:10"},
-		{"5/sec:1", httpapi.Rate{Events: 5, Per: time.Second, Burst: 1}, "5/s:1"},
-		{"100/hour", httpapi.Rate{Events: 100, Per: time.Hour, Burst: 100}, "100/h:100"},
-		{"3/10s:2", httpapi.Rate{Events: 3, Per: 10 * time.Second, Burst: 2}, "3/10s:2"},
-		{"1/H", httpapi.Rate{Events: 1, Per: time.Hour, Burst: 1}, "1/h:1"},
+		{"60/min:20", middleware.Rate{Events: 60, Per: time.Minute, Burst: 20}, "60/min:20"},
+		{"1200/minute:200", middleware.Rate{Events: 1200, Per: time.Minute, Burst: 200}, "1200/min:200"},
+		{" 10 / s ", middleware.Rate{Events: 10, Per: time.Second, Burst: 10}, "10/s:10"},
+		{"5/sec:1", middleware.Rate{Events: 5, Per: time.Second, Burst: 1}, "5/s:1"},
+		{"100/hour", middleware.Rate{Events: 100, Per: time.Hour, Burst: 100}, "100/h:100"},
+		{"3/10s:2", middleware.Rate{Events: 3, Per: 10 * time.Second, Burst: 2}, "3/10s:2"},
+		{"1/H", middleware.Rate{Events: 1, Per: time.Hour, Burst: 1}, "1/h:1"},
 	} {
-		got, err := httpapi.ParseRate(tc.in)
+		got, err := middleware.ParseRate(tc.in)
 		if err != nil {
 			t.Errorf("ParseRate(%q): %v", tc.in, err)
 			continue
@@ -45,7 +46,7 @@ func TestParseRate(t *testing.T) {
 	}
 	for _, in := range []string{"", "60", "60/", "/min", "0/min", "-1/min", "x/min", "60/fortnight", "60/0s", "60/-1s", "60/48h",
 		"60/min:", "60/min:0", "60/min:x", "60/min:20:3", "1e3/min", "2000000000/min"} {
-		if _, err := httpapi.ParseRate(in); err == nil || !strings.Contains(err.Error(), "60/min:20") {
+		if _, err := middleware.ParseRate(in); err == nil || !strings.Contains(err.Error(), "60/min:20") {
 			t.Errorf("ParseRate(%q) = %v, want an error with an example", in, err)
 		}
 	}
@@ -57,14 +58,14 @@ func FuzzParseRate(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		r, err := httpapi.ParseRate(s)
+		r, err := middleware.ParseRate(s)
 		if err != nil {
 			return
 		}
 		if r.Events < 1 || r.Burst < 1 || r.Per <= 0 {
 			t.Fatalf("ParseRate(%q) = %+v", s, r)
 		}
-		back, err := httpapi.ParseRate(r.String())
+		back, err := middleware.ParseRate(r.String())
 		if err != nil || back != r {
 			t.Fatalf("ParseRate(%q) = %+v; its String %q reads back as %+v, %v", s, r, r.String(), back, err)
 		}
@@ -98,7 +99,7 @@ type limited struct {
 	clk *testClock
 }
 
-func newLimited(t testing.TB, rl httpapi.RateLimit, withBoard bool) *limited {
+func newLimited(t testing.TB, rl middleware.RateLimit, withBoard bool) *limited {
 	t.Helper()
 	clk := newTestClock()
 	opt := httpapi.Options{Logger: apitest.Discard, Now: clk.Now, RateLimit: rl}
@@ -134,7 +135,7 @@ func statuses(n int, do func(i int) *httptest.ResponseRecorder) map[int]int {
 }
 
 func TestRateLimitAgent(t *testing.T) {
-	l := newLimited(t, httpapi.RateLimit{Agent: httpapi.Rate{Events: 60, Per: time.Minute, Burst: 20}}, true)
+	l := newLimited(t, middleware.RateLimit{Agent: middleware.Rate{Events: 60, Per: time.Minute, Burst: 20}}, true)
 	post := func(agent string) *httptest.ResponseRecorder {
 		return l.do("POST", "/api/predictions", "192.0.2.1:1000", agent, apitest.JSONBody(t, apitest.Pred("agent_id", agent)))
 	}
@@ -167,7 +168,7 @@ func TestRateLimitAgent(t *testing.T) {
 }
 
 func TestRateLimitRetryAfter(t *testing.T) {
-	l := newLimited(t, httpapi.RateLimit{Address: httpapi.Rate{Events: 1, Per: time.Minute, Burst: 1}}, false)
+	l := newLimited(t, middleware.RateLimit{Address: middleware.Rate{Events: 1, Per: time.Minute, Burst: 1}}, false)
 	if rec := l.do("GET", "/healthz", "192.0.2.1:1", "", nil); rec.Code != 200 {
 		t.Fatalf("first: %d", rec.Code)
 	}
@@ -188,7 +189,7 @@ func TestRateLimitRetryAfter(t *testing.T) {
 }
 
 func TestRateLimitAddress(t *testing.T) {
-	l := newLimited(t, httpapi.RateLimit{Address: httpapi.Rate{Events: 1200, Per: time.Minute, Burst: 200}}, false)
+	l := newLimited(t, middleware.RateLimit{Address: middleware.Rate{Events: 1200, Per: time.Minute, Burst: 200}}, false)
 	get := func(addr string) func(int) *httptest.ResponseRecorder {
 		return func(i int) *httptest.ResponseRecorder {
 			return l.do("GET", []string{"/healthz", "/api/v1/convert_odds?value=2", "/llms.txt", "/nope"}[i%4], addr, "", nil)
@@ -213,7 +214,7 @@ func TestRateLimitAddress(t *testing.T) {
 		t.Errorf("another address: %d", rec.Code)
 	}
 	// IPv6 counts by /64: a client cannot escape by changing its low bits.
-	l6 := newLimited(t, httpapi.RateLimit{Address: httpapi.Rate{Events: 1, Per: time.Hour, Burst: 2}}, false)
+	l6 := newLimited(t, middleware.RateLimit{Address: middleware.Rate{Events: 1, Per: time.Hour, Burst: 2}}, false)
 	var codes []int
 	for _, a := range []string{"[2001:db8:1:2::1]:1", "[2001:db8:1:2:ffff::9]:1", "[2001:db8:1:2::abcd]:1", "[2001:db8:1:3::1]:1", "[::ffff:192.0.2.9]:1", "192.0.2.9:2", "192.0.2.9:3"} {
 		codes = append(codes, l6.do("GET", "/healthz", a, "", nil).Code)
@@ -240,7 +241,7 @@ func TestRateLimitForwardedFor(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			clk := newTestClock()
 			h := httpapi.New(httpapi.Options{Logger: apitest.Discard, Now: clk.Now, TrustProxy: tc.trust,
-				RateLimit: httpapi.RateLimit{Address: httpapi.Rate{Events: 1, Per: time.Hour, Burst: 1}}})
+				RateLimit: middleware.RateLimit{Address: middleware.Rate{Events: 1, Per: time.Hour, Burst: 1}}})
 			first := httptest.NewRequest("GET", "/healthz", nil)
 			first.RemoteAddr = "192.0.2.1:1"
 			h.ServeHTTP(httptest.NewRecorder(), first)
@@ -262,7 +263,7 @@ func TestRateLimitForwardedFor(t *testing.T) {
 func TestRateLimitReadsNotStarved(t *testing.T) {
 	clk := newTestClock() // frozen: no token comes back during the test
 	srv := httpapi.New(httpapi.Options{Board: boardapi.New(boardapi.Options{Store: apitest.OpenStore(t)}), Logger: apitest.Discard, Now: clk.Now, TrustProxy: true,
-		RateLimit: httpapi.RateLimit{Address: httpapi.Rate{Events: 1200, Per: time.Minute, Burst: 100}}})
+		RateLimit: middleware.RateLimit{Address: middleware.Rate{Events: 1200, Per: time.Minute, Burst: 100}}})
 	ts := httptest.NewServer(srv)
 	t.Cleanup(ts.Close)
 	const writer, reader = "198.51.100.1", "198.51.100.2"
@@ -337,7 +338,7 @@ func TestRateLimitReadsNotStarved(t *testing.T) {
 // many addresses come, and entries idle long enough to be full are dropped.
 func TestRateLimitBounded(t *testing.T) {
 	const maxClients = 100
-	l := newLimited(t, httpapi.RateLimit{MaxClients: maxClients}, false)
+	l := newLimited(t, middleware.RateLimit{MaxClients: maxClients}, false)
 	for i := range 5_000 {
 		if rec := l.do("GET", "/healthz", fmt.Sprintf("10.%d.%d.%d:1", i>>16&255, i>>8&255, i&255), "", nil); rec.Code != 200 {
 			t.Fatalf("request %d: %d", i, rec.Code)
@@ -356,7 +357,7 @@ func TestRateLimitBounded(t *testing.T) {
 }
 
 func TestRateLimitOff(t *testing.T) {
-	l := newLimited(t, httpapi.RateLimit{Off: true, Address: httpapi.Rate{Events: 1, Per: time.Hour, Burst: 1}}, true)
+	l := newLimited(t, middleware.RateLimit{Off: true, Address: middleware.Rate{Events: 1, Per: time.Hour, Burst: 1}}, true)
 	got := statuses(30, func(i int) *httptest.ResponseRecorder {
 		return l.do("POST", "/api/predictions", "192.0.2.1:1", "agent-a", apitest.JSONBody(t, apitest.Pred()))
 	})
@@ -374,16 +375,16 @@ func TestRateLimitOff(t *testing.T) {
 func TestRateLimitOptions(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
-		rate  httpapi.Rate
+		rate  middleware.Rate
 		allow int // requests in a row before the first 429
 	}{
-		{"zero: default burst 200", httpapi.Rate{}, 200},
-		{"no Per: default", httpapi.Rate{Events: 5, Burst: 5}, 200},
-		{"no burst: Events", httpapi.Rate{Events: 3, Per: time.Minute}, 3},
-		{"very slow", httpapi.Rate{Events: 1, Per: 24 * time.Hour, Burst: 1_000_000_000}, 250}, // all allowed
+		{"zero: default burst 200", middleware.Rate{}, 200},
+		{"no Per: default", middleware.Rate{Events: 5, Burst: 5}, 200},
+		{"no burst: Events", middleware.Rate{Events: 3, Per: time.Minute}, 3},
+		{"very slow", middleware.Rate{Events: 1, Per: 24 * time.Hour, Burst: 1_000_000_000}, 250}, // all allowed
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			l := newLimited(t, httpapi.RateLimit{Address: tc.rate}, false)
+			l := newLimited(t, middleware.RateLimit{Address: tc.rate}, false)
 			n := 0
 			for n < 250 && l.do("GET", "/healthz", "192.0.2.1:1", "", nil).Code == 200 {
 				n++

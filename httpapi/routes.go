@@ -39,7 +39,7 @@ func (s *Server) routes() {
 		r.Handle("/terms", s.handle(s.termsPage)).Methods(get...)
 	}
 	r.Handle("/healthz", s.handle(s.healthz)).Methods(get...)
-	if s.opt.Metrics == MetricsHere && s.metrics != nil {
+	if s.opt.Metrics == MetricsHere {
 		r.Handle(MetricsPath, s.MetricsHandler()).Methods(get...)
 	}
 	r.Handle("/openapi.json", s.handle(s.openAPI)).Methods(get...)
@@ -74,5 +74,5 @@ type host struct{ s *Server }
 func (h host) Handle(fn httpio.Handler) http.Handler { return h.s.handle(fn) }
 func (h host) BaseURL(r *http.Request) string        { return h.s.baseURL(r) }
 func (h host) LimitAgent(w http.ResponseWriter, r *http.Request, agentID string) (func(), error) {
-	return h.s.limitAgent(w, r, agentID)
+	return h.s.chain.LimitAgent(w, r, agentID)
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/predictions-md/predictions/httpapi/middleware"
+
 	"github.com/gorilla/mux"
 	"github.com/predictions-md/predictions/internal/apidoc"
 	"github.com/predictions-md/predictions/internal/baseurl"
@@ -63,8 +65,9 @@ type Options struct {
 	// or mailto:) where people reach the operator. Empty means [DefaultContact].
 	Contact string
 	// RateLimit configures the rate limits. The zero value applies
-	// [DefaultAgentRate] and [DefaultAddressRate]; set Off to turn them off.
-	RateLimit RateLimit
+	// [middleware.DefaultAgentRate] and [middleware.DefaultAddressRate];
+	// set Off to turn them off.
+	RateLimit middleware.RateLimit
 	// Metrics says where the Prometheus metrics are served. The zero
 	// value, [MetricsHere], serves them at [MetricsPath].
 	Metrics Metrics
@@ -109,8 +112,7 @@ type Server struct {
 	now     func() time.Time
 	router  *mux.Router
 	handler http.Handler
-	limits  *limits  // nil when rate limits are off
-	metrics *metrics // nil with MetricsOff
+	chain   *middleware.Chain
 
 	// Published documents, per base URL.
 	openapiDocs, llmsDocs, llmsFullDocs, manifestDocs docCache
@@ -129,16 +131,20 @@ func New(opt Options) *Server {
 	if s.opt.Contact == "" {
 		s.opt.Contact = DefaultContact
 	}
-	s.limits = newLimits(opt.RateLimit, s.log)
-	s.metrics = newMetrics(s)
 	s.router = mux.NewRouter()
+	mo := middleware.Options{Logger: s.log, Now: s.now, TrustProxy: opt.TrustProxy, RateLimit: opt.RateLimit,
+		Metrics: opt.Metrics != MetricsOff, Router: s.router, WriteError: s.writeError}
+	if opt.Board != nil {
+		if c := opt.Board.Collector(); c != nil {
+			mo.Collectors = append(mo.Collectors, c)
+		}
+	}
+	s.chain = middleware.New(mo)
 	s.routes()
-	// Middleware wraps the router rather than being added with Router.Use,
-	// so that it also covers the 404 and 405 answers and OPTIONS preflights,
-	// which match no route. Only routeTemplate, which needs the matched
-	// route, is router middleware.
-	s.router.Use(routeTemplate)
-	s.handler = s.requestID(s.logRequests(s.observe(s.recoverPanics(s.limitAddress(s.cors(s.router))))))
+	// The chain wraps the router (see middleware.Chain.Wrap); only
+	// RouteTemplate, which needs the matched route, is router middleware.
+	s.router.Use(middleware.RouteTemplate)
+	s.handler = s.chain.Wrap(s.router)
 	return s
 }
 

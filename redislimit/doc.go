@@ -1,6 +1,6 @@
 // Package redislimit keeps rate-limit budgets in Redis, so that every
 // replica of the server takes from the same ones: the per-agent and
-// per-address limits of httpapi ([httpapi.SharedLimits]) hold across N
+// per-address limits of httpapi ([middleware.SharedLimits]) hold across N
 // replicas instead of giving N budgets.
 //
 // # Algorithm

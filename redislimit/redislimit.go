@@ -32,7 +32,7 @@ type Options struct {
 }
 
 // Limiter takes from budgets kept in Redis. It is safe for concurrent
-// use, and implements httpapi.SharedLimits.
+// use, and implements middleware.SharedLimits.
 type Limiter struct {
 	rdb    *redis.Client
 	gcra   *redis_rate.Limiter

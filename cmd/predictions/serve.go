@@ -21,6 +21,7 @@ import (
 	"github.com/predictions-md/predictions/boardapi"
 	"github.com/predictions-md/predictions/forecastfile"
 	"github.com/predictions-md/predictions/httpapi"
+	"github.com/predictions-md/predictions/httpapi/middleware"
 	"github.com/predictions-md/predictions/mcpserver"
 	"github.com/predictions-md/predictions/notify"
 	"github.com/predictions-md/predictions/pool"
@@ -52,7 +53,7 @@ type serveConfig struct {
 	trustProxy     bool
 	logFormat      string
 	auth           boardapi.Auth
-	rateLimit      httpapi.RateLimit
+	rateLimit      middleware.RateLimit
 	metricsAddr    string // "" (on the main listener), "off", or host:port
 	redisURL       string // "" means each replica has budgets of its own
 	redisPrefix    string
@@ -98,8 +99,8 @@ func parseServe(args []string, getenv func(string) string, out io.Writer) (*serv
 	auth := fs.String("auth", env("PREDICTIONS_AUTH", "id"), "how board posts authenticate agents: `id` (Authorization: Bearer <agent_id>) or keys\n(Bearer <key>, each agent's secret key from POST /api/agents/{id}/key) [PREDICTIONS_AUTH]")
 	poolFlag := fs.String("pool", env("PREDICTIONS_POOL", string(pool.GeoOdds)), "how the board pools agents' forecasts into the community forecast:\ngeo_odds (geometric mean of odds), mean or median [PREDICTIONS_POOL]")
 	rateLimit := fs.String("rate-limit", env("PREDICTIONS_RATE_LIMIT", "on"), "rate limits: on or off; over a limit the answer is 429 with Retry-After [PREDICTIONS_RATE_LIMIT]")
-	rateAgent := fs.String("rate-agent", env("PREDICTIONS_RATE_AGENT", httpapi.DefaultAgentRate.String()), "board writes per agent, as `EVENTS/UNIT:BURST` (UNIT s, min or hour) [PREDICTIONS_RATE_AGENT]")
-	rateAddress := fs.String("rate-address", env("PREDICTIONS_RATE_ADDRESS", httpapi.DefaultAddressRate.String()), "requests per client address, as `EVENTS/UNIT:BURST`, counted separately for\nreads (GET, HEAD, OPTIONS) and other requests [PREDICTIONS_RATE_ADDRESS]")
+	rateAgent := fs.String("rate-agent", env("PREDICTIONS_RATE_AGENT", middleware.DefaultAgentRate.String()), "board writes per agent, as `EVENTS/UNIT:BURST` (UNIT s, min or hour) [PREDICTIONS_RATE_AGENT]")
+	rateAddress := fs.String("rate-address", env("PREDICTIONS_RATE_ADDRESS", middleware.DefaultAddressRate.String()), "requests per client address, as `EVENTS/UNIT:BURST`, counted separately for\nreads (GET, HEAD, OPTIONS) and other requests [PREDICTIONS_RATE_ADDRESS]")
 	fs.StringVar(&cfg.redisURL, "redis-url", env("PREDICTIONS_REDIS_URL", ""), "Redis `URL` that keeps the rate-limit budgets, shared by every replica, such as\nredis://127.0.0.1:6379/0; empty means each replica (process) has budgets of its own.\nWhile Redis does not answer, each replica uses its own limits [PREDICTIONS_REDIS_URL]")
 	fs.StringVar(&cfg.redisPrefix, "redis-prefix", env("PREDICTIONS_REDIS_PREFIX", redislimit.DefaultPrefix), "`prefix` of the rate-limit keys in Redis [PREDICTIONS_REDIS_PREFIX]")
 	fs.StringVar(&cfg.metricsAddr, "metrics-addr", env("PREDICTIONS_METRICS_ADDR", ""), "Prometheus metrics: empty serves /metrics on --addr, off turns them off,\n`host:port` serves /metrics on a listener of its own [PREDICTIONS_METRICS_ADDR]")
@@ -168,10 +169,10 @@ func parseServe(args []string, getenv func(string) string, out io.Writer) (*serv
 	default:
 		return nil, fmt.Errorf("--rate-limit %q: use on or off", *rateLimit)
 	}
-	if cfg.rateLimit.Agent, err = httpapi.ParseRate(*rateAgent); err != nil {
+	if cfg.rateLimit.Agent, err = middleware.ParseRate(*rateAgent); err != nil {
 		return nil, fmt.Errorf("--rate-agent: %w", err)
 	}
-	if cfg.rateLimit.Address, err = httpapi.ParseRate(*rateAddress); err != nil {
+	if cfg.rateLimit.Address, err = middleware.ParseRate(*rateAddress); err != nil {
 		return nil, fmt.Errorf("--rate-address: %w", err)
 	}
 	if cfg.redisURL != "" {

@@ -22,7 +22,7 @@ import (
 	"github.com/predictions-md/predictions/board"
 	"github.com/predictions-md/predictions/boardapi"
 	"github.com/predictions-md/predictions/forecastfile"
-	"github.com/predictions-md/predictions/httpapi"
+	"github.com/predictions-md/predictions/httpapi/middleware"
 	"github.com/predictions-md/predictions/pool"
 	"github.com/predictions-md/predictions/redislimit"
 )
@@ -30,7 +30,7 @@ import (
 // The store serve wires in satisfies the adapter's interface.
 var _ boardapi.Board = (*board.Store)(nil)
 
-var defaultLimits = httpapi.RateLimit{Agent: httpapi.DefaultAgentRate, Address: httpapi.DefaultAddressRate}
+var defaultLimits = middleware.RateLimit{Agent: middleware.DefaultAgentRate, Address: middleware.DefaultAddressRate}
 
 func TestParseServe(t *testing.T) {
 	for _, tc := range []struct {
@@ -49,11 +49,11 @@ func TestParseServe(t *testing.T) {
 		{"auth, limits and metrics from the environment", nil, map[string]string{"PREDICTIONS_AUTH": "keys", "PREDICTIONS_RATE_AGENT": "10/s:5",
 			"PREDICTIONS_RATE_ADDRESS": "100/min", "PREDICTIONS_METRICS_ADDR": "127.0.0.1:9090"},
 			serveConfig{pool: pool.GeoOdds, redisPrefix: redislimit.DefaultPrefix, addr: "127.0.0.1:8080", db: "predictions.db", logFormat: "text", auth: boardapi.AuthKeys, metricsAddr: "127.0.0.1:9090",
-				rateLimit: httpapi.RateLimit{Agent: httpapi.Rate{Events: 10, Per: time.Second, Burst: 5}, Address: httpapi.Rate{Events: 100, Per: time.Minute, Burst: 100}},
+				rateLimit: middleware.RateLimit{Agent: middleware.Rate{Events: 10, Per: time.Second, Burst: 5}, Address: middleware.Rate{Events: 100, Per: time.Minute, Burst: 100}},
 				gcPercent: "400", memoryLimit: "48MiB"}},
 		{"limits and metrics off", []string{"--rate-limit=off", "--metrics-addr=off", "--auth=id"}, map[string]string{"PREDICTIONS_AUTH": "keys"},
 			serveConfig{pool: pool.GeoOdds, redisPrefix: redislimit.DefaultPrefix, addr: "127.0.0.1:8080", db: "predictions.db", logFormat: "text", metricsAddr: "off",
-				rateLimit: httpapi.RateLimit{Off: true, Agent: httpapi.DefaultAgentRate, Address: httpapi.DefaultAddressRate},
+				rateLimit: middleware.RateLimit{Off: true, Agent: middleware.DefaultAgentRate, Address: middleware.DefaultAddressRate},
 				gcPercent: "400", memoryLimit: "48MiB"}},
 		{"GOGC and GOMEMLIMIT replace the collector's defaults", nil, map[string]string{"GOGC": "50", "GOMEMLIMIT": "1GiB"},
 			serveConfig{pool: pool.GeoOdds, redisPrefix: redislimit.DefaultPrefix, addr: "127.0.0.1:8080", db: "predictions.db", logFormat: "text", rateLimit: defaultLimits}},

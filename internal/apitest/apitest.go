@@ -27,6 +27,7 @@ import (
 	"github.com/predictions-md/predictions/boardapi"
 	"github.com/predictions-md/predictions/forecastfile"
 	"github.com/predictions-md/predictions/httpapi"
+	"github.com/predictions-md/predictions/httpapi/middleware"
 	"github.com/predictions-md/predictions/internal/tools"
 )
 
@@ -47,7 +48,7 @@ type Env struct {
 
 // NoLimits turns the rate limits off, for tests and benchmarks that send
 // bursts from one address (ratelimit_test.go tests the limits).
-var NoLimits = httpapi.RateLimit{Off: true}
+var NoLimits = middleware.RateLimit{Off: true}
 
 // NewEnv serves httpapi.New(opt) with a quiet logger and, unless opt sets
 // them, no rate limits; it loads and validates the server's openapi.json.
@@ -56,7 +57,7 @@ func NewEnv(t testing.TB, opt httpapi.Options) *Env {
 	if opt.Logger == nil {
 		opt.Logger = Discard
 	}
-	if opt.RateLimit == (httpapi.RateLimit{}) {
+	if opt.RateLimit == (middleware.RateLimit{}) {
 		opt.RateLimit = NoLimits
 	}
 	ts := httptest.NewServer(httpapi.New(opt))

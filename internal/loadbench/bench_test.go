@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/predictions-md/predictions/httpapi"
+	"github.com/predictions-md/predictions/httpapi/middleware"
 	"github.com/predictions-md/predictions/mcpserver"
 )
 
@@ -40,9 +41,9 @@ func BenchmarkInProcess(b *testing.B) {
 	}
 	// The limits of the load benchmark's servers (see runner.serve): on,
 	// so that their cost is measured, but never reached.
-	huge := httpapi.Rate{Events: 1_000_000, Per: time.Second, Burst: 1_000_000}
+	huge := middleware.Rate{Events: 1_000_000, Per: time.Second, Burst: 1_000_000}
 	srv := httpapi.New(httpapi.Options{Logger: log, MCP: mcp,
-		RateLimit: httpapi.RateLimit{Agent: huge, Address: huge}})
+		RateLimit: middleware.RateLimit{Agent: huge, Address: huge}})
 	for _, s := range toolScenarios() {
 		b.Run(slug(s.name), func(b *testing.B) {
 			b.ReportAllocs()

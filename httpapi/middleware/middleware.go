@@ -1,4 +1,4 @@
-package httpapi
+package middleware
 
 import (
 	"context"
@@ -27,7 +27,7 @@ type requestInfo struct {
 }
 
 // RequestID returns the request's ID (the X-Request-Id header of the
-// response), or "" outside a request served by [Server].
+// response), or "" outside a request served through a [Chain].
 func RequestID(ctx context.Context) string {
 	if info, _ := ctx.Value(requestIDKey).(*requestInfo); info != nil {
 		return info.id
@@ -40,7 +40,7 @@ var validRequestID = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,64}$`)
 
 // requestID takes the client's X-Request-Id when it is short and plain,
 // else makes a UUIDv7, and sets it on the response.
-func (s *Server) requestID(next http.Handler) http.Handler {
+func (s *Chain) requestID(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id := r.Header.Get("X-Request-Id")
 		if !validRequestID.MatchString(id) {
@@ -92,7 +92,7 @@ func (rw *recorder) Unwrap() http.ResponseWriter { return rw.ResponseWriter }
 
 // logRequests writes one log line per request: method, path, status,
 // duration, bytes and request ID.
-func (s *Server) logRequests(next http.Handler) http.Handler {
+func (s *Chain) logRequests(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		rw := &recorder{ResponseWriter: w}
@@ -110,7 +110,7 @@ func (s *Server) logRequests(next http.Handler) http.Handler {
 
 // recoverPanics turns a panic into a 500 Problem; the panic and its stack
 // go to the log only.
-func (s *Server) recoverPanics(next http.Handler) http.Handler {
+func (s *Chain) recoverPanics(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		rw, ok := w.(*recorder)
 		if !ok {
@@ -127,7 +127,7 @@ func (s *Server) recoverPanics(next http.Handler) http.Handler {
 			s.log.ErrorContext(r.Context(), "panic", "request_id", RequestID(r.Context()),
 				"method", r.Method, "path", r.URL.Path, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
 			if rw.status == 0 {
-				s.writeError(rw, r, fmt.Errorf("panic: %v", v))
+				s.opt.WriteError(rw, r, fmt.Errorf("panic: %v", v))
 			}
 		}()
 		next.ServeHTTP(rw, r)
@@ -148,12 +148,12 @@ func setCORS(h http.Header) {
 
 // cors allows every origin and answers preflight (OPTIONS) requests with
 // 204 for every path that has routes; OPTIONS on an unknown path is a 404.
-func (s *Server) cors(next http.Handler) http.Handler {
+func (s *Chain) cors(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
 		setCORS(h)
 		if r.Method == http.MethodOptions {
-			if allow := s.allowed(r); len(allow) > 0 {
+			if allow := s.Allowed(r); len(allow) > 0 {
 				methods := strings.Join(allow, ", ")
 				h.Set("Allow", methods)
 				h.Set("Access-Control-Allow-Methods", methods)
@@ -170,9 +170,9 @@ func (s *Server) cors(next http.Handler) http.Handler {
 // candidateMethods are tried, in this order, to build Allow.
 var candidateMethods = []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete}
 
-// allowed lists the methods the path of r has routes for, plus OPTIONS;
+// Allowed lists the methods the path of r has routes for, plus OPTIONS;
 // nil when the path is unknown.
-func (s *Server) allowed(r *http.Request) []string {
+func (s *Chain) Allowed(r *http.Request) []string {
 	var out []string
 	for _, m := range candidateMethods {
 		rr := r.WithContext(r.Context())

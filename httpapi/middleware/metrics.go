@@ -1,4 +1,4 @@
-package httpapi
+package middleware
 
 import (
 	"context"
@@ -8,28 +8,10 @@ import (
 	"time"
 
 	"github.com/gorilla/mux"
-	"github.com/predictions-md/predictions/internal/apidoc"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
-
-// Metrics says where the Prometheus metrics are served.
-type Metrics int
-
-const (
-	// MetricsHere, the zero value, serves /metrics on the API's handler.
-	MetricsHere Metrics = iota
-	// MetricsElsewhere collects the metrics but leaves serving them to the
-	// caller, through [Server.MetricsHandler] (on another listener, for
-	// example).
-	MetricsElsewhere
-	// MetricsOff collects nothing and serves no /metrics.
-	MetricsOff
-)
-
-// MetricsPath is where [MetricsHere] serves the metrics.
-const MetricsPath = apidoc.MetricsPath
 
 // Route label of requests that matched no route (404, 405, preflights,
 // and requests refused by the per-address limit before routing on an
@@ -51,8 +33,8 @@ type metrics struct {
 // microseconds and board reads in about a millisecond.
 var latencyBuckets = []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10}
 
-func newMetrics(s *Server) *metrics {
-	if s.opt.Metrics == MetricsOff {
+func newMetrics(s *Chain) *metrics {
+	if !s.opt.Metrics {
 		return nil
 	}
 	m := &metrics{
@@ -92,11 +74,7 @@ func newMetrics(s *Server) *metrics {
 	if s.limits != nil && s.limits.shared != nil {
 		m.reg.MustRegister(s.limits.shared.collectors()...)
 	}
-	if s.opt.Board != nil {
-		if c := s.opt.Board.Collector(); c != nil {
-			m.reg.MustRegister(c)
-		}
-	}
+	m.reg.MustRegister(s.opt.Collectors...)
 	return m
 }
 
@@ -106,11 +84,11 @@ func (m *metrics) rateLimited(limit string) {
 	}
 }
 
-// MetricsHandler serves the metrics in the Prometheus text format. It
-// answers 404 with [MetricsOff].
-func (s *Server) MetricsHandler() http.Handler {
+// MetricsHandler serves the metrics in the Prometheus text format; nil
+// without metrics ([Options.Metrics] false).
+func (s *Chain) MetricsHandler() http.Handler {
 	if s.metrics == nil {
-		return s.handle(s.notFound)
+		return nil
 	}
 	return promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{
 		ErrorLog:      slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
@@ -121,7 +99,7 @@ func (s *Server) MetricsHandler() http.Handler {
 // observe counts requests, their status and latency, by route template.
 // It sits inside logRequests, whose recorder it reads, and inside
 // requestID, whose requestInfo the router fills in with the route.
-func (s *Server) observe(next http.Handler) http.Handler {
+func (s *Chain) observe(next http.Handler) http.Handler {
 	m := s.metrics
 	if m == nil {
 		return next
@@ -152,9 +130,9 @@ func (s *Server) observe(next http.Handler) http.Handler {
 	})
 }
 
-// routeTemplate is router middleware: it records the matched route's
+// RouteTemplate is router middleware: it records the matched route's
 // template for observe. It runs only for requests that match a route.
-func routeTemplate(next http.Handler) http.Handler {
+func RouteTemplate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		setRoute(r, mux.CurrentRoute(r))
 		next.ServeHTTP(w, r)
@@ -163,7 +141,7 @@ func routeTemplate(next http.Handler) http.Handler {
 
 // noteRoute records the route r would match, for requests answered before
 // routing (refused by the per-address limit).
-func (s *Server) noteRoute(r *http.Request) {
+func (s *Chain) noteRoute(r *http.Request) {
 	var match mux.RouteMatch
 	if s.router.Match(r, &match) && match.MatchErr == nil {
 		setRoute(r, match.Route)

@@ -1,4 +1,4 @@
-package httpapi
+package middleware
 
 import (
 	"container/list"
@@ -311,7 +311,7 @@ const (
 )
 
 // tooMany sets Retry-After and returns the 429 Problem.
-func (s *Server) tooMany(w http.ResponseWriter, limit string, delay time.Duration, problem, hint string) error {
+func (s *Chain) tooMany(w http.ResponseWriter, limit string, delay time.Duration, problem, hint string) error {
 	s.metrics.rateLimited(limit)
 	secs := max(1, int(math.Ceil(delay.Seconds())))
 	w.Header().Set("Retry-After", strconv.Itoa(secs))
@@ -319,12 +319,12 @@ func (s *Server) tooMany(w http.ResponseWriter, limit string, delay time.Duratio
 		Hint: fmt.Sprintf("retry after %d s (the Retry-After header); %s", secs, hint)}
 }
 
-// limitAgent takes one write from the agent's bucket (see
+// LimitAgent takes one write from the agent's bucket (see
 // [httpio.Host]). The write is counted only if it succeeds: the board
 // calls refund when the route fails (invalid body, unknown prediction,
 // database down), so that failed writes sent in an agent's name do not
 // spend its budget.
-func (s *Server) limitAgent(w http.ResponseWriter, r *http.Request, agentID string) (refund func(), err error) {
+func (s *Chain) LimitAgent(w http.ResponseWriter, r *http.Request, agentID string) (refund func(), err error) {
 	if s.limits == nil {
 		return nil, nil
 	}
@@ -344,7 +344,7 @@ func isRead(method string) bool {
 
 // limitAddress is the per-address limit, for every request (404s,
 // preflights and MCP included).
-func (s *Server) limitAddress(next http.Handler) http.Handler {
+func (s *Chain) limitAddress(next http.Handler) http.Handler {
 	if s.limits == nil {
 		return next
 	}
@@ -364,7 +364,7 @@ func (s *Server) limitAddress(next http.Handler) http.Handler {
 		rt := s.limits.cfg.Address
 		err := s.tooMany(w, limit, d, fmt.Sprintf("client address %s is over its limit of %s", addr, rt.text(noun)),
 			"reads and writes are counted separately per address; slow down, and reuse results where you can")
-		s.writeError(w, r, err)
+		s.opt.WriteError(w, r, err)
 	})
 }
 
@@ -372,7 +372,7 @@ func (s *Server) limitAddress(next http.Handler) http.Handler {
 // address or, with [Options.TrustProxy], the last address in
 // X-Forwarded-For (the one the proxy in front appended). IPv6 addresses
 // are cut to their /64.
-func (s *Server) clientAddr(r *http.Request) string {
+func (s *Chain) clientAddr(r *http.Request) string {
 	if s.opt.TrustProxy {
 		if a, ok := lastForwarded(r.Header.Values("X-Forwarded-For")); ok {
 			return addrKey(a)
@@ -420,14 +420,15 @@ func addrKey(a netip.Addr) string {
 	return a.String()
 }
 
-// rateLimitText describes the limits for llms.txt and the manifest; "" when off.
-func (s *Server) rateLimitText() string {
+// RateLimitText describes the limits for llms.txt and the manifest
+// (with the board's per-agent limit when board is true); "" when off.
+func (s *Chain) RateLimitText(board bool) string {
 	if s.limits == nil {
 		return ""
 	}
 	c := s.limits.cfg
 	agent := ""
-	if s.opt.Board != nil {
+	if board {
 		agent = "each agent may make " + c.Agent.text("writes") + " on the board; "
 	}
 	return fmt.Sprintf("Rate limits: %seach client address may make %s and %s. "+
