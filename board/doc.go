@@ -207,6 +207,22 @@
 // rows (the sum of the domain's counter shards).
 // [Store.CounterMismatches] recounts them all, to check a board.
 //
+// The feed filters by agent (index predictions_agent_recent), by status
+// (predictions_status_recent) and by full-text search q over title and
+// body: on SQLite an external-content FTS5 table, predictions_fts, kept in
+// step by triggers; on PostgreSQL a generated tsvector column with a GIN
+// index; both require every word, fold case and do not stem, and neither
+// scans text with LIKE. Every page but the last carries a NextCursor: the
+// sort key and id of its last prediction, with the sort and a tag of the
+// filters, as base64url JSON with a checksum. The next page then starts
+// with a row-value comparison on the sort's index, (key, created_at, id)
+// < (?, ?, ?), so a page costs the same at any depth (keyset pagination);
+// Offset still works and costs more the deeper it goes. On SQLite the
+// feed's statements are prepared once per read connection and cached by
+// their text; LIMIT and OFFSET are written into the text, because SQLite
+// reads a bound LIMIT while planning and would prepare the statement
+// again each time it is bound.
+//
 // # Flags
 //
 // [Options.Flag], when set, labels text that reads like instructions to
