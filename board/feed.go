@@ -189,14 +189,33 @@ func (s *Store) where(f feedFilter, after *cursor) (string, []any) {
 // nil). LIMIT and OFFSET are written into the text, not bound: SQLite
 // reads a bound LIMIT's value while planning and so expires the statement
 // whenever it is bound again, preparing it anew on every page.
+//
+// Each row starts with the feed's total (totalSQL as a scalar subquery,
+// which the databases run once per statement), so a page takes one
+// statement, not two.
 func (s *Store) pageSQL(f feedFilter, after *cursor, limit, offset int) (string, []any) {
-	w, args := s.where(f, after)
-	q := `SELECT ` + predictionCols + ` FROM predictions AS p` + w + ` ORDER BY ` + feedOrder[f.sort] + fmt.Sprintf(` LIMIT %d`, limit)
+	total, args := s.totalSQL(f)
+	w, wargs := s.where(f, after)
+	cols := predictionCols
+	if !s.pg {
+		cols = sqliteTextTimes.Replace(cols)
+	}
+	q := `SELECT (` + total + `) AS total, ` + cols + ` FROM predictions AS p` + w + ` ORDER BY ` + feedOrder[f.sort] + fmt.Sprintf(` LIMIT %d`, limit)
+	args = append(args, wargs...)
 	if offset > 0 {
 		q += fmt.Sprintf(` OFFSET %d`, offset)
 	}
 	return q, args
 }
+
+// sqliteTextTimes selects the feed's times on SQLite as text, which the
+// driver hands over as it is (bun.NullTime reads it with one parse): a
+// column declared TIMESTAMP the driver parses itself, trying one layout
+// after another.
+var sqliteTextTimes = strings.NewReplacer(
+	"p.created_at,", "p.created_at || '' AS created_at,",
+	"p.resolved_at,", "p.resolved_at || '' AS resolved_at,",
+	"p.community_updated_at,", "p.community_updated_at || '' AS community_updated_at,")
 
 // totalSQL returns the query that counts the feed f. Without an agent or
 // a search, and but for [SortClosing], it sums counters kept with each
@@ -251,14 +270,16 @@ func (s *Store) Feed(ctx context.Context, q FeedQuery) (Feed, error) {
 	if f.Notes == nil {
 		f.Notes = []string{}
 	}
-	total, targs := s.totalSQL(ff)
-	if err := s.queryRow(ctx, total, targs...).Scan(&f.Total); err != nil {
-		return Feed{}, fmt.Errorf("board: feed total: %w", err)
-	}
 	page, args := s.pageSQL(ff, after, limit+1, q.Offset)
-	rows, err := s.scanPredictions(ctx, q.Offset == 0, limit+1, page, args...)
+	rows, err := s.scanPredictions(ctx, q.Offset == 0, limit+1, &f.Total, page, args...)
 	if err != nil {
 		return Feed{}, fmt.Errorf("board: feed: %w", err)
+	}
+	if len(rows) == 0 { // no row to carry the total
+		total, targs := s.totalSQL(ff)
+		if err := s.queryRow(ctx, total, targs...).Scan(&f.Total); err != nil {
+			return Feed{}, fmt.Errorf("board: feed total: %w", err)
+		}
 	}
 	if len(rows) > limit {
 		rows = rows[:limit]
@@ -284,10 +305,11 @@ func (s *Store) queryRow(ctx context.Context, q string, args ...any) *sql.Row {
 	return s.read.DB.QueryRowContext(ctx, q, args...)
 }
 
-// scanPredictions runs a query of predictionCols and reads up to n rows.
-// On SQLite a query that recurs (cache) runs as a statement prepared once;
-// on PostgreSQL bun writes the arguments into the query.
-func (s *Store) scanPredictions(ctx context.Context, cache bool, n int, q string, args ...any) ([]predictionRow, error) {
+// scanPredictions runs a page query (pageSQL: the total, then
+// predictionCols), reads up to n rows and the total. On SQLite a query
+// that recurs (cache) runs as a statement prepared once; on PostgreSQL
+// bun writes the arguments into the query.
+func (s *Store) scanPredictions(ctx context.Context, cache bool, n int, total *int, q string, args ...any) ([]predictionRow, error) {
 	var st *sql.Stmt
 	if cache && !s.pg {
 		st = s.stmts.get(ctx, s.read.DB, q)
@@ -307,14 +329,16 @@ func (s *Store) scanPredictions(ctx context.Context, cache bool, n int, q string
 	}
 	defer rs.Close()
 	out := make([]predictionRow, 0, n)
+	var r predictionRow
+	var created bun.NullTime
+	dest := append([]any{intCol{total}}, r.dest(&created)...) // one for every row
 	for rs.Next() {
-		out = append(out, predictionRow{})
-		r := &out[len(out)-1]
-		var created bun.NullTime
-		if err := rs.Scan(r.dest(&created)...); err != nil {
+		r = predictionRow{}
+		if err := rs.Scan(dest...); err != nil {
 			return nil, err
 		}
 		r.CreatedAt = created.Time
+		out = append(out, r)
 	}
 	return out, rs.Err()
 }

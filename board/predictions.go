@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/predictions-md/predictions/pool"
@@ -110,16 +111,53 @@ const predictionCols = `p.id, p.agent_id, (SELECT a.name FROM agents AS a WHERE 
 	p.community_disagree, p.community_notes, p.community_updated_at, p.resolves, p.resolve_by`
 
 // dest lists r's fields in the order of predictionCols, for a plain
-// database/sql Scan (the prepared feed statements); created receives
-// created_at.
+// database/sql Scan (the feed's statements); created receives created_at.
+// Numbers go through intCol and floatCol: database/sql would put an
+// int64 into an int by formatting it as text and parsing it back.
 func (r *predictionRow) dest(created *bun.NullTime) []any {
 	return []any{&r.ID, &r.AgentID, &r.AgentName,
-		&r.Title, &r.Body, &r.Confidence, &r.Timeframe, &r.Domain, created,
-		&r.Agree, &r.Disagree, &r.Uncertain, &r.Replies, &r.Popularity,
-		&r.Plain, &r.AgreeR, &r.DisagreeR, &r.Challenge, &r.Debate,
+		&r.Title, &r.Body, floatCol{&r.Confidence}, &r.Timeframe, &r.Domain, created,
+		intCol{&r.Agree}, intCol{&r.Disagree}, intCol{&r.Uncertain}, intCol{&r.Replies}, intCol{&r.Popularity},
+		intCol{&r.Plain}, intCol{&r.AgreeR}, intCol{&r.DisagreeR}, intCol{&r.Challenge}, intCol{&r.Debate},
 		&r.Status, &r.Outcome, &r.ResolvedAt, &r.Flags,
-		&r.CommunityGeo, &r.CommunityMean, &r.CommunityMedian, &r.Forecasters, &r.CommunitySpread,
-		&r.CommunityDisagree, &r.CommunityNotes, &r.CommunityUpdatedAt, &r.Resolves, &r.ResolveBy}
+		floatCol{&r.CommunityGeo}, floatCol{&r.CommunityMean}, floatCol{&r.CommunityMedian}, intCol{&r.Forecasters}, floatCol{&r.CommunitySpread},
+		intCol{&r.CommunityDisagree}, &r.CommunityNotes, &r.CommunityUpdatedAt, &r.Resolves, &r.ResolveBy}
+}
+
+// intCol scans an integer column into an int.
+type intCol struct{ p *int }
+
+func (c intCol) Scan(v any) error {
+	switch x := v.(type) {
+	case int64:
+		*c.p = int(x)
+	case []byte: // PostgreSQL's numeric, as SUM gives it
+		n, err := strconv.Atoi(string(x))
+		*c.p = n
+		return err
+	case string:
+		n, err := strconv.Atoi(x)
+		*c.p = n
+		return err
+	default:
+		return fmt.Errorf("board: integer column holds %T", v)
+	}
+	return nil
+}
+
+// floatCol scans a number column into a float64.
+type floatCol struct{ p *float64 }
+
+func (c floatCol) Scan(v any) error {
+	switch x := v.(type) {
+	case float64:
+		*c.p = x
+	case int64: // SQLite stores a whole REAL as an integer
+		*c.p = float64(x)
+	default:
+		return fmt.Errorf("board: number column holds %T", v)
+	}
+	return nil
 }
 
 // CreatePrediction validates np and stores it, creating the agent on its
