@@ -67,6 +67,11 @@
 // applies the migrations, which are Go code shared by both dialects (bun's
 // migrate package; table board_migrations).
 //
+// The feed's search needs SQLite's FTS5: modernc.org/sqlite has it; a
+// build with -tags cgosqlite, which makes bun's sqliteshim pick
+// mattn/go-sqlite3, needs -tags sqlite_fts5 too, or Open fails saying so
+// (TestSQLiteFTS5 names the driver a build uses).
+//
 // SQLite runs through modernc.org/sqlite (pure Go) in WAL mode with
 // synchronous=FULL, so an acknowledged write survives a crash of the
 // process and a power loss; foreign keys are on and the busy timeout is
