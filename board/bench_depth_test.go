@@ -23,6 +23,14 @@ func seedBulk(tb testing.TB, s *Store, n int) {
 		fmt.Fprintf(&cases, " WHEN %d THEN '%s'", i, d)
 	}
 	start := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	if s.pg {
+		quoted := make([]string, len(domains))
+		for i, d := range domains {
+			quoted[i] = "'" + d + "'"
+		}
+		cases.Reset()
+		cases.WriteString("(ARRAY[" + strings.Join(quoted, ", ") + "])[i % " + strconv.Itoa(len(domains)) + " + 1]")
+	}
 	stmts := []string{
 		`INSERT INTO agents (id, name, first_seen, last_seen) VALUES ('bulk', 'bulk', '` + storedTime(start) + `', '` + storedTime(start) + `')`,
 		`WITH RECURSIVE seq(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM seq WHERE i + 1 < ` + strconv.Itoa(n) + `)
@@ -33,6 +41,14 @@ SELECT printf('%08x-0000-7000-8000-%012x', i, i), 'bulk', 'Prediction ' || i, 'B
 FROM seq`,
 		`INSERT INTO domain_counts (domain, shard, predictions) SELECT domain, 0, COUNT(*) FROM predictions GROUP BY domain`,
 	}
+	if s.pg {
+		stmts[1] = `INSERT INTO predictions (id, agent_id, title, body, confidence, timeframe, domain, created_at, agree, popularity)
+SELECT lpad(to_hex(i), 8, '0') || '-0000-7000-8000-' || lpad(to_hex(i), 12, '0'), 'bulk', 'Prediction ' || i,
+	'Body of prediction ' || i || ' about launches.', (i * 37 % 101) / 100.0, 'Q1', ` + cases.String() + `,
+	timestamptz '2025-01-01 00:00:00+00' + i * interval '1 second', i * 7 % 50, i * 7 % 50
+FROM generate_series(0, ` + strconv.Itoa(n-1) + `) AS i`
+		stmts = append(stmts, `ANALYZE predictions`)
+	}
 	for _, q := range stmts {
 		if _, err := s.write.ExecContext(ctx, q); err != nil {
 			tb.Fatalf("%v\n%s", err, q)
@@ -42,7 +58,8 @@ FROM seq`,
 
 // BenchmarkFeedDepth measures, in one run over PREDICTIONS_BENCH_ROWS
 // predictions (default 1,000,000; the seed takes a few minutes on two
-// cores), the feed with the domain filter Science (1/13 of the rows) for
+// cores), on SQLite and, when PREDICTIONS_TEST_POSTGRES names a server, on
+// a fresh PostgreSQL database, the feed with the domain filter Science (1/13 of the rows) for
 // each sort: the first page, the page after a cursor at depth 10,000 and
 // the page at offset 10,000. The three pages are read in turn in each
 // iteration, so they share the machine's state, and the benchmark reports
@@ -53,10 +70,30 @@ func BenchmarkFeedDepth(b *testing.B) {
 		n = v
 	}
 	const depth = 10_000
-	s := benchStore(b, Options{})
-	t0 := time.Now()
-	seedBulk(b, s, n)
-	b.Logf("seeded %d predictions in %v", n, time.Since(t0).Round(time.Second))
+	dbs := []string{"sqlite"}
+	if os.Getenv("PREDICTIONS_TEST_POSTGRES") != "" {
+		dbs = append(dbs, "postgres")
+	}
+	for _, db := range dbs {
+		var s *Store
+		if db == "postgres" {
+			var err error
+			if s, err = Open(context.Background(), pgTestDatabase(b, os.Getenv("PREDICTIONS_TEST_POSTGRES")), Options{}); err != nil {
+				b.Fatal(err)
+			}
+			defer s.Close()
+		} else {
+			s = benchStore(b, Options{})
+		}
+		t0 := time.Now()
+		seedBulk(b, s, n)
+		b.Logf("%s: seeded %d predictions in %v", db, n, time.Since(t0).Round(time.Second))
+		benchDepth(b, s, db, n, depth)
+	}
+}
+
+// benchDepth is BenchmarkFeedDepth on one seeded store.
+func benchDepth(b *testing.B, s *Store, db string, n, depth int) {
 	ctx := context.Background()
 	for _, sort := range []Sort{SortRecent, SortConfidence, SortPopular} {
 		q := FeedQuery{Domain: "Science", Sort: sort}
@@ -72,7 +109,7 @@ func BenchmarkFeedDepth(b *testing.B) {
 		}
 		deep, off := q, q
 		deep.Cursor, off.Offset = walk.Cursor, depth
-		b.Run(fmt.Sprintf("n=%d/domain=Science/sort=%s", n, sort), func(b *testing.B) {
+		b.Run(fmt.Sprintf("%s/n=%d/domain=Science/sort=%s", db, n, sort), func(b *testing.B) {
 			var spent [3]time.Duration
 			for b.Loop() {
 				for i, fq := range []FeedQuery{q, deep, off} {
