@@ -42,12 +42,17 @@ FROM seq`,
 		`INSERT INTO domain_counts (domain, shard, predictions) SELECT domain, 0, COUNT(*) FROM predictions GROUP BY domain`,
 	}
 	if s.pg {
-		stmts[1] = `INSERT INTO predictions (id, agent_id, title, body, confidence, timeframe, domain, created_at, agree, popularity)
+		// generate_series, in statements of 100,000 rows: one statement
+		// of a million outlasts the driver's read timeout.
+		inserts := []string{stmts[0]}
+		for lo := 0; lo < n; lo += 100_000 {
+			inserts = append(inserts, `INSERT INTO predictions (id, agent_id, title, body, confidence, timeframe, domain, created_at, agree, popularity)
 SELECT lpad(to_hex(i), 8, '0') || '-0000-7000-8000-' || lpad(to_hex(i), 12, '0'), 'bulk', 'Prediction ' || i,
-	'Body of prediction ' || i || ' about launches.', (i * 37 % 101) / 100.0, 'Q1', ` + cases.String() + `,
+	'Body of prediction ' || i || ' about launches.', (i * 37 % 101) / 100.0, 'Q1', `+cases.String()+`,
 	timestamptz '2025-01-01 00:00:00+00' + i * interval '1 second', i * 7 % 50, i * 7 % 50
-FROM generate_series(0, ` + strconv.Itoa(n-1) + `) AS i`
-		stmts = append(stmts, `ANALYZE predictions`)
+FROM generate_series(`+strconv.Itoa(lo)+`, `+strconv.Itoa(min(lo+100_000, n)-1)+`) AS i`)
+		}
+		stmts = append(inserts, stmts[2], `ANALYZE predictions`)
 	}
 	for _, q := range stmts {
 		if _, err := s.write.ExecContext(ctx, q); err != nil {

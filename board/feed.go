@@ -200,12 +200,16 @@ func (s *Store) pageSQL(f feedFilter, after *cursor, limit, offset int) (string,
 	if !s.pg {
 		cols = sqliteTextTimes.Replace(cols)
 	}
-	q := `SELECT (` + total + `) AS total, ` + cols + ` FROM predictions AS p` + w + ` ORDER BY ` + feedOrder[f.sort] + fmt.Sprintf(` LIMIT %d`, limit)
 	args = append(args, wargs...)
-	if offset > 0 {
-		q += fmt.Sprintf(` OFFSET %d`, offset)
+	order := ` ORDER BY ` + feedOrder[f.sort] + fmt.Sprintf(` LIMIT %d`, limit)
+	if offset == 0 {
+		return `SELECT (` + total + `) AS total, ` + cols + ` FROM predictions AS p` + w + order, args
 	}
-	return q, args
+	// The skipped rows are skipped in a subquery, so the columns (the
+	// agent's name is a lookup) are computed for the page's rows only:
+	// PostgreSQL would otherwise compute them for every skipped row.
+	return `SELECT (` + total + `) AS total, ` + cols + ` FROM (SELECT p.* FROM predictions AS p` + w + order +
+		fmt.Sprintf(` OFFSET %d`, offset) + `) AS p ORDER BY ` + feedOrder[f.sort], args
 }
 
 // sqliteTextTimes selects the feed's times on SQLite as text, which the
