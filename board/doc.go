@@ -67,6 +67,11 @@
 // applies the migrations, which are Go code shared by both dialects (bun's
 // migrate package; table board_migrations).
 //
+// The feed's search needs SQLite's FTS5: modernc.org/sqlite has it; a
+// build with -tags cgosqlite, which makes bun's sqliteshim pick
+// mattn/go-sqlite3, needs -tags sqlite_fts5 too, or Open fails saying so
+// (TestSQLiteFTS5 names the driver a build uses).
+//
 // SQLite runs through modernc.org/sqlite (pure Go) in WAL mode with
 // synchronous=FULL, so an acknowledged write survives a crash of the
 // process and a power loss; foreign keys are on and the busy timeout is
@@ -206,6 +211,22 @@
 // counters that give the feed's total and [Store.Stats] without counting
 // rows (the sum of the domain's counter shards).
 // [Store.CounterMismatches] recounts them all, to check a board.
+//
+// The feed filters by agent (index predictions_agent_recent), by status
+// (predictions_status_recent) and by full-text search q over title and
+// body: on SQLite an external-content FTS5 table, predictions_fts, kept in
+// step by triggers; on PostgreSQL a generated tsvector column with a GIN
+// index; both require every word, fold case and do not stem, and neither
+// scans text with LIKE. Every page but the last carries a NextCursor: the
+// sort key and id of its last prediction, with the sort and a tag of the
+// filters, as base64url JSON with a checksum. The next page then starts
+// with a row-value comparison on the sort's index, (key, created_at, id)
+// < (?, ?, ?), so a page costs the same at any depth (keyset pagination);
+// Offset still works and costs more the deeper it goes. On SQLite the
+// feed's statements are prepared once per read connection and cached by
+// their text; LIMIT and OFFSET are written into the text, because SQLite
+// reads a bound LIMIT while planning and would prepare the statement
+// again each time it is bound.
 //
 // # Flags
 //

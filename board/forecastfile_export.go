@@ -83,12 +83,10 @@ func (s *Store) Export(ctx context.Context, w io.Writer, q FeedQuery) error {
 	}
 	defer tx.Rollback() //nolint:errcheck // read only: nothing to undo
 
-	args := []any{limit, q.Offset}
-	if domain != "" {
-		args = append([]any{domain}, args...)
-	}
+	where, args := s.where(feedFilter{sort: by, domain: domain}, nil)
+	query := `SELECT ` + predictionCols + ` FROM predictions AS p` + where + ` ORDER BY ` + feedOrder[by] + ` LIMIT ? OFFSET ?`
 	var rows []predictionRow
-	if err := tx.NewRaw(feedSQL(by, domain != ""), args...).Scan(ctx, &rows); err != nil && !errors.Is(err, sql.ErrNoRows) {
+	if err := tx.NewRaw(query, append(args, limit, q.Offset)...).Scan(ctx, &rows); err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return fmt.Errorf("board: export: %w", err)
 	}
 	head := forecastfile.Format(&forecastfile.File{FrontMatter: true, Meta: []forecastfile.Field{

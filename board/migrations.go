@@ -57,6 +57,12 @@ func migrations() *migrate.Migrations {
 		Up:      migrateCounterShards,
 		Down:    unmigrateCounterShards,
 	})
+	ms.Add(migrate.Migration{
+		Name:    "20261125000004",
+		Comment: "feed_search_filters", // schema_search.go: full-text search, agent and status indexes
+		Up:      migrateSearch,
+		Down:    unmigrateSearch,
+	})
 	return ms
 }
 

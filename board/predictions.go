@@ -5,7 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"strings"
+	"strconv"
 	"time"
 
 	"github.com/predictions-md/predictions/pool"
@@ -111,16 +111,53 @@ const predictionCols = `p.id, p.agent_id, (SELECT a.name FROM agents AS a WHERE 
 	p.community_disagree, p.community_notes, p.community_updated_at, p.resolves, p.resolve_by`
 
 // dest lists r's fields in the order of predictionCols, for a plain
-// database/sql Scan (the prepared feed statements); created receives
-// created_at.
+// database/sql Scan (the feed's statements); created receives created_at.
+// Numbers go through intCol and floatCol: database/sql would put an
+// int64 into an int by formatting it as text and parsing it back.
 func (r *predictionRow) dest(created *bun.NullTime) []any {
 	return []any{&r.ID, &r.AgentID, &r.AgentName,
-		&r.Title, &r.Body, &r.Confidence, &r.Timeframe, &r.Domain, created,
-		&r.Agree, &r.Disagree, &r.Uncertain, &r.Replies, &r.Popularity,
-		&r.Plain, &r.AgreeR, &r.DisagreeR, &r.Challenge, &r.Debate,
+		&r.Title, &r.Body, floatCol{&r.Confidence}, &r.Timeframe, &r.Domain, created,
+		intCol{&r.Agree}, intCol{&r.Disagree}, intCol{&r.Uncertain}, intCol{&r.Replies}, intCol{&r.Popularity},
+		intCol{&r.Plain}, intCol{&r.AgreeR}, intCol{&r.DisagreeR}, intCol{&r.Challenge}, intCol{&r.Debate},
 		&r.Status, &r.Outcome, &r.ResolvedAt, &r.Flags,
-		&r.CommunityGeo, &r.CommunityMean, &r.CommunityMedian, &r.Forecasters, &r.CommunitySpread,
-		&r.CommunityDisagree, &r.CommunityNotes, &r.CommunityUpdatedAt, &r.Resolves, &r.ResolveBy}
+		floatCol{&r.CommunityGeo}, floatCol{&r.CommunityMean}, floatCol{&r.CommunityMedian}, intCol{&r.Forecasters}, floatCol{&r.CommunitySpread},
+		intCol{&r.CommunityDisagree}, &r.CommunityNotes, &r.CommunityUpdatedAt, &r.Resolves, &r.ResolveBy}
+}
+
+// intCol scans an integer column into an int.
+type intCol struct{ p *int }
+
+func (c intCol) Scan(v any) error {
+	switch x := v.(type) {
+	case int64:
+		*c.p = int(x)
+	case []byte: // PostgreSQL's numeric, as SUM gives it
+		n, err := strconv.Atoi(string(x))
+		*c.p = n
+		return err
+	case string:
+		n, err := strconv.Atoi(x)
+		*c.p = n
+		return err
+	default:
+		return fmt.Errorf("board: integer column holds %T", v)
+	}
+	return nil
+}
+
+// floatCol scans a number column into a float64.
+type floatCol struct{ p *float64 }
+
+func (c floatCol) Scan(v any) error {
+	switch x := v.(type) {
+	case float64:
+		*c.p = x
+	case int64: // SQLite stores a whole REAL as an integer
+		*c.p = float64(x)
+	default:
+		return fmt.Errorf("board: number column holds %T", v)
+	}
+	return nil
 }
 
 // CreatePrediction validates np and stores it, creating the agent on its
@@ -246,170 +283,6 @@ func (s *Store) getPrediction(ctx context.Context, db bun.IDB, id string) (Predi
 		return Prediction{}, notFound("prediction", id)
 	}
 	return rows[0].prediction(s.view()), nil
-}
-
-// feedOrder maps each sort to its ORDER BY; each has an index
-// (predictions_<sort> and predictions_domain_<sort>).
-var feedOrder = map[Sort]string{
-	SortRecent:     "p.created_at DESC, p.id DESC",
-	SortConfidence: "p.confidence DESC, p.created_at DESC, p.id DESC",
-	SortPopular:    "p.popularity DESC, p.created_at DESC, p.id DESC",
-	SortClosing:    "p.resolve_by, p.created_at DESC, p.id DESC", // index predictions_closing
-}
-
-// closingFilter restricts [SortClosing] to open predictions with a date.
-const closingFilter = `p.status = 'open' AND p.resolve_by IS NOT NULL`
-
-// feedSorts lists the sorts in the order of feedStmts.page.
-var feedSorts = [3]Sort{SortRecent, SortConfidence, SortPopular}
-
-// feedStmts are the feed's prepared statements, [i][1] with the domain
-// filter: total and page per sort.
-type feedStmts struct {
-	total [2]*sql.Stmt
-	page  [3][2]*sql.Stmt
-}
-
-func (f *feedStmts) close() error {
-	var errs []error
-	for _, st := range append(f.total[:], f.page[0][0], f.page[0][1], f.page[1][0], f.page[1][1], f.page[2][0], f.page[2][1]) {
-		if st != nil {
-			errs = append(errs, st.Close())
-		}
-	}
-	return errors.Join(errs...)
-}
-
-// totalSQL counts the predictions from the counters (the sum of their
-// shards), of one domain when byDomain (argument: the domain).
-func totalSQL(byDomain bool) string {
-	if byDomain {
-		return `SELECT COALESCE(SUM(predictions), 0) FROM domain_counts WHERE domain = ?`
-	}
-	return `SELECT COALESCE(SUM(predictions), 0) FROM domain_counts`
-}
-
-// feedSQL returns the page query for a sort, with a "p.domain = ?" filter
-// when byDomain. Arguments: [domain,] limit, offset.
-func feedSQL(sort Sort, byDomain bool) string {
-	q := `SELECT ` + predictionCols + ` FROM predictions AS p`
-	var where []string
-	if sort == SortClosing {
-		where = append(where, closingFilter)
-	}
-	if byDomain {
-		where = append(where, `p.domain = ?`)
-	}
-	if len(where) > 0 {
-		q += ` WHERE ` + strings.Join(where, ` AND `)
-	}
-	return q + ` ORDER BY ` + feedOrder[sort] + ` LIMIT ? OFFSET ?`
-}
-
-// Feed returns a page of predictions.
-//
-// Sort defaults to recent, Limit to 20; a Limit above 100 is clamped to 100
-// with a note. Domain and Sort are matched without regard to case. Total
-// comes from counters kept with each write, so no query counts rows,
-// except for [SortClosing], which lists only open predictions with a
-// resolve_by date (soonest first) and counts them on its index.
-//
-// Errors: a *[ValidationError] for an unknown domain or sort, a negative
-// limit or a negative offset.
-func (s *Store) Feed(ctx context.Context, q FeedQuery) (Feed, error) {
-	sort, err := parseSort(q.Sort)
-	if err != nil {
-		return Feed{}, err
-	}
-	f := Feed{Sort: sort, Offset: q.Offset, Limit: q.Limit, Notes: []string{}, Predictions: []Prediction{}}
-	if q.Domain != "" {
-		if f.Domain, err = canonicalDomain("domain", q.Domain); err != nil {
-			return Feed{}, err
-		}
-	}
-	switch {
-	case q.Limit < 0:
-		return Feed{}, invalid("limit", fmt.Sprintf("is %d; it cannot be negative", q.Limit),
-			fmt.Sprintf("send 1 to %d, or leave it out for %d", MaxLimit, DefaultLimit))
-	case q.Limit == 0:
-		f.Limit = DefaultLimit
-	case q.Limit > MaxLimit:
-		f.Limit = MaxLimit
-		f.Notes = append(f.Notes, fmt.Sprintf("limit %d is above the maximum; clamped to %d", q.Limit, MaxLimit))
-	}
-	if q.Offset < 0 {
-		return Feed{}, invalid("offset", fmt.Sprintf("is %d; it cannot be negative", q.Offset), "send 0 for the first page")
-	}
-
-	args := []any{f.Limit, f.Offset}
-	var totalArgs []any
-	if f.Domain != "" {
-		args = append([]any{f.Domain}, args...)
-		totalArgs = []any{f.Domain}
-	}
-	var rows []predictionRow
-	if s.feed != nil && sort != SortClosing {
-		if rows, err = s.feedPrepared(ctx, sort, &f, args, totalArgs); err != nil {
-			return Feed{}, err
-		}
-	} else {
-		total := totalSQL(f.Domain != "")
-		if sort == SortClosing {
-			// No counter: the open predictions with a date are counted
-			// on the index predictions_closing.
-			total = `SELECT COUNT(*) FROM predictions AS p WHERE ` + closingFilter
-			if f.Domain != "" {
-				total += ` AND p.domain = ?`
-			}
-		}
-		if err := s.read.NewRaw(total, totalArgs...).Scan(ctx, &f.Total); err != nil {
-			return Feed{}, fmt.Errorf("board: feed total: %w", err)
-		}
-		if err := s.read.NewRaw(feedSQL(sort, f.Domain != ""), args...).Scan(ctx, &rows); err != nil && !errors.Is(err, sql.ErrNoRows) {
-			return Feed{}, fmt.Errorf("board: feed: %w", err)
-		}
-	}
-	v := s.view()
-	for _, r := range rows {
-		f.Predictions = append(f.Predictions, r.prediction(v))
-	}
-	f.HasMore = f.Offset+len(f.Predictions) < f.Total
-	return f, nil
-}
-
-// feedPrepared reads the total and the page with the prepared statements
-// (SQLite).
-func (s *Store) feedPrepared(ctx context.Context, sort Sort, f *Feed, args, totalArgs []any) ([]predictionRow, error) {
-	d := 0
-	if f.Domain != "" {
-		d = 1
-	}
-	if err := s.feed.total[d].QueryRowContext(ctx, totalArgs...).Scan(&f.Total); err != nil {
-		return nil, fmt.Errorf("board: feed total: %w", err)
-	}
-	i := 0
-	for i < len(feedSorts) && feedSorts[i] != sort {
-		i++
-	}
-	rs, err := s.feed.page[i][d].QueryContext(ctx, args...)
-	if err != nil {
-		return nil, fmt.Errorf("board: feed: %w", err)
-	}
-	defer rs.Close()
-	out := make([]predictionRow, 0, f.Limit)
-	for rs.Next() {
-		var r predictionRow
-		var created bun.NullTime
-		if err := rs.Scan(r.dest(&created)...); err != nil {
-			return nil, fmt.Errorf("board: feed: %w", err)
-		}
-		r.CreatedAt = created.Time
-		out = append(out, r)
-	}
-	if err := rs.Err(); err != nil {
-		return nil, fmt.Errorf("board: feed: %w", err)
-	}
-	return out, nil
 }
 
 // Resolve records the outcome of a prediction: yes or no (status

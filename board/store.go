@@ -84,10 +84,11 @@ type Store struct {
 	// then need not queue behind the writes it would measure.
 	lastWrite atomic.Int64
 
-	// feed holds the feed's statements prepared once on SQLite (nil on
-	// PostgreSQL): database/sql keeps each prepared on every read
-	// connection, so a page is not parsed and planned again per request.
-	feed *feedStmts
+	// stmts holds the feed's statements prepared on the SQLite read pool
+	// (unused on PostgreSQL): database/sql keeps each prepared on every
+	// read connection, so a page is not parsed and planned again per
+	// request.
+	stmts stmtCache
 }
 
 // Open opens the store named by dsn and applies pending migrations.
@@ -123,10 +124,6 @@ func Open(ctx context.Context, dsn string, opt Options) (*Store, error) {
 		return nil, err
 	}
 	if err := s.migrate(ctx); err != nil {
-		s.Close()
-		return nil, err
-	}
-	if err := s.prepareFeed(ctx); err != nil {
 		s.Close()
 		return nil, err
 	}
@@ -270,43 +267,11 @@ func checkPath(path string, opt Options) error {
 	return nil
 }
 
-// prepareFeed prepares the feed's statements on the SQLite read pool.
-func (s *Store) prepareFeed(ctx context.Context) error {
-	if s.pg {
-		return nil
-	}
-	f := &feedStmts{}
-	var err error
-	prep := func(q string) *sql.Stmt {
-		if err != nil {
-			return nil
-		}
-		var st *sql.Stmt
-		st, err = s.read.DB.PrepareContext(ctx, q)
-		return st
-	}
-	f.total[0] = prep(totalSQL(false))
-	f.total[1] = prep(totalSQL(true))
-	for i, sort := range feedSorts {
-		f.page[i][0] = prep(feedSQL(sort, false))
-		f.page[i][1] = prep(feedSQL(sort, true))
-	}
-	s.feed = f
-	if err != nil {
-		s.feed.close()
-		s.feed = nil
-		return fmt.Errorf("board: preparing the feed queries: %w", err)
-	}
-	return nil
-}
-
 // Close closes the database pools.
 func (s *Store) Close() error {
 	s.lastWrite.Store(0)
 	var errs []error
-	if s.feed != nil {
-		errs = append(errs, s.feed.close())
-	}
+	errs = append(errs, s.stmts.close())
 	if s.read != nil && s.read != s.write {
 		errs = append(errs, s.read.Close())
 	}
@@ -446,7 +411,7 @@ func (s *Store) flags(texts ...string) string {
 
 func decodeFlags(raw string) []string {
 	out := []string{}
-	if raw != "" {
+	if raw != "" && raw != "[]" { // most rows have no flags: no decoder for them
 		_ = json.Unmarshal([]byte(raw), &out) // written by flags; an unreadable value reads as none
 	}
 	if out == nil {

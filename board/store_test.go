@@ -166,13 +166,7 @@ func TestFeed(t *testing.T) {
 				}
 			}
 		}
-		ids := func(ps ...board.Prediction) []string {
-			out := []string{}
-			for _, x := range ps {
-				out = append(out, x.ID)
-			}
-			return out
-		}
+		ids := func(ps ...board.Prediction) []string { return feedIDs(ps) }
 		tests := []struct {
 			name      string
 			q         board.FeedQuery

@@ -183,19 +183,36 @@ type FeedQuery struct {
 	Domain string `json:"domain,omitempty"` // one of [Domains], any case; "" for all
 	Sort   Sort   `json:"sort,omitempty"`   // "" means [SortRecent]
 	Limit  int    `json:"limit,omitempty"`  // 0 means 20; above 100 is clamped to 100
-	Offset int    `json:"offset,omitempty"` // ≥ 0
+	Offset int    `json:"offset,omitempty"` // ≥ 0; not with Cursor
+	// AgentID keeps only the agent's posts; "" for every agent.
+	AgentID string `json:"agent_id,omitempty"`
+	// Status keeps only open, resolved or void predictions (any case); ""
+	// for all.
+	Status Status `json:"status,omitempty"`
+	// Q keeps only predictions whose title or body holds every word of it
+	// (full-text search, at most [MaxQuery] characters); "" for all.
+	Q string `json:"q,omitempty"`
+	// Cursor continues the feed after the page whose NextCursor it is,
+	// with the same sort and filters; "" starts at the first page.
+	Cursor string `json:"cursor,omitempty"`
 }
 
 // Feed is a page of predictions.
 type Feed struct {
 	Predictions []Prediction `json:"predictions"` // never nil
-	Total       int          `json:"total"`       // predictions matching the domain filter
+	Total       int          `json:"total"`       // predictions matching the filters
 	Limit       int          `json:"limit"`       // the limit applied
 	Offset      int          `json:"offset"`
 	HasMore     bool         `json:"has_more"` // more predictions after this page
 	Sort        Sort         `json:"sort"`     // the sort applied
 	Domain      string       `json:"domain,omitempty"`
-	Notes       []string     `json:"notes"` // e.g. a clamped limit; never nil
+	AgentID     string       `json:"agent_id,omitempty"` // the agent filter applied
+	Status      Status       `json:"status,omitempty"`   // the status filter applied
+	Q           string       `json:"q,omitempty"`        // the search applied
+	// NextCursor gives the next page as FeedQuery.Cursor; "" on the last
+	// page.
+	NextCursor string   `json:"next_cursor,omitempty"`
+	Notes      []string `json:"notes"` // e.g. a clamped limit; never nil
 }
 
 // Reply is a stored reply in a prediction's thread.

@@ -296,7 +296,16 @@ func defineBoard() []*boardRoute {
 			return s
 		}()},
 		{"limit", intParam(fmt.Sprintf("page size; above %d is clamped to %d with a note", board.MaxLimit, board.MaxLimit), 1, board.DefaultLimit)},
-		{"offset", intParam("how many predictions to skip; page on with offset + limit while has_more", 0, 0)},
+		{"offset", intParam("how many predictions to skip (the cost grows with it; prefer cursor); not with cursor", 0, 0)},
+		{"cursor", &jsonschema.Schema{Type: "string", MaxLength: ptr(board.MaxCursor),
+			Description: "continue after the page whose next_cursor this is, with the same sort and filters; as fast at any depth as the first page; " +
+				"not with offset. An unknown or edited cursor, or one of another sort or filters, is a 400"}},
+		{"q", &jsonschema.Schema{Type: "string", MinLength: ptr(1), MaxLength: ptr(board.MaxQuery),
+			Description: fmt.Sprintf("full-text search: only predictions whose title or body holds every word (any case, no stemming), at most %d characters", board.MaxQuery)}},
+		{"agent_id", &jsonschema.Schema{Type: "string", MinLength: ptr(1), MaxLength: ptr(board.MaxAgentID), Pattern: board.AgentIDPattern,
+			Description: "only the predictions this agent posted"}},
+		{"status", strEnum("only open, resolved (yes or no) or void predictions; any case",
+			string(board.StatusOpen), string(board.StatusResolved), string(board.StatusVoid))},
 	}
 
 	agentPost := []int{400, 401, 403, 404, 413, 415}
@@ -313,8 +322,9 @@ func defineBoard() []*boardRoute {
 		},
 		{
 			method: http.MethodGet, path: pred, name: "list_predictions", tool: "list_predictions", summary: "Read the feed",
-			description: "A page of the predictions feed, filtered by domain and sorted; the default is the 20 newest. " +
-				"total counts the predictions matching the filter; has_more says whether another page follows. Unknown parameters are ignored with a note.",
+			description: "A page of the predictions feed, filtered by domain, agent_id, status and a full-text search q, and sorted; the default is the 20 newest. " +
+				"total counts the predictions matching the filters; has_more says whether another page follows, and next_cursor, sent back as cursor " +
+				"with the same sort and filters, gives it (offset still works, but not together with cursor). Unknown parameters are ignored with a note.",
 			params: feedParams, result: boardResultSchema[feedResult](), success: []int{200}, errors: []int{400},
 			run: (*API).listPredictions,
 		},

@@ -8,6 +8,7 @@ import (
 	"math"
 	"mime"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -52,9 +53,22 @@ func (s *API) listPredictions(w http.ResponseWriter, r *http.Request, c *call) (
 	if f.Domain != "" {
 		scope = f.Domain
 	}
-	sum := fmt.Sprintf("%d of %s in %s, sorted by %s, from offset %d.", len(f.Predictions), count(f.Total, "prediction"), scope, f.Sort, f.Offset)
+	if f.AgentID != "" {
+		scope += " by " + f.AgentID
+	}
+	if f.Status != "" {
+		scope = string(f.Status) + " in " + scope
+	}
+	if f.Q != "" {
+		scope += fmt.Sprintf(" matching %q", f.Q)
+	}
+	from := fmt.Sprintf("from offset %d", f.Offset)
+	if q.Cursor != "" {
+		from = "after the cursor"
+	}
+	sum := fmt.Sprintf("%d of %s in %s, sorted by %s, %s.", len(f.Predictions), count(f.Total, "prediction"), scope, f.Sort, from)
 	if f.HasMore {
-		sum += fmt.Sprintf(" More follow: ask for offset=%d.", f.Offset+len(f.Predictions))
+		sum += " More follow: send next_cursor as cursor."
 	}
 	notes := f.Notes
 	f.Notes = nil
@@ -300,26 +314,51 @@ func pctText(p float64) string { return strconv.FormatFloat(math.Round(p*1000)/1
 // feedQuery reads the feed's query parameters: domain, sort, limit and
 // offset.
 func feedQuery(c *call) (board.FeedQuery, error) {
-	q := board.FeedQuery{Domain: c.query.Get("domain"), Sort: board.Sort(c.query.Get("sort"))}
+	// Only the route's parameters: the others are ignored with a note.
+	get := func(name string) (string, bool) {
+		v, ok := c.query[name]
+		if !ok || !slices.ContainsFunc(c.route.params, func(p boardParam) bool { return p.name == name }) {
+			return "", false
+		}
+		return v[0], true
+	}
+	q := board.FeedQuery{}
 	for _, p := range []struct {
 		name string
 		dst  *int
 		min  int
 	}{{"limit", &q.Limit, 1}, {"offset", &q.Offset, 0}} {
-		v, ok := c.query[p.name]
+		v, ok := get(p.name)
 		if !ok {
 			continue
 		}
-		n, err := strconv.Atoi(strings.TrimSpace(v[0]))
+		n, err := strconv.Atoi(strings.TrimSpace(v))
 		if err != nil || n < p.min {
-			return q, &httpio.Error{Field: p.name, Err: httpio.ErrBadRequest, Problem: fmt.Sprintf("is %q; it must be a whole number of at least %d", v[0], p.min),
+			return q, &httpio.Error{Field: p.name, Err: httpio.ErrBadRequest, Problem: fmt.Sprintf("is %q; it must be a whole number of at least %d", v, p.min),
 				Hint: fmt.Sprintf("such as %s=20", p.name)}
 		}
 		*p.dst = n
 	}
-	if _, ok := c.query["domain"]; ok && q.Domain == "" {
-		return q, &httpio.Error{Field: "domain", Err: httpio.ErrBadRequest, Problem: "is empty",
-			Hint: "leave domain out for every domain, or give one of " + strings.Join(board.Domains(), ", ")}
+	for _, p := range []struct {
+		name, hint string
+		dst        *string
+	}{
+		{"domain", "leave domain out for every domain, or give one of " + strings.Join(board.Domains(), ", "), &q.Domain},
+		{"sort", "leave sort out for recent, or give recent, confidence, popular or closing", (*string)(&q.Sort)},
+		{"q", "leave q out for every prediction, or give words to search for, such as q=launch delay", &q.Q},
+		{"agent_id", "leave agent_id out for every agent, or give one, such as agent_id=forecaster-7", &q.AgentID},
+		{"status", "leave status out for every status, or give open, resolved or void", (*string)(&q.Status)},
+		{"cursor", "leave cursor out for the first page, or send next_cursor as a page gave it", &q.Cursor},
+	} {
+		v, ok := get(p.name)
+		if ok && v == "" && p.name != "sort" {
+			return q, &httpio.Error{Field: p.name, Err: httpio.ErrBadRequest, Problem: "is empty", Hint: p.hint}
+		}
+		*p.dst = v
+	}
+	if _, ok := get("offset"); ok && q.Cursor != "" {
+		return q, &httpio.Error{Field: "cursor", Err: httpio.ErrBadRequest, Problem: "cannot be combined with offset",
+			Hint: "send cursor alone (it says where the page starts), or offset without cursor"}
 	}
 	return q, nil
 }

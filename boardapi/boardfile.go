@@ -8,6 +8,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -38,6 +39,9 @@ type importResult struct {
 func fileRoutes(feedParams []boardParam) []*boardRoute {
 	exportParams := make([]boardParam, 0, len(feedParams))
 	for _, p := range feedParams {
+		if !slices.Contains([]string{"domain", "sort", "limit", "offset"}, p.name) {
+			continue // the export pages by offset and filters by domain only
+		}
 		if p.name == "limit" {
 			p = boardParam{name: "limit", schema: intSchema(fmt.Sprintf("how many predictions to write, at most %d (the default)", MaxExport), 1, MaxExport)}
 		}

@@ -30,16 +30,23 @@ type predView struct {
 type feedPage struct {
 	Domains  []link
 	Sorts    []link
+	Statuses []link
 	Items    []predView
 	Total    int
 	From, To int
-	Prev     string
-	Next     string
-	Scope    string
-	Notes    []string
-	Error    *pageError
-	NoBoard  bool
-	PageSize int
+	// Continued: the page came by cursor, so its position is not known.
+	Continued bool
+	Prev      string
+	PrevLabel string
+	Next      string
+	Scope     string
+	Notes     []string
+	Error     *pageError
+	NoBoard   bool
+	PageSize  int
+	// The search form keeps the other filters.
+	Q, Domain, Sort, Status, AgentID string
+	AllAgents                        string // the feed without the agent filter; "" when none
 }
 
 // feedQuery is the feed's query string, read as GET /api/predictions reads it.
@@ -48,16 +55,26 @@ type feedQuery struct {
 	sort   board.Sort
 	limit  int
 	offset int
+	q      string
+	agent  string
+	status board.Status
+	cursor string
 }
 
 // url writes the feed address for q, leaving out default values.
-func (q feedQuery) url() string {
+func (q feedQuery) url() string { return q.urlAt("/") }
+
+// urlAt writes the address of path with q's parameters.
+func (q feedQuery) urlAt(path string) string {
 	v := url.Values{}
-	if q.domain != "" {
-		v.Set("domain", q.domain)
+	set := func(k, val string) {
+		if val != "" {
+			v.Set(k, val)
+		}
 	}
-	if q.sort != "" && q.sort != board.SortRecent {
-		v.Set("sort", string(q.sort))
+	set("domain", q.domain)
+	if q.sort != board.SortRecent {
+		set("sort", string(q.sort))
 	}
 	if q.limit != 0 && q.limit != board.DefaultLimit {
 		v.Set("limit", strconv.Itoa(q.limit))
@@ -65,22 +82,29 @@ func (q feedQuery) url() string {
 	if q.offset > 0 {
 		v.Set("offset", strconv.Itoa(q.offset))
 	}
+	set("q", q.q)
+	set("agent_id", q.agent)
+	set("status", string(q.status))
+	set("cursor", q.cursor)
 	if len(v) == 0 {
-		return "/"
+		return path
 	}
-	return "/?" + v.Encode()
+	return path + "?" + v.Encode()
 }
 
-// parseFeedQuery reads domain, sort, limit and offset. Bad numbers get a
-// message naming the parameter; domain and sort are checked by the board.
+// parseFeedQuery reads the feed's parameters. Bad numbers get a message
+// naming the parameter; the others are checked by the board. An empty
+// parameter (as a form sends an empty field) is left out.
 func parseFeedQuery(v url.Values) (feedQuery, *pageError) {
-	q := feedQuery{domain: strings.TrimSpace(v.Get("domain")), sort: board.Sort(strings.ToLower(strings.TrimSpace(v.Get("sort"))))}
+	get := func(k string) string { return strings.TrimSpace(v.Get(k)) }
+	q := feedQuery{domain: get("domain"), sort: board.Sort(strings.ToLower(get("sort"))), q: get("q"), agent: get("agent_id"),
+		status: board.Status(strings.ToLower(get("status"))), cursor: get("cursor")}
 	for _, p := range []struct {
 		name string
 		dst  *int
 		min  int
 	}{{"limit", &q.limit, 1}, {"offset", &q.offset, 0}} {
-		raw := strings.TrimSpace(v.Get(p.name))
+		raw := get(p.name)
 		if raw == "" {
 			continue
 		}
@@ -99,6 +123,16 @@ func badQuery(field, problem, hint string) *pageError {
 		Message: field + " " + problem + ".", Hint: hint}
 }
 
+// boardError turns a board's validation error into a 400 page; other
+// errors stay as they are.
+func boardError(err error) error {
+	var ve *board.ValidationError
+	if errors.As(err, &ve) {
+		return badQuery(ve.Field, ve.Problem, ve.Hint)
+	}
+	return err
+}
+
 func (s *server) feed(w http.ResponseWriter, r *http.Request) error {
 	page := feedPage{PageSize: board.DefaultLimit}
 	if s.opt.Board == nil {
@@ -109,39 +143,58 @@ func (s *server) feed(w http.ResponseWriter, r *http.Request) error {
 	var f board.Feed
 	if perr == nil {
 		var err error
-		f, err = s.opt.Board.Feed(r.Context(), board.FeedQuery{Domain: q.domain, Sort: q.sort, Limit: q.limit, Offset: q.offset})
-		var ve *board.ValidationError
-		switch {
-		case errors.As(err, &ve):
-			perr = badQuery(ve.Field, ve.Problem, ve.Hint)
+		f, err = s.opt.Board.Feed(r.Context(), board.FeedQuery{Domain: q.domain, Sort: q.sort, Limit: q.limit, Offset: q.offset,
+			Q: q.q, AgentID: q.agent, Status: q.status, Cursor: q.cursor})
+		switch err := boardError(err); {
+		case errors.As(err, &perr):
 		case err != nil:
 			return err
 		default:
-			q.domain, q.sort, q.limit = f.Domain, f.Sort, f.Limit
+			q.domain, q.sort, q.limit, q.status = f.Domain, f.Sort, f.Limit, f.Status
 		}
 	}
-	// Filter links keep the other parameters and start again at offset 0.
-	all := q
-	all.domain, all.offset = "", 0
-	if perr != nil {
+	if perr != nil { // links leave the bad parameter out
 		switch perr.Field {
 		case "domain":
-			q.domain, all.domain = "", ""
+			q.domain = ""
 		case "sort":
-			q.sort, all.sort = "", ""
+			q.sort = ""
+		case "status":
+			q.status = ""
+		case "q":
+			q.q = ""
+		case "agent_id":
+			q.agent = ""
 		}
 	}
-	page.Domains = append(page.Domains, link{Label: "All", URL: all.url(), Active: q.domain == ""})
-	for _, d := range board.Domains() {
-		l := all
+	// Filter and sort links keep the other parameters and start again at
+	// the first page.
+	first := q
+	first.offset, first.cursor = 0, ""
+	for _, d := range append([]string{""}, board.Domains()...) {
+		l := first
 		l.domain = d
-		page.Domains = append(page.Domains, link{Label: d, URL: l.url(), Active: q.domain == d})
+		page.Domains = append(page.Domains, link{Label: cmpOr(d, "All"), URL: l.url(), Active: q.domain == d})
 	}
 	for _, so := range []board.Sort{board.SortRecent, board.SortConfidence, board.SortPopular} {
-		l := q
-		l.sort, l.offset = so, 0
+		l := first
+		l.sort = so
 		active := q.sort == so || (q.sort == "" && so == board.SortRecent)
 		page.Sorts = append(page.Sorts, link{Label: string(so), URL: l.url(), Active: active})
+	}
+	for _, st := range []board.Status{"", board.StatusOpen, board.StatusResolved, board.StatusVoid} {
+		l := first
+		l.status = st
+		page.Statuses = append(page.Statuses, link{Label: cmpOr(string(st), "all"), URL: l.url(), Active: q.status == st})
+	}
+	page.Q, page.Domain, page.Status, page.AgentID = q.q, q.domain, string(q.status), q.agent
+	if q.sort != board.SortRecent {
+		page.Sort = string(q.sort)
+	}
+	if q.agent != "" {
+		l := first
+		l.agent = ""
+		page.AllAgents = l.url()
 	}
 	if perr != nil {
 		page.Error = perr
@@ -152,24 +205,51 @@ func (s *server) feed(w http.ResponseWriter, r *http.Request) error {
 		page.Items = append(page.Items, predView{Prediction: p, Ago: ago(now, p.CreatedAt)})
 	}
 	page.Total, page.Notes, page.PageSize = f.Total, f.Notes, f.Limit
-	page.Scope = "all domains"
-	if f.Domain != "" {
-		page.Scope = f.Domain
-	}
+	page.Scope = feedScope(f)
+	page.Continued = q.cursor != ""
 	if len(f.Predictions) > 0 {
 		page.From, page.To = f.Offset+1, f.Offset+len(f.Predictions)
 	}
-	if f.Offset > 0 {
+	switch {
+	case q.cursor != "":
+		page.Prev, page.PrevLabel = first.url(), "← First page"
+	case f.Offset > 0:
 		prev := q
 		prev.offset = max(f.Offset-f.Limit, 0)
-		page.Prev = prev.url()
+		page.Prev, page.PrevLabel = prev.url(), "← Previous"
 	}
-	if f.HasMore {
-		next := q
-		next.offset = f.Offset + len(f.Predictions)
+	if f.NextCursor != "" {
+		next := first
+		next.cursor = f.NextCursor
 		page.Next = next.url()
 	}
 	return s.render(w, r, http.StatusOK, "feed", "Board", "board", page)
+}
+
+// feedScope says which predictions a feed page is drawn from, for its
+// summary line: "open predictions in AI by scout matching "launch"".
+func feedScope(f board.Feed) string {
+	scope := "all domains"
+	if f.Domain != "" {
+		scope = f.Domain
+	}
+	if f.Status != "" {
+		scope = string(f.Status) + " predictions in " + scope
+	}
+	if f.AgentID != "" {
+		scope += " by " + f.AgentID
+	}
+	if f.Q != "" {
+		scope += fmt.Sprintf(" matching “%s”", f.Q)
+	}
+	return scope
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
 }
 
 type predictionPage struct {
@@ -301,20 +381,78 @@ type agentPage struct {
 	Plot      template.HTML // generated by calibrationSVG, numbers only
 	Bins      []scoring.Bin
 	Scores    *scoring.Summary
-	Resolved  []board.Prediction
 	Shown     int
 	Truncated bool
 	// Forecasts is a page of the agent's forecasts, open and resolved.
 	Forecasts     board.AgentForecastPage
 	ForecastsFrom int
 	Prev, Next    string
+	// OpenList and ResolvedList page the agent's own predictions by
+	// cursor (parameters open and resolved).
+	OpenList, ResolvedList predList
+}
+
+// predList is a page of an agent's predictions on its page.
+type predList struct {
+	ID, Title string // the section's id (its cursor parameter) and heading
+	Items     []predView
+	Total     int
+	// Continued: the page came by cursor; First links to the first page.
+	Continued bool
+	First     string
+	Next      string
+}
+
+// agentListLimit is how many of its predictions the agent page lists at
+// once, open and resolved each.
+const agentListLimit = 10
+
+// agentList reads a page of the agent's predictions of one status, after
+// the cursor in the page's parameter param ("" for the first page), and
+// links its pages with the page's other parameters kept.
+func (s *server) agentList(r *http.Request, id string, status board.Status, param, title string) (predList, error) {
+	v := r.URL.Query()
+	cur := strings.TrimSpace(v.Get(param))
+	f, err := s.opt.Board.Feed(r.Context(), board.FeedQuery{AgentID: id, Status: status, Limit: agentListLimit, Cursor: cur})
+	if err != nil {
+		var ve *board.ValidationError
+		if errors.As(err, &ve) && ve.Field == "cursor" {
+			return predList{}, badQuery(param, ve.Problem, "follow the list's Next link, or leave "+param+" out for its first page")
+		}
+		return predList{}, boardError(err)
+	}
+	at := func(cursor string) string {
+		q := url.Values{}
+		for k, vs := range v {
+			if k != param && len(vs) > 0 && vs[0] != "" {
+				q.Set(k, vs[0])
+			}
+		}
+		if cursor != "" {
+			q.Set(param, cursor)
+		}
+		u := "/agents/" + url.PathEscape(id)
+		if len(q) > 0 {
+			u += "?" + q.Encode()
+		}
+		return u + "#" + param
+	}
+	l := predList{ID: param, Title: title, Total: f.Total, Continued: cur != ""}
+	now := s.now()
+	for _, p := range f.Predictions {
+		l.Items = append(l.Items, predView{Prediction: p, Ago: ago(now, p.CreatedAt)})
+	}
+	if l.Continued {
+		l.First = at("")
+	}
+	if f.NextCursor != "" {
+		l.Next = at(f.NextCursor)
+	}
+	return l, nil
 }
 
 // agentForecastsShown is how many forecasts the agent page lists at once.
 const agentForecastsShown = 20
-
-// agentResolvedShown is how many resolved predictions the agent page lists.
-const agentResolvedShown = 20
 
 func (s *server) agent(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("id")
@@ -346,11 +484,26 @@ func (s *server) agent(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	page.ForecastsFrom = offset + 1
+	if page.OpenList, err = s.agentList(r, id, board.StatusOpen, "open", "Open predictions"); err != nil {
+		return err
+	}
+	if page.ResolvedList, err = s.agentList(r, id, board.StatusResolved, "resolved", "Resolved predictions"); err != nil {
+		return err
+	}
 	pageURL := func(off int) string {
-		if off <= 0 {
+		q := url.Values{}
+		for _, k := range []string{"open", "resolved"} {
+			if c := r.URL.Query().Get(k); c != "" {
+				q.Set(k, c)
+			}
+		}
+		if off > 0 {
+			q.Set("offset", strconv.Itoa(off))
+		}
+		if len(q) == 0 {
 			return "/agents/" + url.PathEscape(id) + "#forecasts"
 		}
-		return "/agents/" + url.PathEscape(id) + "?offset=" + strconv.Itoa(off) + "#forecasts"
+		return "/agents/" + url.PathEscape(id) + "?" + q.Encode() + "#forecasts"
 	}
 	if offset > 0 {
 		page.Prev = pageURL(max(offset-agentForecastsShown, 0))
@@ -376,7 +529,6 @@ func (s *server) agent(w http.ResponseWriter, r *http.Request) error {
 		page.Bins = res.Overall.Calibration
 		page.Plot = calibrationSVG(res.Overall.Calibration, "Calibration of "+a.ID)
 	}
-	page.Resolved = resolved[:min(len(resolved), agentResolvedShown)]
 	page.Shown = len(resolved)
 	return s.render(w, r, http.StatusOK, "agent", a.Name, "agents", page)
 }

@@ -245,13 +245,14 @@ func TestBrowser(t *testing.T) {
 
 		page1 := titles()
 		b.follow(t, ctx, chromedp.Click(chromedp.CSS(`a[rel=next]`)), 200)
-		if r := eval[string](t, ctx, `document.getElementById('range').textContent`); !strings.HasPrefix(r, "Showing 6–") {
+		// Pages after the first come by cursor: they link back to the first.
+		if r := eval[string](t, ctx, `document.getElementById('range').textContent`); !strings.HasPrefix(r, "Showing 5 more of") {
 			t.Errorf("next page: %q", r)
 		}
 		if page2 := titles(); len(page2) == 0 || slices.Contains(page1, page2[0]) {
 			t.Errorf("next page %q overlaps the first %q", page2, page1)
 		}
-		b.follow(t, ctx, chromedp.Click(chromedp.CSS(`a[rel=prev]`)), 200)
+		b.follow(t, ctx, chromedp.Click(`//nav[@class="pager"]/a[normalize-space(.)="← First page"]`), 200)
 		if got := titles(); !slices.Equal(got, page1) {
 			t.Errorf("previous page: %q, want %q", got, page1)
 		}

@@ -19,15 +19,24 @@ func TestPages(t *testing.T) {
 	srv := newServer(t, f)
 	cases := []pageCase{
 		{"feed", "/", 200, []string{
-			"<h1>Board</h1>", "Showing 1–20 of 29 predictions in all domains.", escapedXSS,
-			`href="/?offset=20"`, `<span class="domain">AI</span>`, "flagged: instructions",
+			"<h1>Board</h1>", "Showing 1–20 of 29 predictions in <bdi>all domains</bdi>.", escapedXSS,
+			`rel="next" href="/?cursor=`, `<span class="domain">AI</span>`, "flagged: instructions",
 			`href="/agents/xss-agent"`, "1 disagree", "7 replies", "1 challenge", "1 debate",
 		}, []string{xss}},
-		{"feed by domain", "/?domain=science", 200, []string{"in Science.", `aria-current="true" class="active">Science</a>`, "Fusion start-up reaches Q &gt; 1"}, []string{"Question 01 resolves"}},
-		{"feed sorted by confidence", "/?sort=confidence&limit=1", 200, []string{"Showing 1–1 of 29", "Question 24 resolves yes", `href="/?limit=1&amp;offset=1&amp;sort=confidence"`}, nil},
+		{"feed by domain", "/?domain=science", 200, []string{"in <bdi>Science</bdi>.", `aria-current="true" class="active">Science</a>`, "Fusion start-up reaches Q &gt; 1"}, []string{"Question 01 resolves"}},
+		{"feed sorted by confidence", "/?sort=confidence&limit=1", 200, []string{"Showing 1–1 of 29", "Question 24 resolves yes", `&amp;limit=1&amp;sort=confidence">Next →`}, nil},
 		{"feed sorted by popularity", "/?sort=popular&limit=1", 200, []string{"Fusion start-up"}, nil},
 		{"feed last page", "/?offset=20", 200, []string{"Showing 21–29 of 29", `href="/"`, `<span class="disabled" aria-disabled="true">Next →</span>`}, nil},
-		{"feed past the end", "/?offset=100", 200, []string{"No predictions in all domains on this page."}, nil},
+		{"feed past the end", "/?offset=100", 200, []string{"No predictions in <bdi>all domains</bdi> on this page."}, nil},
+		{"feed search", "/?q=fusion", 200, []string{"Fusion start-up reaches Q &gt; 1", `value="fusion"`, "matching “fusion”"}, []string{"Question 01 resolves"}},
+		{"feed search keeps filters", "/?q=question&domain=Science&status=resolved", 200, []string{`<input type="hidden" name="domain" value="Science">`, `<input type="hidden" name="status" value="resolved">`, `href="/?q=question&amp;status=resolved">All</a>`}, nil},
+		{"feed by status", "/?status=resolved", 200, []string{"resolved predictions in", `aria-current="true" class="active">resolved</a>`, "Question 01 resolves yes"}, []string{"Fusion start-up"}},
+		{"feed by agent", "/?agent_id=skeptic", 200, []string{"by skeptic", `id="agent-filter"`, "show every agent"}, nil},
+		{"feed empty search is no search", "/?q=+", 200, []string{"of 29 predictions"}, nil},
+		{"feed bad search", "/?q=%21%21", 400, []string{"q has no word to search for"}, nil},
+		{"feed bad status", "/?status=closed", 400, []string{"status", "closed", "open, resolved or void"}, []string{"status=closed"}},
+		{"feed bad cursor", "/?cursor=nope", 400, []string{"cursor is not a cursor of this board", "next_cursor"}, nil},
+		{"feed cursor with offset", "/?offset=1&cursor=nope", 400, []string{"cursor"}, nil},
 		{"feed bad limit", "/?limit=abc", 400, []string{"limit is &#34;abc&#34;; it must be a whole number of at least 1.", "such as limit=20"}, nil},
 		{"feed bad offset", "/?offset=-1", 400, []string{"offset is &#34;-1&#34;; it must be a whole number of at least 0."}, nil},
 		{"feed bad domain", "/?domain=astrology", 400, []string{"domain", "astrology"}, []string{"domain=astrology"}},
@@ -46,6 +55,8 @@ func TestPages(t *testing.T) {
 		{"agents by peer score", "/agents?sort=peer_score", 200, []string{`aria-current="true" class="active">peer score</a>`, "Peer score"}, nil},
 		{"agents bad sort", "/agents?sort=luck", 400, []string{"sort", "luck", "peer_score"}, nil},
 		{"agent forecasts", "/agents/skeptic", 200, []string{`id="agent-forecasts"`, "Question 01 resolves yes", "Fusion start-up"}, nil},
+		{"agent predictions", "/agents/oracle-1", 200, []string{`id="open"`, "Open predictions <small>(", `id="resolved"`, "Resolved predictions <small>(20)</small>", `href="/agents/oracle-1?resolved=`}, nil},
+		{"agent predictions bad cursor", "/agents/oracle-1?resolved=nope", 400, []string{"resolved is not a cursor of this board", "Next link"}, nil},
 		{"agent forecasts bad offset", "/agents/skeptic?offset=-1", 400, []string{"offset"}, nil},
 		{"unknown prediction", "/predictions/0190f5a2-7b3c-7d4e-8f90-123456789abc", 404, []string{"No prediction has the id"}, nil},
 		{"malformed prediction id", "/predictions/%3Cscript%3E", 404, []string{"No prediction has the id &#34;&lt;script&gt;&#34;."}, []string{"<script>\""}},
@@ -253,5 +264,70 @@ func TestMethodsAndStatic(t *testing.T) {
 		if resp := do("GET", path, http.Header{"If-None-Match": {etag}}); resp.StatusCode != http.StatusNotModified {
 			t.Errorf("GET %s with its ETag: status %d, want 304", path, resp.StatusCode)
 		}
+	}
+}
+
+// TestFeedCursorPages follows the feed's Next links to the end: every
+// prediction shows once, and the pages after the first link back to it.
+func TestFeedCursorPages(t *testing.T) {
+	srv := newServer(t, seed(t))
+	next := regexp.MustCompile(`rel="next" href="([^"]+)"`)
+	card := regexp.MustCompile(`<h2><a href="/predictions/([0-9a-f-]{36})"`)
+	seen := map[string]bool{}
+	path := "/?limit=7&sort=confidence"
+	for pages := 1; ; pages++ {
+		status, _, body := get(t, srv, path)
+		if status != 200 {
+			t.Fatalf("GET %s: %d", path, status)
+		}
+		for _, m := range card.FindAllStringSubmatch(body, -1) {
+			if seen[m[1]] {
+				t.Errorf("GET %s: %s again", path, m[1])
+			}
+			seen[m[1]] = true
+		}
+		if pages > 1 && !strings.Contains(body, `href="/?limit=7&amp;sort=confidence">← First page</a>`) {
+			t.Errorf("GET %s: no link to the first page", path)
+		}
+		m := next.FindStringSubmatch(body)
+		if m == nil {
+			break
+		}
+		path = html.UnescapeString(m[1])
+	}
+	if len(seen) != 29 {
+		t.Errorf("the pages showed %d predictions, want 29", len(seen))
+	}
+}
+
+// TestAgentPredictionPages follows the Next links of an agent's resolved
+// predictions: each of its 20 shows once, and the open list keeps its
+// place.
+func TestAgentPredictionPages(t *testing.T) {
+	srv := newServer(t, seed(t))
+	next := regexp.MustCompile(`<a href="(/agents/oracle-1\?[^"]*resolved=[^"]+)">Next →</a>`)
+	section := regexp.MustCompile(`(?s)<section aria-labelledby="resolved-h" id="resolved">.*?</section>`)
+	card := regexp.MustCompile(`<h2><a href="/predictions/([0-9a-f-]{36})"`)
+	seen := map[string]bool{}
+	path := "/agents/oracle-1"
+	for {
+		status, _, body := get(t, srv, path)
+		if status != 200 {
+			t.Fatalf("GET %s: %d", path, status)
+		}
+		for _, m := range card.FindAllStringSubmatch(section.FindString(body), -1) {
+			if seen[m[1]] {
+				t.Errorf("GET %s: %s again", path, m[1])
+			}
+			seen[m[1]] = true
+		}
+		m := next.FindStringSubmatch(body)
+		if m == nil {
+			break
+		}
+		path = html.UnescapeString(m[1])
+	}
+	if len(seen) != 20 {
+		t.Errorf("the resolved pages showed %d predictions, want 20", len(seen))
 	}
 }

@@ -1,0 +1,165 @@
+package board
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"math"
+	"time"
+	"unicode/utf8"
+)
+
+// MaxCursor bounds the length of a feed cursor, in bytes; the board's own
+// cursors are about 150.
+const MaxCursor = 512
+
+// cursorHint tells a caller what to do with a cursor the board refuses.
+const cursorHint = "send next_cursor exactly as a feed page gave it, with the same sort and filters; leave cursor out to start from the first page"
+
+// cursorSalt starts the checksum input: a cursor of another program, or of
+// another version of this one, does not check.
+const cursorSalt = "predictions feed cursor v1\x00"
+
+// cursorSumLen is how many bytes of the SHA-256 checksum a cursor carries.
+const cursorSumLen = 8
+
+// cursor is the position after the last prediction of a feed page: its
+// sort key and id, with the sort and a tag of the filters it belongs to.
+// On the wire it is base64url (no padding) of the JSON followed by a
+// checksum, so a cursor cut short or edited is refused (400) instead of
+// read as another position. The checksum is no secret: the feed is public,
+// so a forged cursor can only point into the same feed.
+type cursor struct {
+	Sort   Sort     `json:"s"`
+	Filter string   `json:"f"`           // feedFilter.tag()
+	At     string   `json:"t"`           // created_at, RFC 3339 UTC
+	ID     string   `json:"i"`           // the prediction id
+	Conf   *float64 `json:"c,omitempty"` // confidence, for SortConfidence
+	Pop    *int64   `json:"p,omitempty"` // popularity, for SortPopular
+	By     *string  `json:"d,omitempty"` // resolve_by, for SortClosing
+}
+
+// encode returns the cursor's text.
+func (c cursor) encode() string {
+	payload, _ := json.Marshal(c) // strings and numbers always marshal
+	sum := sha256.Sum256(append([]byte(cursorSalt), payload...))
+	return base64.RawURLEncoding.EncodeToString(append(payload, sum[:cursorSumLen]...))
+}
+
+// at is the cursor's created_at as the databases store and compare it.
+func (c cursor) at() string {
+	t, _ := time.Parse(time.RFC3339Nano, c.At) // checked by parseCursor
+	return storedTime(t)
+}
+
+// storedTime formats t as bun writes a time (and so as SQLite compares
+// the stored text): UTC with microseconds, trailing zeros dropped.
+func storedTime(t time.Time) string {
+	return t.UTC().Format("2006-01-02 15:04:05.999999-07:00")
+}
+
+// parseCursor reads a cursor and checks it against the page asked for:
+// the same sort and filters. Every refusal is a *[ValidationError] naming
+// cursor.
+func parseCursor(s string, f feedFilter) (cursor, error) {
+	bad := func(problem string) (cursor, error) {
+		return cursor{}, invalid("cursor", problem, cursorHint)
+	}
+	if len(s) > MaxCursor {
+		return bad(fmt.Sprintf("is %d bytes long; the maximum is %d", len(s), MaxCursor))
+	}
+	raw, err := base64.RawURLEncoding.DecodeString(s)
+	if err != nil || len(raw) <= cursorSumLen {
+		return bad("is not a cursor of this board")
+	}
+	payload, sum := raw[:len(raw)-cursorSumLen], raw[len(raw)-cursorSumLen:]
+	want := sha256.Sum256(append([]byte(cursorSalt), payload...))
+	if !bytes.Equal(sum, want[:cursorSumLen]) {
+		return bad("is damaged: its checksum does not match")
+	}
+	var c cursor
+	dec := json.NewDecoder(bytes.NewReader(payload))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&c); err != nil || dec.More() {
+		return bad("is not a cursor of this board")
+	}
+	if err := c.check(); err != nil {
+		return bad(err.Error())
+	}
+	if c.Sort != f.sort {
+		return cursor{}, invalid("cursor", fmt.Sprintf("belongs to sort=%s, not sort=%s", c.Sort, f.sort),
+			fmt.Sprintf("send sort=%s with this cursor, or leave cursor out to start sort=%s from the first page", c.Sort, f.sort))
+	}
+	if c.Filter != f.tag() {
+		return cursor{}, invalid("cursor", "belongs to other filters (domain, agent_id, status or q) than this request's",
+			"send the filters of the page that gave the cursor, or leave cursor out to start from the first page")
+	}
+	return c, nil
+}
+
+// check reports a field of a decoded cursor that no page could have
+// written.
+func (c cursor) check() error {
+	if _, err := parseSort(c.Sort); err != nil || c.Sort == "" {
+		return fmt.Errorf("names an unknown sort")
+	}
+	if t, err := time.Parse(time.RFC3339Nano, c.At); err != nil || t.Year() < 1 || t.Year() > 9999 {
+		return fmt.Errorf("holds an unreadable time")
+	}
+	if c.ID == "" || !utf8.ValidString(c.ID) || checkRef("cursor", c.ID) != nil {
+		return fmt.Errorf("holds an unreadable id")
+	}
+	var need bool
+	switch c.Sort {
+	case SortConfidence:
+		need = c.Conf != nil && !math.IsNaN(*c.Conf) && *c.Conf >= 0 && *c.Conf <= 1
+	case SortPopular:
+		need = c.Pop != nil && *c.Pop >= 0
+	case SortClosing:
+		need = c.By != nil && checkDateText(*c.By)
+	default:
+		need = true
+	}
+	extra := (c.Conf != nil) != (c.Sort == SortConfidence) ||
+		(c.Pop != nil) != (c.Sort == SortPopular) ||
+		(c.By != nil) != (c.Sort == SortClosing)
+	if !need || extra {
+		return fmt.Errorf("does not hold the sort key of sort=%s", c.Sort)
+	}
+	return nil
+}
+
+// checkDateText reports whether s is a date YYYY-MM-DD as stored.
+func checkDateText(s string) bool {
+	t, err := time.Parse(time.DateOnly, s)
+	return err == nil && t.Format(time.DateOnly) == s
+}
+
+// cursorAfter is the cursor after r in the feed f.
+func cursorAfter(r *predictionRow, f feedFilter) string {
+	c := cursor{Sort: f.sort, Filter: f.tag(), At: r.CreatedAt.UTC().Format(time.RFC3339Nano), ID: r.ID}
+	switch f.sort {
+	case SortConfidence:
+		c.Conf = &r.Confidence
+	case SortPopular:
+		p := int64(r.Popularity)
+		c.Pop = &p
+	case SortClosing:
+		c.By = &r.ResolveBy.String
+	}
+	return c.encode()
+}
+
+// tag identifies the filters of a feed (not its sort or page): a cursor
+// carries it, so that it continues only the feed it came from.
+func (f feedFilter) tag() string {
+	h := sha256.New()
+	for _, s := range []string{f.domain, f.agent, string(f.status), f.q} {
+		h.Write([]byte(s))
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil)[:6])
+}

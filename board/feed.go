@@ -1,0 +1,403 @@
+package board
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+	"sync"
+	"unicode"
+
+	"github.com/uptrace/bun"
+)
+
+// MaxQuery bounds the feed's full-text search q, in characters (Unicode
+// code points).
+const MaxQuery = 200
+
+// feedFilter is a checked [FeedQuery]'s sort and filters.
+type feedFilter struct {
+	sort   Sort
+	domain string // canonical; "" for all
+	agent  string
+	status Status
+	q      string // trimmed; "" for no search
+}
+
+// feedOrder maps each sort to its ORDER BY; each has an index
+// (predictions_<sort> and predictions_domain_<sort>, predictions_closing).
+var feedOrder = map[Sort]string{
+	SortRecent:     "p.created_at DESC, p.id DESC",
+	SortConfidence: "p.confidence DESC, p.created_at DESC, p.id DESC",
+	SortPopular:    "p.popularity DESC, p.created_at DESC, p.id DESC",
+	SortClosing:    "p.resolve_by, p.created_at DESC, p.id DESC",
+}
+
+// closingFilter restricts [SortClosing] to open predictions with a date.
+const closingFilter = `p.status = 'open' AND p.resolve_by IS NOT NULL`
+
+// checkFeed checks a FeedQuery: its filters, the limit applied (with a
+// note when clamped) and the cursor, nil for none.
+func checkFeed(q FeedQuery) (f feedFilter, limit int, after *cursor, notes []string, err error) {
+	if f.sort, err = parseSort(q.Sort); err != nil {
+		return
+	}
+	if q.Domain != "" {
+		if f.domain, err = canonicalDomain("domain", q.Domain); err != nil {
+			return
+		}
+	}
+	if q.AgentID != "" {
+		if err = checkAgentID(q.AgentID); err != nil {
+			return
+		}
+		f.agent = q.AgentID
+	}
+	if f.status, err = parseStatus(q.Status); err != nil {
+		return
+	}
+	if f.q, err = checkSearch(q.Q); err != nil {
+		return
+	}
+	switch limit = q.Limit; {
+	case q.Limit < 0:
+		err = invalid("limit", fmt.Sprintf("is %d; it cannot be negative", q.Limit),
+			fmt.Sprintf("send 1 to %d, or leave it out for %d", MaxLimit, DefaultLimit))
+		return
+	case q.Limit == 0:
+		limit = DefaultLimit
+	case q.Limit > MaxLimit:
+		limit = MaxLimit
+		notes = append(notes, fmt.Sprintf("limit %d is above the maximum; clamped to %d", q.Limit, MaxLimit))
+	}
+	if q.Offset < 0 {
+		err = invalid("offset", fmt.Sprintf("is %d; it cannot be negative", q.Offset), "send 0 for the first page")
+		return
+	}
+	if q.Cursor != "" {
+		if q.Offset > 0 {
+			err = invalid("cursor", "cannot be combined with offset",
+				"send cursor alone (it says where the page starts), or offset without cursor")
+			return
+		}
+		var c cursor
+		if c, err = parseCursor(q.Cursor, f); err != nil {
+			return
+		}
+		after = &c
+	}
+	return
+}
+
+// parseStatus reads the feed's status filter: "" for every status, else
+// open, resolved or void in any case.
+func parseStatus(s Status) (Status, error) {
+	switch Status(strings.ToLower(strings.TrimSpace(string(s)))) {
+	case StatusOpen:
+		return StatusOpen, nil
+	case StatusResolved:
+		return StatusResolved, nil
+	case StatusVoid:
+		return StatusVoid, nil
+	}
+	if s == "" {
+		return "", nil
+	}
+	return "", invalid("status", fmt.Sprintf("%q is not a status", string(s)), "send open, resolved or void, or leave status out for all")
+}
+
+// checkSearch checks the feed's search text: at most [MaxQuery]
+// characters without control characters, with at least one letter or
+// digit. It returns it trimmed; "" means no search.
+func checkSearch(q string) (string, error) {
+	if q == "" {
+		return "", nil
+	}
+	t, err := checkText("q", q, 0, MaxQuery, false)
+	if err != nil {
+		return "", err
+	}
+	if !strings.ContainsFunc(t, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) {
+		return "", invalid("q", "has no word to search for", `send words of the title or body, such as q=launch delay`)
+	}
+	return t, nil
+}
+
+// ftsQuery writes search words as an FTS5 query: each word a quoted
+// string (so no FTS5 operator or syntax error can come from the words),
+// all of them required, as PostgreSQL's plainto_tsquery.
+func ftsQuery(q string) string {
+	var b strings.Builder
+	for _, w := range strings.Fields(q) {
+		if !strings.ContainsFunc(w, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) {
+			continue // no token: an empty phrase
+		}
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteByte('"')
+		b.WriteString(strings.ReplaceAll(w, `"`, `""`))
+		b.WriteByte('"')
+	}
+	return b.String()
+}
+
+// where returns the WHERE clause (with its leading " WHERE ", or "") of
+// the feed f, after the cursor when after is not nil, and its arguments.
+func (s *Store) where(f feedFilter, after *cursor) (string, []any) {
+	var conds []string
+	var args []any
+	if f.sort == SortClosing {
+		conds = append(conds, closingFilter)
+	}
+	if f.domain != "" {
+		conds, args = append(conds, `p.domain = ?`), append(args, f.domain)
+	}
+	if f.agent != "" {
+		conds, args = append(conds, `p.agent_id = ?`), append(args, f.agent)
+	}
+	if f.status != "" {
+		conds, args = append(conds, `p.status = ?`), append(args, string(f.status))
+	}
+	if f.q != "" {
+		if s.pg {
+			conds, args = append(conds, `p.search @@ plainto_tsquery('simple', ?)`), append(args, f.q)
+		} else {
+			conds, args = append(conds, `p.rowid IN (SELECT rowid FROM predictions_fts WHERE predictions_fts MATCH ?)`), append(args, ftsQuery(f.q))
+		}
+	}
+	if after != nil {
+		switch f.sort {
+		case SortClosing:
+			conds = append(conds, `(p.resolve_by > ? OR (p.resolve_by = ? AND (p.created_at, p.id) < (?, ?)))`)
+			args = append(args, *after.By, *after.By, after.at(), after.ID)
+		case SortConfidence:
+			conds, args = append(conds, `(p.confidence, p.created_at, p.id) < (?, ?, ?)`), append(args, *after.Conf, after.at(), after.ID)
+		case SortPopular:
+			conds, args = append(conds, `(p.popularity, p.created_at, p.id) < (?, ?, ?)`), append(args, *after.Pop, after.at(), after.ID)
+		default:
+			conds, args = append(conds, `(p.created_at, p.id) < (?, ?)`), append(args, after.at(), after.ID)
+		}
+	}
+	if len(conds) == 0 {
+		return "", nil
+	}
+	return " WHERE " + strings.Join(conds, " AND "), args
+}
+
+// pageSQL returns the page query of the feed f (after the cursor when not
+// nil). LIMIT and OFFSET are written into the text, not bound: SQLite
+// reads a bound LIMIT's value while planning and so expires the statement
+// whenever it is bound again, preparing it anew on every page.
+//
+// Each row starts with the feed's total (totalSQL as a scalar subquery,
+// which the databases run once per statement), so a page takes one
+// statement, not two.
+func (s *Store) pageSQL(f feedFilter, after *cursor, limit, offset int) (string, []any) {
+	total, args := s.totalSQL(f)
+	w, wargs := s.where(f, after)
+	cols := predictionCols
+	if !s.pg {
+		cols = sqliteTextTimes.Replace(cols)
+	}
+	args = append(args, wargs...)
+	order := ` ORDER BY ` + feedOrder[f.sort] + fmt.Sprintf(` LIMIT %d`, limit)
+	if offset == 0 {
+		return `SELECT (` + total + `) AS total, ` + cols + ` FROM predictions AS p` + w + order, args
+	}
+	// The skipped rows are skipped in a subquery, so the columns (the
+	// agent's name is a lookup) are computed for the page's rows only:
+	// PostgreSQL would otherwise compute them for every skipped row.
+	return `SELECT (` + total + `) AS total, ` + cols + ` FROM (SELECT p.* FROM predictions AS p` + w + order +
+		fmt.Sprintf(` OFFSET %d`, offset) + `) AS p ORDER BY ` + feedOrder[f.sort], args
+}
+
+// sqliteTextTimes selects the feed's times on SQLite as text, which the
+// driver hands over as it is (bun.NullTime reads it with one parse): a
+// column declared TIMESTAMP the driver parses itself, trying one layout
+// after another.
+var sqliteTextTimes = strings.NewReplacer(
+	"p.created_at,", "p.created_at || '' AS created_at,",
+	"p.resolved_at,", "p.resolved_at || '' AS resolved_at,",
+	"p.community_updated_at,", "p.community_updated_at || '' AS community_updated_at,")
+
+// totalSQL returns the query that counts the feed f. Without an agent or
+// a search, and but for [SortClosing], it sums counters kept with each
+// write (the shards of domain_counts), so no row is counted; otherwise it
+// counts the matching rows on their index.
+func (s *Store) totalSQL(f feedFilter) (string, []any) {
+	if f.agent != "" || f.q != "" || f.sort == SortClosing {
+		w, args := s.where(f, nil)
+		return `SELECT COUNT(*) FROM predictions AS p` + w, args
+	}
+	col := `predictions`
+	switch f.status {
+	case StatusOpen:
+		col = `predictions - resolved - void`
+	case StatusResolved:
+		col = `resolved`
+	case StatusVoid:
+		col = `void`
+	}
+	q := `SELECT COALESCE(SUM(` + col + `), 0) FROM domain_counts`
+	if f.domain != "" {
+		return q + ` WHERE domain = ?`, []any{f.domain}
+	}
+	return q, nil
+}
+
+// Feed returns a page of predictions.
+//
+// Sort defaults to recent, Limit to 20; a Limit above 100 is clamped to 100
+// with a note. Domain, Status and Sort are matched without regard to case;
+// AgentID keeps to the agent's posts, Q to those whose title or body holds
+// every word of it (full-text search: SQLite FTS5, PostgreSQL text
+// search). A page with more after it carries NextCursor, which as Cursor
+// gives the page after it at any depth at the cost of the first (keyset
+// pagination on the sort key and id); Offset skips predictions instead,
+// at a cost that grows with it. Total comes from counters kept with each
+// write when the feed is filtered by domain and status only; with AgentID,
+// Q or [SortClosing] (open predictions with a resolve_by date, soonest
+// first) the matching rows are counted.
+//
+// Errors: a *[ValidationError] for an unknown domain, sort or status, an
+// invalid agent_id, a q too long or without words, a negative limit or
+// offset, a cursor that is not one of the board's or belongs to another
+// sort or filters, and a cursor with an offset.
+func (s *Store) Feed(ctx context.Context, q FeedQuery) (Feed, error) {
+	ff, limit, after, notes, err := checkFeed(q)
+	if err != nil {
+		return Feed{}, err
+	}
+	f := Feed{Sort: ff.sort, Domain: ff.domain, AgentID: ff.agent, Status: ff.status, Q: ff.q,
+		Offset: q.Offset, Limit: limit, Notes: notes, Predictions: []Prediction{}}
+	if f.Notes == nil {
+		f.Notes = []string{}
+	}
+	page, args := s.pageSQL(ff, after, limit+1, q.Offset)
+	rows, err := s.scanPredictions(ctx, q.Offset == 0, limit+1, &f.Total, page, args...)
+	if err != nil {
+		return Feed{}, fmt.Errorf("board: feed: %w", err)
+	}
+	if len(rows) == 0 { // no row to carry the total
+		total, targs := s.totalSQL(ff)
+		if err := s.queryRow(ctx, total, targs...).Scan(&f.Total); err != nil {
+			return Feed{}, fmt.Errorf("board: feed total: %w", err)
+		}
+	}
+	if len(rows) > limit {
+		rows = rows[:limit]
+		f.HasMore = true
+		f.NextCursor = cursorAfter(&rows[limit-1], ff)
+	}
+	v := s.view()
+	f.Predictions = make([]Prediction, len(rows))
+	for i := range rows {
+		f.Predictions[i] = rows[i].prediction(v)
+	}
+	return f, nil
+}
+
+// queryRow runs a one-row read: on SQLite through the statement cache.
+func (s *Store) queryRow(ctx context.Context, q string, args ...any) *sql.Row {
+	if s.pg {
+		return s.read.QueryRowContext(ctx, q, args...)
+	}
+	if st := s.stmts.get(ctx, s.read.DB, q); st != nil {
+		return st.QueryRowContext(ctx, args...)
+	}
+	return s.read.DB.QueryRowContext(ctx, q, args...)
+}
+
+// scanPredictions runs a page query (pageSQL: the total, then
+// predictionCols), reads up to n rows and the total. On SQLite a query
+// that recurs (cache) runs as a statement prepared once; on PostgreSQL
+// bun writes the arguments into the query.
+func (s *Store) scanPredictions(ctx context.Context, cache bool, n int, total *int, q string, args ...any) ([]predictionRow, error) {
+	var st *sql.Stmt
+	if cache && !s.pg {
+		st = s.stmts.get(ctx, s.read.DB, q)
+	}
+	var rs *sql.Rows
+	var err error
+	switch {
+	case s.pg:
+		rs, err = s.read.QueryContext(ctx, q, args...)
+	case st != nil:
+		rs, err = st.QueryContext(ctx, args...)
+	default:
+		rs, err = s.read.DB.QueryContext(ctx, q, args...)
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer rs.Close()
+	out := make([]predictionRow, 0, n)
+	var r predictionRow
+	var created bun.NullTime
+	dest := append([]any{intCol{total}}, r.dest(&created)...) // one for every row
+	for rs.Next() {
+		r = predictionRow{}
+		if err := rs.Scan(dest...); err != nil {
+			return nil, err
+		}
+		r.CreatedAt = created.Time
+		out = append(out, r)
+	}
+	return out, rs.Err()
+}
+
+// maxStmts bounds the statement cache: the feed's variants (sorts,
+// filters, with and without a cursor) at the common page sizes fit.
+const maxStmts = 256
+
+// stmtCache keeps statements prepared on a pool, by their text.
+type stmtCache struct {
+	mu     sync.RWMutex
+	m      map[string]*sql.Stmt
+	closed bool
+}
+
+// get returns the statement for q, preparing it on db the first time; nil
+// when the cache is full or closed or the preparation failed (the caller
+// then runs q unprepared, and meets the error there).
+func (c *stmtCache) get(ctx context.Context, db *sql.DB, q string) *sql.Stmt {
+	c.mu.RLock()
+	st := c.m[q]
+	c.mu.RUnlock()
+	if st != nil {
+		return st
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if st := c.m[q]; st != nil {
+		return st
+	}
+	if c.closed || len(c.m) >= maxStmts {
+		return nil
+	}
+	st, err := db.PrepareContext(ctx, q)
+	if err != nil {
+		return nil
+	}
+	if c.m == nil {
+		c.m = map[string]*sql.Stmt{}
+	}
+	c.m[q] = st
+	return st
+}
+
+// close closes the statements; the cache prepares no more.
+func (c *stmtCache) close() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.closed = true
+	var first error
+	for _, st := range c.m {
+		if err := st.Close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	c.m = nil
+	return first
+}
