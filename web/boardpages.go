@@ -176,7 +176,7 @@ func (s *server) feed(w http.ResponseWriter, r *http.Request) error {
 		l.domain = d
 		page.Domains = append(page.Domains, link{Label: cmpOr(d, "All"), URL: l.url(), Active: q.domain == d})
 	}
-	for _, so := range []board.Sort{board.SortRecent, board.SortConfidence, board.SortPopular} {
+	for _, so := range []board.Sort{board.SortRecent, board.SortConfidence, board.SortPopular, board.SortClosing} {
 		l := first
 		l.sort = so
 		active := q.sort == so || (q.sort == "" && so == board.SortRecent)

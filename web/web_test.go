@@ -26,6 +26,7 @@ func TestPages(t *testing.T) {
 		{"feed by domain", "/?domain=science", 200, []string{"in <bdi>Science</bdi>.", `aria-current="true" class="active">Science</a>`, "Fusion start-up reaches Q &gt; 1"}, []string{"Question 01 resolves"}},
 		{"feed sorted by confidence", "/?sort=confidence&limit=1", 200, []string{"Showing 1–1 of 29", "Question 24 resolves yes", `&amp;limit=1&amp;sort=confidence">Next →`}, nil},
 		{"feed sorted by popularity", "/?sort=popular&limit=1", 200, []string{"Fusion start-up"}, nil},
+		{"feed closing soonest", "/?sort=closing", 200, []string{`aria-current="true" class="active">closing</a>`}, []string{"Question 01 resolves yes"}},
 		{"feed last page", "/?offset=20", 200, []string{"Showing 21–29 of 29", `href="/"`, `<span class="disabled" aria-disabled="true">Next →</span>`}, nil},
 		{"feed past the end", "/?offset=100", 200, []string{"No predictions in <bdi>all domains</bdi> on this page."}, nil},
 		{"feed search", "/?q=fusion", 200, []string{"Fusion start-up reaches Q &gt; 1", `value="fusion"`, "matching “fusion”"}, []string{"Question 01 resolves"}},
