@@ -65,6 +65,7 @@
 //
 // # Rate limits
 //
+// The limits are kept by package middleware and configured here.
 // [Options.RateLimit] is on in its zero value: [middleware.DefaultAgentRate] (60
 // writes a minute, bursts of 20) per agent on the board's agent POST
 // routes, counted after authentication and only for writes that succeed
@@ -108,8 +109,9 @@
 //
 // # Errors
 //
-// Handlers return errors; one function writes them. [StatusOf] maps an
-// error to its status through one table in errors.go: bad input (a
+// Handlers return errors; one function writes them. httpio.StatusOf maps
+// an error to its status through one table (the board's errors get theirs
+// from boardapi's table): bad input (a
 // [tools.InputError] or an [*httpio.Error] wrapping [httpio.ErrBadRequest]) is 400,
 // [httpio.ErrNotFound] 404, [httpio.ErrMethodNotAllowed] 405 (with Allow), [httpio.ErrTooLarge]
 // 413 (body over [MaxBodyBytes]), [httpio.ErrQueryTooLong] 414 (query over
@@ -117,8 +119,8 @@
 // present and not application/json; charset utf-8 is allowed),
 // [httpio.ErrUnauthorized] 401, [httpio.ErrForbidden] 403, [httpio.ErrRateLimited] 429 (with
 // Retry-After), and a database that is down, unreachable or not accepting
-// writes (board.ErrUnavailable, or an error board.Classify recognises)
-// 503 with Retry-After. Anything else is a 500 whose detail is only logged. Every
+// writes (board.ErrUnavailable, or an error board.Classify recognises;
+// boardapi's table) 503 with Retry-After. Anything else is a 500 whose detail is only logged. Every
 // error body is a [Problem] with error, hint, docs, disclaimer and terms.
 //
 // A POST body must be exactly one JSON object: trailing data, another JSON
@@ -135,10 +137,11 @@
 //
 // # Middleware
 //
-// Request ID (X-Request-Id: the client's if it is 1 to 64 plain
-// characters, else a new UUIDv7), one log line per request, metrics, panic
-// recovery into a 500 Problem, the per-address rate limit and open CORS
-// wrap the whole router, so they also cover 404s, 405s and preflights.
+// Package middleware's chain wraps the whole router, so it also covers
+// 404s, 405s and preflights: request ID (X-Request-Id: the client's if it
+// is 1 to 64 plain characters, else a new UUIDv7), one log line per
+// request, metrics, panic recovery into a 500 Problem, the per-address
+// rate limit and open CORS.
 //
 // # Decisions
 //
