@@ -634,11 +634,3 @@ func (s *API) Health(ctx context.Context) error {
 
 // healthTimeout bounds the database ping of /healthz.
 const healthTimeout = 2 * time.Second
-
-// count writes n with the noun, plural unless n is 1: "1 agent", "3 agents".
-func count[N int | int64](n N, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
-}

@@ -15,6 +15,7 @@ import (
 	"github.com/predictions-md/predictions/board"
 	"github.com/predictions-md/predictions/email"
 	"github.com/predictions-md/predictions/internal/httpio"
+	"github.com/predictions-md/predictions/internal/tools"
 )
 
 // The handlers of the board routes of boardTable (board.go).
@@ -66,7 +67,7 @@ func (s *API) listPredictions(w http.ResponseWriter, r *http.Request, c *call) (
 	if q.Cursor != "" {
 		from = "after the cursor"
 	}
-	sum := fmt.Sprintf("%d of %s in %s, sorted by %s, %s.", len(f.Predictions), count(f.Total, "prediction"), scope, f.Sort, from)
+	sum := fmt.Sprintf("%d of %s in %s, sorted by %s, %s.", len(f.Predictions), tools.Count(f.Total, "prediction"), scope, f.Sort, from)
 	if f.HasMore {
 		sum += " More follow: send next_cursor as cursor."
 	}
@@ -106,7 +107,7 @@ func (s *API) getThread(w http.ResponseWriter, r *http.Request, c *call) (*board
 		return nil, notFoundAs(err, predictionNotFound, c.id)
 	}
 	debates := board.Debates(replies)
-	return &boardResult{status: http.StatusOK, summary: fmt.Sprintf("%d replies to prediction %s; %s.", len(replies), c.id, count(len(debates), "debate")),
+	return &boardResult{status: http.StatusOK, summary: fmt.Sprintf("%s to prediction %s; %s.", tools.Count(len(replies), "reply"), c.id, tools.Count(len(debates), "debate")),
 		output: threadResult{PredictionID: c.id, Count: len(replies), Thread: board.Tree(replies), Debates: debates}}, nil
 }
 
@@ -287,7 +288,7 @@ func (s *API) getAgent(w http.ResponseWriter, r *http.Request, c *call) (*boardR
 	if err != nil {
 		return nil, notFoundAs(err, agentNotFound, c.id)
 	}
-	sum := fmt.Sprintf("%s: %d predictions (%d resolved), %d replies; trust score %.2f.", a.ID, a.Predictions, a.Resolved, a.Replies, a.TrustScore)
+	sum := fmt.Sprintf("%s: %s (%d resolved), %s; trust score %.2f.", a.ID, tools.Count(a.Predictions, "prediction"), a.Resolved, tools.Count(a.Replies, "reply"), a.TrustScore)
 	return &boardResult{status: http.StatusOK, summary: sum, output: agentDetail{Agent: a}}, nil
 }
 
@@ -301,8 +302,8 @@ func (s *API) stats(w http.ResponseWriter, r *http.Request, c *call) (*boardResu
 		acc = "accuracy rate " + pctText(*st.AccuracyRate)
 	}
 	sum := fmt.Sprintf("%s by %s, %s, %s; %d resolved, %s.",
-		count(st.Predictions, "prediction"), count(st.Agents, "agent"), count(st.Threads, "thread"),
-		count(st.Reactions, "reaction"), st.Resolved, acc)
+		tools.Count(st.Predictions, "prediction"), tools.Count(st.Agents, "agent"), tools.Count(st.Threads, "thread"),
+		tools.Count(st.Reactions, "reaction"), st.Resolved, acc)
 	notes := st.Notes
 	st.Notes = nil
 	return &boardResult{status: http.StatusOK, summary: sum, output: statsResult{Stats: st}, notes: notes}, nil

@@ -15,6 +15,7 @@ import (
 
 	"github.com/predictions-md/predictions/board"
 	"github.com/predictions-md/predictions/internal/httpio"
+	"github.com/predictions-md/predictions/internal/tools"
 )
 
 // The board as a forecast file, and back: GET /api/predictions.md writes
@@ -119,7 +120,7 @@ func (s *API) importFile(w http.ResponseWriter, r *http.Request, c *call) (*boar
 		return nil, err
 	}
 	sum := fmt.Sprintf("Imported %s: %d created, %d already on the board and left as they were; %s stored",
-		count(res.Questions, "question"), len(res.Created), len(res.Existing), count(res.Forecasts, "forecast"))
+		tools.Count(res.Questions, "question"), len(res.Created), len(res.Existing), tools.Count(res.Forecasts, "forecast"))
 	if len(res.NewAgents) > 0 {
 		sum += "; new agents: " + strings.Join(res.NewAgents, ", ")
 	}

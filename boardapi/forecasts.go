@@ -10,6 +10,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/predictions-md/predictions/board"
 	"github.com/predictions-md/predictions/internal/httpio"
+	"github.com/predictions-md/predictions/internal/tools"
 )
 
 // Response objects of the forecast routes; the envelope is added by
@@ -157,7 +158,7 @@ func (s *API) createForecast(w http.ResponseWriter, r *http.Request, c *call) (*
 		status, code, verb = http.StatusOK, "forecast_replaced", fmt.Sprintf("moved from %s to", pctText(*res.Previous))
 	}
 	sum := fmt.Sprintf("%s %s %s on prediction %s; the community forecast (%s) is now %s from %s.",
-		res.Forecast.AgentID, verb, pctText(res.Forecast.P), c.id, res.Community.Method, pctText(res.Community.P), count(res.Community.Forecasters, "forecaster"))
+		res.Forecast.AgentID, verb, pctText(res.Forecast.P), c.id, res.Community.Method, pctText(res.Community.P), tools.Count(res.Community.Forecasters, "forecaster"))
 	return &boardResult{status: status, summary: sum, notes: res.Community.Notes,
 		output: forecastCreated{Status: code, ForecastID: res.Forecast.ID, Forecast: res.Forecast, Previous: res.Previous, Community: res.Community}}, nil
 }
@@ -181,7 +182,7 @@ func (s *API) listForecasts(w http.ResponseWriter, r *http.Request, c *call) (*b
 		return nil, err
 	}
 	sum := fmt.Sprintf("Community forecast %s (%s) from %s; %d of %s from offset %d.", pctText(p.Community.P), p.Community.Method,
-		count(p.Community.Forecasters, "forecaster"), len(h.Forecasts), count(h.Total, "forecast"), h.Offset)
+		tools.Count(p.Community.Forecasters, "forecaster"), len(h.Forecasts), tools.Count(h.Total, "forecast"), h.Offset)
 	if h.HasMore {
 		sum += fmt.Sprintf(" More follow: ask for offset=%d.", h.Offset+len(h.Forecasts))
 	}
@@ -199,7 +200,7 @@ func (s *API) getScores(w http.ResponseWriter, r *http.Request, c *call) (*board
 	sum := fmt.Sprintf("Prediction %s is %s: no scores.", c.id, t.Status)
 	if len(t.Scores) > 0 {
 		best := t.Scores[0]
-		sum = fmt.Sprintf("Prediction %s resolved %s: %s scored; best peer score %s (%.1f).", c.id, t.Outcome, count(len(t.Scores), "forecaster"),
+		sum = fmt.Sprintf("Prediction %s resolved %s: %s scored; best peer score %s (%.1f).", c.id, t.Outcome, tools.Count(len(t.Scores), "forecaster"),
 			best.AgentID, best.PeerScore)
 	}
 	notes := t.Notes

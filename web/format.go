@@ -1,7 +1,6 @@
 package web
 
 import (
-	"fmt"
 	"html/template"
 	"math"
 	"strconv"
@@ -9,6 +8,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/predictions-md/predictions/internal/tools"
 )
 
 // funcs are the template functions. None of them returns template.HTML for
@@ -22,7 +23,7 @@ var funcs = template.FuncMap{
 	"date":      date,
 	"flagLabel": flagLabel,
 	"kindClass": kindClass,
-	"plural":    plural,
+	"plural":    tools.Count[int],
 	"args":      textareaOf,
 	"sentence":  sentence,
 	"static":    staticURL,
@@ -81,28 +82,12 @@ func ago(now, t time.Time) string {
 	case d < time.Minute:
 		return "just now"
 	case d < time.Hour:
-		return plural(int(d/time.Minute), "minute") + " ago"
+		return tools.Count(int(d/time.Minute), "minute") + " ago"
 	case d < 48*time.Hour:
-		return plural(int(d/time.Hour), "hour") + " ago"
+		return tools.Count(int(d/time.Hour), "hour") + " ago"
 	default:
-		return plural(int(d/(24*time.Hour)), "day") + " ago"
+		return tools.Count(int(d/(24*time.Hour)), "day") + " ago"
 	}
-}
-
-// plural writes n with the noun: "1 reply", "3 replies", "2 agents".
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	switch {
-	case strings.HasSuffix(noun, "y") && !strings.HasSuffix(noun, "ey"):
-		noun = noun[:len(noun)-1] + "ies"
-	case strings.HasSuffix(noun, "s"):
-		noun += "es"
-	default:
-		noun += "s"
-	}
-	return fmt.Sprintf("%d %s", n, noun)
 }
 
 // flagLabel is the words shown for a stored flag.

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/predictions-md/predictions/board"
+	"github.com/predictions-md/predictions/internal/tools"
 )
 
 // History chart geometry: time across, probability up.
@@ -32,7 +33,7 @@ func historySVG(fs []board.Forecast, start, end time.Time, title string) templat
 	}
 	y := func(p float64) float64 { return histTop + (1-p)*histH }
 	line(&b, `<svg class="plot history" viewBox="0 0 %g %g" role="img" aria-labelledby="hist-title" xmlns="http://www.w3.org/2000/svg">`, histWidth, histHeight)
-	line(&b, `<title id="hist-title">%s: %s from %s to %s</title>`, esc(title), plural(len(fs), "forecast"), date(start), date(end))
+	line(&b, `<title id="hist-title">%s: %s from %s to %s</title>`, esc(title), tools.Count(len(fs), "forecast"), date(start), date(end))
 	line(&b, `<rect class="plot-bg" x="%g" y="%g" width="%g" height="%g" fill="#fafafa" stroke="#999"/>`, histLeft, histTop, histW, histH)
 	for i := 0; i <= 4; i++ {
 		p := float64(i) / 4

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/predictions-md/predictions/internal/tools"
 	"github.com/predictions-md/predictions/scoring"
 )
 
@@ -39,7 +40,7 @@ func calibrationSVG(bins []scoring.Bin, title string) template.HTML {
 		most = max(most, bin.Count)
 	}
 	line(&b, `<svg class="plot calibration" viewBox="0 0 %g %g" role="img" aria-labelledby="cal-title" xmlns="http://www.w3.org/2000/svg">`, calWidth, calHeight)
-	line(&b, `<title id="cal-title">%s: %s in %d bins</title>`, esc(title), plural(total, "forecast"), len(bins))
+	line(&b, `<title id="cal-title">%s: %s in %d bins</title>`, esc(title), tools.Count(total, "forecast"), len(bins))
 	line(&b, `<rect class="plot-bg" x="%g" y="%g" width="%g" height="%g" fill="#fafafa" stroke="#999"/>`, calLeft, calTop, calSize, calSize)
 	for i := 0; i <= 5; i++ {
 		p := float64(i) / 5
@@ -69,7 +70,7 @@ func calibrationSVG(bins []scoring.Bin, title string) template.HTML {
 		cx, cy := x(*bin.MeanForecast), y(*bin.ObservedFrequency)
 		r := 4 + 8*math.Sqrt(float64(bin.Count)/float64(most))
 		line(&b, `<g class="bin"><title>%s–%s: %s, mean forecast %s, resolved yes %s</title>`,
-			pct(bin.Lo), pct(bin.Hi), plural(bin.Count, "forecast"), pct(*bin.MeanForecast), pct(*bin.ObservedFrequency))
+			pct(bin.Lo), pct(bin.Hi), tools.Count(bin.Count, "forecast"), pct(*bin.MeanForecast), pct(*bin.ObservedFrequency))
 		line(&b, `<circle cx="%.1f" cy="%.1f" r="%.1f" fill="#1f5fa8" fill-opacity="0.55" stroke="#123d6e"/>`, cx, cy, r)
 		// The count sits above the point, or below it at the top edge.
 		ty := cy - r - 4
@@ -143,7 +144,7 @@ func combineSVG(fs []scaleForecast, pooled float64, pooledLabel string) template
 
 	var b strings.Builder
 	line(&b, `<svg class="plot scale" viewBox="0 0 %g %g" role="img" aria-labelledby="scale-title" xmlns="http://www.w3.org/2000/svg">`, scaleWidth, height)
-	line(&b, `<title id="scale-title">%s and the pooled value %s on a scale from 0%% to 100%%</title>`, plural(len(fs), "forecast"), pct(pooled))
+	line(&b, `<title id="scale-title">%s and the pooled value %s on a scale from 0%% to 100%%</title>`, tools.Count(len(fs), "forecast"), pct(pooled))
 	lo, hi, some := 1.0, 0.0, false
 	for _, f := range fs {
 		if f.Weight > 0 {

@@ -121,7 +121,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 			map[string]any{"agent_id": f.who.id, "p": f.p, "note": f.note}, &res); err != nil {
 			return err
 		}
-		fmt.Fprintf(out, "%s forecast %v: %s; community %.1f%% from %d forecasters\n",
+		fmt.Fprintf(out, "%s forecast %v: %s; community %.1f%% (forecasters: %d)\n",
 			f.who.id, f.p, res.Status, 100*res.Community.P, res.Community.Forecasters)
 	}
 
@@ -152,7 +152,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	fmt.Fprintf(out, "\nFeed, newest first (%d in all)\n", feed.Total)
 	for _, p := range feed.Predictions {
 		fmt.Fprintf(out, "  %s %q: %.0f%% (%s, %s, %s)\n", p.ID, p.Title, 100*p.Confidence, p.AgentID, p.Domain, p.Timeframe)
-		fmt.Fprintf(out, "    community %.1f%% (%s, %d forecasters); %d agree, %d disagree, %d uncertain; %d replies\n",
+		fmt.Fprintf(out, "    community %.1f%% (%s, forecasters: %d); agree %d, disagree %d, uncertain %d; replies: %d\n",
 			100*p.Community.P, p.Community.Method, p.Community.Forecasters,
 			p.Reactions.Agree, p.Reactions.Disagree, p.Reactions.Uncertain, p.Replies)
 	}

@@ -17,7 +17,9 @@ const serviceDescription = "Stateless forecast arithmetic for teams of AI agents
 	"The tools use only the numbers sent, fetch nothing and store nothing. " +
 	"Every tool answers GET (query parameters; arrays and objects as URL-encoded JSON) and POST (a JSON body of at most 64 KB). " +
 	"Success is 200 with a Result; bad input is 400 with a Problem that names the field and says how to fix it. " +
-	"Probabilities: a number below 1 is a fraction (0.62), a number from 1 to 100 is a percent (62), a string ending in % is a percent (\"62%\")."
+	"Probabilities: a string ending in % is a percent (\"62%\"); the bare numbers of one list share one scale: between 0 and 1 they are fractions (0.62), above 1 percents (62), " +
+	"and 0 and 1 follow the others (fractions when nothing else says); a list mixing both is a 400, and so is a lone bare 1 (send \"1%\", 0.01 or 0.999). " +
+	"Every answer says in read_as how it read each input."
 
 // LLMsTxt writes llms.txt in the llmstxt.org layout: a title, a summary
 // in a block quote, a few lines on data and rules, then sections that are
