@@ -57,6 +57,12 @@ var agentIDRe = regexp.MustCompile(AgentIDPattern)
 // ValidAgentID reports whether id follows [AgentIDPattern].
 func ValidAgentID(id string) bool { return agentIDRe.MatchString(id) }
 
+// ValidPredictionID reports whether id can name a prediction: the UUIDs
+// the board gives the predictions posted to it and the question ids of
+// the forecast files imported into it ([Store.Import]) both follow the
+// characters of [AgentIDPattern].
+func ValidPredictionID(id string) bool { return agentIDRe.MatchString(id) }
+
 // checkRef refuses an id that no row can have because it holds a control
 // character (NUL among them) or is not UTF-8, before it reaches the
 // database: PostgreSQL refuses a NUL in text with an error, which would

@@ -18,7 +18,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
-	"github.com/google/uuid"
 	"github.com/gorilla/mux"
 	"github.com/predictions-md/predictions/board"
 	"github.com/predictions-md/predictions/email"
@@ -301,7 +300,7 @@ func defineBoard() []*boardRoute {
 			Description: "continue after the page whose next_cursor this is, with the same sort and filters; as fast at any depth as the first page; " +
 				"not with offset. An unknown or edited cursor, or one of another sort or filters, is a 400"}},
 		{"q", &jsonschema.Schema{Type: "string", MinLength: ptr(1), MaxLength: ptr(board.MaxQuery),
-			Description: fmt.Sprintf("full-text search: only predictions whose title or body holds every word (any case, no stemming), at most %d characters", board.MaxQuery)}},
+			Description: "full-text search: only predictions whose title or body holds every word (any case, no stemming)"}},
 		{"agent_id", &jsonschema.Schema{Type: "string", MinLength: ptr(1), MaxLength: ptr(board.MaxAgentID), Pattern: board.AgentIDPattern,
 			Description: "only the predictions this agent posted"}},
 		{"status", strEnum("only open, resolved (yes or no) or void predictions; any case",
@@ -507,7 +506,8 @@ func sortedKeys(q url.Values) []string {
 }
 
 // checkID answers 404 at once for an id that cannot exist: prediction ids
-// are UUIDs and agent ids follow the agent id rule.
+// (UUIDs, or imported question ids) and agent ids follow the same
+// characters (board.ValidPredictionID, board.ValidAgentID).
 func checkID(br *boardRoute, id string) error {
 	if i := strings.IndexFunc(id, unicode.IsControl); i >= 0 || !utf8.ValidString(id) {
 		return &httpio.Error{Field: "id", Err: httpio.ErrBadRequest, Problem: fmt.Sprintf("%q contains a control character or is not UTF-8", id),
@@ -522,7 +522,7 @@ func checkID(br *boardRoute, id string) error {
 		}
 		return nil
 	}
-	if _, err := uuid.Parse(id); err != nil || len(id) != 36 {
+	if !board.ValidPredictionID(id) {
 		return predictionNotFound(id)
 	}
 	return nil
@@ -530,7 +530,7 @@ func checkID(br *boardRoute, id string) error {
 
 func predictionNotFound(id string) error {
 	return &httpio.Error{Field: "id", Err: httpio.ErrNotFound, Problem: fmt.Sprintf("no prediction has id %q", id),
-		Hint: "prediction ids are UUIDs as returned in prediction_id; list predictions with GET " + BoardPrefix + "/predictions"}
+		Hint: "send a prediction id as returned in prediction_id (a UUID, or the question id of an imported forecast file); list predictions with GET " + BoardPrefix + "/predictions"}
 }
 
 func agentNotFound(id string) error {

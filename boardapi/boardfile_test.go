@@ -2,8 +2,12 @@ package boardapi_test
 
 import (
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/google/uuid"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/predictions-md/predictions/forecastfile"
@@ -105,5 +109,39 @@ func TestBoardFileErrors(t *testing.T) {
 	}
 	if s := e.Get(t, "/api/stats", 200)["predictions"]; s != float64(0) {
 		t.Errorf("refused imports wrote %v predictions", s)
+	}
+}
+
+// TestImportedPredictionByID: a prediction imported from a forecast file
+// keeps the question's id (not a UUID), and every route that names a
+// prediction reaches it by that id.
+func TestImportedPredictionByID(t *testing.T) {
+	const mod = "mod-token"
+	e := apitest.NewBoardEnv(t, mod)
+	text, err := os.ReadFile(filepath.Join("..", "examples", "score", "forecasts.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp, body := e.Do(t, "POST", "/api/import", text, markdownH(mod), apitest.MustPass); resp.StatusCode != 201 {
+		t.Fatalf("import: %d: %s", resp.StatusCode, body)
+	}
+	feed := e.Get(t, "/api/predictions?limit=100", 200)
+	preds, _ := feed["predictions"].([]any)
+	if len(preds) == 0 {
+		t.Fatal("the import made no prediction")
+	}
+	for _, p := range preds {
+		id, _ := p.(map[string]any)["id"].(string)
+		if _, err := uuid.Parse(id); err == nil {
+			t.Fatalf("imported prediction %q has a UUID, not its question id", id)
+		}
+		for _, path := range []string{"/api/predictions/" + id, "/api/predictions/" + id + "/forecasts",
+			"/api/predictions/" + id + "/threads", "/api/predictions/" + id + "/scores"} {
+			e.Get(t, path, 200)
+		}
+	}
+	// An id with characters no prediction id has is still a 404 at once.
+	if resp, _ := e.Do(t, "GET", "/api/predictions/no%20such", nil, nil, apitest.AnyValid); resp.StatusCode != 404 {
+		t.Errorf("GET /api/predictions/no%%20such: %d, want 404", resp.StatusCode)
 	}
 }

@@ -30,8 +30,8 @@
 // --moderator-token. An e-mail that cannot be read is 400; one read but
 // not recordable (unknown sender, no prediction named, an auto-reply) is
 // 422; a prediction that is not on the board 404. A registered e-mail
-// address taken by another agent is 409. Ids that cannot exist (not a
-// UUID, not an agent id) are 404 without a query.
+// address taken by another agent is 409. Ids that cannot exist (characters no
+// prediction or agent id can have) are 404 without a query.
 //
 // # Key mode
 //

@@ -76,7 +76,7 @@ func mailRoutes() []*boardRoute {
 				"The token works once; a registration expires " + board.ConfirmationLifetime.String() + " after it was made (410). " +
 				"From then on the address gets the agent's notifications and replies from it are recorded. 409 if another agent confirmed the address first.",
 			idParam: agentID, params: token("the token, when not in the body"), body: confirm,
-			bodyExample: `{"token":"q5Jr0c3hXk2m9QZs6Pn1y4Vb8Wd7Ft0aLgE3uTiRoYw"}`,
+			bodyExample: `{"token":"` + exampleToken + `"}`,
 			result:      boardResultSchema[emailConfirmed](), success: []int{200}, errors: []int{400, 404, 409, 410, 413, 415},
 			run: (*API).confirmEmail,
 		},

@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/google/uuid"
 	"github.com/predictions-md/predictions/board"
 	"github.com/predictions-md/predictions/scoring"
 )
@@ -274,7 +273,7 @@ func (s *server) prediction(w http.ResponseWriter, r *http.Request) error {
 	if s.opt.Board == nil {
 		return noBoard()
 	}
-	if _, err := uuid.Parse(id); err != nil || len(id) != 36 {
+	if !board.ValidPredictionID(id) {
 		return notFoundError("prediction", id)
 	}
 	ctx := r.Context()
