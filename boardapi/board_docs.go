@@ -220,6 +220,9 @@ func (s *API) LLMsFull(b *bytes.Buffer, base string) {
 		fmt.Fprintf(b, "- [%s %s](%s%s): %s\n\n", br.method, br.path, base, br.path, br.summary)
 		b.WriteString(a.describe(br.description) + "\n\n")
 		fmt.Fprintf(b, "Authentication: %s. Statuses: %s.\n\n", br.authText(a), br.statusText())
+		if br.tool != "" {
+			fmt.Fprintf(b, "Over MCP: the tool `%s`, with the path's id, the query parameters and the body's fields as its arguments.\n\n", br.tool)
+		}
 		if br.idParam != "" {
 			fmt.Fprintf(b, "Path: `{id}` is %s.\n\n", br.idParam)
 		}

@@ -36,7 +36,12 @@ func (s *API) createPrediction(w http.ResponseWriter, r *http.Request, c *call) 
 	if len(p.Flags) > 0 {
 		sum += " It is flagged: " + strings.Join(p.Flags, ", ") + "."
 	}
-	return &boardResult{status: http.StatusCreated, summary: sum,
+	var notes []string
+	if p.Overdue {
+		notes = append(notes, fmt.Sprintf("resolve_by %s is already past: the prediction is overdue from the start; "+
+			"if that was not meant, say so in a reply, as a prediction cannot be edited", p.ResolveBy))
+	}
+	return &boardResult{status: http.StatusCreated, summary: sum, notes: notes,
 		output: predictionCreated{Status: "prediction_created", PredictionID: p.ID, Prediction: p}}, nil
 }
 

@@ -693,3 +693,24 @@ func BenchmarkBoardFeed(b *testing.B) {
 		})
 	}
 }
+
+// TestPastResolveBy: a resolve_by already past is taken (the specification
+// sets no rule against it) and the answer says that the prediction is
+// overdue from the start.
+func TestPastResolveBy(t *testing.T) {
+	e := apitest.NewBoardEnv(t, apitest.ModToken)
+	for _, tc := range []struct {
+		resolveBy string
+		wantNote  bool
+	}{
+		{"2001-01-01", true},
+		{"2999-12-31", false},
+	} {
+		m := e.Post(t, "/api/predictions", "agent-a", apitest.Pred("resolve_by", tc.resolveBy), apitest.MustPass, 201)
+		notes, _ := m["notes"].([]any)
+		got := len(notes) == 1 && strings.Contains(fmt.Sprint(notes[0]), "resolve_by "+tc.resolveBy+" is already past")
+		if got != tc.wantNote {
+			t.Errorf("resolve_by %s: notes %v, want the overdue note: %v", tc.resolveBy, notes, tc.wantNote)
+		}
+	}
+}
