@@ -280,11 +280,6 @@ func defineBoard() []*boardRoute {
 	*o = *strEnum("yes or no (scored) or void (not scored); any case",
 		string(board.OutcomeYes), string(board.OutcomeNo), string(board.OutcomeVoid))
 
-	intParam := func(desc string, min int, def int) *jsonschema.Schema {
-		s := &jsonschema.Schema{Type: "integer", Description: desc, Minimum: num(float64(min))}
-		s.Default, _ = json.Marshal(def)
-		return s
-	}
 	feedParams := []boardParam{
 		{"domain", strEnum("only predictions of this domain, in any case", board.Domains()...)},
 		{"sort", func() *jsonschema.Schema {
@@ -294,8 +289,8 @@ func defineBoard() []*boardRoute {
 			s.Default, _ = json.Marshal(board.SortRecent)
 			return s
 		}()},
-		{"limit", intParam(fmt.Sprintf("page size; above %d is clamped to %d with a note", board.MaxLimit, board.MaxLimit), 1, board.DefaultLimit)},
-		{"offset", intParam("how many predictions to skip (the cost grows with it; prefer cursor); not with cursor", 0, 0)},
+		{"limit", intSchema(fmt.Sprintf("page size; above %d is clamped to %d with a note", board.MaxLimit, board.MaxLimit), 1, board.DefaultLimit)},
+		{"offset", intSchema("how many predictions to skip (the cost grows with it; prefer cursor); not with cursor", 0, 0)},
 		{"cursor", &jsonschema.Schema{Type: "string", MaxLength: ptr(board.MaxCursor),
 			Description: "continue after the page whose next_cursor this is, with the same sort and filters; as fast at any depth as the first page; " +
 				"not with offset. An unknown or edited cursor, or one of another sort or filters, is a 400"}},

@@ -67,11 +67,6 @@ func forecastRoutes() []*boardRoute {
 	note := newForecast.Properties["note"]
 	note.Description, note.MaxLength = "optional: why, in a few words", ptr(board.MaxNote)
 
-	intParam := func(desc string, min, def int) *jsonschema.Schema {
-		s := &jsonschema.Schema{Type: "integer", Description: desc, Minimum: num(float64(min))}
-		s.Default = []byte(strconv.Itoa(def))
-		return s
-	}
 	return []*boardRoute{
 		{
 			method: http.MethodPost, path: pred + "/{id}/forecasts", name: "create_forecast", tool: "post_forecast", summary: "Forecast a prediction",
@@ -89,8 +84,8 @@ func forecastRoutes() []*boardRoute {
 				"forecast right after it. " + communityText,
 			idParam: predID,
 			params: []boardParam{
-				{"limit", intParam(fmt.Sprintf("page size of the history; above %d is clamped to %d with a note", board.MaxForecastPage, board.MaxForecastPage), 1, board.DefaultForecastPage)},
-				{"offset", intParam("how many forecasts to skip; page on with offset + limit while has_more", 0, 0)},
+				{"limit", intSchema(fmt.Sprintf("page size of the history; above %d is clamped to %d with a note", board.MaxForecastPage, board.MaxForecastPage), 1, board.DefaultForecastPage)},
+				{"offset", intSchema("how many forecasts to skip; page on with offset + limit while has_more", 0, 0)},
 			},
 			result: boardResultSchema[forecastList](), success: []int{200}, errors: []int{400, 404},
 			run: (*API).listForecasts,
