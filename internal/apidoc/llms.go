@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 
 	"github.com/predictions-md/predictions/internal/httpio"
 	"github.com/predictions-md/predictions/internal/tools"
@@ -94,7 +95,7 @@ func LLMsFullTxt(base string, svc *Service) []byte {
 		for _, name := range PropertyNames(t.InputSchema) {
 			fs := t.InputSchema.Properties[name]
 			req := "optional"
-			if contains(t.InputSchema.Required, name) {
+			if slices.Contains(t.InputSchema.Required, name) {
 				req = "required"
 			}
 			fmt.Fprintf(&b, "- `%s` (%s, %s)", name, TypeText(fs.Type, fs.Types, isStructured(fs)), req)
@@ -182,15 +183,6 @@ func Manifest(base string, svc *Service) *ManifestDoc {
 		})
 	}
 	return m
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 // stored says what the service keeps: the stateless part, and the board's

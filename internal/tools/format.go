@@ -17,6 +17,8 @@ func pts(x float64) string {
 	return strconv.FormatFloat(math.Round(x*10)/10, 'f', -1, 64)
 }
 
+// plural writes n with one or many, for nouns whose plural [Count] cannot
+// derive ("piece of evidence").
 func plural(n int, one, many string) string {
 	if n == 1 {
 		return "1 " + one
@@ -28,10 +30,7 @@ func plural(n int, one, many string) string {
 // "3 agents", "2 replies", "5 days", "0 matches". The pages and the
 // board's summaries use it, so that every answer counts alike.
 func Count[N int | int64](n N, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return strconv.FormatInt(int64(n), 10) + " " + pluralOf(noun)
+	return plural(int(n), noun, pluralOf(noun))
 }
 
 // pluralOf is the regular English plural of noun.
