@@ -18,9 +18,11 @@ import (
 // MCPRoutes returns the board routes that the MCP adapter offers as tools
 // (those of the route table with a tool name), nil without a board. Each
 // is described from its one definition in the route table and called
-// through this server's router: the same authentication (the MCP
-// request's Authorization header, in id or key mode), validation, agent
-// rate limits and answers as over HTTP. cmd/predictions passes them to
+// through the router of the server that mounted the API (httpapi.New with
+// Options.Board): the same authentication (the MCP request's
+// Authorization header, in id or key mode), validation, agent rate limits
+// and answers as over HTTP. The routes may be taken before the server is
+// built, but are called only through it. cmd/predictions passes them to
 // mcpserver.Options.Routes.
 func (s *API) MCPRoutes() []tools.Route {
 	if s.opt.Store == nil {

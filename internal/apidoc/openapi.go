@@ -220,8 +220,7 @@ func skillParams() []Parameter {
 	return ps
 }
 
-// propertyNames lists the properties in their declared order.
-
+// isStructured reports whether a field takes an array or an object.
 func isStructured(s *jsonschema.Schema) bool {
 	ts := append([]string{s.Type}, s.Types...)
 	return slices.Contains(ts, "array") || slices.Contains(ts, "object")
@@ -260,7 +259,7 @@ func described[T any]() *jsonschema.Schema {
 		reflect.TypeFor[json.RawMessage]():   {Description: "any JSON value"},
 	}})
 	if err != nil {
-		panic(fmt.Sprintf("httpapi: schema of %T: %v", *new(T), err))
+		panic(fmt.Sprintf("apidoc: schema of %T: %v", *new(T), err))
 	}
 	OpenSchema(s)
 	return s

@@ -15,6 +15,7 @@ import (
 // The OpenAPI 3.1 document is built with these types; the field order of
 // the structs is the order of the published JSON.
 type (
+	// Doc is the OpenAPI 3.1 document, with the service's x- extensions.
 	Doc struct {
 		OpenAPI     string              `json:"openapi"`
 		Info        Info                `json:"info"`
@@ -26,6 +27,7 @@ type (
 		Terms       string              `json:"x-terms"`
 		DraftedRule string              `json:"x-drafted-settings-rule"`
 	}
+	// Info is the document's info object.
 	Info struct {
 		Title          string  `json:"title"`
 		Version        string  `json:"version"`
@@ -40,22 +42,27 @@ type (
 		Name       string `json:"name"`
 		Identifier string `json:"identifier"`
 	}
+	// Contact is where people reach the operator.
 	Contact struct {
 		Name  string `json:"name"`
 		URL   string `json:"url,omitempty"`
 		Email string `json:"email,omitempty"`
 	}
+	// Server is the service's base URL.
 	Server struct {
 		URL string `json:"url"`
 	}
+	// Tag groups operations: tools, settings, meta, board.
 	Tag struct {
 		Name        string `json:"name"`
 		Description string `json:"description"`
 	}
+	// PathItem holds the operations of one path.
 	PathItem struct {
 		Get  *Operation `json:"get,omitempty"`
 		Post *Operation `json:"post,omitempty"`
 	}
+	// Operation is one method on one path.
 	Operation struct {
 		OperationID string                `json:"operationId"`
 		Tags        []string              `json:"tags,omitempty"`
@@ -66,6 +73,7 @@ type (
 		Responses   map[string]Response   `json:"responses"`
 		Security    []map[string][]string `json:"security,omitzero"` // nil: omitted; empty: public, said as security: []
 	}
+	// Parameter is a path or query parameter.
 	Parameter struct {
 		Name        string             `json:"name"`
 		In          string             `json:"in"`
@@ -75,29 +83,35 @@ type (
 		Content     map[string]Media   `json:"content,omitempty"`
 		Example     json.RawMessage    `json:"example,omitempty"`
 	}
+	// RequestBody is an operation's body, by media type.
 	RequestBody struct {
 		Required bool             `json:"required"`
 		Content  map[string]Media `json:"content"`
 	}
+	// Media is a schema with an example, for one media type.
 	Media struct {
 		Schema  any             `json:"schema,omitempty"`
 		Example json.RawMessage `json:"example,omitempty"`
 	}
+	// Response is an answer, or a reference to one of the components.
 	Response struct {
 		Ref         string            `json:"$ref,omitempty"`
 		Description string            `json:"description,omitempty"`
 		Headers     map[string]Header `json:"headers,omitempty"`
 		Content     map[string]Media  `json:"content,omitempty"`
 	}
+	// Header is a response header.
 	Header struct {
 		Description string             `json:"description"`
 		Schema      *jsonschema.Schema `json:"schema"`
 	}
+	// Components are the schemas, responses and security schemes operations refer to.
 	Components struct {
 		Schemas         map[string]any      `json:"schemas"`
 		Responses       map[string]Response `json:"responses"`
 		SecuritySchemes map[string]any      `json:"securitySchemes,omitempty"`
 	}
+	// Ref refers to a component.
 	Ref struct {
 		Ref string `json:"$ref"`
 	}
