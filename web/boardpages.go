@@ -61,10 +61,7 @@ type feedQuery struct {
 }
 
 // url writes the feed address for q, leaving out default values.
-func (q feedQuery) url() string { return q.urlAt("/") }
-
-// urlAt writes the address of path with q's parameters.
-func (q feedQuery) urlAt(path string) string {
+func (q feedQuery) url() string {
 	v := url.Values{}
 	set := func(k, val string) {
 		if val != "" {
@@ -86,9 +83,9 @@ func (q feedQuery) urlAt(path string) string {
 	set("status", string(q.status))
 	set("cursor", q.cursor)
 	if len(v) == 0 {
-		return path
+		return "/"
 	}
-	return path + "?" + v.Encode()
+	return "/?" + v.Encode()
 }
 
 // parseFeedQuery reads the feed's parameters. Bad numbers get a message
@@ -476,11 +473,7 @@ func (s *server) agent(w http.ResponseWriter, r *http.Request) error {
 		offset = n
 	}
 	if page.Forecasts, err = s.opt.Board.AgentForecasts(ctx, id, board.Page{Limit: agentForecastsShown, Offset: offset}); err != nil {
-		var ve *board.ValidationError
-		if errors.As(err, &ve) {
-			return badQuery(ve.Field, ve.Problem, ve.Hint)
-		}
-		return err
+		return boardError(err)
 	}
 	page.ForecastsFrom = offset + 1
 	if page.OpenList, err = s.agentList(r, id, board.StatusOpen, "open", "Open predictions"); err != nil {
