@@ -144,26 +144,48 @@ func fill(b *testing.B, s *Store, n int) {
 
 // BenchmarkFeed measures a feed page (limit 20, offset 0) for each sort,
 // with and without the domain filter, over 10,000 predictions; set
-// PREDICTIONS_BENCH_LARGE=1 for 1,000,000 (the fill takes minutes).
+// PREDICTIONS_BENCH_LARGE=1 for 1,000,000 (the fill takes minutes). Each
+// is read from the page cache (cached: no write between the reads, so
+// every read after the first is a hit) and from the database (uncached:
+// what a read after a write costs).
 func BenchmarkFeed(b *testing.B) {
 	n := 10_000
 	if os.Getenv("PREDICTIONS_BENCH_LARGE") == "1" {
 		n = 1_000_000
 	}
-	s := benchStore(b, Options{})
-	fill(b, s, n)
+	dir := b.TempDir()
 	ctx := context.Background()
-	for _, sort := range []Sort{SortRecent, SortConfidence, SortPopular} {
-		for _, domain := range []string{"", "Science"} {
-			name := fmt.Sprintf("n=%d/sort=%s/domain=%s", n, sort, domain)
-			b.Run(name, func(b *testing.B) {
-				for b.Loop() {
-					f, err := s.Feed(ctx, FeedQuery{Sort: sort, Domain: domain})
-					if err != nil || len(f.Predictions) != DefaultLimit {
-						b.Fatalf("Feed: %d predictions, %v", len(f.Predictions), err)
+	seeded, err := Open(ctx, filepath.Join(dir, "bench.db"), Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	fill(b, seeded, n)
+	if err := seeded.Close(); err != nil {
+		b.Fatal(err)
+	}
+	for _, cache := range []struct {
+		name string
+		opt  Options
+	}{{"cached", Options{}}, {"uncached", Options{noPageCache: true}}} {
+		s, err := Open(ctx, filepath.Join(dir, "bench.db"), cache.opt)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, sort := range []Sort{SortRecent, SortConfidence, SortPopular} {
+			for _, domain := range []string{"", "Science"} {
+				name := fmt.Sprintf("n=%d/sort=%s/domain=%s/%s", n, sort, domain, cache.name)
+				b.Run(name, func(b *testing.B) {
+					for b.Loop() {
+						f, err := s.Feed(ctx, FeedQuery{Sort: sort, Domain: domain})
+						if err != nil || len(f.Predictions) != DefaultLimit {
+							b.Fatalf("Feed: %d predictions, %v", len(f.Predictions), err)
+						}
 					}
-				}
-			})
+				})
+			}
+		}
+		if err := s.Close(); err != nil {
+			b.Fatal(err)
 		}
 	}
 }

@@ -228,6 +228,17 @@
 // reads a bound LIMIT while planning and would prepare the statement
 // again each time it is bound.
 //
+// On SQLite the store also keeps the pages it has read without an offset
+// or a search (first pages, and pages after a cursor), at most 512, each
+// with the number in the one-row table feed_version that it was read
+// after. Triggers raise that number in every transaction that inserts,
+// updates or deletes a prediction or an agent, so a kept page is served
+// only while nothing it shows can have changed, whoever wrote: this
+// store, another process on the same file, or a person with the sqlite3
+// shell. A read costs one lookup of the number, then either the kept
+// page or the query. PostgreSQL keeps no pages: replicas commit
+// concurrently, and one counter row would serialize their writes.
+//
 // # Flags
 //
 // [Options.Flag], when set, labels text that reads like instructions to

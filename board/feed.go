@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"maps"
 	"strings"
 	"sync"
 	"unicode"
@@ -274,17 +275,11 @@ func (s *Store) Feed(ctx context.Context, q FeedQuery) (Feed, error) {
 	if f.Notes == nil {
 		f.Notes = []string{}
 	}
-	page, args := s.pageSQL(ff, after, limit+1, q.Offset)
-	rows, err := s.scanPredictions(ctx, q.Offset == 0, limit+1, &f.Total, page, args...)
+	rows, total, err := s.page(ctx, ff, after, limit+1, q.Offset)
 	if err != nil {
-		return Feed{}, fmt.Errorf("board: feed: %w", err)
+		return Feed{}, err
 	}
-	if len(rows) == 0 { // no row to carry the total
-		total, targs := s.totalSQL(ff)
-		if err := s.queryRow(ctx, total, targs...).Scan(&f.Total); err != nil {
-			return Feed{}, fmt.Errorf("board: feed total: %w", err)
-		}
-	}
+	f.Total = total
 	if len(rows) > limit {
 		rows = rows[:limit]
 		f.HasMore = true
@@ -296,6 +291,141 @@ func (s *Store) Feed(ctx context.Context, q FeedQuery) (Feed, error) {
 		f.Predictions[i] = rows[i].prediction(v)
 	}
 	return f, nil
+}
+
+// page reads up to n rows of the feed f (after the cursor when not nil,
+// else from offset) and the feed's total. On SQLite a page without an
+// offset or a search (a first page, or the page after a cursor) comes
+// from the page cache while the board's feed_version is the one it was
+// read after.
+func (s *Store) page(ctx context.Context, f feedFilter, after *cursor, n, offset int) ([]predictionRow, int, error) {
+	q, args := s.pageSQL(f, after, n, offset)
+	var key string
+	var version int64
+	if s.cachePages && offset == 0 && f.q == "" {
+		// The version is read before the page: a page read after it is
+		// at least as new as the version says.
+		if err := s.queryRow(ctx, `SELECT v FROM feed_version`).Scan(&version); err != nil {
+			return nil, 0, fmt.Errorf("board: feed version: %w", err)
+		}
+		key = cacheKey(q, args)
+		if p, ok := s.pages.get(key, version); ok {
+			return p.rows, p.total, nil
+		}
+	}
+	var total int
+	rows, err := s.scanPredictions(ctx, offset == 0, n, &total, q, args...)
+	if err != nil {
+		return nil, 0, fmt.Errorf("board: feed: %w", err)
+	}
+	if len(rows) == 0 { // no row to carry the total
+		tq, targs := s.totalSQL(f)
+		if err := s.queryRow(ctx, tq, targs...).Scan(&total); err != nil {
+			return nil, 0, fmt.Errorf("board: feed total: %w", err)
+		}
+	}
+	if key != "" {
+		s.pages.put(key, cachedPage{version: version, rows: rows, total: total, size: pageSize(rows)})
+	}
+	return rows, total, nil
+}
+
+// cacheKey is a page's query and its arguments, each after a NUL (which
+// no query or argument holds).
+func cacheKey(q string, args []any) string {
+	var b strings.Builder
+	b.WriteString(q)
+	for _, a := range args {
+		fmt.Fprintf(&b, "\x00%v", a)
+	}
+	return b.String()
+}
+
+// maxPages and maxPageBytes bound the page cache. The first pages of
+// every sort and status of every domain fit, with room for agents' pages
+// and pages after a cursor; a page of 20 typical predictions takes about
+// 10 KB, but one of 100 predictions each at the longest body can take
+// 4 MB, so the bytes are bounded too, and a page above an eighth of them
+// is not kept.
+const (
+	maxPages     = 512
+	maxPageBytes = 16 << 20
+)
+
+// rowBytes is about the bytes of a predictionRow's fields, without the
+// texts they point to (about 450 on 64-bit platforms).
+const rowBytes = 512
+
+// pageSize is about the bytes rows hold: their fields and their texts.
+func pageSize(rows []predictionRow) int {
+	n := len(rows) * rowBytes
+	for i := range rows {
+		r := &rows[i]
+		n += len(r.ID) + len(r.AgentID) + len(r.AgentName) + len(r.Title) + len(r.Body) + len(r.Timeframe) +
+			len(r.Domain) + len(r.Status) + len(r.Outcome.String) + len(r.Flags) + len(r.CommunityNotes) +
+			len(r.Resolves) + len(r.ResolveBy.String)
+	}
+	return n
+}
+
+// pageCache keeps the feed's pages read on SQLite without an offset or a
+// search (first pages and pages after a cursor), each with the
+// feed_version it was read after (schema_version.go). Its rows are never
+// changed once put: a Feed builds its Predictions from them anew.
+type pageCache struct {
+	mu    sync.Mutex
+	m     map[string]cachedPage
+	bytes int // the sum of the pages' sizes
+}
+
+type cachedPage struct {
+	version int64
+	rows    []predictionRow
+	total   int
+	size    int // pageSize(rows)
+}
+
+// get returns the page of key read after version, if it is kept.
+func (c *pageCache) get(key string, version int64) (cachedPage, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	p, ok := c.m[key]
+	return p, ok && p.version == version
+}
+
+// put keeps p as the page of key, unless a page read after a later
+// version is kept or p is too large. When the cache is full, pages of
+// older versions go first, then all.
+func (c *pageCache) put(key string, p cachedPage) {
+	if p.size > maxPageBytes/8 {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	old, ok := c.m[key]
+	if ok && old.version > p.version {
+		return
+	}
+	if c.m == nil {
+		c.m = map[string]cachedPage{}
+	}
+	c.bytes -= old.size // 0 when not kept
+	delete(c.m, key)
+	if len(c.m) >= maxPages || c.bytes+p.size > maxPageBytes {
+		maps.DeleteFunc(c.m, func(_ string, q cachedPage) bool {
+			if q.version < p.version {
+				c.bytes -= q.size
+				return true
+			}
+			return false
+		})
+		if len(c.m) >= maxPages || c.bytes+p.size > maxPageBytes {
+			clear(c.m)
+			c.bytes = 0
+		}
+	}
+	c.m[key] = p
+	c.bytes += p.size
 }
 
 // queryRow runs a one-row read: on SQLite through the statement cache.

@@ -61,7 +61,13 @@ func migrations() *migrate.Migrations {
 		Name:    "20261125000004",
 		Comment: "feed_search_filters", // schema_search.go: full-text search, agent and status indexes
 		Up:      migrateSearch,
-		Down:    unmigrateSearch,
+		Down:    dialectDDL(dropSearch),
+	})
+	ms.Add(migrate.Migration{
+		Name:    "20261126000001",
+		Comment: "feed_version", // schema_version.go: what the feed's page cache checks (SQLite)
+		Up:      dialectDDL(feedVersionSchema),
+		Down:    dialectDDL(dropFeedVersion),
 	})
 	return ms
 }
@@ -69,11 +75,17 @@ func migrations() *migrate.Migrations {
 // ddl runs statements in one transaction. In the statements, TIMESTAMP
 // becomes TIMESTAMPTZ on PostgreSQL.
 func ddl(stmts func() []string) func(ctx context.Context, m *migrate.Migrator, _ *migrate.Migration) error {
+	return dialectDDL(func(bool) []string { return stmts() })
+}
+
+// dialectDDL is ddl with statements that depend on the database: stmts
+// is told whether it is PostgreSQL.
+func dialectDDL(stmts func(pg bool) []string) func(ctx context.Context, m *migrate.Migrator, _ *migrate.Migration) error {
 	return func(ctx context.Context, m *migrate.Migrator, _ *migrate.Migration) error {
 		db := m.DB()
 		pg := db.Dialect().Name() == dialect.PG
 		return db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-			for _, q := range stmts() {
+			for _, q := range stmts(pg) {
 				if pg {
 					q = strings.ReplaceAll(q, "TIMESTAMP", "TIMESTAMPTZ")
 				}

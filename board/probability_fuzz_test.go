@@ -17,7 +17,7 @@ import (
 // string it accepts is that percent divided by 100.
 func FuzzReadProbability(f *testing.F) {
 	for _, s := range []string{`0`, `1`, `0.7`, `"70%"`, `"0%"`, `" 100 % "`, `1.5`, `150`, `-0`, `1e-320`, `"1e2%"`,
-		`"NaN%"`, `"Inf%"`, `null`, `true`, `{}`, `[]`, `"0.7"`, `""`, `"%"`, `1e400`, `"é%"`} {
+		`"NaN%"`, `"Inf%"`, `null`, `true`, `{}`, `[]`, `"0.7"`, `""`, `"%"`, `1e400`, `"é%"`, `"+ 0%"`, `"- 0%"`, `"−0%"`, `"+5%"`, `"- 5%"`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, raw []byte) {
@@ -44,8 +44,20 @@ func FuzzReadProbability(f *testing.F) {
 			t.Fatalf("%q accepted but is neither a JSON number nor a string", raw)
 		}
 		pct, ok := strings.CutSuffix(strings.TrimSpace(s), "%")
+		// A sign may lead, with spaces after it (the odds package reads
+		// "+ 5%" as 5%); a minus is accepted only on zero.
+		text, negative := strings.TrimSpace(pct), false
+		for _, sign := range []string{"+", "-", "−"} {
+			if rest, cut := strings.CutPrefix(text, sign); cut {
+				text, negative = strings.TrimSpace(rest), sign != "+"
+				break
+			}
+		}
 		// A percent is divided by 100 exactly and rounded once.
-		v, vok := new(big.Rat).SetString(strings.TrimSpace(pct))
+		v, vok := new(big.Rat).SetString(text)
+		if vok && negative && v.Sign() != 0 {
+			t.Fatalf("negative percent string %q read as %v", s, p)
+		}
 		var want float64
 		if vok {
 			want, _ = v.Quo(v, big.NewRat(100, 1)).Float64()

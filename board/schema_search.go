@@ -69,23 +69,12 @@ END`,
 	})
 }
 
-// unmigrateSearch undoes migrateSearch.
-func unmigrateSearch(ctx context.Context, m *migrate.Migrator, _ *migrate.Migration) error {
-	db := m.DB()
-	pg := db.Dialect().Name() == dialect.PG
+// dropSearch undoes migrateSearch.
+func dropSearch(pg bool) []string {
 	stmts := []string{`DROP INDEX IF EXISTS predictions_agent_recent`, `DROP INDEX IF EXISTS predictions_status_recent`}
 	if pg {
-		stmts = append(stmts, `DROP INDEX IF EXISTS predictions_search`, `ALTER TABLE predictions DROP COLUMN IF EXISTS search`)
-	} else {
-		stmts = append(stmts, `DROP TRIGGER IF EXISTS predictions_fts_insert`, `DROP TRIGGER IF EXISTS predictions_fts_delete`,
-			`DROP TRIGGER IF EXISTS predictions_fts_update`, `DROP TABLE IF EXISTS predictions_fts`)
+		return append(stmts, `DROP INDEX IF EXISTS predictions_search`, `ALTER TABLE predictions DROP COLUMN IF EXISTS search`)
 	}
-	return db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		for _, q := range stmts {
-			if _, err := tx.ExecContext(ctx, q); err != nil {
-				return fmt.Errorf("%w\n%s", err, q)
-			}
-		}
-		return nil
-	})
+	return append(stmts, `DROP TRIGGER IF EXISTS predictions_fts_insert`, `DROP TRIGGER IF EXISTS predictions_fts_delete`,
+		`DROP TRIGGER IF EXISTS predictions_fts_update`, `DROP TABLE IF EXISTS predictions_fts`)
 }

@@ -66,6 +66,9 @@ type Options struct {
 	// singlePool, for measurements only: SQLite reads share the single
 	// write connection.
 	singlePool bool
+	// noPageCache, for measurements only: every feed page is read from
+	// the database.
+	noPageCache bool
 }
 
 // Store is the board's storage. It is safe for concurrent use.
@@ -89,6 +92,11 @@ type Store struct {
 	// read connection, so a page is not parsed and planned again per
 	// request.
 	stmts stmtCache
+	// pages keeps the feed's pages without an offset or a search on
+	// SQLite (unused on PostgreSQL, where cachePages is false), each
+	// valid while feed_version is unchanged.
+	pages      pageCache
+	cachePages bool
 }
 
 // Open opens the store named by dsn and applies pending migrations.
@@ -127,6 +135,7 @@ func Open(ctx context.Context, dsn string, opt Options) (*Store, error) {
 		s.Close()
 		return nil, err
 	}
+	s.cachePages = !s.pg && !opt.noPageCache
 	return s, nil
 }
 

@@ -14,7 +14,10 @@
 // after a warm-up, and the table gives requests per second over all
 // rounds, the median of the rounds' 50th and 99th latency percentiles and
 // the errors (socket errors, timeouts, statuses of 400 and above), after
-// checking one answer of each scenario for correctness.
+// checking one answer of each scenario for correctness. On Linux it also
+// gives the server's CPU time per request: the process's user and system
+// time from /proc/<pid>/stat over the measured rounds, divided by their
+// requests (wrk's own CPU is not in it).
 //
 // Every goal is a ratio against a baseline measured in the same run,
 // because the machines are shared and noisy:
@@ -33,7 +36,11 @@
 //     filter, at offset 0 and 10,000, over 1,000,000 predictions against the
 //     same over 10,000: p50 at most 1.5 × at offset 0 (the deep offset is
 //     reported); and the server's resident memory under 100 MB throughout
-//     (VmRSS sampled every 50 ms and VmHWM, from /proc).
+//     (VmRSS sampled every 50 ms and VmHWM, from /proc);
+//   - the same feeds after the cursor at depth 10,000 (the next_cursor of
+//     the page that ends there, asked of the server before the load)
+//     against the first page of the same board in the same rounds: p50
+//     at most 1.5 ×.
 //
 // # Seeding
 //
@@ -44,7 +51,7 @@
 // reads a seeded board back through board.Store.Feed, so that a change of
 // schema fails it.
 //
-// # CPU per request
+// # CPU per request in process
 //
 // BenchmarkInProcess (a Go benchmark) runs each tool scenario's request
 // through the HTTP handler in process and reports the CPU time per

@@ -167,14 +167,22 @@ func TestRunAll(t *testing.T) {
 		want = append(want, s.name)
 	}
 	want = append(want, rawInsertName, "POST /api/predictions", forecastName)
-	large := feedScenarios(3000, 1000, 500, true)
-	for i, s := range feedScenarios(1000, 1000, 500, false) {
+	large := feedScenarios(3000, 1000, 40, true)
+	small := feedScenarios(1000, 1000, 40, false)
+	for i, s := range small {
 		want = append(want, s.name, large[i].name)
+	}
+	for _, s := range large[len(small):] {
+		want = append(want, s.name)
 	}
 	checkRows(t, rep, want)
 	for _, s := range large {
-		if r := rep.Row(s.name); r == nil || r.Ratio == 0 || r.Goal == "" {
-			t.Errorf("%s: no ratio to the small seed: %+v", s.name, r)
+		r := rep.Row(s.name)
+		switch {
+		case r == nil || r.Ratio == 0 || r.Goal == "":
+			t.Errorf("%s: no ratio: %+v", s.name, r)
+		case s.cursorAt > 0 && (!strings.HasPrefix(r.Baseline, "first page") || r.Met == nil):
+			t.Errorf("%s: no ratio to the first page: %+v", s.name, r)
 		}
 	}
 	if len(rep.Memory) != 2 || rep.Memory[1].Met == nil || rep.Memory[1].HWMMB <= 0 || rep.Memory[1].Samples == 0 {
@@ -185,7 +193,7 @@ func TestRunAll(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, name := range []string{"| MCP tools/call convert_odds |", "| POST /api/predictions |",
-		"feed popular+domain, n=3k, offset 500", "| predictions serve, 3,000 predictions |"} {
+		"feed popular+domain, n=3k, offset 40", "| predictions serve, 3,000 predictions |"} {
 		if !strings.Contains(table.String(), name) {
 			t.Errorf("table lacks %q:\n%s", name, table.String())
 		}
@@ -202,6 +210,7 @@ func TestSelectScenarios(t *testing.T) {
 		{`^MCP`, []string{"MCP tools/call convert_odds", "POST convert_odds"}},
 		{`predictions$`, []string{"POST /api/predictions", rawInsertName}},
 		{`popular\+domain, n=1M, offset 0`, []string{"feed popular+domain, n=10k, offset 0", "feed popular+domain, n=1M, offset 0"}},
+		{`recent, n=1M, cursor`, []string{"feed recent, n=1M, cursor at 10k"}},
 		{`^raw`, []string{rawInsertName}},
 		{`forecasts$`, []string{forecastName, rawInsertName}},
 		{`nothing`, nil},

@@ -48,7 +48,7 @@ var (
 
 // combineBody pools ten forecasts given in the notations agents use.
 func combineBody() []byte {
-	ps := []string{`0.62`, `"35%"`, `55`, `0.7`, `0.4`, `"48%"`, `0.58`, `61`, `0.33`, `"0.5"`}
+	ps := []string{`0.62`, `"35%"`, `"55%"`, `0.7`, `0.4`, `"48%"`, `0.58`, `"61%"`, `0.33`, `"0.5"`}
 	var fs []string
 	for i, p := range ps {
 		f := fmt.Sprintf(`{"who":"agent:a%d","p":%s}`, i, p)

@@ -2,6 +2,7 @@ package loadbench
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -200,6 +201,38 @@ func readStatus(pid int) (map[string]float64, error) {
 		}
 	}
 	return out, sc.Err()
+}
+
+// userHZ is the unit of the times in /proc/<pid>/stat: Linux reports
+// them in USER_HZ, 100 per second on every architecture it runs on.
+const userHZ = 100
+
+// processCPU is the CPU time, user and system, that process pid has used,
+// from fields 14 and 15 of /proc/<pid>/stat (after the command name,
+// which is in parentheses and may hold spaces); false where there is no
+// such file or pid is 0.
+func processCPU(pid int) (time.Duration, bool) {
+	if pid == 0 {
+		return 0, false
+	}
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, false
+	}
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0, false
+	}
+	fs := strings.Fields(string(b[i+1:])) // fs[0] is field 3, the state
+	if len(fs) < 13 {
+		return 0, false
+	}
+	utime, err1 := strconv.ParseInt(fs[11], 10, 64)
+	stime, err2 := strconv.ParseInt(fs[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0, false
+	}
+	return time.Duration(utime+stime) * time.Second / userHZ, true
 }
 
 // fetchProfile saves a CPU profile of seconds from a pprof endpoint.

@@ -187,7 +187,7 @@ func (r *runner) toolVersusBare(ctx context.Context, s *scenario, srv *server, s
 // of it grown to LargeSeed; serves both; and runs each feed scenario over
 // both in the same rounds, sampling the large server's memory throughout.
 func (r *runner) runFeeds(ctx context.Context, small, large []*scenario) error {
-	var pairs [][2]*scenario // small, and large or nil
+	var pairs [][2]*scenario // small and large, either nil
 	for i, s := range small {
 		var l *scenario
 		if len(large) > 0 && r.sel[large[i].name] {
@@ -195,6 +195,11 @@ func (r *runner) runFeeds(ctx context.Context, small, large []*scenario) error {
 		}
 		if r.sel[s.name] || l != nil {
 			pairs = append(pairs, [2]*scenario{s, l})
+		}
+	}
+	for _, l := range large[min(len(small), len(large)):] { // after a cursor: the large board only
+		if r.sel[l.name] {
+			pairs = append(pairs, [2]*scenario{nil, l})
 		}
 	}
 	if len(pairs) == 0 {
@@ -226,38 +231,8 @@ func (r *runner) runFeeds(ctx context.Context, small, large []*scenario) error {
 		memLarge = sampleRSS(sLarge.pid())
 	}
 	for _, pair := range pairs {
-		sm, lg := pair[0], pair[1]
-		body, err := preflight(ctx, sm, sSmall.proc)
-		if err != nil {
+		if err := r.runFeedPair(ctx, pair[0], pair[1], sSmall, sLarge); err != nil {
 			return err
-		}
-		a := r.httpSide(sm, sSmall.proc)
-		a.profile = sSmall
-		sides := []*side{a}
-		var largeBody []byte
-		if lg != nil {
-			if largeBody, err = preflight(ctx, lg, sLarge.proc); err != nil {
-				return err
-			}
-			b := r.httpSide(lg, sLarge.proc)
-			b.profile = sLarge
-			sides = append(sides, b)
-		}
-		fs, err := r.compare(ctx, sides...)
-		if err != nil {
-			return err
-		}
-		r.addRow(sm, fs[0], len(body))
-		if lg != nil {
-			row := r.addRow(lg, fs[1], len(largeBody))
-			row.Baseline = fmt.Sprintf("n=%s: p50 %s ms", count(r.cfg.SmallSeed), ms(fs[0].p50))
-			row.Ratio = ratio(float64(fs[1].p50), float64(fs[0].p50))
-			if lg.offset == 0 {
-				row.Goal = fmt.Sprintf("p50 ≤ %.1f× n=%s", FeedGoal, count(r.cfg.SmallSeed))
-				row.Met = met(row.Ratio <= FeedGoal && fs[1].errors == 0)
-			} else {
-				row.Goal = "reported (deep offset may grow)"
-			}
 		}
 		if err := ctx.Err(); err != nil {
 			return err
@@ -278,10 +253,80 @@ func (r *runner) runFeeds(ctx context.Context, small, large []*scenario) error {
 	return sSmall.stop()
 }
 
+// runFeedPair runs a feed scenario over the small board and its
+// counterpart over the large one (either may be nil), in the same rounds.
+// A cursor scenario runs beside the first page of its board, its
+// baseline.
+func (r *runner) runFeedPair(ctx context.Context, sm, lg *scenario, sSmall, sLarge *server) error {
+	type run struct {
+		s, first *scenario
+		srv      *server
+		body     []byte
+	}
+	var runs []*run
+	if sm != nil {
+		runs = append(runs, &run{s: sm, srv: sSmall})
+	}
+	if lg != nil {
+		runs = append(runs, &run{s: lg, srv: sLarge})
+	}
+	var sides []*side
+	for _, rn := range runs {
+		if err := resolveCursor(ctx, rn.s, rn.srv.proc); err != nil {
+			return err
+		}
+		body, err := preflight(ctx, rn.s, rn.srv.proc)
+		if err != nil {
+			return err
+		}
+		rn.body = body
+		sd := r.httpSide(rn.s, rn.srv.proc)
+		sd.profile = rn.srv
+		sides = append(sides, sd)
+		if rn.s.cursorAt > 0 {
+			rn.first = rn.s.firstPage()
+			if _, err := preflight(ctx, rn.first, rn.srv.proc); err != nil {
+				return err
+			}
+			sides = append(sides, r.httpSide(rn.first, rn.srv.proc))
+		}
+	}
+	fs, err := r.compare(ctx, sides...)
+	if err != nil {
+		return err
+	}
+	var i int
+	for _, rn := range runs {
+		f := fs[i]
+		row := r.addRow(rn.s, f, len(rn.body))
+		i++
+		switch {
+		case rn.first != nil:
+			first := fs[i]
+			i++
+			row.Baseline = fmt.Sprintf("first page, same board and rounds: p50 %s ms", ms(first.p50))
+			row.Ratio = ratio(float64(f.p50), float64(first.p50))
+			row.Goal = fmt.Sprintf("p50 ≤ %.1f× first page", CursorGoal)
+			row.Met = met(row.Ratio <= CursorGoal && f.errors == 0)
+		case rn.s == lg && sm != nil && rn.s.offset == 0:
+			row.Baseline = fmt.Sprintf("n=%s: p50 %s ms", count(r.cfg.SmallSeed), ms(fs[0].p50))
+			row.Ratio = ratio(float64(f.p50), float64(fs[0].p50))
+			row.Goal = fmt.Sprintf("p50 ≤ %.1f× n=%s", FeedGoal, count(r.cfg.SmallSeed))
+			row.Met = met(row.Ratio <= FeedGoal && f.errors == 0)
+		case rn.s == lg && sm != nil:
+			row.Baseline = fmt.Sprintf("n=%s: p50 %s ms", count(r.cfg.SmallSeed), ms(fs[0].p50))
+			row.Ratio = ratio(float64(f.p50), float64(fs[0].p50))
+			row.Goal = "reported (deep offset may grow)"
+		}
+	}
+	return nil
+}
+
 func (r *runner) addRow(s *scenario, f figures, bodyBytes int) *Row {
 	r.rep.Rows = append(r.rep.Rows, Row{
 		Scenario: s.name, Group: s.group, Conns: r.cfg.Conns, Requests: f.requests, RPS: f.rps,
-		P50MS: msf(f.p50), P99MS: msf(f.p99), Errors: f.errors, ErrorText: f.errText, BodyBytes: bodyBytes,
+		CPUPerRequestUS: float64(f.cpuPerRequest) / float64(time.Microsecond),
+		P50MS:           msf(f.p50), P99MS: msf(f.p99), Errors: f.errors, ErrorText: f.errText, BodyBytes: bodyBytes,
 		Load1: load1(),
 	})
 	return &r.rep.Rows[len(r.rep.Rows)-1]

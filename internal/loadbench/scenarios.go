@@ -1,9 +1,11 @@
 package loadbench
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 )
@@ -34,10 +36,13 @@ type scenario struct {
 	// check tells a right answer from a wrong one, on the request made
 	// before the measurement.
 	check func(status int, body []byte) error
-	// feed scenarios: the seed size, sort, domain and offset.
+	// feed scenarios: the seed size, sort, domain and offset, or the
+	// depth of the cursor the page starts at (the path's cursor is then
+	// fetched from the server before the load, by resolveCursor).
 	n              int
 	sort, domain   string
 	offset         int
+	cursorAt       int
 	deps           []string // scenarios whose figures this one's ratio needs
 	needsLargeSeed bool
 }
@@ -134,23 +139,27 @@ end
 }
 
 // feedScenarios are GET /api/predictions for each sort, with and without
-// the domain filter, at offset 0 and deep, over n stored predictions.
-// Those over large predictions name their counterpart over small.
+// the domain filter, at offset 0 and at offset deep, over n stored
+// predictions. Those over large predictions name their counterpart over
+// small, and come with the pages after the cursor at depth deep (which
+// only the large board has with the domain filter), measured against
+// the first page of the large board.
 func feedScenarios(n, small, deep int, large bool) []*scenario {
+	pages := []struct{ offset, cursorAt int }{{0, 0}, {deep, 0}}
+	if large {
+		pages = append(pages, struct{ offset, cursorAt int }{0, deep})
+	}
 	var out []*scenario
-	for _, offset := range []int{0, deep} {
+	for _, page := range pages {
 		for _, sort := range []string{"recent", "confidence", "popular"} {
 			for _, domain := range []string{"", "Science"} {
-				s := &scenario{group: GroupFeed, method: http.MethodGet, n: n, sort: sort, domain: domain, offset: offset,
-					needsLargeSeed: large}
-				s.name = feedName(n, sort, domain, offset)
-				s.path = fmt.Sprintf("/api/predictions?sort=%s&offset=%d", sort, offset)
-				if domain != "" {
-					s.path += "&domain=" + domain
-				}
-				s.check = checkFeed(offset)
-				if large {
-					s.deps = []string{feedName(small, sort, domain, offset)}
+				s := &scenario{group: GroupFeed, method: http.MethodGet, n: n, sort: sort, domain: domain,
+					offset: page.offset, cursorAt: page.cursorAt, needsLargeSeed: large}
+				s.name = feedName(n, sort, domain, page.offset, page.cursorAt)
+				s.path = feedPath(sort, domain, fmt.Sprintf("offset=%d", page.offset))
+				s.check = checkFeed(page.offset + page.cursorAt)
+				if large && page.cursorAt == 0 {
+					s.deps = []string{feedName(small, sort, domain, page.offset, 0)}
 				}
 				out = append(out, s)
 			}
@@ -159,12 +168,61 @@ func feedScenarios(n, small, deep int, large bool) []*scenario {
 	return out
 }
 
-func feedName(n int, sort, domain string, offset int) string {
+// feedPath is the feed's path with sort, domain ("" for none) and more,
+// a query string's parameters.
+func feedPath(sort, domain, more string) string {
+	p := "/api/predictions?sort=" + sort
+	if domain != "" {
+		p += "&domain=" + domain
+	}
+	return p + "&" + more
+}
+
+func feedName(n int, sort, domain string, offset, cursorAt int) string {
 	f := sort
 	if domain != "" {
 		f += "+domain"
 	}
+	if cursorAt > 0 {
+		return fmt.Sprintf("feed %s, n=%s, cursor at %s", f, count(n), count(cursorAt))
+	}
 	return fmt.Sprintf("feed %s, n=%s, offset %s", f, count(n), count(offset))
+}
+
+// firstPage is the feed scenario of s's sort and domain at offset 0 on
+// the same board: the baseline of a cursor scenario, run in its rounds.
+func (s *scenario) firstPage() *scenario {
+	f := *s
+	f.offset, f.cursorAt = 0, 0
+	f.name = feedName(s.n, s.sort, s.domain, 0, 0) + " (beside the cursor)"
+	f.path = feedPath(s.sort, s.domain, "offset=0")
+	f.check = checkFeed(0)
+	return &f
+}
+
+// resolveCursor sets the path of a cursor scenario: it asks the server
+// for the page that ends at depth cursorAt (the 20 predictions before
+// it, by offset) and starts the scenario's page at that page's
+// next_cursor. Other scenarios are left alone.
+func resolveCursor(ctx context.Context, s *scenario, p *proc) error {
+	if s.cursorAt == 0 {
+		return nil
+	}
+	before := *s
+	before.path = feedPath(s.sort, s.domain, fmt.Sprintf("offset=%d&limit=20", s.cursorAt-20))
+	before.check = checkFeed(s.cursorAt - 20)
+	body, err := preflight(ctx, &before, p)
+	if err != nil {
+		return err
+	}
+	var page struct {
+		NextCursor string `json:"next_cursor"`
+	}
+	if err := json.Unmarshal(body, &page); err != nil || page.NextCursor == "" {
+		return fmt.Errorf("%s: the page before depth %d has no next_cursor (%v): %.300s", s.name, s.cursorAt, err, body)
+	}
+	s.path = feedPath(s.sort, s.domain, "cursor="+url.QueryEscape(page.NextCursor))
+	return nil
 }
 
 // count writes 10000 as 10k and 1000000 as 1M.
@@ -208,8 +266,9 @@ func checkMCP(status int, body []byte) error {
 	return nil
 }
 
-// checkFeed accepts a page whose length fits total and offset.
-func checkFeed(offset int) func(int, []byte) error {
+// checkFeed accepts a page whose length fits total and its depth (the
+// offset, or where the cursor starts).
+func checkFeed(depth int) func(int, []byte) error {
 	return func(status int, body []byte) error {
 		if status != http.StatusOK {
 			return fmt.Errorf("status %d: %.300s", status, body)
@@ -221,8 +280,8 @@ func checkFeed(offset int) func(int, []byte) error {
 		if err := json.Unmarshal(body, &f); err != nil {
 			return fmt.Errorf("not a feed page: %v", err)
 		}
-		if want := min(20, max(0, f.Total-offset)); len(f.Predictions) != want || f.Total == 0 {
-			return fmt.Errorf("%d predictions of total %d at offset %d, want %d", len(f.Predictions), f.Total, offset, want)
+		if want := min(20, max(0, f.Total-depth)); len(f.Predictions) != want || f.Total == 0 {
+			return fmt.Errorf("%d predictions of total %d at depth %d, want %d", len(f.Predictions), f.Total, depth, want)
 		}
 		return nil
 	}

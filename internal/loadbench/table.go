@@ -21,8 +21,8 @@ func (r *Report) WriteTable(w io.Writer) error {
 	for _, s := range r.Seeding {
 		fmt.Fprintf(&b, "Seeding %s.\n", s)
 	}
-	b.WriteString("\n| scenario | conns | req/s | p50 | p99 | errors | baseline | ratio (rounds) | goal | met | load |\n")
-	b.WriteString("|---|--:|--:|--:|--:|--:|---|--:|---|---|--:|\n")
+	b.WriteString("\n| scenario | conns | req/s | p50 | p99 | server CPU/req | errors | baseline | ratio (rounds) | goal | met | load |\n")
+	b.WriteString("|---|--:|--:|--:|--:|--:|--:|---|--:|---|---|--:|\n")
 	for _, row := range r.Rows {
 		errs := strconv.FormatUint(row.Errors, 10)
 		if len(row.ErrorText) > 0 {
@@ -32,8 +32,12 @@ func (r *Report) WriteTable(w io.Writer) error {
 		if strings.HasPrefix(row.Scenario, rawInsertPfx) {
 			unit = " rows"
 		}
-		fmt.Fprintf(&b, "| %s | %d | %s%s | %s ms | %s ms | %s | %s | %s | %s | %s | %.2f |\n",
-			row.Scenario, row.Conns, thousands(row.RPS), unit, msText(row.P50MS), msText(row.P99MS), errs,
+		cpu := "—"
+		if row.CPUPerRequestUS > 0 {
+			cpu = fmt.Sprintf("%.0f µs", row.CPUPerRequestUS)
+		}
+		fmt.Fprintf(&b, "| %s | %d | %s%s | %s ms | %s ms | %s | %s | %s | %s | %s | %s | %.2f |\n",
+			row.Scenario, row.Conns, thousands(row.RPS), unit, msText(row.P50MS), msText(row.P99MS), cpu, errs,
 			dash(row.Baseline), ratioText(row.Ratio)+roundsText(row.RoundRatios), dash(row.Goal), metText(row.Met), row.Load1)
 	}
 	if len(r.Memory) > 0 {

@@ -28,6 +28,10 @@ type round struct {
 type tally struct {
 	rounds []round
 	texts  map[string]bool
+	// cpu is the CPU time (user and system) its server spent in the
+	// rounds; cpuKnown is false where /proc cannot tell it.
+	cpu      time.Duration
+	cpuKnown bool
 }
 
 func (t *tally) fail(text string) {
@@ -47,6 +51,9 @@ type figures struct {
 	errors   uint64
 	errText  []string  // distinct error texts, at most a few
 	roundRPS []float64 // successful requests per second of each round
+	// cpuPerRequest is the server's CPU time over the rounds divided by
+	// their requests; 0 where unknown.
+	cpuPerRequest time.Duration
 }
 
 // figures sums the rounds: the rate over their whole time, and the median
@@ -72,6 +79,9 @@ func (t *tally) figures() figures {
 		f.rps = float64(f.requests-f.errors) / elapsed.Seconds()
 	}
 	f.p50, f.p99 = median(p50s), median(p99s)
+	if t.cpuKnown && f.requests > 0 {
+		f.cpuPerRequest = t.cpu / time.Duration(f.requests)
+	}
 	for text := range t.texts {
 		f.errText = append(f.errText, text)
 	}

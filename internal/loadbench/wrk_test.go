@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -126,5 +128,24 @@ func TestWriteLua(t *testing.T) {
 	}
 	if len(bad) > 0 {
 		t.Errorf("%d of %d requests differ from writeBody, first: %s", len(bad), seen, bad[0])
+	}
+}
+
+// TestProcessCPU: the CPU time read from /proc grows as this process
+// works, and a process that does not exist has none.
+func TestProcessCPU(t *testing.T) {
+	before, ok := processCPU(os.Getpid())
+	if !ok {
+		t.Skip("no /proc/<pid>/stat here")
+	}
+	for x, deadline := 0.0, time.Now().Add(100*time.Millisecond); time.Now().Before(deadline); x++ {
+		_ = math.Sqrt(x) // work: 100 ms of CPU, or more than the 10 ms tick
+	}
+	after, _ := processCPU(os.Getpid())
+	if d := after - before; d < 10*time.Millisecond || d > 10*time.Second {
+		t.Errorf("100 ms of work read as %v of CPU", d)
+	}
+	if _, ok := processCPU(0); ok {
+		t.Error("pid 0 has a CPU time")
 	}
 }
