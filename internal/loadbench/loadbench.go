@@ -397,7 +397,7 @@ func (r *runner) compare(ctx context.Context, sides ...*side) ([]figures, error)
 	}
 	var err error
 	for _, sd := range sides {
-		sd.t.cpuKnown = sd.pid != 0
+		sd.t.cpuKnown = true // until a round cannot read it
 	}
 	for range r.cfg.Rounds {
 		for _, sd := range sides {
