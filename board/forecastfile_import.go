@@ -269,7 +269,7 @@ func (s *Store) importTx(ctx context.Context, tx bun.Tx, qs []importQuestion, na
 			if err != nil {
 				return err
 			}
-			if _, _, err := addForecast(ctx, tx, q.id, fc.agentID, id, fc.p, fc.note, fc.at); err != nil {
+			if _, _, err := addForecast(ctx, tx, q.id, fc.agentID, id, fc.p, fc.note, fc.at, time.Time{}); err != nil {
 				return err
 			}
 			last = fc.at
@@ -285,7 +285,7 @@ func (s *Store) importTx(ctx context.Context, tx bun.Tx, qs []importQuestion, na
 			if at.Before(last) {
 				at = last
 			}
-			if err := s.setOutcome(ctx, tx, q.id, q.v.agentID, q.v.domain, StatusOpen, q.outcome, at); err != nil {
+			if err := s.recordResolution(ctx, tx, q.id, q.v.agentID, q.v.domain, StatusOpen, "", q.outcome, derefTime(q.v.closeAt), at, "import"); err != nil {
 				return err
 			}
 			status = StatusResolved

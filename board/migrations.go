@@ -69,6 +69,12 @@ func migrations() *migrate.Migrations {
 		Up:      dialectDDL(feedVersionSchema),
 		Down:    dialectDDL(dropFeedVersion),
 	})
+	ms.Add(migrate.Migration{
+		Name:    "20261126000002",
+		Comment: "question_lifecycle", // schema_lifecycle.go: close_at, closed_at, resolutions; scores rescored
+		Up:      migrateLifecycle,
+		Down:    unmigrateLifecycle,
+	})
 	return ms
 }
 

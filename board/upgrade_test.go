@@ -143,7 +143,7 @@ func TestUpgradeToCounterShards(t *testing.T) {
 					t.Fatal(err)
 				}
 				if i < 2 {
-					if _, err := s.Resolve(ctx, p.ID, []board.Outcome{board.OutcomeYes, board.OutcomeVoid}[i]); err != nil {
+					if _, err := s.Resolve(ctx, p.ID, board.NewResolution{Outcome: []board.Outcome{board.OutcomeYes, board.OutcomeVoid}[i]}); err != nil {
 						t.Fatal(err)
 					}
 				}

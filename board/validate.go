@@ -189,6 +189,10 @@ type validPrediction struct {
 	confidence                     float64
 	resolves                       string
 	resolveBy                      any // nil or the YYYY-MM-DD string
+	// closeAt is the scheduled close: as given, else the end of the
+	// resolve_by day; nil for none. closeGiven says it was given.
+	closeAt    *time.Time
+	closeGiven bool
 }
 
 func (np NewPrediction) validate() (validPrediction, error) {
@@ -230,13 +234,59 @@ func (np NewPrediction) validate() (validPrediction, error) {
 			return v, err
 		}
 		v.resolveBy = d
+		end, _ := endOfDay(d) // d is a checked date
+		v.closeAt = &end
+	}
+	if np.CloseAt != "" {
+		t, err := checkTime("close_at", np.CloseAt)
+		if err != nil {
+			return v, err
+		}
+		if v.closeAt != nil && t.After(*v.closeAt) {
+			return v, invalid("close_at", fmt.Sprintf("is %s, after the end of resolve_by %s (%s)",
+				t.Format(time.RFC3339Nano), v.resolveBy, v.closeAt.Format(time.RFC3339)),
+				fmt.Sprintf("send a close_at at or before %s, or a later resolve_by", v.closeAt.Format(time.RFC3339)))
+		}
+		v.closeAt, v.closeGiven = &t, true
 	}
 	return v, nil
 }
 
+// checkOpen checks that a validated prediction created at now would be
+// open for forecasts: its close_at, given or the end of its resolve_by
+// day, must be after now.
+func (v validPrediction) checkOpen(now time.Time) error {
+	if v.closeAt != nil && !v.closeGiven && !v.closeAt.After(now) {
+		return invalid("resolve_by", fmt.Sprintf("is %s, already past: the prediction would close (at the end of that day, UTC) before it opens", v.resolveBy),
+			fmt.Sprintf("send today (%s) or a later date, or leave resolve_by out", now.Format(time.DateOnly)))
+	}
+	if v.closeGiven && !v.closeAt.After(now) {
+		return invalid("close_at", fmt.Sprintf("is %s, which is not after now (%s)",
+			v.closeAt.Format(time.RFC3339Nano), now.Format(time.RFC3339)),
+			"send a time in the future, such as "+now.Add(7*24*time.Hour).Truncate(time.Hour).Format(time.RFC3339)+", or leave close_at out")
+	}
+	return nil
+}
+
+// checkTime reads an RFC 3339 time (such as 2027-03-31T18:00:00Z) and
+// returns it in UTC, truncated to the microseconds the board stores.
+func checkTime(field, s string) (time.Time, error) {
+	const hint = `send an RFC 3339 time with its offset, such as "2027-03-31T18:00:00Z"`
+	t, err := time.Parse(time.RFC3339Nano, strings.TrimSpace(s))
+	if err != nil {
+		return time.Time{}, invalid(field, fmt.Sprintf("%q is not an RFC 3339 time", truncate(s, 40)), hint)
+	}
+	t = t.UTC()
+	if t.Year() < 1 || t.Year() > 9999 {
+		return time.Time{}, invalid(field, fmt.Sprintf("%q is outside the years 0001 to 9999", truncate(s, 40)), hint)
+	}
+	return t.Truncate(time.Microsecond), nil
+}
+
 // Validate reports the first problem of np in field order (agent_id,
 // agent_name, title, body, confidence, timeframe, domain, resolves,
-// resolve_by) as a
+// resolve_by, close_at; that close_at is in the future is checked when
+// the prediction is stored) as a
 // *[ValidationError], or nil. [Store.CreatePrediction] calls it; adapters
 // may call it to reject a request before opening a transaction.
 func (np NewPrediction) Validate() error {

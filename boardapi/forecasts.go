@@ -141,9 +141,9 @@ func (s *API) createForecast(w http.ResponseWriter, r *http.Request, c *call) (*
 		return nil, err
 	}
 	res, err := s.opt.Store.Forecast(r.Context(), c.id, nf)
-	if errors.Is(err, board.ErrClosed) {
-		return nil, &httpio.Error{Field: "id", Err: board.ErrClosed, Problem: strings.TrimPrefix(err.Error(), board.ErrClosed.Error()+": "),
-			Hint: "forecast an open prediction; find them with GET " + BoardPrefix + "/predictions?sort=closing"}
+	if ve := (*board.ValidationError)(nil); errors.As(err, &ve) && errors.Is(err, board.ErrClosed) {
+		return nil, &httpio.Error{Field: ve.Field, Err: board.ErrClosed, Problem: ve.Problem,
+			Hint: ve.Hint + "; find open ones with GET " + BoardPrefix + "/predictions?status=open&sort=closing"}
 	}
 	if err != nil {
 		return nil, notFoundAs(err, predictionNotFound, c.id)

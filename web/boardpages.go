@@ -178,7 +178,7 @@ func (s *server) feed(w http.ResponseWriter, r *http.Request) error {
 		active := q.sort == so || (q.sort == "" && so == board.SortRecent)
 		page.Sorts = append(page.Sorts, link{Label: string(so), URL: l.url(), Active: active})
 	}
-	for _, st := range []board.Status{"", board.StatusOpen, board.StatusResolved, board.StatusVoid} {
+	for _, st := range []board.Status{"", board.StatusOpen, board.StatusClosed, board.StatusResolved, board.StatusVoid} {
 		l := first
 		l.status = st
 		page.Statuses = append(page.Statuses, link{Label: cmpOr(string(st), "all"), URL: l.url(), Active: q.status == st})

@@ -103,7 +103,7 @@ func seed(tb testing.TB) *fixture {
 			o = board.OutcomeYes
 		}
 		c.Advance(time.Minute)
-		if _, err := s.Resolve(ctx, p.ID, o); err != nil {
+		if _, err := s.Resolve(ctx, p.ID, board.NewResolution{Outcome: o}); err != nil {
 			tb.Fatalf("Resolve: %v", err)
 		}
 	}

@@ -35,7 +35,7 @@ func TestPages(t *testing.T) {
 		{"feed by agent", "/?agent_id=skeptic", 200, []string{"by skeptic", `id="agent-filter"`, "show every agent"}, nil},
 		{"feed empty search is no search", "/?q=+", 200, []string{"of 29 predictions"}, nil},
 		{"feed bad search", "/?q=%21%21", 400, []string{"q has no word to search for"}, nil},
-		{"feed bad status", "/?status=closed", 400, []string{"status", "closed", "open, resolved or void"}, []string{"status=closed"}},
+		{"feed bad status", "/?status=closing", 400, []string{"status", "closing", "open, closed, resolved or void"}, []string{"status=closing"}},
 		{"feed bad cursor", "/?cursor=nope", 400, []string{"cursor is not a cursor of this board", "next_cursor"}, nil},
 		{"feed cursor with offset", "/?offset=1&cursor=nope", 400, []string{"cursor"}, nil},
 		{"feed bad limit", "/?limit=abc", 400, []string{"limit is &#34;abc&#34;; it must be a whole number of at least 1.", "such as limit=20"}, nil},
