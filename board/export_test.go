@@ -71,6 +71,12 @@ const releaseMigrations = "20261122000002"
 // it (its migrations only) and runs stmts on it, each with its args.
 // Test-only: it is how the upgrade test gets a database of the old schema.
 func SeedRelease(ctx context.Context, dsn string, stmts []string, args [][]any) error {
+	return SeedAt(ctx, dsn, releaseMigrations, stmts, args)
+}
+
+// SeedAt is SeedRelease for the board as the migrations up to last (by
+// name) made it.
+func SeedAt(ctx context.Context, dsn, last string, stmts []string, args [][]any) error {
 	s := &Store{now: time.Now}
 	var err error
 	if isPostgres(dsn) {
@@ -84,7 +90,7 @@ func SeedRelease(ctx context.Context, dsn string, stmts []string, args [][]any) 
 	defer s.Close()
 	old := migrate.NewMigrations()
 	for _, m := range migrations().Sorted() {
-		if m.Name <= releaseMigrations {
+		if m.Name <= last {
 			old.Add(m)
 		}
 	}
