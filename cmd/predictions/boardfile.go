@@ -125,6 +125,7 @@ func runImport(ctx context.Context, env *cmdEnv, args []string) int {
 		defer f.Close()
 		r = f
 	}
+	fresh := newSQLiteFile(*db)
 	store, code := openBoard(ctx, env, "import", *db, false)
 	if store == nil {
 		if code == 1 {
@@ -132,8 +133,13 @@ func runImport(ctx context.Context, env *cmdEnv, args []string) int {
 		}
 		return code
 	}
-	defer store.Close()
 	res, err := store.Import(ctx, r)
+	store.Close()
+	if err != nil && fresh {
+		// A refused or failed import into a board it created leaves no
+		// empty board behind.
+		removeSQLite(*db)
+	}
 	var ie *board.ImportError
 	if errors.As(err, &ie) {
 		printDiagnostics(env.stderr, name, ie.Findings)
@@ -157,6 +163,24 @@ func runImport(ctx context.Context, env *cmdEnv, args []string) int {
 		fmt.Fprintf(env.stdout, "already on the board, left as they are: %s\n", strings.Join(res.Existing, ", "))
 	}
 	return 0
+}
+
+// newSQLiteFile reports whether dsn names a SQLite file that does not
+// exist yet, which opening it would create.
+func newSQLiteFile(dsn string) bool {
+	if l := strings.ToLower(dsn); strings.HasPrefix(l, "postgres://") || strings.HasPrefix(l, "postgresql://") {
+		return false
+	}
+	_, err := os.Stat(dsn)
+	return errors.Is(err, os.ErrNotExist)
+}
+
+// removeSQLite removes a SQLite database file with its WAL and shared
+// memory files.
+func removeSQLite(path string) {
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		_ = os.Remove(path + suffix)
+	}
 }
 
 // printDiagnostics writes FILE:LINE: rule N: [warning: ]message lines, as

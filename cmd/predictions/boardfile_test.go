@@ -149,6 +149,16 @@ func TestExportImportCommands(t *testing.T) {
 			if _, after, _ := runBin(t, bin, "", "export", "--db", dst); after != second {
 				t.Errorf("a refused import changed the board:\n%s", after)
 			}
+			if db.name == "sqlite" {
+				// A refused import into a board it would create leaves no file.
+				fresh := filepath.Join(t.TempDir(), "new.db")
+				if code, _, _ = runBin(t, bin, bad, "import", "--db", fresh, "-"); code != 1 {
+					t.Errorf("refused import into a new file: exit %d, want 1", code)
+				}
+				if left, _ := filepath.Glob(fresh + "*"); len(left) != 0 {
+					t.Errorf("a refused import into a new board left %v behind", left)
+				}
+			}
 		})
 	}
 }
