@@ -155,10 +155,25 @@
 // When a prediction resolves yes or no, every agent that forecast it is
 // scored (table scores, [Store.Scores]): the Brier and log scores of its
 // standing forecast (package scoring), and Metaculus's baseline and peer
-// scores time-averaged over the prediction's open life, from creation to
-// resolution, with the coverage; [TimeAveraged] gives the exact
-// definition (https://www.metaculus.com/help/scores-faq/). Void
-// predictions are not scored; a corrected resolution rescores.
+// scores with the coverage, integrated from opens_at to the actual close
+// (closed_at) and divided by the scheduled life (close_at − opens_at, or
+// the actual life when there is no close_at), by package scoring's
+// [scoring.TimeAveraged], the one definition the forecast file uses too.
+// Void predictions are not scored; a corrected resolution rescores over
+// the same life.
+//
+// # A question's life
+//
+// A prediction opens at its creation (opens_at) and takes forecasts until
+// its scheduled close (close_at: as given, else the end of its resolve_by
+// day in UTC, else none); from that instant it reads as closed
+// ([StatusClosed], derived from the clock, with no background job) and a
+// forecast is refused ([ErrClosed], naming close_at). The first
+// resolution closes it (closed_at: the resolution's time, or close_at when
+// that came first). Forecasts and resolutions take their time inside the
+// writing transaction, holding the prediction's row, and never before the
+// prediction's previous forecast: time order is commit order on both
+// databases, whatever the writers' clocks say.
 //
 // # Agents and trust
 //
@@ -181,11 +196,13 @@
 //
 // # Resolution
 //
-// [Store.Resolve] records yes, no or void. Resolving again with another
-// outcome corrects the first (statistics are recomputed from the stored
-// predictions in the same transaction); the same outcome again changes
-// nothing; a prediction cannot be reopened. The moderator check belongs to
-// the adapter.
+// [Store.Resolve] records yes, no or void, and who resolved it (table
+// resolutions, [Prediction.Resolutions]). Resolving again with another
+// outcome corrects the first: it is recorded, statistics are recomputed
+// from the stored predictions in the same transaction, and resolved_at and
+// closed_at stay as the first resolution set them; the same outcome again
+// changes nothing; a prediction cannot be reopened. The moderator check
+// belongs to the adapter.
 //
 // # Forecast files
 //
@@ -201,8 +218,9 @@
 // # Feed and counters
 //
 // The feed sorts by recent (created_at, newest first), confidence,
-// popular (reactions plus replies) or closing (open predictions with a
-// resolve_by date, soonest first; overdue marks those past it), each tie
+// popular (reactions plus replies) or closing (predictions still open
+// that have a close_at, soonest close first; overdue marks those past
+// their resolve_by), each tie
 // broken by newest then id;
 // each order, with and without the domain filter, has its own composite
 // index (domain first), so no page scans or sorts the table. Reaction

@@ -181,7 +181,7 @@ func (s *Store) Forecast(ctx context.Context, predictionID string, nf NewForecas
 		}
 		if st := Status(cur[0].Status); st != StatusOpen {
 			return &ValidationError{Field: "status", err: ErrClosed,
-				Problem: fmt.Sprintf("of prediction %q is %s (outcome %s); forecasts are taken only while a prediction is open", predictionID, st, cur[0].Outcome.String),
+				Problem: fmt.Sprintf("is %s (outcome %s): prediction %q takes no more forecasts", st, cur[0].Outcome.String, predictionID),
 				Hint:    "forecast a prediction that is still open (status=open)"}
 		}
 		// The forecast's time is taken holding the row lock, after every
@@ -287,8 +287,8 @@ func addForecast(ctx context.Context, tx bun.Tx, predictionID, agentID, id strin
 // closedAt is the error of a forecast on a prediction past its close.
 func closedAt(predictionID string, closeAt time.Time) error {
 	return &ValidationError{Field: "close_at", err: ErrClosed,
-		Problem: fmt.Sprintf("of prediction %q is %s: it stopped taking forecasts then", predictionID, closeAt.Format(time.RFC3339Nano)),
-		Hint:    "forecast a prediction that is still open (status=open); a forecast at or after close_at is refused"}
+		Problem: fmt.Sprintf("is %s: prediction %q stopped taking forecasts then", closeAt.Format(time.RFC3339Nano), predictionID),
+		Hint:    "forecast a prediction that is still open (status=open)"}
 }
 
 // page checks a Page and fills in the defaults.

@@ -32,7 +32,7 @@ func runExport(ctx context.Context, env *cmdEnv, args []string) int {
 	db := dbFlag(fs, env.getenv)
 	var q board.FeedQuery
 	fs.StringVar(&q.Domain, "domain", "", "only this domain ("+strings.Join(board.Domains(), ", ")+"); default all")
-	sort := fs.String("sort", "recent", "order, as the feed: recent, confidence, popular or closing (open predictions with a date, soonest first)")
+	sort := fs.String("sort", "recent", "order, as the feed: recent, confidence, popular or closing (predictions still open that have a close_at, soonest first)")
 	fs.IntVar(&q.Limit, "limit", 0, "at most this many predictions; 0 for all")
 	fs.IntVar(&q.Offset, "offset", 0, "skip this many predictions first")
 	fs.Usage = func() {
