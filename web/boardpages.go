@@ -383,9 +383,9 @@ type agentPage struct {
 	Forecasts     board.AgentForecastPage
 	ForecastsFrom int
 	Prev, Next    string
-	// OpenList and ResolvedList page the agent's own predictions by
-	// cursor (parameters open and resolved).
-	OpenList, ResolvedList predList
+	// OpenList, ClosedList and ResolvedList page the agent's own
+	// predictions by cursor (parameters open, closed and resolved).
+	OpenList, ClosedList, ResolvedList predList
 }
 
 // predList is a page of an agent's predictions on its page.
@@ -479,12 +479,15 @@ func (s *server) agent(w http.ResponseWriter, r *http.Request) error {
 	if page.OpenList, err = s.agentList(r, id, board.StatusOpen, "open", "Open predictions"); err != nil {
 		return err
 	}
+	if page.ClosedList, err = s.agentList(r, id, board.StatusClosed, "closed", "Closed, awaiting resolution"); err != nil {
+		return err
+	}
 	if page.ResolvedList, err = s.agentList(r, id, board.StatusResolved, "resolved", "Resolved predictions"); err != nil {
 		return err
 	}
 	pageURL := func(off int) string {
 		q := url.Values{}
-		for _, k := range []string{"open", "resolved"} {
+		for _, k := range []string{"open", "closed", "resolved"} {
 			if c := r.URL.Query().Get(k); c != "" {
 				q.Set(k, c)
 			}
