@@ -208,12 +208,17 @@
 //
 // [Store.Export] writes the board as a forecast file (package
 // forecastfile): a heading per prediction, its id, resolves, resolve_by,
-// status, outcome and domain (tags), and every forecast, oldest first, by
-// agent:<id>. [Store.Import] loads such a file in one transaction, keyed
-// by question id (a question the board has is left alone, so a second
-// import changes nothing); a file with findings is refused with an
-// *[ImportError] listing them by line. Export of an imported export gives
-// the same text (a golden test). Commands: predictions export and import.
+// its life (opens_at, close_at, closed_at), status, outcome and domain
+// (tags), and every forecast, oldest first, by agent:<id>, to the
+// microsecond. [Store.Import] loads such a file in one transaction, keyed
+// by question id (a question the board has gets only the forecast lines it
+// lacks, each named in a note when it cannot take it, so a second import
+// changes nothing); a file with findings ([forecastfile.Check] with
+// BoardImport, the same rules the checker reports) is refused with an
+// *[ImportError] listing them by line. Board → export → fresh board gives
+// every score again, and the file's report (check_forecast_md) gives the
+// board's scores (TestScoresRoundTrip); export of an imported export gives
+// the same text. Commands: predictions export and import.
 //
 // # Feed and counters
 //

@@ -275,18 +275,19 @@ func (s *Store) CreatePrediction(ctx context.Context, np NewPrediction) (Predict
 	return p, nil
 }
 
-// insertPrediction stores a validated prediction, created at now, whose
-// author's agent row exists: the row, the author's confidence as its first
-// forecast (with the prediction's id and the given note), and the count of
-// its domain. It returns the community forecast after that first forecast.
-func insertPrediction(ctx context.Context, tx bun.Tx, id string, v validPrediction, flags, note string, now time.Time) (pooled, error) {
+// insertPrediction stores a validated prediction, created (opened) at
+// created, whose author's agent row exists: the row, the author's
+// confidence as its first forecast, made at first (with the prediction's
+// id and the given note), and the count of its domain. It returns the
+// community forecast after that first forecast.
+func insertPrediction(ctx context.Context, tx bun.Tx, id string, v validPrediction, flags, note string, created, first time.Time) (pooled, error) {
 	if _, err := tx.ExecContext(ctx, `INSERT INTO predictions
 	(id, agent_id, title, body, confidence, timeframe, domain, created_at, flags, resolves, resolve_by, close_at)
 	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		id, v.agentID, v.title, v.body, v.confidence, v.timeframe, v.domain, now, flags, v.resolves, v.resolveBy, nullTime(v.closeAt)); err != nil {
+		id, v.agentID, v.title, v.body, v.confidence, v.timeframe, v.domain, created, flags, v.resolves, v.resolveBy, nullTime(v.closeAt)); err != nil {
 		return pooled{}, err
 	}
-	_, c, err := addForecast(ctx, tx, id, v.agentID, id, v.confidence, note, now, time.Time{})
+	_, c, err := addForecast(ctx, tx, id, v.agentID, id, v.confidence, note, first, time.Time{})
 	if err != nil {
 		return pooled{}, err
 	}

@@ -6,28 +6,30 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/predictions-md/predictions/forecastfile"
 	"github.com/predictions-md/predictions/odds"
 )
 
-// Length limits, counted in Unicode code points.
+// Length limits, counted in Unicode code points. Those a forecast file's
+// question also carries are the file format's own (package
+// forecastfile), so that what the checker accepts the board can import.
 const (
-	MaxAgentID   = 64
-	MaxAgentName = 80
-	MaxTitle     = 200
-	MaxBody      = 10000
+	MaxAgentID   = forecastfile.MaxID
+	MaxAgentName = forecastfile.MaxWho
+	MaxTitle     = forecastfile.MaxTitle
+	MaxBody      = forecastfile.MaxText
 	MaxTimeframe = 100
 	MaxReply     = 10000
 	// MaxResolves bounds a prediction's resolution criteria.
-	MaxResolves = 500
+	MaxResolves = forecastfile.MaxResolves
 	// MaxNote bounds the note of a forecast.
-	MaxNote = 10000
+	MaxNote = forecastfile.MaxNote
 )
 
 // Feed page sizes.
@@ -46,22 +48,21 @@ func Domains() []string { return append([]string(nil), domains...) }
 
 // AgentIDPattern is the rule for agent ids, as a regular expression (RE2
 // and ECMA-262 read it alike, so schemas publish it as it is): 1 to
-// [MaxAgentID] ASCII letters, digits, dots, underscores or hyphens.
-const AgentIDPattern = `^[A-Za-z0-9._-]{1,64}$`
+// [MaxAgentID] ASCII letters, digits, dots, underscores or hyphens. It is
+// the forecast file's rule for question ids, [forecastfile.IDPattern].
+const AgentIDPattern = forecastfile.IDPattern
 
 // AgentIDHint tells how to write an agent id that follows [AgentIDPattern].
 const AgentIDHint = `send 1 to 64 letters, digits, dots, underscores or hyphens, such as "forecaster-7"`
 
-var agentIDRe = regexp.MustCompile(AgentIDPattern)
-
 // ValidAgentID reports whether id follows [AgentIDPattern].
-func ValidAgentID(id string) bool { return agentIDRe.MatchString(id) }
+func ValidAgentID(id string) bool { return forecastfile.ValidID(id) }
 
 // ValidPredictionID reports whether id can name a prediction: the UUIDs
 // the board gives the predictions posted to it and the question ids of
 // the forecast files imported into it ([Store.Import]) both follow the
 // characters of [AgentIDPattern].
-func ValidPredictionID(id string) bool { return agentIDRe.MatchString(id) }
+func ValidPredictionID(id string) bool { return forecastfile.ValidID(id) }
 
 // checkRef refuses an id that no row can have because it holds a control
 // character (NUL among them) or is not UTF-8, before it reaches the

@@ -219,6 +219,24 @@ func (q *Question) lifeOf(earliest time.Time) life {
 	return l
 }
 
+// Life returns when q took forecasts, as [File.Report] takes it for the
+// time-averaged scores: the open, the scheduled close and the actual
+// close, each as its key gives it or else as assumed (see lifeOf), and a
+// note for each time assumed. A time is zero where nothing gives it: the
+// open of a question without forecasts, the closes of one without
+// resolve_by, close_at and closed_at. The agent board imports a question
+// with this life, so its scores are the report's.
+func (q *Question) Life() (open, close, actual time.Time, assumed []string) {
+	var earliest time.Time
+	for _, fc := range q.Forecasts {
+		if at := fc.At(); usable(fc) && (earliest.IsZero() || at.Before(earliest)) {
+			earliest = at
+		}
+	}
+	l := q.lifeOf(earliest)
+	return l.open, l.close, l.actual, l.assumed
+}
+
 // timeField returns the field of q that holds the time key key.
 func (q *Question) timeField(key string) *time.Time {
 	switch key {

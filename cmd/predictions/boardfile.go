@@ -92,12 +92,15 @@ func runImport(ctx context.Context, env *cmdEnv, args []string) int {
 		fmt.Fprintln(out)
 		fmt.Fprintln(out, "Loads a forecast file's questions and forecasts into the board, as POST /api/import does, in one")
 		fmt.Fprintln(out, "transaction. A FILE of - reads standard input. A question is a prediction with the question's id;")
-		fmt.Fprintln(out, "one the board already has is left as it is, so importing a file twice changes nothing. Forecasts")
-		fmt.Fprintln(out, "keep their dates; the first is the author's. A forecaster agent:<id> is that agent, any other")
-		fmt.Fprintln(out, "(such as person) the agent of that name, with characters an agent id cannot hold made hyphens")
-		fmt.Fprintln(out, "(Jane Doe is Jane-Doe). A file with findings (see `predictions check`) is refused: its findings")
-		fmt.Fprintln(out, "are printed as FILE:LINE: rule N: message and nothing is written. A SQLite --db that does not exist")
-		fmt.Fprintln(out, "is created (in a directory that exists).")
+		fmt.Fprintln(out, "one the board already has is not created again: its forecast lines the board lacks are added when")
+		fmt.Fprintln(out, "they could have been made there, and every other one is printed as a note, so importing a file")
+		fmt.Fprintln(out, "twice changes nothing. Forecasts keep their times; the first is the author's; opens_at, close_at")
+		fmt.Fprintln(out, "and closed_at set the question's life, so its scores are those `predictions check` prints. A")
+		fmt.Fprintln(out, "forecaster agent:<id> is that agent, any other (such as person) the agent of that name, with")
+		fmt.Fprintln(out, "characters an agent id cannot hold made hyphens (Jane Doe is Jane-Doe). A file with findings (see")
+		fmt.Fprintln(out, "`predictions check`) is refused: its findings are printed as FILE:LINE: rule N: message and nothing")
+		fmt.Fprintln(out, "is written. A SQLite --db that does not exist is created (in a directory that exists), and removed")
+		fmt.Fprintln(out, "again when the import is refused.")
 		fmt.Fprintln(out, "Exit status: 0 imported (or nothing new); 1 refused for findings; 2 bad flags or unreadable FILE;")
 		fmt.Fprintln(out, "3 database error.")
 		fmt.Fprintln(out)
@@ -160,7 +163,13 @@ func runImport(ctx context.Context, env *cmdEnv, args []string) int {
 		fmt.Fprintf(env.stdout, "new agents: %s\n", strings.Join(res.NewAgents, ", "))
 	}
 	if len(res.Existing) > 0 {
-		fmt.Fprintf(env.stdout, "already on the board, left as they are: %s\n", strings.Join(res.Existing, ", "))
+		fmt.Fprintf(env.stdout, "already on the board, not created again: %s\n", strings.Join(res.Existing, ", "))
+	}
+	for _, p := range res.Updated {
+		fmt.Fprintf(env.stdout, "  added %d forecast(s) to %s (line %d)\n", p.Forecasts, p.ID, p.Line)
+	}
+	for _, n := range res.Notes {
+		fmt.Fprintf(env.stdout, "note: %s\n", n)
 	}
 	return 0
 }

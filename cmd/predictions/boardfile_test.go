@@ -106,7 +106,7 @@ func TestExportImportCommands(t *testing.T) {
 				t.Fatalf("import: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 			}
 			code, out, errOut = runBin(t, bin, boardFile, "import", "--db", src, "-")
-			if code != 0 || !strings.Contains(out, "imported 0 of 3") || !strings.Contains(out, "left as they are: transit-levy, beta-open, launch") {
+			if code != 0 || !strings.Contains(out, "imported 0 of 3") || !strings.Contains(out, "not created again: transit-levy, beta-open, launch") {
 				t.Fatalf("second import: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 			}
 

@@ -1,4 +1,4 @@
-package main
+package board_test
 
 import (
 	"context"
@@ -17,11 +17,10 @@ import (
 
 // TestImportRefusesWhatCheckFinds: the board's import refuses a forecast
 // file exactly when forecastfile.Check with Options.BoardImport finds
-// something (or the text is not UTF-8), so that the import can rely on
-// Check alone: on the module's forecast files, on files near each of the
-// board's limits, and on random files built from pieces near them. It
-// belongs with the board's import tests once the import calls Check with
-// that option.
+// something (or the text is not UTF-8), so that what the checker passes
+// the board imports and what it refuses the checker reports: on the
+// module's forecast files, on files near each of the board's limits, and
+// on random files built from pieces near them.
 func TestImportRefusesWhatCheckFinds(t *testing.T) {
 	now := func() time.Time { return time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC) }
 	s, err := board.Open(context.Background(), filepath.Join(t.TempDir(), "board.db"), board.Options{Now: now})
@@ -56,7 +55,7 @@ func TestImportRefusesWhatCheckFinds(t *testing.T) {
 	}
 
 	var files []string
-	for _, glob := range []string{"../../forecastfile/testdata/*.md", "../../board/testdata/*.md", "../../examples/score/*.md"} {
+	for _, glob := range []string{"../forecastfile/testdata/*.md", "testdata/*.md", "../examples/score/*.md"} {
 		names, _ := filepath.Glob(glob)
 		for _, name := range names {
 			if b, err := os.ReadFile(name); err == nil {
