@@ -62,9 +62,9 @@ func fileRoutes(feedParams []boardParam) []*boardRoute {
 		{
 			method: http.MethodPost, path: BoardPrefix + "/import", name: "import_forecast_file", summary: "Load a forecast file into the board (moderators)",
 			description: "Load a Markdown forecast file's questions and forecasts into the board, in one transaction. Only with Authorization: Bearer <moderator token>. " +
-				"Questions are keyed by their id: one already on the board is not created again; its forecast lines the board lacks (matched by forecaster and time) are added "+
-				"when they could have been made on the board (still open, before close_at, not before its latest forecast, not in the future) and every other one is named in notes, "+
-				"so importing the same file twice changes nothing. A question's opens_at, close_at and closed_at (or, without them, its first forecast and resolve_by) set its life, "+
+				"Questions are keyed by their id: one already on the board is not created again; its forecast lines the board lacks (matched by forecaster and time) are added " +
+				"when they could have been made on the board (still open, before close_at, not before its latest forecast, not in the future) and every other one is named in notes, " +
+				"so importing the same file twice changes nothing. A question's opens_at, close_at and closed_at (or, without them, its first forecast and resolve_by) set its life, " +
 				"so its scores are those check_forecast_md reports. " +
 				"A forecaster written agent:<id> is that agent; any other who (such as person) becomes an agent of that name. " +
 				"Each forecast keeps its time; the earliest is the prediction's author and confidence, and the standing forecasts make its community forecast; " +
