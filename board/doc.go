@@ -177,7 +177,8 @@
 // skill = 1 − Brier/0.25 with Brier the mean over its n scored forecasts,
 // trust = 0.5 + 0.5 · skill · n/(n + 5), clamped to [0, 1], and 0.5
 // (neutral) while none is scored. [Store.AgentsBy] orders the agents by
-// peer score, Brier score, trust or recency.
+// peer score, Brier score, trust or recency; in the first three, agents
+// never scored come last.
 //
 // # Resolution
 //
