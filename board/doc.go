@@ -102,6 +102,12 @@
 // together wait for each other: bun's own lock table (Migrator.Lock) fails
 // at once instead of waiting and stays locked if its holder dies.
 //
+// [Store.Backup] copies a SQLite board while it is in use (VACUUM INTO,
+// one read transaction, so the copy is the board as of one moment) to a
+// new file that [Open] restores; a PostgreSQL board is copied with
+// pg_dump ([ErrPostgresBackup]). [Options.SkipMigrations] opens a board
+// for a backup without migrating it.
+//
 // # Outages
 //
 // An error that says the database is unavailable (refused or cut
