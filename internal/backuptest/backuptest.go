@@ -36,7 +36,7 @@ var Updated = map[string][]string{
 		"replies_plain", "replies_agree", "replies_disagree", "replies_challenge", "replies_debate",
 		"community_geo", "community_mean", "community_median", "community_spread", "community_disagree", "community_notes",
 		"community_updated_at", "forecasters",
-		"status", "outcome", "resolved_at"},
+		"status", "outcome", "resolved_at", "closed_at"},
 	"standings":     {"forecast_id", "p", "updated_at"},
 	"reactions":     {"kind", "updated_at"},
 	"domain_counts": {"predictions", "replies", "reactions", "threads", "resolved", "void"},
