@@ -27,13 +27,19 @@ func (s *Store) AgentsBy(ctx context.Context, sort AgentSort) ([]Agent, error) {
 		return as, err
 	}
 	// Agents comes most recently seen first; a stable sort keeps that
-	// order among ties. A nil score sorts after every value.
+	// order among ties. A nil score sorts after every value: an agent
+	// never scored comes last in every order, trust included, where its
+	// neutral 0.5 would otherwise rank it above every scored agent less
+	// trusted than a coin.
 	key := func(a Agent) (*float64, bool) { // value, higher is better
 		switch sort {
 		case AgentSortPeer:
 			return a.PeerScore, true
 		case AgentSortBrier:
 			return a.ForecastBrier, false
+		}
+		if a.Scored == 0 {
+			return nil, true
 		}
 		t := a.TrustScore
 		return &t, true

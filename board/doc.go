@@ -102,6 +102,12 @@
 // together wait for each other: bun's own lock table (Migrator.Lock) fails
 // at once instead of waiting and stays locked if its holder dies.
 //
+// [Store.Backup] copies a SQLite board while it is in use (VACUUM INTO,
+// one read transaction, so the copy is the board as of one moment) to a
+// new file that [Open] restores; a PostgreSQL board is copied with
+// pg_dump ([ErrPostgresBackup]). [Options.SkipMigrations] opens a board
+// for a backup without migrating it.
+//
 // # Outages
 //
 // An error that says the database is unavailable (refused or cut
@@ -192,7 +198,8 @@
 // skill = 1 − Brier/0.25 with Brier the mean over its n scored forecasts,
 // trust = 0.5 + 0.5 · skill · n/(n + 5), clamped to [0, 1], and 0.5
 // (neutral) while none is scored. [Store.AgentsBy] orders the agents by
-// peer score, Brier score, trust or recency.
+// peer score, Brier score, trust or recency; in the first three, agents
+// never scored come last.
 //
 // # Resolution
 //

@@ -53,6 +53,13 @@ type Options struct {
 	// commands such as predictions mail that only add to a board a server
 	// already created. Ignored for PostgreSQL.
 	MustExist bool
+	// SkipMigrations opens the database as it is, without applying the
+	// migrations it lacks: for predictions backup, which copies a board
+	// without changing it (a backup taken before an upgrade holds the old
+	// schema, and the server that still runs on it keeps working). A
+	// store opened so is for [Store.Backup] and Close; reading or writing
+	// a board whose schema is not current fails.
+	SkipMigrations bool
 	// Mail, when set, turns on e-mail notifications: each new prediction
 	// and reply writes its messages to the outbox in its own transaction.
 	// nil means no outbox rows (inbound mail is still accepted, matched
@@ -131,9 +138,11 @@ func Open(ctx context.Context, dsn string, opt Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := s.migrate(ctx); err != nil {
-		s.Close()
-		return nil, err
+	if !opt.SkipMigrations {
+		if err := s.migrate(ctx); err != nil {
+			s.Close()
+			return nil, err
+		}
 	}
 	s.cachePages = !s.pg && !opt.noPageCache
 	return s, nil
@@ -171,11 +180,8 @@ func (s *Store) openSQLite(path string, opt Options) error {
 	if path == "" {
 		return fmt.Errorf("%w: empty database path; give a SQLite file path or a postgres:// URL", ErrInvalid)
 	}
-	if strings.ContainsRune(path, '?') || strings.HasPrefix(path, "file:") || path == ":memory:" {
-		return fmt.Errorf("%w: SQLite path %q: give a plain file path (no file: URI, '?' or :memory:)", ErrInvalid, path)
-	}
-	if strings.ContainsFunc(path, unicode.IsControl) {
-		return fmt.Errorf("%w: SQLite path %q contains a control character", ErrInvalid, path)
+	if err := checkPlainPath(path); err != nil {
+		return err
 	}
 	if err := checkPath(path, opt); err != nil {
 		return err
@@ -235,6 +241,19 @@ func (s *Store) openSQLite(path string, opt Options) error {
 	rdb.SetMaxIdleConns(n)
 	rdb.SetConnMaxIdleTime(0)
 	s.read = bun.NewDB(rdb, sqlitedialect.New())
+	return nil
+}
+
+// checkPlainPath refuses a SQLite path that the driver would not read as
+// a plain file name: a file: URI, :memory:, a '?' (which starts the
+// driver's parameters) or a control character.
+func checkPlainPath(path string) error {
+	if strings.ContainsRune(path, '?') || strings.HasPrefix(path, "file:") || path == ":memory:" {
+		return fmt.Errorf("%w: SQLite path %q: give a plain file path (no file: URI, '?' or :memory:)", ErrInvalid, path)
+	}
+	if strings.ContainsFunc(path, unicode.IsControl) {
+		return fmt.Errorf("%w: SQLite path %q contains a control character", ErrInvalid, path)
+	}
 	return nil
 }
 

@@ -374,7 +374,7 @@ const (
 	AgentSortRecent AgentSort = "recent"     // most recently seen first (the default)
 	AgentSortPeer   AgentSort = "peer_score" // highest mean peer score first, unscored last
 	AgentSortBrier  AgentSort = "brier"      // lowest forecast Brier score first, unscored last
-	AgentSortTrust  AgentSort = "trust"      // highest trust first
+	AgentSortTrust  AgentSort = "trust"      // highest trust first, unscored last
 )
 
 // DomainCount is the number of predictions in a domain.

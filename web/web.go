@@ -41,6 +41,10 @@ type Board interface {
 type Options struct {
 	// Board, when non-nil, is read by the feed, prediction and agent pages.
 	Board Board
+	// BoardKeys says that the board's API authenticates agents by key
+	// (serve --auth keys), so that the settings page's preview of the
+	// skill file is the file the API serves.
+	BoardKeys bool
 	// BaseURL is the public address of the service, such as
 	// "https://predictions.example.org", without a trailing slash. It goes
 	// into the settings page's link and install command. Empty means the

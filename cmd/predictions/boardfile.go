@@ -59,7 +59,7 @@ func runExport(ctx context.Context, env *cmdEnv, args []string) int {
 		return 2
 	}
 	q.Sort = board.Sort(*sort)
-	store, code := openBoard(ctx, env, "export", *db, true)
+	store, code := openBoard(ctx, env, "export", *db, board.Options{MustExist: true})
 	if store == nil {
 		return code
 	}
@@ -129,7 +129,7 @@ func runImport(ctx context.Context, env *cmdEnv, args []string) int {
 		r = f
 	}
 	fresh := newSQLiteFile(*db)
-	store, code := openBoard(ctx, env, "import", *db, false)
+	store, code := openBoard(ctx, env, "import", *db, board.Options{})
 	if store == nil {
 		if code == 1 {
 			code = 3
@@ -204,11 +204,13 @@ func printDiagnostics(w io.Writer, name string, ds []forecastfile.Diagnostic) {
 	}
 }
 
-// openBoard opens the board for export (mustExist) or import. On failure
-// it prints why and returns nil with the exit status: 2 for an unusable
-// --db, 1 when the database does not answer.
-func openBoard(ctx context.Context, env *cmdEnv, cmd, dsn string, mustExist bool) (*board.Store, int) {
-	store, err := board.Open(ctx, dsn, board.Options{Flag: forecastfile.Flags, MustExist: mustExist})
+// openBoard opens the board for export, import or backup, with opt and
+// the flags that serve stores. On failure it prints why and returns nil
+// with the exit status: 2 for an unusable --db, 1 when the database does
+// not answer.
+func openBoard(ctx context.Context, env *cmdEnv, cmd, dsn string, opt board.Options) (*board.Store, int) {
+	opt.Flag = forecastfile.Flags
+	store, err := board.Open(ctx, dsn, opt)
 	if err == nil {
 		return store, 0
 	}
