@@ -21,7 +21,6 @@ import (
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
 	"github.com/uptrace/bun/dialect/sqlitedialect"
-	"github.com/uptrace/bun/driver/pgdriver"
 	"github.com/uptrace/bun/driver/sqliteshim"
 )
 
@@ -102,7 +101,11 @@ type Store struct {
 // Open opens the store named by dsn and applies pending migrations.
 //
 // A dsn starting with postgres:// or postgresql:// opens PostgreSQL (for
-// example postgres://user:pass@host:5432/db?sslmode=disable). Anything
+// example postgres://user:pass@host:5432/db?sslmode=disable). Its
+// read_timeout (10s by default) is how long the driver waits for an
+// answer; each connection sets lock_timeout to half of it and
+// statement_timeout to four fifths, unless the URL sets them, so that
+// PostgreSQL gives up on a statement first. Anything
 // else is a SQLite file path, created on first open (its directory too
 // with [Options.CreateDirs]; never with [Options.MustExist]); it must not
 // contain '?' or control characters.
@@ -153,7 +156,7 @@ func (s *Store) openPostgres(dsn string, opt Options) (err error) {
 			err = fmt.Errorf("%w: PostgreSQL URL: %v", ErrInvalid, r)
 		}
 	}()
-	sqldb := sql.OpenDB(pgdriver.NewConnector(pgdriver.WithDSN(dsn)))
+	sqldb := sql.OpenDB(newPGConnector(dsn)) // pgconn.go: server timeouts, cancellation, dead connections
 	n := opt.MaxConns
 	if n <= 0 {
 		n = 10
