@@ -4,41 +4,67 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
+
+	"github.com/uptrace/bun"
 )
 
 // CheckWrite checks that the database accepts writes, for readiness
-// probes (/healthz), and leaves nothing behind. On SQLite it takes the
-// write lock (BEGIN IMMEDIATE, through the single writer connection) and
-// rolls back: it fails when the store is closed, the file cannot be
-// opened or written, or another process holds the lock beyond the busy
-// timeout. On PostgreSQL it takes a transaction id and plans an update
-// of the predictions table, then rolls back: it fails when the server is
-// down or read-only (a standby) or the role cannot write the board. It
-// returns an error wrapping [ErrUnavailable] for those, bounded by ctx.
+// probes (/healthz): it writes one row of the table board_health (the
+// time of the check and a count) in a write transaction, as every write
+// of the board does, so it fails whenever they would: the store is
+// closed, the server is down, refuses connections or is read-only, the
+// SQLite file cannot be opened or written (read-only, a full disk, an I/O
+// error) or another process holds its write lock beyond the busy timeout.
+// On PostgreSQL the transaction also plans an update of the predictions
+// table, so that a role that lost its write privilege on the board fails
+// too. It returns an error wrapping [ErrUnavailable] for those, bounded by
+// ctx.
 //
-// A write transaction of the store that committed less than
-// [RecentWrite] ago answers for the database without a probe: under a
-// write flood the probe would wait for SQLite's single writer connection
-// and could time out although every write succeeds.
+// Probes cost nothing under load: a write transaction of the store that
+// committed less than [RecentWrite] ago answers for the database without
+// a probe (under a write flood the probe would wait for SQLite's single
+// writer connection and could time out although every write succeeds),
+// and the result of a probe is the answer for [CheckInterval], so that
+// the store writes board_health at most once per interval however often
+// it is asked.
 func (s *Store) CheckWrite(ctx context.Context) error {
 	if t := s.lastWrite.Load(); t != 0 && time.Since(time.Unix(0, t)) < RecentWrite {
 		return nil
 	}
-	tx, err := s.write.BeginTx(ctx, nil) // BEGIN IMMEDIATE on SQLite (_txlock=immediate)
+	if fresh, err := s.health.result(); fresh {
+		return err
+	}
+	// One probe writes at a time; the others wait for its result.
+	select {
+	case s.health.turn <- struct{}{}:
+	case <-ctx.Done():
+		return checkErr(ctx.Err())
+	}
+	defer func() { <-s.health.turn }()
+	if fresh, err := s.health.result(); fresh {
+		return err
+	}
+	err := s.probeWrite(ctx)
+	s.health.keep(err)
+	return err
+}
+
+// probeWrite writes the row of board_health.
+func (s *Store) probeWrite(ctx context.Context) error {
+	err := s.inTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO board_health (id, checked_at, checks) VALUES (1, ?, 1)
+	ON CONFLICT (id) DO UPDATE SET checked_at = excluded.checked_at, checks = board_health.checks + 1`, s.clock()); err != nil {
+			return err
+		}
+		if s.pg {
+			_, err := tx.ExecContext(ctx, "UPDATE predictions SET id = id WHERE false")
+			return err
+		}
+		return nil
+	})
 	if err != nil {
-		return checkErr(err)
-	}
-	defer tx.Rollback() //nolint:errcheck // the probe writes nothing to keep
-	if s.pg {
-		if _, err := tx.ExecContext(ctx, "SELECT txid_current()"); err != nil {
-			return checkErr(err)
-		}
-		if _, err := tx.ExecContext(ctx, "UPDATE predictions SET id = id WHERE false"); err != nil {
-			return checkErr(err)
-		}
-	}
-	if err := tx.Rollback(); err != nil {
 		return checkErr(err)
 	}
 	return nil
@@ -47,6 +73,45 @@ func (s *Store) CheckWrite(ctx context.Context) error {
 // RecentWrite is how recent a committed write must be for
 // [Store.CheckWrite] to take it as the answer.
 const RecentWrite = time.Second
+
+// CheckInterval is how long the result of a probe of [Store.CheckWrite]
+// is its answer.
+const CheckInterval = time.Second
+
+// healthCheck keeps the last probe of CheckWrite.
+type healthCheck struct {
+	turn chan struct{} // capacity 1: held by the probe that writes
+
+	mu  sync.Mutex
+	at  time.Time // when the last probe ended (real clock); zero: none
+	err error     // its result
+}
+
+func newHealthCheck() healthCheck { return healthCheck{turn: make(chan struct{}, 1)} }
+
+// result returns the last probe's result while it is fresh.
+func (h *healthCheck) result() (fresh bool, err error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.at.IsZero() || time.Since(h.at) >= CheckInterval {
+		return false, nil
+	}
+	return true, h.err
+}
+
+// keep records a probe's result.
+func (h *healthCheck) keep(err error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.at, h.err = time.Now(), err
+}
+
+// forget drops the last probe's result, so that the next check probes.
+func (h *healthCheck) forget() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.at, h.err = time.Time{}, nil
+}
 
 // checkErr marks an error of the probe as the database's unavailability
 // even when the driver's error is not one Classify knows: the probe

@@ -8,10 +8,13 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/predictions-md/predictions/board"
+	"github.com/predictions-md/predictions/internal/disktest"
 	"github.com/uptrace/bun/driver/pgdriver"
 )
 
@@ -74,6 +77,7 @@ func TestCheckWriteLocked(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	board.ForgetCheck(other) // the check's result of a moment ago would answer
 	if err := other.CheckWrite(ctx); !errors.Is(err, board.ErrUnavailable) {
 		t.Errorf("CheckWrite with the file locked = %v, want ErrUnavailable", err)
 	}
@@ -84,6 +88,7 @@ func TestCheckWriteLocked(t *testing.T) {
 		t.Errorf("Ping (a read) with the file locked for writing = %v, want nil", err)
 	}
 	release()
+	board.ForgetCheck(other)
 	if err := other.CheckWrite(ctx); err != nil {
 		t.Errorf("CheckWrite after the lock: %v", err)
 	}
@@ -115,6 +120,7 @@ func TestCheckWritePostgresReadOnly(t *testing.T) {
 		}
 	}
 	for i := range 2 { // a terminated connection is never used: both meet a read-only database
+		board.ForgetCheck(s)
 		if err := s.CheckWrite(ctx); !errors.Is(err, board.ErrUnavailable) {
 			t.Errorf("CheckWrite %d on a read-only database = %v, want ErrUnavailable", i, err)
 		}
@@ -128,7 +134,75 @@ func TestCheckWritePostgresReadOnly(t *testing.T) {
 	if _, err := db.ExecContext(ctx, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '"+name+"' AND pid <> pg_backend_pid()"); err != nil {
 		t.Fatal(err)
 	}
+	board.ForgetCheck(s)
 	if err := s.CheckWrite(ctx); err != nil {
 		t.Errorf("CheckWrite once writable again: %v", err)
 	}
+}
+
+// The disk of a SQLite board is full (a tmpfs of its own, filled up: as
+// root, a file's mode does not stop a write): writes fail, and so does
+// CheckWrite, which writes a row as they do (a transaction that writes
+// nothing would succeed). Once space is freed, both succeed again.
+func TestCheckWriteDiskFull(t *testing.T) {
+	dir := disktest.Mount(t, 8<<20)
+	s := mustOpen(t, filepath.Join(dir, "board.db"), board.Options{})
+	ctx := context.Background()
+	mustCreate(t, s, newPrediction("a"))
+	if err := s.CheckWrite(ctx); err != nil {
+		t.Fatalf("CheckWrite before the disk is full: %v", err)
+	}
+	free := disktest.Fill(t, dir)
+	if _, err := s.CreatePrediction(ctx, newPrediction("a")); !errors.Is(err, board.ErrUnavailable) {
+		t.Fatalf("CreatePrediction on a full disk = %v, want ErrUnavailable", err)
+	}
+	board.ForgetCheck(s) // the write and the check of a moment ago would answer
+	if err := s.CheckWrite(ctx); !errors.Is(err, board.ErrUnavailable) {
+		t.Errorf("CheckWrite on a full disk = %v, want ErrUnavailable", err)
+	}
+	free()
+	if err := s.CheckWrite(ctx); !errors.Is(err, board.ErrUnavailable) {
+		t.Errorf("CheckWrite within a second of the failed probe = %v, want its result (ErrUnavailable)", err)
+	}
+	board.ForgetCheck(s)
+	if err := s.CheckWrite(ctx); err != nil {
+		t.Errorf("CheckWrite once space is freed: %v", err)
+	}
+	mustCreate(t, s, newPrediction("a"))
+}
+
+// Probes cost nothing: however often and however concurrently CheckWrite
+// is asked, it writes board_health at most once per CheckInterval, and
+// again once the last result is older than that.
+func TestCheckWriteRate(t *testing.T) {
+	forEachStore(t, func(t *testing.T, open func(board.Options) *board.Store) {
+		s := open(board.Options{})
+		ctx := context.Background()
+		start := time.Now()
+		var calls atomic.Int64
+		var wg sync.WaitGroup
+		for range 8 {
+			wg.Go(func() {
+				for time.Since(start) < 2500*time.Millisecond {
+					if err := s.CheckWrite(ctx); err != nil {
+						t.Errorf("CheckWrite: %v", err)
+						return
+					}
+					calls.Add(1)
+					time.Sleep(time.Millisecond) // a probe every millisecond from each of 8
+				}
+			})
+		}
+		wg.Wait()
+		elapsed := time.Since(start)
+		n, err := board.HealthChecks(ctx, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The first, then one per interval.
+		if most := 1 + int(elapsed/board.CheckInterval); n < 2 || n > most {
+			t.Errorf("%d checks in %v wrote board_health %d times, want 2 to %d", calls.Load(), elapsed, n, most)
+		}
+		t.Logf("%d checks in %v: %d writes", calls.Load(), elapsed.Round(time.Millisecond), n)
+	})
 }

@@ -69,6 +69,12 @@ func migrations() *migrate.Migrations {
 		Up:      dialectDDL(feedVersionSchema),
 		Down:    dialectDDL(dropFeedVersion),
 	})
+	ms.Add(migrate.Migration{
+		Name:    "20261127000010",
+		Comment: "board_health", // schema_health.go: the row CheckWrite writes
+		Up:      ddl(healthSchema),
+		Down:    ddl(dropHealth),
+	})
 	return ms
 }
 

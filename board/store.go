@@ -85,6 +85,8 @@ type Store struct {
 	// the real clock; 0 for never or closed): CheckWrite under write load
 	// then need not queue behind the writes it would measure.
 	lastWrite atomic.Int64
+	// health keeps the last probe of CheckWrite (health.go).
+	health healthCheck
 
 	// stmts holds the feed's statements prepared on the SQLite read pool
 	// (unused on PostgreSQL): database/sql keeps each prepared on every
@@ -115,7 +117,7 @@ type Store struct {
 // it may not be created, or the database's error when it cannot connect
 // or migrate.
 func Open(ctx context.Context, dsn string, opt Options) (*Store, error) {
-	s := &Store{now: opt.Now, flag: opt.Flag}
+	s := &Store{now: opt.Now, flag: opt.Flag, health: newHealthCheck()}
 	if s.now == nil {
 		s.now = time.Now
 	}
@@ -282,6 +284,7 @@ func checkPath(path string, opt Options) error {
 // Close closes the database pools.
 func (s *Store) Close() error {
 	s.lastWrite.Store(0)
+	s.health.forget()
 	var errs []error
 	errs = append(errs, s.stmts.close())
 	if s.read != nil && s.read != s.write {
