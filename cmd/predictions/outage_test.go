@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"database/sql"
-	"io"
-	"net/http"
 	"net/url"
 	"os"
 	"strings"
@@ -134,27 +132,4 @@ func TestServeOutagePostgres(t *testing.T) {
 	if strings.Contains(logs.String(), "status=500") {
 		t.Errorf("a request answered 500:\n%s", logs.String())
 	}
-}
-
-// request sends one request and returns the status, the header and the
-// body.
-func request(t *testing.T, method, url, auth, body string) (int, http.Header, string) {
-	t.Helper()
-	req, err := http.NewRequest(method, url, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if auth != "" {
-		req.Header.Set("Authorization", auth)
-	}
-	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, resp.Header, string(b)
 }
