@@ -111,12 +111,19 @@
 // # Outages
 //
 // An error that says the database is unavailable (refused or cut
-// connections, a closed store, SQLite locked beyond the busy timeout or
-// not writable, PostgreSQL read-only or without write privilege) wraps
-// [ErrUnavailable]: write transactions and [Store.Ping] wrap it
-// themselves, and [Classify] recognises the drivers' errors for any
-// other caller. [Store.CheckWrite] checks that the database accepts a
-// write, for readiness probes, and leaves nothing behind.
+// connections, a missing database, a closed store, SQLite locked beyond
+// the busy timeout or not writable, PostgreSQL read-only, without write
+// privilege or out of lock or statement time) wraps [ErrUnavailable]:
+// write transactions and [Store.Ping] wrap it themselves, and [Classify]
+// recognises the drivers' errors for any other caller, from one table.
+// A write that returns it was not committed: on PostgreSQL each
+// connection sets lock_timeout and statement_timeout below the driver's
+// read timeout, so the server rolls a statement back before the store
+// stops waiting for it, and a statement whose context ends is cancelled
+// on the server. A pooled PostgreSQL connection that died while idle is
+// never used: the statement goes to another connection.
+// [Store.CheckWrite] checks that the database accepts a write, for
+// readiness probes, by writing one row at most once a second.
 //
 // # Validation
 //

@@ -148,3 +148,24 @@ func CounterRows(ctx context.Context, s *Store) (map[string]int, error) {
 
 // CounterShards is counterShards.
 const CounterShards = counterShards
+
+// ForgetCheck forgets the last probe of CheckWrite and the last committed
+// write, so that the next CheckWrite probes at once instead of answering
+// with a result up to a second old. Test-only.
+func ForgetCheck(s *Store) {
+	s.lastWrite.Store(0)
+	s.health.forget()
+}
+
+// HealthChecks returns how many probes of CheckWrite wrote the row of
+// board_health. Test-only.
+func HealthChecks(ctx context.Context, s *Store) (int, error) {
+	var n []int
+	if err := s.write.NewRaw(`SELECT checks FROM board_health`).Scan(ctx, &n); err != nil {
+		return 0, err
+	}
+	if len(n) == 0 {
+		return 0, nil
+	}
+	return n[0], nil
+}

@@ -75,6 +75,12 @@ func migrations() *migrate.Migrations {
 		Up:      migrateLifecycle,
 		Down:    unmigrateLifecycle,
 	})
+	ms.Add(migrate.Migration{
+		Name:    "20261127000010",
+		Comment: "board_health", // schema_health.go: the row CheckWrite writes
+		Up:      ddl(healthSchema),
+		Down:    ddl(dropHealth),
+	})
 	return ms
 }
 

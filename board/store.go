@@ -21,7 +21,6 @@ import (
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
 	"github.com/uptrace/bun/dialect/sqlitedialect"
-	"github.com/uptrace/bun/driver/pgdriver"
 	"github.com/uptrace/bun/driver/sqliteshim"
 )
 
@@ -93,6 +92,8 @@ type Store struct {
 	// the real clock; 0 for never or closed): CheckWrite under write load
 	// then need not queue behind the writes it would measure.
 	lastWrite atomic.Int64
+	// health keeps the last probe of CheckWrite (health.go).
+	health healthCheck
 
 	// stmts holds the feed's statements prepared on the SQLite read pool
 	// (unused on PostgreSQL): database/sql keeps each prepared on every
@@ -109,7 +110,11 @@ type Store struct {
 // Open opens the store named by dsn and applies pending migrations.
 //
 // A dsn starting with postgres:// or postgresql:// opens PostgreSQL (for
-// example postgres://user:pass@host:5432/db?sslmode=disable). Anything
+// example postgres://user:pass@host:5432/db?sslmode=disable). Its
+// read_timeout (10s by default) is how long the driver waits for an
+// answer; each connection sets lock_timeout to half of it and
+// statement_timeout to four fifths, unless the URL sets them, so that
+// PostgreSQL gives up on a statement first. Anything
 // else is a SQLite file path, created on first open (its directory too
 // with [Options.CreateDirs]; never with [Options.MustExist]); it must not
 // contain '?' or control characters.
@@ -119,7 +124,7 @@ type Store struct {
 // it may not be created, or the database's error when it cannot connect
 // or migrate.
 func Open(ctx context.Context, dsn string, opt Options) (*Store, error) {
-	s := &Store{now: opt.Now, flag: opt.Flag}
+	s := &Store{now: opt.Now, flag: opt.Flag, health: newHealthCheck()}
 	if s.now == nil {
 		s.now = time.Now
 	}
@@ -162,7 +167,7 @@ func (s *Store) openPostgres(dsn string, opt Options) (err error) {
 			err = fmt.Errorf("%w: PostgreSQL URL: %v", ErrInvalid, r)
 		}
 	}()
-	sqldb := sql.OpenDB(pgdriver.NewConnector(pgdriver.WithDSN(dsn)))
+	sqldb := sql.OpenDB(newPGConnector(dsn)) // pgconn.go: server timeouts, cancellation, dead connections
 	n := opt.MaxConns
 	if n <= 0 {
 		n = 10
@@ -298,6 +303,7 @@ func checkPath(path string, opt Options) error {
 // Close closes the database pools.
 func (s *Store) Close() error {
 	s.lastWrite.Store(0)
+	s.health.forget()
 	var errs []error
 	errs = append(errs, s.stmts.close())
 	if s.read != nil && s.read != s.write {
