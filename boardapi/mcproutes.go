@@ -39,8 +39,8 @@ func (s *API) MCPRoutes() []tools.Route {
 			Description: s.toolDescription(br),
 			InputSchema: toolInput(br),
 			ReadOnly:    br.method == http.MethodGet,
-			Call: func(ctx context.Context, args json.RawMessage, authorization string) (int, []byte) {
-				return s.callRoute(ctx, br, args, authorization)
+			Call: func(ctx context.Context, args json.RawMessage, header http.Header) (int, []byte) {
+				return s.callRoute(ctx, br, args, header)
 			},
 		})
 	}
@@ -100,7 +100,7 @@ func toolInput(br *boardRoute) *jsonschema.Schema {
 // log line, metrics, the per-address limit); the agent's limit is taken
 // by the route. The answer's links use the base URL of ctx (set by the
 // MCP adapter with tools.WithBaseURL).
-func (s *API) callRoute(ctx context.Context, br *boardRoute, args json.RawMessage, authorization string) (int, []byte) {
+func (s *API) callRoute(ctx context.Context, br *boardRoute, args json.RawMessage, header http.Header) (int, []byte) {
 	fields := map[string]json.RawMessage{}
 	if a := bytes.TrimSpace(args); len(a) > 0 && !bytes.Equal(a, []byte("null")) {
 		if err := json.Unmarshal(a, &fields); err != nil {
@@ -147,8 +147,10 @@ func (s *API) callRoute(ctx context.Context, br *boardRoute, args json.RawMessag
 	if body != nil {
 		r.Header.Set("Content-Type", httpio.JSONType)
 	}
-	if authorization != "" {
-		r.Header.Set("Authorization", authorization)
+	for _, h := range []string{"Authorization", IdempotencyHeader} { // the headers a route reads
+		if v := header.Values(h); len(v) > 0 {
+			r.Header[h] = v
+		}
 	}
 	w := &bufferWriter{header: http.Header{}}
 	s.router.ServeHTTP(w, r)
