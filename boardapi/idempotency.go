@@ -35,7 +35,7 @@ const (
 )
 
 // idempotencyText is what the published descriptions say of the header.
-const idempotencyText = "optional: a unique string of 1 to 255 printable ASCII characters (such as a UUID), sent as a bare value or as a " +
+const idempotencyText = "a unique string of 1 to 255 printable ASCII characters (such as a UUID), sent as a bare value or as a " +
 	"quoted string (RFC 8941), scoped to your credential and this route. The same request sent again with the same key within 24 h writes nothing " +
 	"and gets the first answer back (same status and body) with Idempotency-Replayed: true; the key with another request (method, path or body) is a 422, " +
 	"and while the first request still runs a 409 with Retry-After. A write that failed with a 5xx, 401, 403 or 429 does not keep its key: retry with it. " +

@@ -58,6 +58,10 @@ func (s *API) toolDescription(br *boardRoute) string {
 	case authModerator:
 		d += " Over MCP, the moderator token is the Authorization header of the MCP connection."
 	}
+	if br.takesKey() {
+		d += " To retry safely, send an Idempotency-Key header with the MCP request that calls the tool (a fresh key per write, the same one on a retry): " +
+			"the same call again within 24 h writes nothing and returns the first result; the key with other arguments is an error."
+	}
 	return d
 }
 
