@@ -81,6 +81,12 @@ func migrations() *migrate.Migrations {
 		Up:      ddl(healthSchema),
 		Down:    ddl(dropHealth),
 	})
+	ms.Add(migrate.Migration{
+		Name:    "20261127000020",
+		Comment: "idempotency_keys", // schema_idempotency.go: the Idempotency-Key of each write and its answer
+		Up:      ddl(idempotencySchema),
+		Down:    ddl(dropIdempotency),
+	})
 	return ms
 }
 
