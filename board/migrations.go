@@ -82,7 +82,7 @@ func migrations() *migrate.Migrations {
 		Down:    ddl(dropHealth),
 	})
 	ms.Add(migrate.Migration{
-		Name:    "20261127000020",
+		Name:    "20261127000030",
 		Comment: "idempotency_keys", // schema_idempotency.go: the Idempotency-Key of each write and its answer
 		Up:      ddl(idempotencySchema),
 		Down:    ddl(dropIdempotency),

@@ -1,6 +1,6 @@
 package board
 
-// idempotencySchema is migration 20261127000020: the table
+// idempotencySchema is migration 20261127000030: the table
 // idempotency_keys, one row per Idempotency-Key a caller sent to a write
 // route (see idempotency.go). status is NULL while the write is in flight;
 // header and body hold the answer once it is finished. created_at is
