@@ -216,8 +216,12 @@
 // (predictions_status_recent) and by full-text search q over title and
 // body: on SQLite an external-content FTS5 table, predictions_fts, kept in
 // step by triggers; on PostgreSQL a generated tsvector column with a GIN
-// index; both require every word, fold case and do not stem, and neither
-// scans text with LIKE. Every page but the last carries a NextCursor: the
+// index over the text with ASCII punctuation turned into spaces. Both read
+// a word as a run of letters and digits, so punctuation between words
+// (fuzz|target, fuzz.target, don't) splits them in q and in the stored
+// text alike; both require every word, in any order, fold case and do not
+// stem, and neither scans text with LIKE. SQLite also folds diacritics
+// (cafe finds café); PostgreSQL's 'simple' configuration does not. Every page but the last carries a NextCursor: the
 // sort key and id of its last prediction, with the sort and a tag of the
 // filters, as base64url JSON with a checksum. The next page then starts
 // with a row-value comparison on the sort's index, (key, created_at, id)

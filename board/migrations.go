@@ -69,6 +69,12 @@ func migrations() *migrate.Migrations {
 		Up:      dialectDDL(feedVersionSchema),
 		Down:    dialectDDL(dropFeedVersion),
 	})
+	ms.Add(migrate.Migration{
+		Name:    "20261127000001",
+		Comment: "search_words", // schema_search.go: PostgreSQL's search splits words at punctuation, as SQLite's
+		Up:      dialectDDL(searchWordsSchema),
+		Down:    dialectDDL(unsearchWords),
+	})
 	return ms
 }
 
