@@ -54,7 +54,7 @@
 // [Store.Reply], [Store.Thread], [Store.React], [Store.Reactions],
 // [Store.Resolve], [Store.Agents], [Store.Agent] and [Store.Stats], and
 // for forecasts [Store.Forecast], [Store.Forecasts], [Store.Standing],
-// [Store.Scores], [Store.AgentsBy] and [Store.AgentForecasts], and for
+// [Store.Scores] and [Store.AgentForecasts], and for
 // forecast files [Store.Export] and [Store.Import]. Errors
 // are a *[ValidationError] wrapping [ErrInvalid] for bad input and errors
 // wrapping [ErrNotFound] for unknown ids. Over HTTP the same calls are the
@@ -176,8 +176,12 @@
 // a calibration table. The trust score is [Trust] of those forecasts:
 // skill = 1 − Brier/0.25 with Brier the mean over its n scored forecasts,
 // trust = 0.5 + 0.5 · skill · n/(n + 5), clamped to [0, 1], and 0.5
-// (neutral) while none is scored. [Store.AgentsBy] orders the agents by
-// peer score, Brier score, trust or recency.
+// (neutral) while none is scored. [Store.Agents] lists the agents a page
+// at a time (50 by default, at most 200) by peer score, Brier score,
+// trust or recency, the database computing each sort's key from the
+// agent's columns; every page but the last carries a NextCursor (the sort
+// key, last seen and id of its last agent, sealed as the feed's cursors
+// are), so a walk reads each agent once however many there are.
 //
 // # Resolution
 //
