@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/uptrace/bun"
 )
 
 // Agent list page sizes.
@@ -39,30 +41,43 @@ type AgentPage struct {
 	Notes      []string `json:"notes"` // e.g. a clamped limit; never nil
 }
 
-// agentKeys are the score sorts' keys, computed by the database from the
-// agent's columns as [agentRow.agent] computes the scores it shows, and
-// whether a higher key comes first. An agent not yet scored has no peer
-// or Brier key (null, sorted last) and trust 0.5. [AgentSortRecent] has no
-// key: last_seen is the order.
-var agentKeys = map[AgentSort]struct {
-	expr   string
-	higher bool
-}{
-	AgentSortPeer:  {`CASE WHEN a.scored > 0 THEN a.peer_sum / a.scored END`, true},
-	AgentSortBrier: {`CASE WHEN a.scored > 0 THEN a.fbrier_sum / a.scored END`, false},
-	AgentSortTrust: {trustSQL(), true},
+// agentKey is a score sort's key, computed by the database from the
+// agent's columns as [agentRow.agent] computes the scores it shows: its
+// SQL, whether a higher key comes first and whether it can be null (an
+// agent not yet scored has no peer or Brier score, sorted last, and trust
+// 0.5). [AgentSortRecent] has none: last_seen is the order.
+type agentKey struct {
+	expr             string
+	higher, nullable bool
+}
+
+// agentKeyOf returns sort's key on PostgreSQL (pg) or SQLite; ok is
+// false for [AgentSortRecent].
+func agentKeyOf(sort AgentSort, pg bool) (k agentKey, ok bool) {
+	switch sort {
+	case AgentSortPeer:
+		return agentKey{`CASE WHEN a.scored > 0 THEN a.peer_sum / a.scored END`, true, true}, true
+	case AgentSortBrier:
+		return agentKey{`CASE WHEN a.scored > 0 THEN a.fbrier_sum / a.scored END`, false, true}, true
+	case AgentSortTrust:
+		return agentKey{trustSQL(pg), true, false}, true
+	}
+	return agentKey{}, false
 }
 
 // trustSQL is [Trust] of the agent's forecast Brier score (clamped to
 // [0, 1]) and scored count as an SQL expression, its operations in the
 // same order; 0.5 while the agent has none scored.
-func trustSQL() string {
+func trustSQL(pg bool) string {
 	clamp := func(x string) string {
-		return `CASE WHEN ` + x + ` < 0 THEN 0.0 WHEN ` + x + ` > 1 THEN 1.0 ELSE ` + x + ` END`
+		if pg {
+			return `GREATEST(LEAST(` + x + `, 1.0), 0.0)`
+		}
+		return `max(min(` + x + `, 1.0), 0.0)` // SQLite's scalar min and max
 	}
 	fb := clamp(`a.fbrier_sum / a.scored`)
-	t := `0.5 + 0.5 * (1 - (` + fb + `) / 0.25) * a.scored / (a.scored + ` + strconv.Itoa(TrustShrinkage) + `)`
-	return `CASE WHEN a.scored > 0 THEN ` + clamp(`(`+t+`)`) + ` ELSE 0.5 END`
+	t := `0.5 + 0.5 * (1 - ` + fb + ` / 0.25) * a.scored / (a.scored + ` + strconv.Itoa(TrustShrinkage) + `)`
+	return `CASE WHEN a.scored > 0 THEN ` + clamp(t) + ` ELSE 0.5 END`
 }
 
 // agentCursorSalt starts the checksum input of an agent list cursor (see
@@ -115,8 +130,8 @@ func parseAgentCursor(s string, sort AgentSort) (agentCursor, error) {
 	if !ValidAgentID(c.ID) {
 		return bad("holds an unreadable id")
 	}
-	if c.Key != nil && (c.Sort == AgentSortRecent || math.IsNaN(*c.Key) || math.IsInf(*c.Key, 0)) ||
-		c.Key == nil && c.Sort == AgentSortTrust {
+	k, scored := agentKeyOf(c.Sort, false)
+	if c.Key != nil && (!scored || math.IsNaN(*c.Key) || math.IsInf(*c.Key, 0)) || c.Key == nil && scored && !k.nullable {
 		return bad(fmt.Sprintf("does not hold the sort key of sort=%s", c.Sort))
 	}
 	if c.Sort != sort {
@@ -168,15 +183,15 @@ func checkAgentQuery(q AgentQuery) (sort AgentSort, limit int, after *agentCurso
 }
 
 // agentPageSQL returns the query of a page of n agents in the order sort,
-// after the cursor when not nil. Each row starts with the number of
-// agents (a scalar subquery, run once per statement) and, for a score
-// sort, ends with the row's key. The order is the sort's key (nulls
-// last), then last seen (newest first), then id; the cursor's condition
-// is the rows after its position in that order.
-func agentPageSQL(sort AgentSort, after *agentCursor, n int) (string, []any) {
+// after the cursor when not nil, on PostgreSQL (pg) or SQLite. Each row
+// starts with the number of agents (a scalar subquery, run once per
+// statement) and, for a score sort, ends with the row's key. The order is
+// the sort's key (nulls last), then last seen (newest first), then id;
+// the cursor's condition is the rows after its position in that order.
+func agentPageSQL(sort AgentSort, after *agentCursor, n int, pg bool) (string, []any) {
 	cols := `(SELECT COUNT(*) FROM agents) AS total, ` + agentCols
 	order := `a.last_seen DESC, a.id`
-	k, scored := agentKeys[sort]
+	k, scored := agentKeyOf(sort, pg)
 	if scored {
 		cols += `, ` + k.expr + ` AS sort_key`
 		dir := ` DESC`
@@ -204,7 +219,11 @@ func agentPageSQL(sort AgentSort, after *agentCursor, n int) (string, []any) {
 				beyond = ` > `
 			}
 			key := `CAST(? AS DOUBLE PRECISION)`
-			q += ` WHERE (` + k.expr + ` IS NULL OR ` + k.expr + beyond + key + ` OR (` + k.expr + ` = ` + key + ` AND ` + tie + `))`
+			cond := k.expr + beyond + key + ` OR (` + k.expr + ` = ` + key + ` AND ` + tie + `)`
+			if k.nullable {
+				cond = k.expr + ` IS NULL OR ` + cond
+			}
+			q += ` WHERE (` + cond + `)`
 			args = append([]any{*after.Key, *after.Key}, targs...)
 		}
 	}
@@ -236,14 +255,17 @@ func (s *Store) Agents(ctx context.Context, q AgentQuery) (AgentPage, error) {
 		page.Notes = []string{}
 	}
 	var rows []agentRow
-	sq, args := agentPageSQL(sort, after, limit+1)
-	if err := s.read.NewRaw(sq, args...).Scan(ctx, &rows); err != nil {
+	sq, args := agentPageSQL(sort, after, limit+1, s.pg)
+	err = s.scanning(ctx, func(db bun.IDB) error {
+		if err := db.NewRaw(sq, args...).Scan(ctx, &rows); err != nil || len(rows) > 0 {
+			return err
+		}
+		return db.NewRaw(`SELECT COUNT(*) FROM agents`).Scan(ctx, &page.Total) // no row carries it
+	})
+	if err != nil {
 		return AgentPage{}, fmt.Errorf("board: agents: %w", err)
 	}
 	if len(rows) == 0 {
-		if err := s.read.NewRaw(`SELECT COUNT(*) FROM agents`).Scan(ctx, &page.Total); err != nil {
-			return AgentPage{}, fmt.Errorf("board: agents: %w", err)
-		}
 		return page, nil
 	}
 	page.Total = rows[0].Total
@@ -258,4 +280,40 @@ func (s *Store) Agents(ctx context.Context, q AgentQuery) (AgentPage, error) {
 		page.Agents[i] = r.agent()
 	}
 	return page, nil
+}
+
+// scanCacheKiB is the page cache of a SQLite read connection while it
+// reads a page of agents. No index orders the agents (their sort keys
+// change with every post, and indexing them would cost every write), so
+// a page scans the table; at the connection's usual cache (SQLite's
+// default, 2,000 KiB, twice that as modernc.org/sqlite allocates pages)
+// the scans would leave every read connection's cache full, about 20 MB
+// of the process between them (docs/BENCHMARKS.md, "Bounded agent
+// lists").
+const scanCacheKiB = 256
+
+// scanning runs fn, which reads by scanning, on a read connection: on
+// SQLite with the connection's page cache shrunk to [scanCacheKiB] for
+// the while (which also frees the pages it held beyond that), its size
+// restored after.
+func (s *Store) scanning(ctx context.Context, fn func(db bun.IDB) error) error {
+	if s.pg {
+		return fn(s.read)
+	}
+	conn, err := s.read.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	var size int
+	if err := conn.QueryRowContext(ctx, `PRAGMA cache_size`).Scan(&size); err != nil {
+		return err
+	}
+	if _, err := conn.ExecContext(ctx, fmt.Sprintf(`PRAGMA cache_size = -%d`, scanCacheKiB)); err != nil {
+		return err
+	}
+	defer func() {
+		_, _ = conn.ExecContext(context.WithoutCancel(ctx), fmt.Sprintf(`PRAGMA cache_size = %d`, size))
+	}()
+	return fn(conn)
 }
