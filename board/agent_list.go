@@ -161,16 +161,8 @@ func checkAgentQuery(q AgentQuery) (sort AgentSort, limit int, after *agentCurso
 	if sort, err = parseAgentSort(q.Sort); err != nil {
 		return
 	}
-	switch limit = q.Limit; {
-	case q.Limit < 0:
-		err = invalid("limit", fmt.Sprintf("is %d; it cannot be negative", q.Limit),
-			fmt.Sprintf("send 1 to %d, or leave it out for %d", MaxAgentLimit, DefaultAgentLimit))
+	if limit, notes, err = pageLimit(q.Limit, DefaultAgentLimit, MaxAgentLimit); err != nil {
 		return
-	case q.Limit == 0:
-		limit = DefaultAgentLimit
-	case q.Limit > MaxAgentLimit:
-		limit = MaxAgentLimit
-		notes = append(notes, fmt.Sprintf("limit %d is above the maximum; clamped to %d", q.Limit, MaxAgentLimit))
 	}
 	if q.Cursor != "" {
 		var c agentCursor

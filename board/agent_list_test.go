@@ -56,6 +56,15 @@ func seedAgents(t *testing.T, s *board.Store, clk *clock, n int) {
 	}
 }
 
+// openAgents opens a store on a test clock with n agents (seedAgents).
+func openAgents(open func(board.Options) *board.Store, t *testing.T, n int) (*board.Store, *clock) {
+	t.Helper()
+	clk := newClock()
+	s := open(board.Options{Now: clk.Now})
+	seedAgents(t, s, clk, n)
+	return s, clk
+}
+
 // agentOrder is the documented order of a sort, as Go computes it from
 // the scores the list shows: the sort's key (higher first, but lower
 // Brier first; agents without the score last), then last seen (newest
@@ -111,9 +120,7 @@ func agentIDs(as []board.Agent) []string {
 // order of the scores it shows.
 func TestAgentsOrder(t *testing.T) {
 	forEachStore(t, func(t *testing.T, open func(board.Options) *board.Store) {
-		clk := newClock()
-		s := open(board.Options{Now: clk.Now})
-		seedAgents(t, s, clk, 30)
+		s, _ := openAgents(open, t, 30)
 		ctx := context.Background()
 		for _, sort := range agentSorts {
 			page, err := s.Agents(ctx, board.AgentQuery{Sort: sort, Limit: board.MaxAgentLimit})
@@ -155,9 +162,7 @@ func allAgents(t *testing.T, s *board.Store, sort board.AgentSort) []string {
 // is seen twice.
 func TestAgentsCursorWalk(t *testing.T) {
 	forEachStore(t, func(t *testing.T, open func(board.Options) *board.Store) {
-		clk := newClock()
-		s := open(board.Options{Now: clk.Now})
-		seedAgents(t, s, clk, 30)
+		s, clk := openAgents(open, t, 30)
 		ctx := context.Background()
 		added := 0
 		for _, sort := range agentSorts {
@@ -220,9 +225,7 @@ func TestAgentsCursorWalk(t *testing.T) {
 // a note.
 func TestAgentsBadQuery(t *testing.T) {
 	forEachStore(t, func(t *testing.T, open func(board.Options) *board.Store) {
-		clk := newClock()
-		s := open(board.Options{Now: clk.Now})
-		seedAgents(t, s, clk, 6)
+		s, _ := openAgents(open, t, 6)
 		ctx := context.Background()
 		first, err := s.Agents(ctx, board.AgentQuery{Sort: board.AgentSortPeer, Limit: 2})
 		if err != nil || first.NextCursor == "" {

@@ -55,16 +55,8 @@ func checkFeed(q FeedQuery) (f feedFilter, limit int, after *cursor, notes []str
 	if f.q, err = checkSearch(q.Q); err != nil {
 		return
 	}
-	switch limit = q.Limit; {
-	case q.Limit < 0:
-		err = invalid("limit", fmt.Sprintf("is %d; it cannot be negative", q.Limit),
-			fmt.Sprintf("send 1 to %d, or leave it out for %d", MaxLimit, DefaultLimit))
+	if limit, notes, err = pageLimit(q.Limit, DefaultLimit, MaxLimit); err != nil {
 		return
-	case q.Limit == 0:
-		limit = DefaultLimit
-	case q.Limit > MaxLimit:
-		limit = MaxLimit
-		notes = append(notes, fmt.Sprintf("limit %d is above the maximum; clamped to %d", q.Limit, MaxLimit))
 	}
 	if q.Offset < 0 {
 		err = invalid("offset", fmt.Sprintf("is %d; it cannot be negative", q.Offset), "send 0 for the first page")

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -85,17 +84,10 @@ func TestOrigin(t *testing.T) {
 				}
 				h.Add("Origin", o)
 			}
-			req, _ := http.NewRequest(http.MethodPost, ts.URL+"/mcp", strings.NewReader(ping))
-			req.Header = h
 			if tt.host != "" {
-				req.Host = tt.host
+				h.Set("Host", tt.host)
 			}
-			resp, err := ts.Client().Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			body, _ := io.ReadAll(resp.Body)
-			resp.Body.Close()
+			resp, body := post(t, ts, h, ping)
 			if resp.StatusCode != tt.status {
 				t.Fatalf("status = %d, want %d; %s", resp.StatusCode, tt.status, body)
 			}
@@ -114,14 +106,7 @@ func TestOrigin(t *testing.T) {
 // JSON-RPC error too.
 func TestHostRefusalIsJSONRPC(t *testing.T) {
 	ts := serve(t, mcpserver.Options{})
-	req, _ := http.NewRequest(http.MethodPost, ts.URL+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
-	req.Host = "evil.example"
-	resp, err := ts.Client().Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
+	resp, body := post(t, ts, http.Header{"Host": {"evil.example"}}, `{"jsonrpc":"2.0","id":1,"method":"ping"}`)
 	if resp.StatusCode != http.StatusForbidden {
 		t.Fatalf("status = %d, want 403", resp.StatusCode)
 	}
