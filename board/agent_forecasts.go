@@ -85,6 +85,7 @@ func (s *Store) AgentForecasts(ctx context.Context, agentID string, pg Page) (Ag
 		Status       string          `bun:"status"`
 		Outcome      sql.NullString  `bun:"outcome"`
 		ResolveBy    sql.NullString  `bun:"resolve_by"`
+		CloseAt      bun.NullTime    `bun:"close_at"`
 		P            float64         `bun:"p"`
 		FirstAt      time.Time       `bun:"first_at"`
 		UpdatedAt    time.Time       `bun:"updated_at"`
@@ -100,7 +101,7 @@ func (s *Store) AgentForecasts(ctx context.Context, agentID string, pg Page) (Ag
 		ScoredP      float64         `bun:"scored_p"`
 		ResolvedAt   bun.NullTime    `bun:"resolved_at"`
 	}
-	if err := s.read.NewRaw(`SELECT s.prediction_id, p.title, p.domain, p.status, p.outcome, p.resolve_by,
+	if err := s.read.NewRaw(`SELECT s.prediction_id, p.title, p.domain, p.status, p.outcome, p.resolve_by, p.close_at,
 	s.p, s.first_at, s.updated_at, p.community_geo, p.community_mean, p.community_median, p.forecasters,
 	sc.brier, COALESCE(sc.log_score, 0.0) AS log_score, COALESCE(sc.baseline_score, 0.0) AS baseline_score,
 	COALESCE(sc.peer_score, 0.0) AS peer_score, COALESCE(sc.coverage, 0.0) AS coverage, COALESCE(sc.p, 0.0) AS scored_p, sc.resolved_at
@@ -109,10 +110,11 @@ func (s *Store) AgentForecasts(ctx context.Context, agentID string, pg Page) (Ag
 	WHERE s.agent_id = ? ORDER BY s.updated_at DESC, s.prediction_id LIMIT ? OFFSET ?`, agentID, limit, pg.Offset).Scan(ctx, &rows); err != nil {
 		return AgentForecastPage{}, fmt.Errorf("board: agent forecasts: %w", err)
 	}
+	now := s.clock()
 	for _, r := range rows {
 		f := AgentForecast{
 			PredictionID: r.PredictionID, Title: r.Title, Domain: r.Domain,
-			Status: Status(r.Status), Outcome: Outcome(r.Outcome.String), ResolveBy: r.ResolveBy.String,
+			Status: lifeStatus(Status(r.Status), r.CloseAt.Time, now), Outcome: Outcome(r.Outcome.String), ResolveBy: r.ResolveBy.String,
 			P: r.P, FirstAt: r.FirstAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(),
 			Community: CommunityPoint{P: pick(s.method, r.Geo, r.Mean, r.Median), Forecasters: r.Forecasters},
 		}

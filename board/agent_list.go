@@ -43,12 +43,14 @@ type AgentPage struct {
 
 // agentKey is a score sort's key, computed by the database from the
 // agent's columns as [agentRow.agent] computes the scores it shows: its
-// SQL, whether a higher key comes first and whether it can be null (an
-// agent not yet scored has no peer or Brier score, sorted last, and trust
-// 0.5). [AgentSortRecent] has none: last_seen is the order.
+// SQL and whether a higher key comes first. An agent never scored has no
+// key (null) and comes last in every score sort, trust included, where
+// its neutral 0.5 would otherwise rank it above every scored agent less
+// trusted than a coin. [AgentSortRecent] has none: last_seen is the
+// order.
 type agentKey struct {
-	expr             string
-	higher, nullable bool
+	expr   string
+	higher bool
 }
 
 // agentKeyOf returns sort's key on PostgreSQL (pg) or SQLite; ok is
@@ -56,18 +58,18 @@ type agentKey struct {
 func agentKeyOf(sort AgentSort, pg bool) (k agentKey, ok bool) {
 	switch sort {
 	case AgentSortPeer:
-		return agentKey{`CASE WHEN a.scored > 0 THEN a.peer_sum / a.scored END`, true, true}, true
+		return agentKey{`CASE WHEN a.scored > 0 THEN a.peer_sum / a.scored END`, true}, true
 	case AgentSortBrier:
-		return agentKey{`CASE WHEN a.scored > 0 THEN a.fbrier_sum / a.scored END`, false, true}, true
+		return agentKey{`CASE WHEN a.scored > 0 THEN a.fbrier_sum / a.scored END`, false}, true
 	case AgentSortTrust:
-		return agentKey{trustSQL(pg), true, false}, true
+		return agentKey{trustSQL(pg), true}, true
 	}
 	return agentKey{}, false
 }
 
 // trustSQL is [Trust] of the agent's forecast Brier score (clamped to
 // [0, 1]) and scored count as an SQL expression, its operations in the
-// same order; 0.5 while the agent has none scored.
+// same order; null while the agent has none scored.
 func trustSQL(pg bool) string {
 	clamp := func(x string) string {
 		if pg {
@@ -77,7 +79,7 @@ func trustSQL(pg bool) string {
 	}
 	fb := clamp(`a.fbrier_sum / a.scored`)
 	t := `0.5 + 0.5 * (1 - ` + fb + ` / 0.25) * a.scored / (a.scored + ` + strconv.Itoa(TrustShrinkage) + `)`
-	return `CASE WHEN a.scored > 0 THEN ` + clamp(t) + ` ELSE 0.5 END`
+	return `CASE WHEN a.scored > 0 THEN ` + clamp(t) + ` END`
 }
 
 // agentCursorSalt starts the checksum input of an agent list cursor (see
@@ -89,7 +91,7 @@ const agentCursorSalt = "predictions agents cursor v1\x00"
 const agentCursorHint = "send next_cursor exactly as an agent list page gave it, with the same sort; leave cursor out to start from the first page"
 
 // agentCursor is the position after the last agent of a page: its sort,
-// its sort key (nil for recent and for an agent without a score), when it
+// its sort key (nil for recent and for an agent never scored), when it
 // was last seen and its id. On the wire it is sealed as a feed cursor is
 // (sealCursor), with its own salt.
 type agentCursor struct {
@@ -130,8 +132,7 @@ func parseAgentCursor(s string, sort AgentSort) (agentCursor, error) {
 	if !ValidAgentID(c.ID) {
 		return bad("holds an unreadable id")
 	}
-	k, scored := agentKeyOf(c.Sort, false)
-	if c.Key != nil && (!scored || math.IsNaN(*c.Key) || math.IsInf(*c.Key, 0)) || c.Key == nil && scored && !k.nullable {
+	if _, scored := agentKeyOf(c.Sort, false); c.Key != nil && (!scored || math.IsNaN(*c.Key) || math.IsInf(*c.Key, 0)) {
 		return bad(fmt.Sprintf("does not hold the sort key of sort=%s", c.Sort))
 	}
 	if c.Sort != sort {
@@ -211,11 +212,7 @@ func agentPageSQL(sort AgentSort, after *agentCursor, n int, pg bool) (string, [
 				beyond = ` > `
 			}
 			key := `CAST(? AS DOUBLE PRECISION)`
-			cond := k.expr + beyond + key + ` OR (` + k.expr + ` = ` + key + ` AND ` + tie + `)`
-			if k.nullable {
-				cond = k.expr + ` IS NULL OR ` + cond
-			}
-			q += ` WHERE (` + cond + `)`
+			q += ` WHERE (` + k.expr + ` IS NULL OR ` + k.expr + beyond + key + ` OR (` + k.expr + ` = ` + key + ` AND ` + tie + `))`
 			args = append([]any{*after.Key, *after.Key}, targs...)
 		}
 	}

@@ -50,7 +50,7 @@ func seedAgents(t *testing.T, s *board.Store, clk *clock, n int) {
 		if i%3 == 1 {
 			outcome = board.OutcomeNo
 		}
-		if _, err := s.Resolve(ctx, p.ID, outcome); err != nil {
+		if _, err := s.Resolve(ctx, p.ID, board.NewResolution{Outcome: outcome}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -67,8 +67,8 @@ func openAgents(open func(board.Options) *board.Store, t *testing.T, n int) (*bo
 
 // agentOrder is the documented order of a sort, as Go computes it from
 // the scores the list shows: the sort's key (higher first, but lower
-// Brier first; agents without the score last), then last seen (newest
-// first), then id.
+// Brier first; agents never scored last, trust included), then last seen
+// (newest first), then id.
 func agentOrder(sort board.AgentSort, as []board.Agent) []string {
 	key := func(a board.Agent) (*float64, bool) {
 		switch sort {
@@ -77,6 +77,9 @@ func agentOrder(sort board.AgentSort, as []board.Agent) []string {
 		case board.AgentSortBrier:
 			return a.ForecastBrier, false
 		case board.AgentSortTrust:
+			if a.Scored == 0 {
+				return nil, true
+			}
 			return &a.TrustScore, true
 		}
 		return nil, true
@@ -191,8 +194,8 @@ func TestAgentsCursorWalk(t *testing.T) {
 							break
 						}
 						// A new agent between the first pages: the newest, not
-						// yet scored (first in recent, ahead of the unscored in
-						// peer_score and brier, ahead of the other 0.5s in trust).
+						// yet scored (first in recent, first of the unscored
+						// in the score sorts).
 						if pages < 6 {
 							clk.Advance(time.Second)
 							added++

@@ -28,7 +28,7 @@ func TestResolved(t *testing.T) {
 			o board.Outcome
 		}{{2, board.OutcomeYes}, {0, board.OutcomeYes}, {1, board.OutcomeNo}, {3, board.OutcomeVoid}} {
 			c.Advance(time.Hour)
-			if _, err := s.Resolve(ctx, ids[r.i], r.o); err != nil {
+			if _, err := s.Resolve(ctx, ids[r.i], board.NewResolution{Outcome: r.o}); err != nil {
 				t.Fatalf("Resolve: %v", err)
 			}
 		}

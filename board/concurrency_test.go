@@ -86,7 +86,7 @@ func concurrentWrites(t *testing.T, s1, s2 *board.Store) {
 				mu.Unlock()
 			}
 			if w%8 == 0 {
-				if _, err := s.Resolve(ctx, seed[w/8].ID, board.OutcomeYes); err != nil {
+				if _, err := s.Resolve(ctx, seed[w/8].ID, board.NewResolution{Outcome: board.OutcomeYes}); err != nil {
 					errc <- err
 				}
 			}
@@ -171,7 +171,7 @@ func TestConcurrentOneAgent(t *testing.T) {
 			})
 			wg.Go(func() { // resolvers
 				for r := range rounds {
-					if _, err := s.Resolve(ctx, seed[w*rounds+r].ID, board.OutcomeYes); err != nil {
+					if _, err := s.Resolve(ctx, seed[w*rounds+r].ID, board.NewResolution{Outcome: board.OutcomeYes}); err != nil {
 						errc <- fmt.Errorf("resolve: %w", err)
 					}
 				}

@@ -36,7 +36,10 @@ func TestControlCharactersInIDs(t *testing.T) {
 				{"Prediction", "id", func() error { _, err := s.Prediction(ctx, bad); return err }},
 				{"Thread", "id", func() error { _, err := s.Thread(ctx, bad); return err }},
 				{"Reactions", "id", func() error { _, err := s.Reactions(ctx, bad); return err }},
-				{"Resolve", "id", func() error { _, err := s.Resolve(ctx, bad, board.OutcomeYes); return err }},
+				{"Resolve", "id", func() error {
+					_, err := s.Resolve(ctx, bad, board.NewResolution{Outcome: board.OutcomeYes})
+					return err
+				}},
 				{"Agent", "id", func() error { _, err := s.Agent(ctx, bad); return err }},
 				{"Resolved", "agent_id", func() error { _, err := s.Resolved(ctx, bad, 10); return err }},
 				{"Register agent_id", "agent_id", func() error {

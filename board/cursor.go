@@ -93,7 +93,7 @@ type cursor struct {
 	ID     string   `json:"i"`           // the prediction id
 	Conf   *float64 `json:"c,omitempty"` // confidence, for SortConfidence
 	Pop    *int64   `json:"p,omitempty"` // popularity, for SortPopular
-	By     *string  `json:"d,omitempty"` // resolve_by, for SortClosing
+	Close  *string  `json:"e,omitempty"` // close_at, RFC 3339 UTC, for SortClosing
 }
 
 // encode returns the cursor's text.
@@ -105,6 +105,12 @@ func (c cursor) encode() string {
 // at is the cursor's created_at as the databases store and compare it.
 func (c cursor) at() string {
 	t, _ := time.Parse(time.RFC3339Nano, c.At) // checked by parseCursor
+	return storedTime(t)
+}
+
+// closeAt is the cursor's close_at as the databases store and compare it.
+func (c cursor) closeAt() string {
+	t, _ := time.Parse(time.RFC3339Nano, *c.Close) // checked by parseCursor
 	return storedTime(t)
 }
 
@@ -155,23 +161,24 @@ func (c cursor) check() error {
 	case SortPopular:
 		need = c.Pop != nil && *c.Pop >= 0
 	case SortClosing:
-		need = c.By != nil && checkDateText(*c.By)
+		need = c.Close != nil && checkTimeText(*c.Close)
 	default:
 		need = true
 	}
 	extra := (c.Conf != nil) != (c.Sort == SortConfidence) ||
 		(c.Pop != nil) != (c.Sort == SortPopular) ||
-		(c.By != nil) != (c.Sort == SortClosing)
+		(c.Close != nil) != (c.Sort == SortClosing)
 	if !need || extra {
 		return fmt.Errorf("does not hold the sort key of sort=%s", c.Sort)
 	}
 	return nil
 }
 
-// checkDateText reports whether s is a date YYYY-MM-DD as stored.
-func checkDateText(s string) bool {
-	t, err := time.Parse(time.DateOnly, s)
-	return err == nil && t.Format(time.DateOnly) == s
+// checkTimeText reports whether s is an RFC 3339 time a cursor could
+// hold.
+func checkTimeText(s string) bool {
+	t, err := time.Parse(time.RFC3339Nano, s)
+	return err == nil && t.Year() >= 1 && t.Year() <= 9999
 }
 
 // cursorAfter is the cursor after r in the feed f.
@@ -184,7 +191,8 @@ func cursorAfter(r *predictionRow, f feedFilter) string {
 		p := int64(r.Popularity)
 		c.Pop = &p
 	case SortClosing:
-		c.By = &r.ResolveBy.String
+		t := r.CloseAt.UTC().Format(time.RFC3339Nano)
+		c.Close = &t
 	}
 	return c.encode()
 }

@@ -10,13 +10,13 @@ import (
 // FuzzParseCursor: any text is either a cursor that encodes back to
 // itself or a *ValidationError naming cursor with a hint; never a panic.
 func FuzzParseCursor(f *testing.F) {
-	conf, pop, by := 0.75, int64(4), "2027-03-31"
+	conf, pop, by := 0.75, int64(4), "2027-03-31T18:00:00Z"
 	filters := []feedFilter{{sort: SortRecent}, {sort: SortConfidence, domain: "AI"}, {sort: SortPopular, q: "launch"}, {sort: SortClosing, agent: "scout"}}
 	for _, c := range []cursor{
 		{Sort: SortRecent, At: "2026-03-01T12:00:00.123456Z", ID: "0190f5a2-7b3c-7d4e-8f90-123456789abc"},
 		{Sort: SortConfidence, At: "2026-03-01T12:00:00Z", ID: "q-1", Conf: &conf},
 		{Sort: SortPopular, At: "2026-03-01T12:00:00Z", ID: "x", Pop: &pop},
-		{Sort: SortClosing, At: "2026-03-01T12:00:00Z", ID: "y", By: &by},
+		{Sort: SortClosing, At: "2026-03-01T12:00:00Z", ID: "y", Close: &by},
 	} {
 		for _, ff := range filters {
 			c.Filter = ff.tag()

@@ -102,15 +102,28 @@
 // together wait for each other: bun's own lock table (Migrator.Lock) fails
 // at once instead of waiting and stays locked if its holder dies.
 //
+// [Store.Backup] copies a SQLite board while it is in use (VACUUM INTO,
+// one read transaction, so the copy is the board as of one moment) to a
+// new file that [Open] restores; a PostgreSQL board is copied with
+// pg_dump ([ErrPostgresBackup]). [Options.SkipMigrations] opens a board
+// for a backup without migrating it.
+//
 // # Outages
 //
 // An error that says the database is unavailable (refused or cut
-// connections, a closed store, SQLite locked beyond the busy timeout or
-// not writable, PostgreSQL read-only or without write privilege) wraps
-// [ErrUnavailable]: write transactions and [Store.Ping] wrap it
-// themselves, and [Classify] recognises the drivers' errors for any
-// other caller. [Store.CheckWrite] checks that the database accepts a
-// write, for readiness probes, and leaves nothing behind.
+// connections, a missing database, a closed store, SQLite locked beyond
+// the busy timeout or not writable, PostgreSQL read-only, without write
+// privilege or out of lock or statement time) wraps [ErrUnavailable]:
+// write transactions and [Store.Ping] wrap it themselves, and [Classify]
+// recognises the drivers' errors for any other caller, from one table.
+// A write that returns it was not committed: on PostgreSQL each
+// connection sets lock_timeout and statement_timeout below the driver's
+// read timeout, so the server rolls a statement back before the store
+// stops waiting for it, and a statement whose context ends is cancelled
+// on the server. A pooled PostgreSQL connection that died while idle is
+// never used: the statement goes to another connection.
+// [Store.CheckWrite] checks that the database accepts a write, for
+// readiness probes, by writing one row at most once a second.
 //
 // # Validation
 //
@@ -155,10 +168,25 @@
 // When a prediction resolves yes or no, every agent that forecast it is
 // scored (table scores, [Store.Scores]): the Brier and log scores of its
 // standing forecast (package scoring), and Metaculus's baseline and peer
-// scores time-averaged over the prediction's open life, from creation to
-// resolution, with the coverage; [TimeAveraged] gives the exact
-// definition (https://www.metaculus.com/help/scores-faq/). Void
-// predictions are not scored; a corrected resolution rescores.
+// scores with the coverage, integrated from opens_at to the actual close
+// (closed_at) and divided by the scheduled life (close_at − opens_at, or
+// the actual life when there is no close_at), by package scoring's
+// [scoring.TimeAveraged], the one definition the forecast file uses too.
+// Void predictions are not scored; a corrected resolution rescores over
+// the same life.
+//
+// # A question's life
+//
+// A prediction opens at its creation (opens_at) and takes forecasts until
+// its scheduled close (close_at: as given, else the end of its resolve_by
+// day in UTC, else none); from that instant it reads as closed
+// ([StatusClosed], derived from the clock, with no background job) and a
+// forecast is refused ([ErrClosed], naming close_at). The first
+// resolution closes it (closed_at: the resolution's time, or close_at when
+// that came first). Forecasts and resolutions take their time inside the
+// writing transaction, holding the prediction's row, and never before the
+// prediction's previous forecast: time order is commit order on both
+// databases, whatever the writers' clocks say.
 //
 // # Agents and trust
 //
@@ -178,35 +206,44 @@
 // trust = 0.5 + 0.5 · skill · n/(n + 5), clamped to [0, 1], and 0.5
 // (neutral) while none is scored. [Store.Agents] lists the agents a page
 // at a time (50 by default, at most 200) by peer score, Brier score,
-// trust or recency, the database computing each sort's key from the
-// agent's columns; every page but the last carries a NextCursor (the sort
-// key, last seen and id of its last agent, sealed as the feed's cursors
-// are), so a walk reads each agent once however many there are.
+// trust or recency; in the first three, agents never scored come last.
+// The database computes each sort's key from the agent's columns; every
+// page but the last carries a NextCursor (the sort key, last seen and id
+// of its last agent, sealed as the feed's cursors are), so a walk reads
+// each agent once however many there are.
 //
 // # Resolution
 //
-// [Store.Resolve] records yes, no or void. Resolving again with another
-// outcome corrects the first (statistics are recomputed from the stored
-// predictions in the same transaction); the same outcome again changes
-// nothing; a prediction cannot be reopened. The moderator check belongs to
-// the adapter.
+// [Store.Resolve] records yes, no or void, and who resolved it (table
+// resolutions, [Prediction.Resolutions]). Resolving again with another
+// outcome corrects the first: it is recorded, statistics are recomputed
+// from the stored predictions in the same transaction, and resolved_at and
+// closed_at stay as the first resolution set them; the same outcome again
+// changes nothing; a prediction cannot be reopened. The moderator check
+// belongs to the adapter.
 //
 // # Forecast files
 //
 // [Store.Export] writes the board as a forecast file (package
 // forecastfile): a heading per prediction, its id, resolves, resolve_by,
-// status, outcome and domain (tags), and every forecast, oldest first, by
-// agent:<id>. [Store.Import] loads such a file in one transaction, keyed
-// by question id (a question the board has is left alone, so a second
-// import changes nothing); a file with findings is refused with an
-// *[ImportError] listing them by line. Export of an imported export gives
-// the same text (a golden test). Commands: predictions export and import.
+// its life (opens_at, close_at, closed_at), status, outcome and domain
+// (tags), and every forecast, oldest first, by agent:<id>, to the
+// microsecond. [Store.Import] loads such a file in one transaction, keyed
+// by question id (a question the board has gets only the forecast lines it
+// lacks, each named in a note when it cannot take it, so a second import
+// changes nothing); a file with findings ([forecastfile.Check] with
+// BoardImport, the same rules the checker reports) is refused with an
+// *[ImportError] listing them by line. Board → export → fresh board gives
+// every score again, and the file's report (check_forecast_md) gives the
+// board's scores (TestScoresRoundTrip); export of an imported export gives
+// the same text. Commands: predictions export and import.
 //
 // # Feed and counters
 //
 // The feed sorts by recent (created_at, newest first), confidence,
-// popular (reactions plus replies) or closing (open predictions with a
-// resolve_by date, soonest first; overdue marks those past it), each tie
+// popular (reactions plus replies) or closing (predictions still open
+// that have a close_at, soonest close first; overdue marks those past
+// their resolve_by), each tie
 // broken by newest then id;
 // each order, with and without the domain filter, has its own composite
 // index (domain first), so no page scans or sorts the table. Reaction

@@ -44,7 +44,7 @@ func ExampleStore_Forecast() {
 	fmt.Printf("community %.3f (%s) from %d forecasters\n", r.Community.P, r.Community.Method, r.Community.Forecasters)
 
 	t = t.Add(time.Hour)
-	if _, err := s.Resolve(ctx, p.ID, board.OutcomeYes); err != nil {
+	if _, err := s.Resolve(ctx, p.ID, board.NewResolution{Outcome: board.OutcomeYes}); err != nil {
 		log.Fatal(err)
 	}
 	table, err := s.Scores(ctx, p.ID)
@@ -57,25 +57,6 @@ func ExampleStore_Forecast() {
 	}
 	// Output:
 	// community 0.567 (geo_odds) from 2 forecasters
-	// oracle-1 p 0.80 brier 0.04 baseline   67.8 peer   35.4 coverage 1.00
-	// skeptic  p 0.30 brier 0.49 baseline  -36.8 peer  -35.4 coverage 0.50
-}
-
-// The time-averaged scores of two forecasters on a question open for
-// 100 seconds that resolved yes: b forecasts only for the last half. By
-// hand: B_a = 100·log2(0.8/0.5) = 67.8 throughout; B_b = 100·log2(0.4/0.5)
-// = −32.2 for half the time, so b's baseline is −16.1; while both are
-// present the mean is 17.8, so a's peer score is (67.8 − 17.8)/2 = 25.0.
-func ExampleTimeAveraged() {
-	open := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	events := []board.ForecastEvent{
-		{AgentID: "a", P: 0.8, At: open},
-		{AgentID: "b", P: 0.4, At: open.Add(50 * time.Second)},
-	}
-	for _, s := range board.TimeAveraged(events, open, open.Add(100*time.Second), true) {
-		fmt.Printf("%s baseline %.1f peer %.1f coverage %.2f\n", s.AgentID, s.Baseline, s.Peer, s.Coverage)
-	}
-	// Output:
-	// a baseline 67.8 peer 25.0 coverage 1.00
-	// b baseline -16.1 peer -25.0 coverage 0.50
+	// oracle-1 p 0.80 brier 0.04 baseline   67.8 peer   49.0 coverage 1.00
+	// skeptic  p 0.30 brier 0.49 baseline  -36.8 peer  -49.0 coverage 0.50
 }

@@ -73,6 +73,8 @@ func ExampleStore_Export() {
 	// - id: fusion-q1
 	// - resolves: yes if a peer-reviewed paper reports Q > 1
 	// - resolve_by: 2027-12-31
+	// - opens_at: 2026-03-01 12:00
+	// - close_at: 2028-01-01 00:00
 	// - status: open
 	// - tags: Science
 	//

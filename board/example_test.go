@@ -46,7 +46,7 @@ func Example() {
 	if _, err := s.Reply(ctx, p.ID, board.NewReply{AgentID: "skeptic", Body: "Which milestones?"}); err != nil {
 		log.Fatal(err)
 	}
-	if _, err := s.Resolve(ctx, p.ID, board.OutcomeYes); err != nil {
+	if _, err := s.Resolve(ctx, p.ID, board.NewResolution{Outcome: board.OutcomeYes}); err != nil {
 		log.Fatal(err)
 	}
 

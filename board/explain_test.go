@@ -94,7 +94,7 @@ type planCase struct {
 // first page and after a cursor, and the agent and status filters.
 func planCases() []planCase {
 	var cs []planCase
-	conf, pop, by := 0.5, int64(3), "2027-01-01"
+	conf, pop, by := 0.5, int64(3), "2027-01-01T00:00:00Z"
 	for _, sort := range []Sort{SortRecent, SortConfidence, SortPopular, SortClosing} {
 		for _, domain := range []string{"", "AI"} {
 			for _, deep := range []bool{false, true} {
@@ -102,7 +102,7 @@ func planCases() []planCase {
 				if domain != "" && sort != SortClosing {
 					index = "predictions_domain_" + string(sort)
 				}
-				c := planCase{name: index, f: feedFilter{sort: sort, domain: domain}, index: index}
+				c := planCase{name: index, f: feedFilter{sort: sort, domain: domain, cut: "2026-03-01 12:00:00+00:00"}, index: index}
 				if domain != "" && sort == SortClosing {
 					c.name += "/domain"
 				}
@@ -115,7 +115,7 @@ func planCases() []planCase {
 					case SortPopular:
 						after.Pop = &pop
 					case SortClosing:
-						after.By = &by
+						after.Close = &by
 					}
 					c.after = after
 				}

@@ -6,7 +6,7 @@ import (
 	"github.com/uptrace/bun/migrate"
 )
 
-// UndoSearchWords runs the Down of migration 20261127000001 (the search
+// UndoSearchWords runs the Down of migration 20261127000020 (the search
 // index over the text as it is) and forgets that it was applied, so that
 // the next Open applies it again. Test-only.
 func UndoSearchWords(ctx context.Context, s *Store) error {
@@ -15,6 +15,6 @@ func UndoSearchWords(ctx context.Context, s *Store) error {
 	if err := dialectDDL(unsearchWords)(ctx, m, nil); err != nil {
 		return err
 	}
-	_, err := s.write.ExecContext(ctx, `DELETE FROM board_migrations WHERE name = '20261127000001'`)
+	_, err := s.write.ExecContext(ctx, `DELETE FROM board_migrations WHERE name = '20261127000020'`)
 	return err
 }

@@ -71,6 +71,12 @@ const releaseMigrations = "20261122000002"
 // it (its migrations only) and runs stmts on it, each with its args.
 // Test-only: it is how the upgrade test gets a database of the old schema.
 func SeedRelease(ctx context.Context, dsn string, stmts []string, args [][]any) error {
+	return SeedAt(ctx, dsn, releaseMigrations, stmts, args)
+}
+
+// SeedAt is SeedRelease for the board as the migrations up to last (by
+// name) made it.
+func SeedAt(ctx context.Context, dsn, last string, stmts []string, args [][]any) error {
 	s := &Store{now: time.Now}
 	var err error
 	if isPostgres(dsn) {
@@ -84,7 +90,7 @@ func SeedRelease(ctx context.Context, dsn string, stmts []string, args [][]any) 
 	defer s.Close()
 	old := migrate.NewMigrations()
 	for _, m := range migrations().Sorted() {
-		if m.Name <= releaseMigrations {
+		if m.Name <= last {
 			old.Add(m)
 		}
 	}
@@ -142,3 +148,24 @@ func CounterRows(ctx context.Context, s *Store) (map[string]int, error) {
 
 // CounterShards is counterShards.
 const CounterShards = counterShards
+
+// ForgetCheck forgets the last probe of CheckWrite and the last committed
+// write, so that the next CheckWrite probes at once instead of answering
+// with a result up to a second old. Test-only.
+func ForgetCheck(s *Store) {
+	s.lastWrite.Store(0)
+	s.health.forget()
+}
+
+// HealthChecks returns how many probes of CheckWrite wrote the row of
+// board_health. Test-only.
+func HealthChecks(ctx context.Context, s *Store) (int, error) {
+	var n []int
+	if err := s.write.NewRaw(`SELECT checks FROM board_health`).Scan(ctx, &n); err != nil {
+		return 0, err
+	}
+	if len(n) == 0 {
+		return 0, nil
+	}
+	return n[0], nil
+}

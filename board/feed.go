@@ -7,6 +7,7 @@ import (
 	"maps"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/uptrace/bun"
 )
@@ -18,6 +19,17 @@ type feedFilter struct {
 	agent  string
 	status Status
 	q      string // trimmed; "" for no search
+	// cut is the clock as the filters compare it with close_at (stored
+	// text): a prediction is closed when its close_at is before cut. It
+	// is set when the filters read the clock (status open or closed,
+	// sort closing); see [Store.cut].
+	cut string
+}
+
+// clocked reports whether the feed f depends on the clock: which
+// predictions are open or closed.
+func (f feedFilter) clocked() bool {
+	return f.status == StatusOpen || f.status == StatusClosed || f.sort == SortClosing
 }
 
 // feedOrder maps each sort to its ORDER BY; each has an index
@@ -26,11 +38,16 @@ var feedOrder = map[Sort]string{
 	SortRecent:     "p.created_at DESC, p.id DESC",
 	SortConfidence: "p.confidence DESC, p.created_at DESC, p.id DESC",
 	SortPopular:    "p.popularity DESC, p.created_at DESC, p.id DESC",
-	SortClosing:    "p.resolve_by, p.created_at DESC, p.id DESC",
+	SortClosing:    "p.close_at, p.created_at DESC, p.id DESC",
 }
 
-// closingFilter restricts [SortClosing] to open predictions with a date.
-const closingFilter = `p.status = 'open' AND p.resolve_by IS NOT NULL`
+// The conditions of the clocked filters, each with the one argument cut:
+// an open prediction is closed when its close_at is before cut.
+const (
+	openFilter    = `p.status = 'open' AND (p.close_at IS NULL OR p.close_at >= ?)`
+	closedFilter  = `p.status = 'open' AND p.close_at < ?`
+	closingFilter = `p.status = 'open' AND p.close_at >= ?` // SortClosing: still open, with a close_at
+)
 
 // checkFeed checks a FeedQuery: its filters, the limit applied (with a
 // note when clamped) and the cursor, nil for none.
@@ -78,11 +95,13 @@ func checkFeed(q FeedQuery) (f feedFilter, limit int, after *cursor, notes []str
 }
 
 // parseStatus reads the feed's status filter: "" for every status, else
-// open, resolved or void in any case.
+// open, closed, resolved or void in any case.
 func parseStatus(s Status) (Status, error) {
 	switch Status(strings.ToLower(strings.TrimSpace(string(s)))) {
 	case StatusOpen:
 		return StatusOpen, nil
+	case StatusClosed:
+		return StatusClosed, nil
 	case StatusResolved:
 		return StatusResolved, nil
 	case StatusVoid:
@@ -91,7 +110,7 @@ func parseStatus(s Status) (Status, error) {
 	if s == "" {
 		return "", nil
 	}
-	return "", invalid("status", fmt.Sprintf("%q is not a status", string(s)), "send open, resolved or void, or leave status out for all")
+	return "", invalid("status", fmt.Sprintf("%q is not a status", string(s)), "send open, closed, resolved or void, or leave status out for all")
 }
 
 // where returns the WHERE clause (with its leading " WHERE ", or "") of
@@ -100,7 +119,7 @@ func (s *Store) where(f feedFilter, after *cursor) (string, []any) {
 	var conds []string
 	var args []any
 	if f.sort == SortClosing {
-		conds = append(conds, closingFilter)
+		conds, args = append(conds, closingFilter), append(args, f.cut)
 	}
 	if f.domain != "" {
 		conds, args = append(conds, `p.domain = ?`), append(args, f.domain)
@@ -108,7 +127,13 @@ func (s *Store) where(f feedFilter, after *cursor) (string, []any) {
 	if f.agent != "" {
 		conds, args = append(conds, `p.agent_id = ?`), append(args, f.agent)
 	}
-	if f.status != "" {
+	switch f.status {
+	case "":
+	case StatusOpen:
+		conds, args = append(conds, openFilter), append(args, f.cut)
+	case StatusClosed:
+		conds, args = append(conds, closedFilter), append(args, f.cut)
+	default:
 		conds, args = append(conds, `p.status = ?`), append(args, string(f.status))
 	}
 	if f.q != "" {
@@ -121,8 +146,8 @@ func (s *Store) where(f feedFilter, after *cursor) (string, []any) {
 	if after != nil {
 		switch f.sort {
 		case SortClosing:
-			conds = append(conds, `(p.resolve_by > ? OR (p.resolve_by = ? AND (p.created_at, p.id) < (?, ?)))`)
-			args = append(args, *after.By, *after.By, after.at(), after.ID)
+			conds = append(conds, `(p.close_at > ? OR (p.close_at = ? AND (p.created_at, p.id) < (?, ?)))`)
+			args = append(args, after.closeAt(), after.closeAt(), after.at(), after.ID)
 		case SortConfidence:
 			conds, args = append(conds, `(p.confidence, p.created_at, p.id) < (?, ?, ?)`), append(args, *after.Conf, after.at(), after.ID)
 		case SortPopular:
@@ -171,14 +196,17 @@ func (s *Store) pageSQL(f feedFilter, after *cursor, limit, offset int) (string,
 var sqliteTextTimes = strings.NewReplacer(
 	"p.created_at,", "p.created_at || '' AS created_at,",
 	"p.resolved_at,", "p.resolved_at || '' AS resolved_at,",
-	"p.community_updated_at,", "p.community_updated_at || '' AS community_updated_at,")
+	"p.community_updated_at,", "p.community_updated_at || '' AS community_updated_at,",
+	"p.close_at, p.closed_at", "p.close_at || '' AS close_at, p.closed_at || '' AS closed_at")
 
 // totalSQL returns the query that counts the feed f. Without an agent or
-// a search, and but for [SortClosing], it sums counters kept with each
-// write (the shards of domain_counts), so no row is counted; otherwise it
+// a search, and but for [SortClosing] and status closed, it sums counters
+// kept with each write (the shards of domain_counts), so no row is
+// counted; the counters' open predictions include the closed ones, which
+// status open counts on the close_at index and takes away. Otherwise it
 // counts the matching rows on their index.
 func (s *Store) totalSQL(f feedFilter) (string, []any) {
-	if f.agent != "" || f.q != "" || f.sort == SortClosing {
+	if f.agent != "" || f.q != "" || f.sort == SortClosing || f.status == StatusClosed {
 		w, args := s.where(f, nil)
 		return `SELECT COUNT(*) FROM predictions AS p` + w, args
 	}
@@ -192,10 +220,17 @@ func (s *Store) totalSQL(f feedFilter) (string, []any) {
 		col = `void`
 	}
 	q := `SELECT COALESCE(SUM(` + col + `), 0) FROM domain_counts`
+	var args []any
 	if f.domain != "" {
-		return q + ` WHERE domain = ?`, []any{f.domain}
+		q, args = q+` WHERE domain = ?`, []any{f.domain}
 	}
-	return q, nil
+	if f.status == StatusOpen {
+		closed := f
+		closed.status = StatusClosed
+		cq, cargs := s.totalSQL(closed)
+		return `SELECT (` + q + `) - (` + cq + `)`, append(args, cargs...)
+	}
+	return q, args
 }
 
 // Feed returns a page of predictions.
@@ -209,8 +244,10 @@ func (s *Store) totalSQL(f feedFilter) (string, []any) {
 // pagination on the sort key and id); Offset skips predictions instead,
 // at a cost that grows with it. Total comes from counters kept with each
 // write when the feed is filtered by domain and status only; with AgentID,
-// Q or [SortClosing] (open predictions with a resolve_by date, soonest
-// first) the matching rows are counted.
+// Q, status closed or [SortClosing] (predictions still open that have a
+// close_at, soonest close first) the matching rows are counted. Status
+// open and closed, and SortClosing, follow the clock exactly: an open
+// prediction is closed from its close_at on.
 //
 // Errors: a *[ValidationError] for an unknown domain, sort or status, an
 // invalid agent_id, a q too long or without words, a negative limit or
@@ -250,15 +287,24 @@ func (s *Store) Feed(ctx context.Context, q FeedQuery) (Feed, error) {
 // from the page cache while the board's feed_version is the one it was
 // read after.
 func (s *Store) page(ctx context.Context, f feedFilter, after *cursor, n, offset int) ([]predictionRow, int, error) {
-	q, args := s.pageSQL(f, after, n, offset)
+	cache := s.cachePages && offset == 0 && f.q == ""
 	var key string
 	var version int64
-	if s.cachePages && offset == 0 && f.q == "" {
+	if cache {
 		// The version is read before the page: a page read after it is
 		// at least as new as the version says.
 		if err := s.queryRow(ctx, `SELECT v FROM feed_version`).Scan(&version); err != nil {
 			return nil, 0, fmt.Errorf("board: feed version: %w", err)
 		}
+	}
+	if f.clocked() {
+		var err error
+		if f.cut, err = s.cut(ctx, cache); err != nil {
+			return nil, 0, fmt.Errorf("board: feed: %w", err)
+		}
+	}
+	q, args := s.pageSQL(f, after, n, offset)
+	if cache {
 		key = cacheKey(q, args)
 		if p, ok := s.pages.get(key, version); ok {
 			return p.rows, p.total, nil
@@ -279,6 +325,33 @@ func (s *Store) page(ctx context.Context, f feedFilter, after *cursor, n, offset
 		s.pages.put(key, cachedPage{version: version, rows: rows, total: total, size: pageSize(rows)})
 	}
 	return rows, total, nil
+}
+
+// farFuture is a cut after every close_at: with no close_at after now,
+// every close_at is at or before now.
+const farFuture = "9999-12-31 23:59:59.999999+00:00"
+
+// cut returns the clock as the feed's filters compare it with close_at
+// (a prediction is closed when its close_at is before the cut): the
+// stored text of now plus a microsecond (times are stored to the
+// microsecond, so close_at < now+1µs is close_at ≤ now). With edge, it is
+// instead the first close_at after now: the same predictions are closed
+// before it, and it stays the same until the clock passes it, so a page
+// kept with it as its argument is right until then (and feed_version
+// changes with any write, a new close_at included).
+func (s *Store) cut(ctx context.Context, edge bool) (string, error) {
+	now := s.clock()
+	if !edge {
+		return storedTime(now.Add(time.Microsecond)), nil
+	}
+	var next sql.NullString
+	if err := s.queryRow(ctx, `SELECT MIN(close_at) FROM predictions WHERE status = 'open' AND close_at > ?`, storedTime(now)).Scan(&next); err != nil {
+		return "", err
+	}
+	if !next.Valid {
+		return farFuture, nil
+	}
+	return next.String, nil
 }
 
 // cacheKey is a page's query and its arguments, each after a NUL (which

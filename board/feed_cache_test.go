@@ -67,7 +67,7 @@ func TestFeedCacheSeesEveryWrite(t *testing.T) {
 			return err
 		}},
 		{"a resolution", func() error {
-			_, err := writer.Resolve(ctx, first.ID, board.OutcomeYes)
+			_, err := writer.Resolve(ctx, first.ID, board.NewResolution{Outcome: board.OutcomeYes})
 			return err
 		}},
 	} {

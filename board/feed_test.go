@@ -44,7 +44,7 @@ func TestFeedFilters(t *testing.T) {
 			np.Domain, np.Title, np.Body = sp.domain, sp.title, sp.body
 			x := mustCreate(t, s, np)
 			if sp.outcome != "" {
-				if _, err := s.Resolve(ctx, x.ID, sp.outcome); err != nil {
+				if _, err := s.Resolve(ctx, x.ID, board.NewResolution{Outcome: sp.outcome}); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -129,7 +129,7 @@ func TestFeedBadInput(t *testing.T) {
 		{"q without words", board.FeedQuery{Q: "!!! ?"}, "q"},
 		{"q with a control character", board.FeedQuery{Q: "a\x00b"}, "q"},
 		{"q not UTF-8", board.FeedQuery{Q: "a\xffb"}, "q"},
-		{"status unknown", board.FeedQuery{Status: "closed"}, "status"},
+		{"status unknown", board.FeedQuery{Status: "closing"}, "status"},
 		{"agent_id invalid", board.FeedQuery{AgentID: "no spaces"}, "agent_id"},
 		{"agent_id too long", board.FeedQuery{AgentID: strings.Repeat("a", board.MaxAgentID+1)}, "agent_id"},
 		{"cursor garbage", board.FeedQuery{Cursor: "not-a-cursor"}, "cursor"},

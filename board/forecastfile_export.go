@@ -29,9 +29,14 @@ const (
 // forecastfile): front matter with the format version and today's date,
 // then per prediction a heading (its title), its body as free text (left
 // out when it is only the title), and the bullets id, resolves, resolve_by,
-// status, outcome (resolved predictions) and tags (its domain), then a
-// Forecasts section with every forecast, oldest first, as "date HH:MM (UTC)
-// · agent:<id> · percent · note". The author's confidence is the first.
+// opens_at, close_at (when it has one; a resolved or void prediction
+// without one gets its closed_at, the close it is scored by), status,
+// closed_at (resolved and void predictions), outcome (resolved
+// predictions) and tags (its domain), then a Forecasts section with every
+// forecast, oldest first, as "date time (UTC, to the microsecond it was
+// stored with) · agent:<id> · percent · note". The author's confidence is
+// the first. The file's report ([forecastfile.File.Report]) scores each
+// resolved question as the board does.
 //
 // q selects and orders as [Store.Feed] does (domain, sort, offset), except
 // that Limit 0 means every prediction and a Limit above [MaxLimit] is not
@@ -124,7 +129,21 @@ func question(r predictionRow, fcs []forecastRow) forecastfile.Question {
 		{Key: "id", Value: r.ID},
 		{Key: "resolves", Value: resolves},
 		{Key: "resolve_by", Value: resolveBy},
-		{Key: "status", Value: r.Status},
+		{Key: forecastfile.KeyOpensAt, Value: forecastfile.FormatTime(r.CreatedAt)},
+	}
+	// A prediction resolved without a scheduled close is scored as if it
+	// closed on schedule at its actual close, so that is its close_at in
+	// the file, where the end of resolve_by would otherwise be assumed.
+	closeAt := r.CloseAt.Time
+	if r.CloseAt.IsZero() && Status(r.Status) != StatusOpen {
+		closeAt = r.ClosedAt.Time
+	}
+	if !closeAt.IsZero() {
+		q.Fields = append(q.Fields, forecastfile.Field{Key: forecastfile.KeyCloseAt, Value: forecastfile.FormatTime(closeAt)})
+	}
+	q.Fields = append(q.Fields, forecastfile.Field{Key: "status", Value: r.Status})
+	if !r.ClosedAt.IsZero() {
+		q.Fields = append(q.Fields, forecastfile.Field{Key: forecastfile.KeyClosedAt, Value: forecastfile.FormatTime(r.ClosedAt.Time)})
 	}
 	if Status(r.Status) == StatusResolved {
 		q.Fields = append(q.Fields, forecastfile.Field{Key: "outcome", Value: r.Outcome.String})
@@ -133,7 +152,7 @@ func question(r predictionRow, fcs []forecastRow) forecastfile.Question {
 	for _, f := range fcs {
 		t := f.CreatedAt.UTC()
 		q.Forecasts = append(q.Forecasts, forecastfile.Forecast{
-			Date: forecastfile.DateOf(t), Time: t.Format("15:04"),
+			Date: forecastfile.DateOf(t), Time: forecastfile.Clock(t),
 			Who: "agent:" + f.AgentID, P: f.P, Note: noteLine(f.Note),
 		})
 	}

@@ -61,9 +61,13 @@ type ImportResult struct {
 	Questions int `json:"questions"`
 	// Created are the predictions created, in file order.
 	Created []ImportedPrediction `json:"created"`
-	// Existing are the ids of the file's questions the board already had;
-	// they were left as they are.
+	// Existing are the ids of the file's questions the board already had:
+	// not created again. Their forecast lines the board lacks are added
+	// (Updated) or named in Notes.
 	Existing []string `json:"existing"`
+	// Updated are the predictions the board already had to which the file
+	// added forecasts (Forecasts counts those added), in file order.
+	Updated []ImportedPrediction `json:"updated"`
 	// Forecasts is the number of forecasts stored (authors' confidences
 	// included).
 	Forecasts int `json:"forecasts"`
@@ -71,6 +75,10 @@ type ImportResult struct {
 	NewAgents []string `json:"new_agents"`
 	// Warnings are [forecastfile.Check]'s warnings on the file.
 	Warnings []forecastfile.Diagnostic `json:"warnings"`
+	// Notes name every forecast line of a question the board already had
+	// that was not stored, and why, and anything else the import assumed
+	// or left alone; never nil.
+	Notes []string `json:"notes"`
 }
 
 // ImportedPrediction is a prediction [Store.Import] created.
@@ -86,24 +94,33 @@ type importQuestion struct {
 	id      string
 	line    int
 	v       validPrediction
-	note    string // the first forecast's note
-	created time.Time
-	outcome Outcome // "" for open
+	note    string    // the first forecast's note
+	created time.Time // opens_at
+	first   time.Time // the first forecast's time
+	closed  time.Time // closed_at, for a resolved or void question
+	outcome Outcome   // "" for open
 	rest    []importForecast
+	all     []importForecast // every forecast, the first included, by time
 }
 
 type importForecast struct {
 	agentID, note string
 	p             float64
 	at            time.Time
+	line          int
 }
 
 // Import reads a forecast file (package forecastfile) and adds its
 // questions to the board as predictions, with their forecasts, in one
-// transaction. A question whose id the board already has is left as it is
-// (listed in [ImportResult.Existing]), so importing a file twice changes
-// nothing; Import does not update a prediction (forecast on it or resolve
-// it through the board).
+// transaction. A question whose id the board already has is not created
+// again (listed in [ImportResult.Existing]); its forecast lines are
+// matched to the board's by forecaster and time (to the microsecond), and
+// those the board lacks are added as [Store.Forecast] adds them when they
+// could have been made there: the prediction still open, before its
+// close_at, not before its latest stored forecast, not in the future.
+// Every other line is named in [ImportResult.Notes], never dropped
+// silently; importing a file twice changes nothing. Import does not
+// resolve a prediction the board has (resolve it through the board).
 //
 // Each question becomes a prediction with the question's id, title, free
 // text as body (the title when it has none; see [Store.Export] for the
@@ -111,15 +128,23 @@ type importForecast struct {
 // read as none), the first tag naming one of [Domains] as domain (else
 // Other) and "by <resolve_by>" as timeframe. Its forecasts are stored in
 // the order of their date and time (UTC; midnight without a time), the
-// file's order among equal ones; each keeps its date. The first is the
-// author's: its forecaster is the prediction's author and its probability
-// the confidence. Each forecast replaces its forecaster's standing one and
-// the community forecast is recomputed after each, as [Store.Forecast]
-// does, so the standing forecasts make the community forecast. A resolved
-// or void question is then resolved as [Store.Resolve] does, at its
-// resolve_by (or its last forecast's time, if later, or now, if earlier),
+// file's order among equal ones; each keeps its time, to the
+// microsecond. The first is the author's: its forecaster is the
+// prediction's author and its probability the confidence. Each forecast
+// replaces its forecaster's standing one and the community forecast is
+// recomputed after each, as [Store.Forecast] does, so the standing
+// forecasts make the community forecast. A resolved or void question is
+// then resolved as [Store.Resolve] does, by "import", at its actual close,
 // and every forecaster is scored. Base rates, Notes and other sections are
 // not stored; imported predictions notify nobody by mail.
+//
+// A question's life is [forecastfile.Question.Life], the one the file's
+// report scores it over: opens_at (else its first forecast) is the
+// prediction's creation, close_at (else the end of the resolve_by day) its
+// scheduled close, and closed_at (else the scheduled close) the actual
+// close and time of resolution of a resolved or void question; with none
+// of them, the last forecast's time, with a note. So the board's scores of
+// an imported question are the report's.
 //
 // A forecaster written agent:<id> is the agent <id>; any other (such as
 // person) is the agent of that name. An agent id is 1 to 64 ASCII letters,
@@ -131,9 +156,11 @@ type importForecast struct {
 // finding. Agents are created as needed.
 //
 // A file is refused with an *[ImportError] listing every finding with its
-// line: forecastfile's findings, and what the board cannot store (a
-// question without forecasts, an id that is not 1 to 64 letters, digits,
-// dots, underscores or hyphens, text over the board's limits). Nothing is
+// line: the findings of [forecastfile.Check] with
+// [forecastfile.Options.BoardImport], which include what the board
+// cannot store (a question without forecasts, an id that is not 1 to 64
+// letters, digits, dots, underscores or hyphens, text over the board's
+// limits), so that the checker reports whatever import refuses. Nothing is
 // written then. Other errors are from reading r or from the database.
 // Import reads r to its end: the caller bounds it (http.MaxBytesReader).
 func (s *Store) Import(ctx context.Context, r io.Reader) (ImportResult, error) {
@@ -153,9 +180,9 @@ func (s *Store) Import(ctx context.Context, r io.Reader) (ImportResult, error) {
 	}
 	now := s.clock()
 	res := ImportResult{Questions: len(f.Questions), Created: []ImportedPrediction{}, Existing: []string{},
-		NewAgents: []string{}, Warnings: []forecastfile.Diagnostic{}}
+		Updated: []ImportedPrediction{}, NewAgents: []string{}, Warnings: []forecastfile.Diagnostic{}, Notes: []string{}}
 	var findings []forecastfile.Diagnostic
-	for _, d := range forecastfile.Check(f, forecastfile.Options{Now: s.now}) {
+	for _, d := range forecastfile.Check(f, forecastfile.Options{Now: s.now, BoardImport: true}) {
 		if d.Severity == forecastfile.Finding {
 			findings = append(findings, d)
 		} else {
@@ -165,15 +192,17 @@ func (s *Store) Import(ctx context.Context, r io.Reader) (ImportResult, error) {
 	if len(findings) > 0 {
 		return ImportResult{}, &ImportError{Findings: findings}
 	}
-	qs, names, findings := plan(f)
+	qs, names, notes, findings := plan(f)
 	if len(findings) > 0 {
 		return ImportResult{}, &ImportError{Findings: findings}
 	}
+	res.Notes = append(res.Notes, notes...)
 	out := res
 	for attempt := 1; ; attempt++ {
 		err = s.inTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 			res = out // a transaction run again starts afresh
-			res.Created, res.Existing, res.NewAgents = []ImportedPrediction{}, []string{}, []string{}
+			res.Created, res.Existing, res.Updated, res.NewAgents = []ImportedPrediction{}, []string{}, []ImportedPrediction{}, []string{}
+			res.Notes = slices.Clone(out.Notes)
 			return s.importTx(ctx, tx, qs, names, now, &res)
 		})
 		// A concurrent import of the same question committed first
@@ -210,9 +239,13 @@ func (s *Store) importTx(ctx context.Context, tx bun.Tx, qs []importQuestion, na
 	agents := map[string]*counts{}
 	var order []string
 	var todo []importQuestion
+	var existing []importQuestion
 	for _, q := range qs {
 		if have[q.id] {
 			res.Existing = append(res.Existing, q.id)
+			if !slices.ContainsFunc(existing, func(e importQuestion) bool { return e.id == q.id }) {
+				existing = append(existing, q)
+			}
 			continue
 		}
 		have[q.id] = true
@@ -234,6 +267,11 @@ func (s *Store) importTx(ctx context.Context, tx bun.Tx, qs []importQuestion, na
 		add(q.v.agentID).predictions++
 		for _, fc := range q.rest {
 			add(fc.agentID)
+		}
+	}
+	for _, q := range existing {
+		if err := s.importForecasts(ctx, tx, q, names, now, res); err != nil {
+			return err
 		}
 	}
 	if len(todo) == 0 {
@@ -260,32 +298,21 @@ func (s *Store) importTx(ctx context.Context, tx bun.Tx, qs []importQuestion, na
 	}
 	for _, q := range todo {
 		flags := s.flags(q.v.title, q.v.body, q.v.timeframe)
-		if _, err := insertPrediction(ctx, tx, q.id, q.v, flags, q.note, q.created); err != nil {
+		if _, err := insertPrediction(ctx, tx, q.id, q.v, flags, q.note, q.created, q.first); err != nil {
 			return err
 		}
-		last := q.created
 		for _, fc := range q.rest {
 			id, err := newID()
 			if err != nil {
 				return err
 			}
-			if _, _, err := addForecast(ctx, tx, q.id, fc.agentID, id, fc.p, fc.note, fc.at); err != nil {
+			if _, _, err := addForecast(ctx, tx, q.id, fc.agentID, id, fc.p, fc.note, fc.at, time.Time{}); err != nil {
 				return err
 			}
-			last = fc.at
 		}
 		status := StatusOpen
 		if q.outcome != "" {
-			at := now
-			if q.v.resolveBy != nil {
-				if d, _ := time.Parse(time.DateOnly, q.v.resolveBy.(string)); d.Before(now) {
-					at = d
-				}
-			}
-			if at.Before(last) {
-				at = last
-			}
-			if err := s.setOutcome(ctx, tx, q.id, q.v.agentID, q.v.domain, StatusOpen, q.outcome, at); err != nil {
+			if err := s.recordResolution(ctx, tx, q.id, q.v.agentID, q.v.domain, StatusOpen, "", q.outcome, derefTime(q.v.closeAt), q.closed, "import"); err != nil {
 				return err
 			}
 			status = StatusResolved
@@ -303,8 +330,9 @@ func (s *Store) importTx(ctx context.Context, tx bun.Tx, qs []importQuestion, na
 // plan checks a file's questions against the board's rules and returns
 // them ready to store, with the display name to give each agent ("" for
 // none), or the findings.
-func plan(f *forecastfile.File) ([]importQuestion, map[string]string, []forecastfile.Diagnostic) {
+func plan(f *forecastfile.File) ([]importQuestion, map[string]string, []string, []forecastfile.Diagnostic) {
 	var qs []importQuestion
+	var notes []string
 	var findings []forecastfile.Diagnostic
 	names := map[string]string{}
 	for i := range f.Questions {
@@ -324,24 +352,18 @@ func plan(f *forecastfile.File) ([]importQuestion, map[string]string, []forecast
 			}
 			return q.Line
 		}
-		if !ValidAgentID(q.ID) {
-			bad(fieldLine("id"), "id %q is not 1 to 64 letters, digits, dots, underscores or hyphens (it names the prediction in the board's addresses): write an id such as beta-open-2026", q.ID)
-			continue
-		}
-		if len(q.Forecasts) == 0 {
-			bad(q.Line, "the question has no forecasts: a prediction needs its author's probability, so add a ## Forecasts section with a line such as - 2026-03-01 · agent:alice · 62%%")
-			continue
-		}
+		// forecastfile.Check with BoardImport has refused an id the board
+		// cannot take and a question without forecasts.
 		fcs := make([]forecastfile.Forecast, len(q.Forecasts))
 		copy(fcs, q.Forecasts)
 		ats := make([]time.Time, len(fcs))
 		for j, fc := range fcs {
-			ats[j] = forecastTime(fc)
+			ats[j] = fc.At()
 		}
 		sortForecasts(fcs, ats)
 
 		var author, firstNote string
-		var rest []importForecast
+		var rest, all []importForecast
 		ok := true
 		for j, fc := range fcs {
 			id, name, problem := agentOf(fc.Who)
@@ -360,11 +382,12 @@ func plan(f *forecastfile.File) ([]importQuestion, map[string]string, []forecast
 				ok = false
 				continue
 			}
+			all = append(all, importForecast{agentID: v.agentID, note: v.note, p: v.p, at: ats[j], line: fc.Line})
 			if j == 0 {
 				author, firstNote = id, v.note
 				continue
 			}
-			rest = append(rest, importForecast{agentID: v.agentID, note: v.note, p: v.p, at: ats[j]})
+			rest = append(rest, all[len(all)-1])
 		}
 		if !ok {
 			continue
@@ -407,26 +430,121 @@ func plan(f *forecastfile.File) ([]importQuestion, map[string]string, []forecast
 			bad(line, "%s", problemOf(err))
 			continue
 		}
-		iq := importQuestion{id: q.ID, line: q.Line, v: v, note: firstNote, created: ats[0], rest: rest}
+		open, closeAt, closed, _ := q.Life()
+		v.closeAt = nil
+		if !closeAt.IsZero() && closeAt.Year() <= 9999 { // NoResolveBy's end is no close
+			v.closeAt = &closeAt
+		}
+		iq := importQuestion{id: q.ID, line: q.Line, v: v, note: firstNote, created: open, first: ats[0], rest: rest, all: all}
 		switch q.Status {
 		case forecastfile.StatusResolved:
 			iq.outcome = Outcome(q.Outcome)
 		case forecastfile.StatusVoid:
 			iq.outcome = OutcomeVoid
 		}
+		if iq.outcome != "" {
+			iq.closed = closed
+			if closed.IsZero() || closed.Year() > 9999 {
+				iq.closed = ats[len(ats)-1]
+				notes = append(notes, fmt.Sprintf("question %s: nothing says when it closed (no closed_at, close_at or resolve_by), so it is resolved at its last forecast, %s; its report gives it no time-averaged scores",
+					q.ID, forecastfile.FormatTime(iq.closed)))
+			}
+		}
 		qs = append(qs, iq)
 	}
-	return qs, names, findings
+	return qs, names, notes, findings
 }
 
-// forecastTime is a forecast's date and time (midnight without one), UTC.
-func forecastTime(fc forecastfile.Forecast) time.Time {
-	h, m := 0, 0
-	if len(fc.Time) == 5 {
-		h, _ = strconv.Atoi(fc.Time[:2])
-		m, _ = strconv.Atoi(fc.Time[3:])
+// importForecasts adds to a prediction the board already has the forecast
+// lines of its question that the board lacks (see [Store.Import]), and
+// names in res.Notes every line it does not store.
+func (s *Store) importForecasts(ctx context.Context, tx bun.Tx, q importQuestion, names map[string]string, now time.Time, res *ImportResult) error {
+	var cur []struct {
+		Status  string       `bun:"status"`
+		Outcome string       `bun:"outcome"`
+		CloseAt bun.NullTime `bun:"close_at"`
 	}
-	return time.Date(fc.Date.Year, fc.Date.Month, fc.Date.Day, h, m, 0, 0, time.UTC)
+	if err := tx.NewRaw(`SELECT status, COALESCE(outcome, '') AS outcome, close_at FROM predictions WHERE id = ?`+s.forUpdate(), q.id).Scan(ctx, &cur); err != nil {
+		return err
+	}
+	if len(cur) == 0 {
+		return notFound("prediction", q.id)
+	}
+	var stored []struct {
+		AgentID   string    `bun:"agent_id"`
+		CreatedAt time.Time `bun:"created_at"`
+	}
+	if err := tx.NewRaw(`SELECT agent_id, created_at FROM forecasts WHERE prediction_id = ? ORDER BY seq`, q.id).Scan(ctx, &stored); err != nil {
+		return err
+	}
+	type key struct {
+		agent string
+		at    int64
+	}
+	have := map[key]bool{}
+	var last time.Time
+	for _, f := range stored {
+		have[key{f.AgentID, f.CreatedAt.UnixMicro()}] = true
+		if f.CreatedAt.After(last) {
+			last = f.CreatedAt.UTC()
+		}
+	}
+	st, closeAt := Status(cur[0].Status), time.Time{}
+	if !cur[0].CloseAt.IsZero() {
+		closeAt = cur[0].CloseAt.Time.UTC()
+	}
+	if q.outcome != "" && st == StatusOpen {
+		res.Notes = append(res.Notes, fmt.Sprintf("question %s (line %d): the file says %s, but import does not resolve a prediction the board has; a moderator resolves it with POST /api/predictions/%s/resolve",
+			q.id, q.line, q.outcome, q.id))
+	}
+	added := 0
+	for _, fc := range q.all {
+		at := fc.at.Truncate(time.Microsecond)
+		if have[key{fc.agentID, at.UnixMicro()}] {
+			continue // stored before: importing again changes nothing
+		}
+		skip := func(why string) {
+			res.Notes = append(res.Notes, fmt.Sprintf("question %s, line %d: the forecast by %s at %s is not stored: %s",
+				q.id, fc.line, fc.agentID, forecastfile.FormatTime(at), why))
+		}
+		switch {
+		case st != StatusOpen:
+			skip(fmt.Sprintf("the prediction is %s on the board and takes no forecasts", st))
+		case !closeAt.IsZero() && !at.Before(closeAt):
+			skip(fmt.Sprintf("it is at or after the prediction's close_at, %s", forecastfile.FormatTime(closeAt)))
+		case at.Before(last):
+			skip(fmt.Sprintf("it is before the prediction's latest forecast on the board, %s, and the board keeps forecasts in the order they were made", forecastfile.FormatTime(last)))
+		case at.After(now):
+			skip("it is in the future")
+		default:
+			prev, err := standingP(ctx, tx, q.id, fc.agentID)
+			if err != nil {
+				return err
+			}
+			ag := s.agentWrite(fc.agentID, names[fc.agentID], now)
+			if prev == nil {
+				ag.forecasts = 1
+			}
+			if _, err := ag.upsert(ctx, tx); err != nil {
+				return err
+			}
+			id, err := newID()
+			if err != nil {
+				return err
+			}
+			if _, _, err := addForecast(ctx, tx, q.id, fc.agentID, id, fc.p, fc.note, at, closeAt); err != nil {
+				return err
+			}
+			have[key{fc.agentID, at.UnixMicro()}] = true
+			last = at
+			added++
+		}
+	}
+	if added > 0 {
+		res.Forecasts += added
+		res.Updated = append(res.Updated, ImportedPrediction{ID: q.id, Line: q.line, Status: st, Forecasts: added})
+	}
+	return nil
 }
 
 // sortForecasts orders fcs and their times ats by time, keeping the file's

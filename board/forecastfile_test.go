@@ -62,7 +62,7 @@ func seedBoard(t *testing.T, s *board.Store, c *clock) {
 	_, err = s.Forecast(ctx, b.ID, board.NewForecast{AgentID: "carol.v2", P: json.RawMessage(`0.45`)})
 	must(err)
 	c.t = c.t.Add(48 * time.Hour)
-	_, err = s.Resolve(ctx, b.ID, board.OutcomeYes)
+	_, err = s.Resolve(ctx, b.ID, board.NewResolution{Outcome: board.OutcomeYes})
 	must(err)
 
 	c.t = time.Date(2026, 2, 10, 17, 5, 0, 0, time.UTC)
@@ -72,7 +72,7 @@ func seedBoard(t *testing.T, s *board.Store, c *clock) {
 	})
 	must(err)
 	c.t = c.t.Add(time.Hour)
-	_, err = s.Resolve(ctx, v.ID, board.OutcomeVoid)
+	_, err = s.Resolve(ctx, v.ID, board.NewResolution{Outcome: board.OutcomeVoid})
 	must(err)
 	c.t = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 }

@@ -147,9 +147,14 @@ func (nf NewForecast) Validate() error {
 // community is exact under any number of concurrent writers. The agent is
 // created on its first write, as with a post.
 //
+// The forecast's time is taken inside the transaction, holding the
+// prediction's row lock, and is never before the prediction's previous
+// forecast, so time order and commit order agree on every database.
+//
 // Errors: a *[ValidationError] for invalid input; [ErrNotFound] (wrapped)
-// for an unknown prediction; [ErrClosed] (wrapped) when it is resolved or
-// void.
+// for an unknown prediction; a *[ValidationError] wrapping [ErrClosed]
+// when it is past its close_at (naming close_at), resolved or void
+// (naming status).
 func (s *Store) Forecast(ctx context.Context, predictionID string, nf NewForecast) (ForecastResult, error) {
 	v, err := nf.validate()
 	if err != nil {
@@ -159,25 +164,29 @@ func (s *Store) Forecast(ctx context.Context, predictionID string, nf NewForecas
 	if err != nil {
 		return ForecastResult{}, err
 	}
-	now := s.clock()
-	ag := s.agentWrite(v.agentID, v.agentName, now)
+	ag := s.agentWrite(v.agentID, v.agentName, s.clock())
 	var res ForecastResult
 	err = s.inTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		// Lock order: the prediction row first, then agent rows (doc.go).
 		var cur []struct {
 			Status  string         `bun:"status"`
 			Outcome sql.NullString `bun:"outcome"`
+			CloseAt bun.NullTime   `bun:"close_at"`
 		}
-		if err := tx.NewRaw(`SELECT status, outcome FROM predictions WHERE id = ?`+s.forUpdate(), predictionID).Scan(ctx, &cur); err != nil {
+		if err := tx.NewRaw(`SELECT status, outcome, close_at FROM predictions WHERE id = ?`+s.forUpdate(), predictionID).Scan(ctx, &cur); err != nil {
 			return err
 		}
 		if len(cur) == 0 {
 			return notFound("prediction", predictionID)
 		}
 		if st := Status(cur[0].Status); st != StatusOpen {
-			return fmt.Errorf("%w: prediction %q is %s (outcome %s); forecasts are taken only while a prediction is open",
-				ErrClosed, predictionID, st, cur[0].Outcome.String)
+			return &ValidationError{Field: "status", err: ErrClosed,
+				Problem: fmt.Sprintf("is %s (outcome %s): prediction %q takes no more forecasts", st, cur[0].Outcome.String, predictionID),
+				Hint:    "forecast a prediction that is still open (status=open)"}
 		}
+		// The forecast's time is taken holding the row lock, after every
+		// earlier forecast on the prediction committed (addForecast).
+		now := s.clock()
 		prev, err := standingP(ctx, tx, predictionID, v.agentID)
 		if err != nil {
 			return err
@@ -189,12 +198,12 @@ func (s *Store) Forecast(ctx context.Context, predictionID string, nf NewForecas
 		if err != nil {
 			return err
 		}
-		f, c, err := addForecast(ctx, tx, predictionID, v.agentID, id, v.p, v.note, now)
+		f, c, err := addForecast(ctx, tx, predictionID, v.agentID, id, v.p, v.note, now, cur[0].CloseAt.Time)
 		if err != nil {
 			return err
 		}
 		f.AgentName = name
-		res = ForecastResult{Forecast: f, Previous: prev, Community: s.community(c, now)}
+		res = ForecastResult{Forecast: f, Previous: prev, Community: s.community(c, f.CreatedAt)}
 		res.Forecast.Community = CommunityPoint{P: res.Community.P, Forecasters: c.n}
 		return nil
 	})
@@ -232,28 +241,54 @@ func standingP(ctx context.Context, tx bun.Tx, predictionID, agentID string) (*f
 // addForecast stores a forecast whose prediction row the caller has locked
 // (and whose agent row exists): the next seq, the standing forecast, the
 // community recomputed, and the history row with the community after it.
-func addForecast(ctx context.Context, tx bun.Tx, predictionID, agentID, id string, p float64, note string, now time.Time) (Forecast, pooled, error) {
-	var seq int
-	if err := tx.NewRaw(`SELECT COALESCE(MAX(seq), 0) + 1 FROM forecasts WHERE prediction_id = ?`, predictionID).Scan(ctx, &seq); err != nil {
+//
+// The forecast's time is now, or the prediction's last forecast's time
+// when that is later, so that time order follows commit order (seq)
+// whatever the clocks of the writers say. A forecast whose time is at or
+// after closeAt (zero: no scheduled close) is refused with a
+// *[ValidationError] wrapping [ErrClosed] that names close_at.
+func addForecast(ctx context.Context, tx bun.Tx, predictionID, agentID, id string, p float64, note string, now, closeAt time.Time) (Forecast, pooled, error) {
+	var next []struct {
+		Seq  int          `bun:"seq"`
+		Last bun.NullTime `bun:"last"`
+	}
+	if err := tx.NewRaw(`SELECT COALESCE(MAX(seq), 0) + 1 AS seq, MAX(created_at) AS last FROM forecasts WHERE prediction_id = ?`, predictionID).Scan(ctx, &next); err != nil {
 		return Forecast{}, pooled{}, err
+	}
+	seq, at := 1, now
+	if len(next) > 0 {
+		seq = next[0].Seq
+		if next[0].Last.After(at) {
+			at = next[0].Last.UTC()
+		}
+	}
+	if !closeAt.IsZero() && !at.Before(closeAt) {
+		return Forecast{}, pooled{}, closedAt(predictionID, closeAt)
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO standings AS s (prediction_id, agent_id, forecast_id, p, first_at, updated_at)
 	VALUES (?, ?, ?, ?, ?, ?)
 	ON CONFLICT (prediction_id, agent_id) DO UPDATE SET forecast_id = excluded.forecast_id, p = excluded.p, updated_at = excluded.updated_at`,
-		predictionID, agentID, id, p, now, now); err != nil {
+		predictionID, agentID, id, p, at, at); err != nil {
 		return Forecast{}, pooled{}, err
 	}
-	c, err := recomputeCommunity(ctx, tx, predictionID, now)
+	c, err := recomputeCommunity(ctx, tx, predictionID, at)
 	if err != nil {
 		return Forecast{}, pooled{}, err
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO forecasts
 	(id, prediction_id, agent_id, seq, p, note, created_at, community_geo, community_mean, community_median, forecasters)
 	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		id, predictionID, agentID, seq, p, note, now, c.geo, c.mean, c.median, c.n); err != nil {
+		id, predictionID, agentID, seq, p, note, at, c.geo, c.mean, c.median, c.n); err != nil {
 		return Forecast{}, pooled{}, err
 	}
-	return Forecast{ID: id, PredictionID: predictionID, AgentID: agentID, Seq: seq, P: p, Note: note, CreatedAt: now}, c, nil
+	return Forecast{ID: id, PredictionID: predictionID, AgentID: agentID, Seq: seq, P: p, Note: note, CreatedAt: at}, c, nil
+}
+
+// closedAt is the error of a forecast on a prediction past its close.
+func closedAt(predictionID string, closeAt time.Time) error {
+	return &ValidationError{Field: "close_at", err: ErrClosed,
+		Problem: fmt.Sprintf("is %s: prediction %q stopped taking forecasts then", closeAt.Format(time.RFC3339Nano), predictionID),
+		Hint:    "forecast a prediction that is still open (status=open)"}
 }
 
 // page checks a Page and fills in the defaults.

@@ -44,6 +44,7 @@ func TestForecastFlow(t *testing.T) {
 		np := newPrediction("alice")
 		np.Confidence = ptr(0.7)
 		np.Resolves, np.ResolveBy = "the vendor's release notes say so", "2026-03-02"
+		np.CloseAt = "2026-03-01T12:01:20Z" // 80 s after creation; resolved early, at 40 s
 		p := mustCreate(t, s, np)
 		t0 := p.CreatedAt
 		forecast := func(at time.Duration, agent, pv string) board.ForecastResult {
@@ -123,7 +124,7 @@ func TestForecastFlow(t *testing.T) {
 		}
 
 		clk.Set(t0.Add(40 * time.Second))
-		if _, err := s.Resolve(ctx, p.ID, board.OutcomeYes); err != nil {
+		if _, err := s.Resolve(ctx, p.ID, board.NewResolution{Outcome: board.OutcomeYes}); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := s.Forecast(ctx, p.ID, board.NewForecast{AgentID: "dave", P: raw("0.5")}); !errors.Is(err, board.ErrClosed) {
@@ -133,10 +134,13 @@ func TestForecastFlow(t *testing.T) {
 			t.Errorf("forecast on an unknown prediction: %v, want ErrNotFound", err)
 		}
 
-		// By hand: B(p) = 100·log2(p/0.5) for the outcome yes; segments of
-		// 10 s: {alice}, {alice, bob 0.4}, {alice, bob 0.4, carol},
-		// {alice, bob 0.5, carol}; peer = B − mean B of those present.
-		B := func(p float64) float64 { return 100 * math.Log2(p/0.5) }
+		// By hand, as Metaculus scores a question resolved yes at 40 s of a
+		// scheduled 80 s life: B(p) = 100·log2(2p); segments of 10 s, each
+		// an eighth of the life: {alice}, {alice, bob 0.4},
+		// {alice, bob 0.4, carol}, {alice, bob 0.5, carol}; peer =
+		// 100·N/(N−1)·ln(p/G), G the geometric mean of the N present, and
+		// 0 for one alone.
+		B := func(p float64) float64 { return 100 * math.Log2(2*p) }
 		segs := []map[string]float64{
 			{"alice": 0.7},
 			{"alice": 0.7, "bob": 0.4},
@@ -145,14 +149,17 @@ func TestForecastFlow(t *testing.T) {
 		}
 		base, peer, cover := map[string]float64{}, map[string]float64{}, map[string]float64{}
 		for _, seg := range segs {
-			var mean float64
+			var lnG float64
 			for _, p := range seg {
-				mean += B(p) / float64(len(seg))
+				lnG += math.Log(p) / float64(len(seg))
 			}
+			n := float64(len(seg))
 			for a, p := range seg {
-				base[a] += B(p) / 4
-				peer[a] += (B(p) - mean) / 4
-				cover[a] += 0.25
+				base[a] += B(p) / 8
+				if n > 1 {
+					peer[a] += 100 * n / (n - 1) * (math.Log(p) - lnG) / 8
+				}
+				cover[a] += 0.125
 			}
 		}
 		final := map[string]float64{"alice": 0.7, "bob": 0.5, "carol": 0.2}
@@ -218,7 +225,7 @@ func TestForecastFlow(t *testing.T) {
 		}
 
 		// Void: no scores, and the agents' statistics drop them.
-		if _, err := s.Resolve(ctx, p.ID, board.OutcomeVoid); err != nil {
+		if _, err := s.Resolve(ctx, p.ID, board.NewResolution{Outcome: board.OutcomeVoid}); err != nil {
 			t.Fatal(err)
 		}
 		if table, _ := s.Scores(ctx, p.ID); len(table.Scores) != 0 {
@@ -352,47 +359,66 @@ func (c *clock) Set(t time.Time) {
 	c.t = t
 }
 
-// TestFeedClosing: sort=closing lists open predictions with a resolve_by,
-// soonest first; overdue marks those past their date.
+// TestFeedClosing: sort=closing lists predictions still taking forecasts
+// that have a close_at (given, or the end of their resolve_by day),
+// soonest first; overdue marks those past their resolve_by date.
 func TestFeedClosing(t *testing.T) {
 	forEachStore(t, func(t *testing.T, open func(board.Options) *board.Store) {
 		clk := newClock()
 		s := open(board.Options{Now: clk.Now})
 		ctx := context.Background()
 		today := clk.Now().Format(time.DateOnly)
-		mk := func(by string) board.Prediction {
+		mk := func(by string, close time.Duration) board.Prediction {
 			clk.Advance(time.Second)
 			np := newPrediction("alice")
 			np.ResolveBy = by
+			if close > 0 {
+				np.CloseAt = clk.Now().Add(close).Format(time.RFC3339)
+			}
 			return mustCreate(t, s, np)
 		}
-		later := mk("2099-01-01")
-		mk("")
-		past := mk("2000-01-01")
-		todays := mk(today)
-		done := mk("1999-01-01")
-		if _, err := s.Resolve(ctx, done.ID, board.OutcomeNo); err != nil {
-			t.Fatal(err)
-		}
-		f, err := s.Feed(ctx, board.FeedQuery{Sort: "Closing"})
-		if err != nil {
+		later := mk("2099-01-01", 0)
+		mk("", 0)
+		soon := mk("", 2*time.Hour)
+		todays := mk(today, 0)
+		done := mk(today, time.Hour)
+		if _, err := s.Resolve(ctx, done.ID, board.NewResolution{Outcome: board.OutcomeNo}); err != nil {
 			t.Fatal(err)
 		}
 		type row struct {
 			ID      string
 			Overdue bool
+			Status  board.Status
 		}
-		var got []row
-		for _, p := range f.Predictions {
-			got = append(got, row{p.ID, p.Overdue})
+		closing := func() ([]row, board.Feed) {
+			t.Helper()
+			f, err := s.Feed(ctx, board.FeedQuery{Sort: "Closing"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []row
+			for _, p := range f.Predictions {
+				got = append(got, row{p.ID, p.Overdue, p.Status})
+			}
+			return got, f
 		}
-		want := []row{{past.ID, true}, {todays.ID, false}, {later.ID, false}}
+		got, f := closing()
+		want := []row{{soon.ID, false, board.StatusOpen}, {todays.ID, false, board.StatusOpen}, {later.ID, false, board.StatusOpen}}
 		if diff := cmp.Diff(want, got); diff != "" || f.Total != 3 || f.Sort != board.SortClosing {
 			t.Errorf("closing feed (-want +got), total %d:\n%s", f.Total, diff)
 		}
-		f, err = s.Feed(ctx, board.FeedQuery{Sort: board.SortClosing, Domain: "ai", Limit: 1, Offset: 1})
+		f, err := s.Feed(ctx, board.FeedQuery{Sort: board.SortClosing, Domain: "ai", Limit: 1, Offset: 1})
 		if err != nil || len(f.Predictions) != 1 || f.Predictions[0].ID != todays.ID || !f.HasMore || f.Total != 3 {
 			t.Errorf("closing feed page 2 of AI = %+v, %v", f, err)
+		}
+		// A day later the question due today is closed and overdue.
+		clk.Advance(24 * time.Hour)
+		got, f = closing()
+		if diff := cmp.Diff([]row{{later.ID, false, board.StatusOpen}}, got); diff != "" || f.Total != 1 {
+			t.Errorf("closing feed a day later (-want +got), total %d:\n%s", f.Total, diff)
+		}
+		if p := mustPrediction(t, s, todays.ID); p.Status != board.StatusClosed || !p.Overdue {
+			t.Errorf("a day later the prediction due today is %s, overdue %v; want closed and overdue", p.Status, p.Overdue)
 		}
 	})
 }

@@ -4,65 +4,19 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"fmt"
-	"io"
-	"net"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/predictions-md/predictions/board"
+	"github.com/predictions-md/predictions/internal/disktest"
 	"github.com/uptrace/bun/driver/pgdriver"
 )
-
-func TestClassify(t *testing.T) {
-	refused := &net.OpError{Op: "dial", Net: "tcp", Err: &os.SyscallError{Syscall: "connect", Err: syscall.ECONNREFUSED}}
-	for _, tc := range []struct {
-		name string
-		err  error
-		want bool
-	}{
-		{"connection refused", fmt.Errorf("query: %w", refused), true},
-		{"connection reset", fmt.Errorf("read: %w", syscall.ECONNRESET), true},
-		{"a bare EOF says nothing of the database", io.ErrUnexpectedEOF, false},
-		{"pool closed", sql.ErrConnDone, true},
-		{"store closed", errors.New("sql: database is closed"), true},
-		{"sqlite busy, mattn's words", errors.New("database is locked (5) (SQLITE_BUSY)"), true},
-		{"not found", fmt.Errorf("%w: no prediction", board.ErrNotFound), false},
-		{"invalid", &board.ValidationError{Field: "title", Problem: "is empty"}, false},
-		{"anything else", errors.New("board: generating an id: out of entropy"), false},
-	} {
-		got := board.Classify(tc.err)
-		if errors.Is(got, board.ErrUnavailable) != tc.want {
-			t.Errorf("Classify(%v) = %v: ErrUnavailable %v, want %v", tc.err, got, !tc.want, tc.want)
-		}
-		if !errors.Is(got, tc.err) {
-			t.Errorf("Classify(%v) = %v, which no longer wraps the error", tc.err, got)
-		}
-	}
-	if board.Classify(nil) != nil {
-		t.Error("Classify(nil) != nil")
-	}
-	once := board.Classify(sql.ErrConnDone)
-	if twice := board.Classify(once); twice != once {
-		t.Errorf("Classify wrapped twice: %v", twice)
-	}
-}
-
-// A server that refuses connections: the error Open gives says so.
-func TestClassifyRefused(t *testing.T) {
-	_, err := board.Open(context.Background(), "postgres://postgres@127.0.0.1:1/none?sslmode=disable", board.Options{})
-	if err == nil {
-		t.Fatal("Open on a closed port: no error")
-	}
-	if !errors.Is(board.Classify(err), board.ErrUnavailable) {
-		t.Errorf("Classify(%v) does not wrap ErrUnavailable", err)
-	}
-}
 
 func TestCheckWriteClosed(t *testing.T) {
 	forEachStore(t, func(t *testing.T, open func(board.Options) *board.Store) {
@@ -123,6 +77,7 @@ func TestCheckWriteLocked(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	board.ForgetCheck(other) // the check's result of a moment ago would answer
 	if err := other.CheckWrite(ctx); !errors.Is(err, board.ErrUnavailable) {
 		t.Errorf("CheckWrite with the file locked = %v, want ErrUnavailable", err)
 	}
@@ -133,6 +88,7 @@ func TestCheckWriteLocked(t *testing.T) {
 		t.Errorf("Ping (a read) with the file locked for writing = %v, want nil", err)
 	}
 	release()
+	board.ForgetCheck(other)
 	if err := other.CheckWrite(ctx); err != nil {
 		t.Errorf("CheckWrite after the lock: %v", err)
 	}
@@ -163,7 +119,8 @@ func TestCheckWritePostgresReadOnly(t *testing.T) {
 			t.Fatalf("%s: %v", q, err)
 		}
 	}
-	for i := range 2 { // the first may meet a terminated connection, the second a read-only one
+	for i := range 2 { // a terminated connection is never used: both meet a read-only database
+		board.ForgetCheck(s)
 		if err := s.CheckWrite(ctx); !errors.Is(err, board.ErrUnavailable) {
 			t.Errorf("CheckWrite %d on a read-only database = %v, want ErrUnavailable", i, err)
 		}
@@ -177,13 +134,75 @@ func TestCheckWritePostgresReadOnly(t *testing.T) {
 	if _, err := db.ExecContext(ctx, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '"+name+"' AND pid <> pg_backend_pid()"); err != nil {
 		t.Fatal(err)
 	}
-	var err error
-	for range 3 { // a terminated connection may be met once more
-		if err = s.CheckWrite(ctx); err == nil {
-			break
-		}
-	}
-	if err != nil {
+	board.ForgetCheck(s)
+	if err := s.CheckWrite(ctx); err != nil {
 		t.Errorf("CheckWrite once writable again: %v", err)
 	}
+}
+
+// The disk of a SQLite board is full (a tmpfs of its own, filled up: as
+// root, a file's mode does not stop a write): writes fail, and so does
+// CheckWrite, which writes a row as they do (a transaction that writes
+// nothing would succeed). Once space is freed, both succeed again.
+func TestCheckWriteDiskFull(t *testing.T) {
+	dir := disktest.Mount(t, 8<<20)
+	s := mustOpen(t, filepath.Join(dir, "board.db"), board.Options{})
+	ctx := context.Background()
+	mustCreate(t, s, newPrediction("a"))
+	if err := s.CheckWrite(ctx); err != nil {
+		t.Fatalf("CheckWrite before the disk is full: %v", err)
+	}
+	free := disktest.Fill(t, dir)
+	if _, err := s.CreatePrediction(ctx, newPrediction("a")); !errors.Is(err, board.ErrUnavailable) {
+		t.Fatalf("CreatePrediction on a full disk = %v, want ErrUnavailable", err)
+	}
+	board.ForgetCheck(s) // the write and the check of a moment ago would answer
+	if err := s.CheckWrite(ctx); !errors.Is(err, board.ErrUnavailable) {
+		t.Errorf("CheckWrite on a full disk = %v, want ErrUnavailable", err)
+	}
+	free()
+	if err := s.CheckWrite(ctx); !errors.Is(err, board.ErrUnavailable) {
+		t.Errorf("CheckWrite within a second of the failed probe = %v, want its result (ErrUnavailable)", err)
+	}
+	board.ForgetCheck(s)
+	if err := s.CheckWrite(ctx); err != nil {
+		t.Errorf("CheckWrite once space is freed: %v", err)
+	}
+	mustCreate(t, s, newPrediction("a"))
+}
+
+// Probes cost nothing: however often and however concurrently CheckWrite
+// is asked, it writes board_health at most once per CheckInterval, and
+// again once the last result is older than that.
+func TestCheckWriteRate(t *testing.T) {
+	forEachStore(t, func(t *testing.T, open func(board.Options) *board.Store) {
+		s := open(board.Options{})
+		ctx := context.Background()
+		start := time.Now()
+		var calls atomic.Int64
+		var wg sync.WaitGroup
+		for range 8 {
+			wg.Go(func() {
+				for time.Since(start) < 2500*time.Millisecond {
+					if err := s.CheckWrite(ctx); err != nil {
+						t.Errorf("CheckWrite: %v", err)
+						return
+					}
+					calls.Add(1)
+					time.Sleep(time.Millisecond) // a probe every millisecond from each of 8
+				}
+			})
+		}
+		wg.Wait()
+		elapsed := time.Since(start)
+		n, err := board.HealthChecks(ctx, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The first, then one per interval.
+		if most := 1 + int(elapsed/board.CheckInterval); n < 2 || n > most {
+			t.Errorf("%d checks in %v wrote board_health %d times, want 2 to %d", calls.Load(), elapsed, n, most)
+		}
+		t.Logf("%d checks in %v: %d writes", calls.Load(), elapsed.Round(time.Millisecond), n)
+	})
 }

@@ -70,7 +70,19 @@ func migrations() *migrate.Migrations {
 		Down:    dialectDDL(dropFeedVersion),
 	})
 	ms.Add(migrate.Migration{
-		Name:    "20261127000001",
+		Name:    "20261126000002",
+		Comment: "question_lifecycle", // schema_lifecycle.go: close_at, closed_at, resolutions; scores rescored
+		Up:      migrateLifecycle,
+		Down:    unmigrateLifecycle,
+	})
+	ms.Add(migrate.Migration{
+		Name:    "20261127000010",
+		Comment: "board_health", // schema_health.go: the row CheckWrite writes
+		Up:      ddl(healthSchema),
+		Down:    ddl(dropHealth),
+	})
+	ms.Add(migrate.Migration{
+		Name:    "20261127000020",
 		Comment: "search_words", // schema_search.go: PostgreSQL's search splits words at punctuation, as SQLite's
 		Up:      dialectDDL(searchWordsSchema),
 		Down:    dialectDDL(unsearchWords),

@@ -48,17 +48,31 @@ type predictionRow struct {
 	CommunityUpdatedAt bun.NullTime   `bun:"community_updated_at"`
 	Resolves           string         `bun:"resolves"`
 	ResolveBy          sql.NullString `bun:"resolve_by"`
+	CloseAt            bun.NullTime   `bun:"close_at"`
+	ClosedAt           bun.NullTime   `bun:"closed_at"`
 }
 
 // view is what a stored prediction's presentation depends on beyond its
-// row: the store's pooling method and today's date (for overdue).
+// row: the store's pooling method and the clock (closed, overdue).
 type view struct {
 	method pool.Method
+	now    time.Time
 	today  string // YYYY-MM-DD, UTC
 }
 
 func (s *Store) view() view {
-	return view{method: s.method, today: s.clock().Format(time.DateOnly)}
+	now := s.clock()
+	return view{method: s.method, now: now, today: now.Format(time.DateOnly)}
+}
+
+// lifeStatus is the status of a prediction stored as st with the
+// scheduled close closeAt (zero for none) at the time now: an open one is
+// closed from its close_at on.
+func lifeStatus(st Status, closeAt, now time.Time) Status {
+	if st == StatusOpen && !closeAt.IsZero() && !now.Before(closeAt) {
+		return StatusClosed
+	}
+	return st
 }
 
 func (r predictionRow) prediction(v view) Prediction {
@@ -91,7 +105,17 @@ func (r predictionRow) prediction(v view) Prediction {
 		Resolves:  r.Resolves,
 		ResolveBy: r.ResolveBy.String,
 	}
-	p.Overdue = p.Status == StatusOpen && p.ResolveBy != "" && p.ResolveBy < v.today
+	p.OpensAt = p.CreatedAt
+	if !r.CloseAt.IsZero() {
+		t := r.CloseAt.UTC()
+		p.CloseAt = &t
+	}
+	if !r.ClosedAt.IsZero() {
+		t := r.ClosedAt.UTC()
+		p.ClosedAt = &t
+	}
+	p.Status = lifeStatus(p.Status, r.CloseAt.Time, v.now)
+	p.Overdue = (p.Status == StatusOpen || p.Status == StatusClosed) && p.ResolveBy != "" && p.ResolveBy < v.today
 	if !r.ResolvedAt.IsZero() {
 		t := r.ResolvedAt.UTC()
 		p.ResolvedAt = &t
@@ -108,7 +132,8 @@ const predictionCols = `p.id, p.agent_id, (SELECT a.name FROM agents AS a WHERE 
 	p.replies_plain, p.replies_agree, p.replies_disagree, p.replies_challenge, p.replies_debate,
 	p.status, p.outcome, p.resolved_at, p.flags,
 	p.community_geo, p.community_mean, p.community_median, p.forecasters, p.community_spread,
-	p.community_disagree, p.community_notes, p.community_updated_at, p.resolves, p.resolve_by`
+	p.community_disagree, p.community_notes, p.community_updated_at, p.resolves, p.resolve_by,
+	p.close_at, p.closed_at`
 
 // dest lists r's fields in the order of predictionCols, for a plain
 // database/sql Scan (the feed's statements); created receives created_at.
@@ -121,7 +146,8 @@ func (r *predictionRow) dest(created *bun.NullTime) []any {
 		intCol{&r.Plain}, intCol{&r.AgreeR}, intCol{&r.DisagreeR}, intCol{&r.Challenge}, intCol{&r.Debate},
 		&r.Status, &r.Outcome, &r.ResolvedAt, &r.Flags,
 		floatCol{&r.CommunityGeo}, floatCol{&r.CommunityMean}, floatCol{&r.CommunityMedian}, intCol{&r.Forecasters}, floatCol{&r.CommunitySpread},
-		intCol{&r.CommunityDisagree}, &r.CommunityNotes, &r.CommunityUpdatedAt, &r.Resolves, &r.ResolveBy}
+		intCol{&r.CommunityDisagree}, &r.CommunityNotes, &r.CommunityUpdatedAt, &r.Resolves, &r.ResolveBy,
+		&r.CloseAt, &r.ClosedAt}
 }
 
 // intCol scans an integer column into an int.
@@ -181,6 +207,9 @@ func (s *Store) CreatePrediction(ctx context.Context, np NewPrediction) (Predict
 		return Prediction{}, err
 	}
 	now := s.clock()
+	if err := v.checkOpen(now); err != nil {
+		return Prediction{}, err
+	}
 	flags := s.flags(v.title, v.body, v.timeframe)
 	ag := s.agentWrite(v.agentID, v.agentName, now)
 	ag.predictions = 1
@@ -190,7 +219,7 @@ func (s *Store) CreatePrediction(ctx context.Context, np NewPrediction) (Predict
 		Title: v.title, Body: v.body, Confidence: v.confidence,
 		Timeframe: v.timeframe, Domain: v.domain, CreatedAt: now,
 		Status: StatusOpen, Flags: decodeFlags(flags),
-		Resolves: v.resolves,
+		Resolves: v.resolves, OpensAt: now, CloseAt: v.closeAt,
 	}
 	if v.resolveBy != nil {
 		p.ResolveBy = v.resolveBy.(string)
@@ -208,11 +237,11 @@ func (s *Store) CreatePrediction(ctx context.Context, np NewPrediction) (Predict
 	writes := []stmt{
 		ag.stmt(), // first: the lock order puts the agent row before the domain counters
 		{`INSERT INTO predictions
-	(id, agent_id, title, body, confidence, timeframe, domain, created_at, flags, resolves, resolve_by,
+	(id, agent_id, title, body, confidence, timeframe, domain, created_at, flags, resolves, resolve_by, close_at,
 	community_geo, community_mean, community_median, forecasters, community_spread, community_disagree,
 	community_notes, community_updated_at)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, []any{
-			id, v.agentID, v.title, v.body, v.confidence, v.timeframe, v.domain, now, flags, v.resolves, v.resolveBy,
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, []any{
+			id, v.agentID, v.title, v.body, v.confidence, v.timeframe, v.domain, now, flags, v.resolves, v.resolveBy, nullTime(v.closeAt),
 			c.geo, c.mean, c.median, c.n, c.spread, c.disagree, c.notes, now}},
 		{`INSERT INTO standings (prediction_id, agent_id, forecast_id, p, first_at, updated_at)
 	VALUES (?, ?, ?, ?, ?, ?)`, []any{id, v.agentID, id, v.confidence, now, now}},
@@ -246,18 +275,19 @@ func (s *Store) CreatePrediction(ctx context.Context, np NewPrediction) (Predict
 	return p, nil
 }
 
-// insertPrediction stores a validated prediction, created at now, whose
-// author's agent row exists: the row, the author's confidence as its first
-// forecast (with the prediction's id and the given note), and the count of
-// its domain. It returns the community forecast after that first forecast.
-func insertPrediction(ctx context.Context, tx bun.Tx, id string, v validPrediction, flags, note string, now time.Time) (pooled, error) {
+// insertPrediction stores a validated prediction, created (opened) at
+// created, whose author's agent row exists: the row, the author's
+// confidence as its first forecast, made at first (with the prediction's
+// id and the given note), and the count of its domain. It returns the
+// community forecast after that first forecast.
+func insertPrediction(ctx context.Context, tx bun.Tx, id string, v validPrediction, flags, note string, created, first time.Time) (pooled, error) {
 	if _, err := tx.ExecContext(ctx, `INSERT INTO predictions
-	(id, agent_id, title, body, confidence, timeframe, domain, created_at, flags, resolves, resolve_by)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		id, v.agentID, v.title, v.body, v.confidence, v.timeframe, v.domain, now, flags, v.resolves, v.resolveBy); err != nil {
+	(id, agent_id, title, body, confidence, timeframe, domain, created_at, flags, resolves, resolve_by, close_at)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		id, v.agentID, v.title, v.body, v.confidence, v.timeframe, v.domain, created, flags, v.resolves, v.resolveBy, nullTime(v.closeAt)); err != nil {
 		return pooled{}, err
 	}
-	_, c, err := addForecast(ctx, tx, id, v.agentID, id, v.confidence, note, now)
+	_, c, err := addForecast(ctx, tx, id, v.agentID, id, v.confidence, note, first, time.Time{})
 	if err != nil {
 		return pooled{}, err
 	}
@@ -282,31 +312,59 @@ func (s *Store) getPrediction(ctx context.Context, db bun.IDB, id string) (Predi
 	if len(rows) == 0 {
 		return Prediction{}, notFound("prediction", id)
 	}
-	return rows[0].prediction(s.view()), nil
+	p := rows[0].prediction(s.view())
+	if p.Status == StatusResolved || p.Status == StatusVoid {
+		var rs []struct {
+			Outcome  string         `bun:"outcome"`
+			Previous sql.NullString `bun:"previous"`
+			By       string         `bun:"by_name"`
+			At       time.Time      `bun:"at"`
+		}
+		if err := db.NewRaw(`SELECT outcome, previous, by_name, at FROM resolutions WHERE prediction_id = ? ORDER BY seq`, id).Scan(ctx, &rs); err != nil {
+			return Prediction{}, fmt.Errorf("board: get prediction: %w", err)
+		}
+		for _, r := range rs {
+			p.Resolutions = append(p.Resolutions, Resolution{Outcome: Outcome(r.Outcome), Previous: Outcome(r.Previous.String), By: r.By, At: r.At.UTC()})
+		}
+	}
+	return p, nil
 }
 
 // Resolve records the outcome of a prediction: yes or no (status
-// resolved) or void (status void, not scored). In the same transaction it
-// scores every forecaster ([Store.Scores]) and recomputes the statistics
-// of each and the author's Brier score and accuracy.
+// resolved) or void (status void, not scored), by nr.By ("moderator" when
+// empty). In the same transaction it scores every forecaster
+// ([Store.Scores]) and recomputes the statistics of each and the author's
+// Brier score and accuracy.
 //
-// Resolving again with another outcome corrects the earlier one (the
-// statistics are recomputed from the stored predictions, so nothing
-// drifts) and sets resolved_at anew; resolving again with the same
-// outcome changes nothing. A prediction cannot be reopened. Checking that
-// the caller is a moderator is the adapter's job.
+// The time of a resolution is taken inside the transaction, holding the
+// prediction's row lock, and is never before the prediction's last
+// forecast: time order and commit order agree. The first resolution
+// closes the prediction (closed_at) at that time, or at its close_at when
+// that came first. Resolving again with another outcome corrects the
+// earlier one: the outcome, scores and statistics change (recomputed from
+// the stored rows, so nothing drifts) and the correction is recorded in
+// [Prediction.Resolutions], but resolved_at and closed_at stay where the
+// first resolution put them. Resolving again with the same outcome
+// changes nothing. A prediction cannot be reopened. Checking that the
+// caller is a moderator is the adapter's job.
 //
-// Errors: a *[ValidationError] for an unknown outcome; [ErrNotFound]
-// (wrapped) for an unknown id.
-func (s *Store) Resolve(ctx context.Context, id string, outcome Outcome) (Prediction, error) {
+// Errors: a *[ValidationError] for an unknown outcome or a By too long;
+// [ErrNotFound] (wrapped) for an unknown id.
+func (s *Store) Resolve(ctx context.Context, id string, nr NewResolution) (Prediction, error) {
 	if err := checkRef("id", id); err != nil {
 		return Prediction{}, err
 	}
-	outcome, err := parseOutcome(outcome)
+	outcome, err := parseOutcome(nr.Outcome)
 	if err != nil {
 		return Prediction{}, err
 	}
-	now := s.clock()
+	by, err := checkText("by", nr.By, 0, MaxAgentName, false)
+	if err != nil {
+		return Prediction{}, err
+	}
+	if by == "" {
+		by = "moderator"
+	}
 	var p Prediction
 	err = s.inTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		var cur []struct {
@@ -314,8 +372,9 @@ func (s *Store) Resolve(ctx context.Context, id string, outcome Outcome) (Predic
 			Domain  string         `bun:"domain"`
 			Status  string         `bun:"status"`
 			Outcome sql.NullString `bun:"outcome"`
+			CloseAt bun.NullTime   `bun:"close_at"`
 		}
-		if err := tx.NewRaw(`SELECT agent_id, domain, status, outcome FROM predictions WHERE id = ?`+s.forUpdate(), id).Scan(ctx, &cur); err != nil {
+		if err := tx.NewRaw(`SELECT agent_id, domain, status, outcome, close_at FROM predictions WHERE id = ?`+s.forUpdate(), id).Scan(ctx, &cur); err != nil {
 			return err
 		}
 		if len(cur) == 0 {
@@ -323,7 +382,17 @@ func (s *Store) Resolve(ctx context.Context, id string, outcome Outcome) (Predic
 		}
 		c := cur[0]
 		if Outcome(c.Outcome.String) != outcome {
-			if err := s.setOutcome(ctx, tx, id, c.AgentID, c.Domain, Status(c.Status), outcome, now); err != nil {
+			var last []struct {
+				At bun.NullTime `bun:"last"`
+			}
+			if err := tx.NewRaw(`SELECT MAX(created_at) AS last FROM forecasts WHERE prediction_id = ?`, id).Scan(ctx, &last); err != nil {
+				return err
+			}
+			at := s.clock() // under the row lock: after every forecast committed before
+			if len(last) > 0 && last[0].At.After(at) {
+				at = last[0].At.UTC()
+			}
+			if err := s.recordResolution(ctx, tx, id, c.AgentID, c.Domain, Status(c.Status), Outcome(c.Outcome.String), outcome, c.CloseAt.Time, at, by); err != nil {
 				return err
 			}
 		}
@@ -339,17 +408,46 @@ func (s *Store) Resolve(ctx context.Context, id string, outcome Outcome) (Predic
 	return p, nil
 }
 
+// recordResolution resolves a prediction whose row the caller has locked
+// (it was: status and outcome, with the scheduled close closeAt, zero for
+// none) with outcome at the time at, by the name by: setOutcome, with
+// the actual close at the earlier of at and closeAt for a first
+// resolution, and the resolution's row.
+func (s *Store) recordResolution(ctx context.Context, tx bun.Tx, id, authorID, domain string, was Status, wasOutcome, outcome Outcome, closeAt, at time.Time, by string) error {
+	closed := at
+	if was == StatusOpen && !closeAt.IsZero() && closeAt.Before(at) {
+		closed = closeAt.UTC()
+	}
+	if err := s.setOutcome(ctx, tx, id, authorID, domain, was, outcome, at, closed); err != nil {
+		return err
+	}
+	var previous any // NULL for the first resolution
+	if was != StatusOpen {
+		previous = string(wasOutcome)
+	}
+	_, err := tx.ExecContext(ctx, `INSERT INTO resolutions (prediction_id, seq, outcome, previous, by_name, at)
+	VALUES (?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM resolutions WHERE prediction_id = ?), ?, ?, ?, ?)`,
+		id, id, string(outcome), previous, by, at)
+	return err
+}
+
 // setOutcome records a checked outcome on a prediction whose row the
-// caller has locked (status was its status before), resolved at the given
-// time: it scores every forecaster, rescores the author and moves the
-// prediction between its domain's counters.
-func (s *Store) setOutcome(ctx context.Context, tx bun.Tx, id, authorID, domain string, was Status, outcome Outcome, at time.Time) error {
+// caller has locked (status was its status before), at the time at: the
+// first resolution (was open) sets resolved_at to at and the actual close
+// closed_at to closed; a correction changes neither. It scores every
+// forecaster, rescores the author and moves the prediction between its
+// domain's counters.
+func (s *Store) setOutcome(ctx context.Context, tx bun.Tx, id, authorID, domain string, was Status, outcome Outcome, at, closed time.Time) error {
 	status := StatusResolved
 	if outcome == OutcomeVoid {
 		status = StatusVoid
 	}
-	if _, err := tx.ExecContext(ctx, `UPDATE predictions SET status = ?, outcome = ?, resolved_at = ? WHERE id = ?`,
-		string(status), string(outcome), at, id); err != nil {
+	q, args := `UPDATE predictions SET status = ?, outcome = ? WHERE id = ?`, []any{string(status), string(outcome), id}
+	if was == StatusOpen {
+		q, args = `UPDATE predictions SET status = ?, outcome = ?, resolved_at = ?, closed_at = ? WHERE id = ?`,
+			[]any{string(status), string(outcome), at, closed, id}
+	}
+	if _, err := tx.ExecContext(ctx, q, args...); err != nil {
 		return err
 	}
 	// Lock order: prediction, agents (in id order, the author among them:
@@ -364,6 +462,22 @@ func (s *Store) setOutcome(ctx context.Context, tx bun.Tx, id, authorID, domain 
 	d.add(was, -1)
 	d.add(status, +1)
 	return bumpDomain(ctx, tx, domain, d)
+}
+
+// derefTime is *t, or the zero time for nil.
+func derefTime(t *time.Time) time.Time {
+	if t == nil {
+		return time.Time{}
+	}
+	return *t
+}
+
+// nullTime is t for a nullable TIMESTAMP column: NULL when t is nil.
+func nullTime(t *time.Time) any {
+	if t == nil {
+		return nil
+	}
+	return *t
 }
 
 // domainDelta changes the counters of one domain.

@@ -3,7 +3,6 @@ package board
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/predictions-md/predictions/pool"
@@ -97,22 +96,17 @@ func forecastTables() []string {
 // prediction's id, seq 1, at the prediction's creation time), the standing
 // forecast and community follow from it, each agent's forecasts count is
 // its predictions count, and every prediction already resolved yes or no
-// is scored as [Store.Resolve] would score it now.
+// is scored by migration 20261126000002 (schema_lifecycle.go), which
+// scores every resolved prediction over its life; this one, older, leaves
+// the scores table empty, since the columns that scoring reads now come
+// after it.
 func migrateForecasts(ctx context.Context, m *migrate.Migrator, _ *migrate.Migration) error {
 	db := m.DB()
 	pg := db.Dialect().Name() == dialect.PG
 	return db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		added, err := addColumns(ctx, tx, pg, forecastColumns())
+		added, err := addSchema(ctx, tx, pg, forecastColumns(), forecastTables())
 		if err != nil {
 			return err
-		}
-		for _, q := range forecastTables() {
-			if pg {
-				q = strings.ReplaceAll(q, "TIMESTAMP", "TIMESTAMPTZ")
-			}
-			if _, err := tx.ExecContext(ctx, q); err != nil {
-				return fmt.Errorf("%w\n%s", err, q)
-			}
 		}
 		if !added["predictions.forecasters"] {
 			return nil // a racing process did the backfill
@@ -188,15 +182,6 @@ func backfillForecasts(ctx context.Context, tx bun.Tx, ids []string) error {
 		if _, err := tx.ExecContext(ctx, `UPDATE agents SET forecasts = predictions`); err != nil {
 			return fmt.Errorf("backfill agents: %w", err)
 		}
-		var resolved []string
-		if err := tx.NewRaw(`SELECT id FROM predictions WHERE status = 'resolved' ORDER BY id`).Scan(ctx, &resolved); err != nil {
-			return fmt.Errorf("backfill scores: %w", err)
-		}
-		for _, id := range resolved {
-			if err := scorePrediction(ctx, tx, isPG(tx), id); err != nil {
-				return fmt.Errorf("backfill scores of %s: %w", id, err)
-			}
-		}
 	}
 	return nil
 }
@@ -204,19 +189,7 @@ func backfillForecasts(ctx context.Context, tx bun.Tx, ids []string) error {
 // unmigrateForecasts undoes migrateForecasts.
 func unmigrateForecasts(ctx context.Context, m *migrate.Migrator, _ *migrate.Migration) error {
 	return m.DB().RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		for _, q := range []string{`DROP INDEX IF EXISTS predictions_closing`,
-			`DROP TABLE IF EXISTS scores`, `DROP TABLE IF EXISTS standings`, `DROP TABLE IF EXISTS forecasts`} {
-			if _, err := tx.ExecContext(ctx, q); err != nil {
-				return err
-			}
-		}
-		cols := forecastColumns()
-		for i := len(cols) - 1; i >= 0; i-- {
-			c := cols[i]
-			if _, err := tx.ExecContext(ctx, `ALTER TABLE `+c.table+` DROP COLUMN `+c.name); err != nil {
-				return err
-			}
-		}
-		return nil
+		return dropSchema(ctx, tx, []string{`DROP INDEX IF EXISTS predictions_closing`,
+			`DROP TABLE IF EXISTS scores`, `DROP TABLE IF EXISTS standings`, `DROP TABLE IF EXISTS forecasts`}, forecastColumns())
 	})
 }

@@ -26,7 +26,7 @@ import (
 //
 // PostgreSQL: a stored generated tsvector column search, to_tsvector of
 // the 'simple' configuration (no stemming, as SQLite) over title and body,
-// with a GIN index. Migration 20261127000001 (searchWordsSchema) rebuilds
+// with a GIN index. Migration 20261127000020 (searchWordsSchema) rebuilds
 // it so that punctuation splits words.
 func migrateSearch(ctx context.Context, m *migrate.Migrator, _ *migrate.Migration) error {
 	db := m.DB()
@@ -87,7 +87,7 @@ func searchColumn(document string) string {
 	GENERATED ALWAYS AS (to_tsvector('simple'::regconfig, ` + document + `)) STORED`
 }
 
-// searchWordsSchema is migration 20261127000001, on PostgreSQL only: the
+// searchWordsSchema is migration 20261127000020, on PostgreSQL only: the
 // column search and its GIN index are rebuilt over [searchDocument], so
 // that punctuation between words splits them as SQLite's unicode61
 // tokenizer does and the same q finds the same predictions on both
@@ -97,7 +97,7 @@ func searchWordsSchema(pg bool) []string {
 	if !pg {
 		return nil
 	}
-	return rebuildSearch(searchDocument())
+	return replaceSearchColumn(searchDocument())
 }
 
 // unsearchWords undoes searchWordsSchema: search over the text as it is.
@@ -105,12 +105,12 @@ func unsearchWords(pg bool) []string {
 	if !pg {
 		return nil
 	}
-	return rebuildSearch(`title || ' ' || body`)
+	return replaceSearchColumn(`title || ' ' || body`)
 }
 
-// rebuildSearch replaces PostgreSQL's column search and its index with
+// replaceSearchColumn replaces PostgreSQL's column search and its index with
 // ones over document.
-func rebuildSearch(document string) []string {
+func replaceSearchColumn(document string) []string {
 	return []string{
 		`DROP INDEX IF EXISTS predictions_search`,
 		`ALTER TABLE predictions DROP COLUMN IF EXISTS search`,

@@ -76,6 +76,41 @@ func unmigrateTags(ctx context.Context, m *migrate.Migrator, _ *migrate.Migratio
 	})
 }
 
+// addSchema adds the missing columns (addColumns, whose report it
+// returns), then runs stmts, TIMESTAMP becoming TIMESTAMPTZ on PostgreSQL.
+func addSchema(ctx context.Context, tx bun.Tx, pg bool, cols []column, stmts []string) (map[string]bool, error) {
+	added, err := addColumns(ctx, tx, pg, cols)
+	if err != nil {
+		return nil, err
+	}
+	for _, q := range stmts {
+		if pg {
+			q = strings.ReplaceAll(q, "TIMESTAMP", "TIMESTAMPTZ")
+		}
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			return nil, fmt.Errorf("%w\n%s", err, q)
+		}
+	}
+	return added, nil
+}
+
+// dropSchema undoes addSchema: it runs stmts (the drops of what its
+// statements made), then drops cols, last first.
+func dropSchema(ctx context.Context, tx bun.Tx, stmts []string, cols []column) error {
+	for _, q := range stmts {
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			return err
+		}
+	}
+	for i := len(cols) - 1; i >= 0; i-- {
+		c := cols[i]
+		if _, err := tx.ExecContext(ctx, `ALTER TABLE `+c.table+` DROP COLUMN `+c.name); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // addColumns adds the columns that are missing and reports which it added
 // ("table.column"). SQLite has no ADD COLUMN IF NOT EXISTS, and a second
 // process may race on the same file: the migration transaction holds the

@@ -3,7 +3,6 @@ package board
 import (
 	"context"
 	"fmt"
-	"math"
 	"time"
 
 	"github.com/predictions-md/predictions/scoring"
@@ -16,7 +15,9 @@ import (
 // resolution (package scoring: (p − outcome)² and the natural log of the
 // probability given to what happened, p clipped to [0.1%, 99.9%]).
 // BaselineScore and PeerScore are Metaculus's scores, time-averaged over
-// the prediction's open life; see [TimeAveraged] for the exact definition.
+// the prediction's life, and Coverage the share of that life the agent had
+// a forecast standing: [scoring.TimeAveraged] gives the exact definition.
+// ResolvedAt is when the prediction was first resolved.
 type Score struct {
 	PredictionID string `json:"prediction_id"`
 	AgentID      string `json:"agent_id"`
@@ -45,127 +46,6 @@ type ScoreTable struct {
 	Notes []string `json:"notes"`
 }
 
-// ForecastEvent is one forecast in the input of [TimeAveraged].
-type ForecastEvent struct {
-	AgentID string
-	P       float64 // probability of yes
-	At      time.Time
-}
-
-// TimeScore is one agent's result of [TimeAveraged].
-type TimeScore struct {
-	AgentID  string
-	Baseline float64
-	Peer     float64
-	Coverage float64
-}
-
-// baseline is Metaculus's baseline score of a binary forecast:
-// 100 · log2(p_outcome / 0.5), p_outcome the probability given to what
-// happened, clipped as the tools clip it ([scoring.ClipLow],
-// [scoring.ClipHigh]: 0.1% and 99.9%) so that a forecast of 0 or 1 on the
-// wrong side scores about −897 rather than minus infinity.
-func baseline(p float64, yes bool) float64 {
-	q := p
-	if !yes {
-		q = 1 - p
-	}
-	q = min(max(q, scoring.ClipLow), scoring.ClipHigh)
-	return 100 * math.Log2(q/0.5)
-}
-
-// TimeAveraged computes the time-averaged baseline and peer scores of a
-// binary question open from open to closed, given every forecast in
-// commit order, after the Metaculus scores FAQ
-// (https://www.metaculus.com/help/scores-faq/). The exact definition:
-//
-//   - At each moment t of the open life [open, closed], the forecasters
-//     present F(t) are the agents that have made a forecast by t; each
-//     one's standing forecast p_i(t) is its latest.
-//   - B_i(t) = 100 · log2(p_i,outcome(t) / 0.5) for i in F(t), clipped as
-//     in the tools; 0 for an agent not yet in F(t).
-//   - Peer_i(t) = B_i(t) − mean over j in F(t) of B_j(t) for i in F(t): the
-//     peer score at each moment is against the forecasters present at
-//     that moment, so the peer scores of F(t) sum to zero at every t;
-//     0 for an agent not yet in F(t).
-//   - Baseline_i = (1/T) ∫ B_i(t) dt and Peer_i = (1/T) ∫ Peer_i(t) dt over
-//     the life, T = closed − open; Coverage_i is the share of the life with
-//     i in F(t). The peer scores of all forecasters sum to zero.
-//
-// Metaculus writes the peer score in natural logs against the other
-// forecasters present; here it is in the baseline's units, as issue 20
-// defines it: own baseline minus the mean baseline of every forecaster
-// present (the agent included), so that a forecaster matching the field
-// scores 0 and the scores sum to zero at every moment and over the life.
-//
-// Forecasts before open count from open; after closed, not at all. When
-// the life is empty (closed == open) the standing forecasts at closing
-// are scored as one instant, each with coverage 1. Agents are returned in
-// order of their first forecast.
-func TimeAveraged(events []ForecastEvent, open, closed time.Time, yes bool) []TimeScore {
-	idx := map[string]int{}
-	var out []TimeScore
-	cur := []float64{} // standing p by index; NaN before its first forecast
-	accumulate := func(d float64) {
-		var sum float64
-		n := 0
-		for _, p := range cur {
-			if !math.IsNaN(p) {
-				sum += baseline(p, yes)
-				n++
-			}
-		}
-		if n == 0 || d <= 0 {
-			return
-		}
-		mean := sum / float64(n)
-		for i, p := range cur {
-			if math.IsNaN(p) {
-				continue
-			}
-			b := baseline(p, yes)
-			out[i].Baseline += b * d
-			out[i].Peer += (b - mean) * d
-			out[i].Coverage += d
-		}
-	}
-	t := open
-	for _, e := range events {
-		at := e.At
-		if at.After(closed) {
-			break
-		}
-		if at.Before(open) {
-			at = open
-		}
-		if at.After(t) {
-			accumulate(at.Sub(t).Seconds())
-			t = at
-		}
-		i, ok := idx[e.AgentID]
-		if !ok {
-			i = len(out)
-			idx[e.AgentID] = i
-			out = append(out, TimeScore{AgentID: e.AgentID})
-			cur = append(cur, math.NaN())
-		}
-		cur[i] = e.P
-	}
-	total := closed.Sub(open).Seconds()
-	if total <= 0 {
-		total = 1
-		accumulate(1)
-	} else {
-		accumulate(closed.Sub(t).Seconds())
-	}
-	for i := range out {
-		out[i].Baseline /= total
-		out[i].Peer /= total
-		out[i].Coverage = min(out[i].Coverage/total, 1)
-	}
-	return out
-}
-
 // scorePrediction replaces the scores of a prediction by those of its
 // current state (none unless resolved yes or no) and recomputes the
 // forecast statistics of every agent that forecast it, locking their rows
@@ -173,12 +53,14 @@ func TimeAveraged(events []ForecastEvent, open, closed time.Time, yes bool) []Ti
 // holds.
 func scorePrediction(ctx context.Context, tx bun.Tx, pg bool, id string) error {
 	var ps []struct {
-		CreatedAt  time.Time    `bun:"created_at"`
-		ResolvedAt bun.NullTime `bun:"resolved_at"`
-		Status     string       `bun:"status"`
-		Outcome    string       `bun:"outcome"`
+		CreatedAt time.Time    `bun:"created_at"`
+		CloseAt   bun.NullTime `bun:"close_at"`
+		ClosedAt  bun.NullTime `bun:"closed_at"`
+		Resolved  bun.NullTime `bun:"resolved_at"`
+		Status    string       `bun:"status"`
+		Outcome   string       `bun:"outcome"`
 	}
-	if err := tx.NewRaw(`SELECT created_at, resolved_at, status, COALESCE(outcome, '') AS outcome FROM predictions WHERE id = ?`, id).Scan(ctx, &ps); err != nil {
+	if err := tx.NewRaw(`SELECT created_at, close_at, closed_at, resolved_at, status, COALESCE(outcome, '') AS outcome FROM predictions WHERE id = ?`, id).Scan(ctx, &ps); err != nil {
 		return err
 	}
 	if len(ps) == 0 {
@@ -198,7 +80,11 @@ func scorePrediction(ctx context.Context, tx bun.Tx, pg bool, id string) error {
 	}
 	p := ps[0]
 	if Status(p.Status) == StatusResolved {
-		if err := insertScores(ctx, tx, id, p.CreatedAt, p.ResolvedAt.Time, Outcome(p.Outcome)); err != nil {
+		life := scoring.Life{Open: p.CreatedAt.UTC(), Close: p.CloseAt.Time.UTC(), ActualClose: p.ClosedAt.Time.UTC()}
+		if p.CloseAt.IsZero() {
+			life.Close = time.Time{}
+		}
+		if err := insertScores(ctx, tx, id, life, p.Resolved.Time.UTC(), Outcome(p.Outcome)); err != nil {
 			return err
 		}
 	}
@@ -214,8 +100,11 @@ func scorePrediction(ctx context.Context, tx bun.Tx, pg bool, id string) error {
 	return nil
 }
 
-// insertScores scores every forecaster of a resolved prediction.
-func insertScores(ctx context.Context, tx bun.Tx, id string, created, resolved time.Time, outcome Outcome) error {
+// insertScores scores every forecaster of a prediction resolved yes or
+// no over its life: Metaculus's baseline and peer scores and the coverage
+// by [scoring.TimeAveraged], and the Brier and log scores of the standing
+// forecast at the close by [scoring.Score].
+func insertScores(ctx context.Context, tx bun.Tx, id string, life scoring.Life, resolved time.Time, outcome Outcome) error {
 	var evs []struct {
 		AgentID   string    `bun:"agent_id"`
 		P         float64   `bun:"p"`
@@ -228,16 +117,19 @@ func insertScores(ctx context.Context, tx bun.Tx, id string, created, resolved t
 		return nil
 	}
 	yes := outcome == OutcomeYes
-	events := make([]ForecastEvent, len(evs))
+	events := make([]scoring.TimedForecast, len(evs))
 	final := map[string]float64{}
 	for i, e := range evs {
-		events[i] = ForecastEvent{AgentID: e.AgentID, P: e.P, At: e.CreatedAt}
+		events[i] = scoring.TimedForecast{Who: e.AgentID, P: e.P, At: e.CreatedAt.UTC()}
 		final[e.AgentID] = e.P
 	}
-	ts := TimeAveraged(events, created, resolved, yes)
+	ts, err := scoring.TimeAveraged(events, life, yes)
+	if err != nil {
+		return fmt.Errorf("scoring: %w", err)
+	}
 	fs := make([]scoring.Forecast, 0, len(ts))
 	for _, t := range ts {
-		fs = append(fs, scoring.Forecast{Who: t.AgentID, P: final[t.AgentID], Outcome: yes})
+		fs = append(fs, scoring.Forecast{Who: t.Who, P: final[t.Who], Outcome: yes})
 	}
 	res, err := scoring.Score(fs, scoring.Options{})
 	if err != nil {
@@ -248,11 +140,11 @@ func insertScores(ctx context.Context, tx bun.Tx, id string, created, resolved t
 		by[f.Who] = f.Summary
 	}
 	for _, t := range ts {
-		sum := by[t.AgentID]
+		sum := by[t.Who]
 		if _, err := tx.ExecContext(ctx, `INSERT INTO scores
 	(prediction_id, agent_id, p, outcome, brier, log_score, baseline_score, peer_score, coverage, resolved_at)
 	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			id, t.AgentID, final[t.AgentID], string(outcome), sum.Brier, sum.LogScore, t.Baseline, t.Peer, t.Coverage, resolved); err != nil {
+			id, t.Who, final[t.Who], string(outcome), sum.Brier, sum.LogScore, t.Baseline, t.Peer, t.Coverage, resolved); err != nil {
 			return err
 		}
 	}

@@ -21,7 +21,6 @@ import (
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
 	"github.com/uptrace/bun/dialect/sqlitedialect"
-	"github.com/uptrace/bun/driver/pgdriver"
 	"github.com/uptrace/bun/driver/sqliteshim"
 )
 
@@ -53,6 +52,13 @@ type Options struct {
 	// commands such as predictions mail that only add to a board a server
 	// already created. Ignored for PostgreSQL.
 	MustExist bool
+	// SkipMigrations opens the database as it is, without applying the
+	// migrations it lacks: for predictions backup, which copies a board
+	// without changing it (a backup taken before an upgrade holds the old
+	// schema, and the server that still runs on it keeps working). A
+	// store opened so is for [Store.Backup] and Close; reading or writing
+	// a board whose schema is not current fails.
+	SkipMigrations bool
 	// Mail, when set, turns on e-mail notifications: each new prediction
 	// and reply writes its messages to the outbox in its own transaction.
 	// nil means no outbox rows (inbound mail is still accepted, matched
@@ -86,6 +92,8 @@ type Store struct {
 	// the real clock; 0 for never or closed): CheckWrite under write load
 	// then need not queue behind the writes it would measure.
 	lastWrite atomic.Int64
+	// health keeps the last probe of CheckWrite (health.go).
+	health healthCheck
 
 	// stmts holds the feed's statements prepared on the SQLite read pool
 	// (unused on PostgreSQL): database/sql keeps each prepared on every
@@ -102,7 +110,11 @@ type Store struct {
 // Open opens the store named by dsn and applies pending migrations.
 //
 // A dsn starting with postgres:// or postgresql:// opens PostgreSQL (for
-// example postgres://user:pass@host:5432/db?sslmode=disable). Anything
+// example postgres://user:pass@host:5432/db?sslmode=disable). Its
+// read_timeout (10s by default) is how long the driver waits for an
+// answer; each connection sets lock_timeout to half of it and
+// statement_timeout to four fifths, unless the URL sets them, so that
+// PostgreSQL gives up on a statement first. Anything
 // else is a SQLite file path, created on first open (its directory too
 // with [Options.CreateDirs]; never with [Options.MustExist]); it must not
 // contain '?' or control characters.
@@ -112,7 +124,7 @@ type Store struct {
 // it may not be created, or the database's error when it cannot connect
 // or migrate.
 func Open(ctx context.Context, dsn string, opt Options) (*Store, error) {
-	s := &Store{now: opt.Now, flag: opt.Flag}
+	s := &Store{now: opt.Now, flag: opt.Flag, health: newHealthCheck()}
 	if s.now == nil {
 		s.now = time.Now
 	}
@@ -131,9 +143,11 @@ func Open(ctx context.Context, dsn string, opt Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := s.migrate(ctx); err != nil {
-		s.Close()
-		return nil, err
+	if !opt.SkipMigrations {
+		if err := s.migrate(ctx); err != nil {
+			s.Close()
+			return nil, err
+		}
 	}
 	s.cachePages = !s.pg && !opt.noPageCache
 	return s, nil
@@ -153,7 +167,7 @@ func (s *Store) openPostgres(dsn string, opt Options) (err error) {
 			err = fmt.Errorf("%w: PostgreSQL URL: %v", ErrInvalid, r)
 		}
 	}()
-	sqldb := sql.OpenDB(pgdriver.NewConnector(pgdriver.WithDSN(dsn)))
+	sqldb := sql.OpenDB(newPGConnector(dsn)) // pgconn.go: server timeouts, cancellation, dead connections
 	n := opt.MaxConns
 	if n <= 0 {
 		n = 10
@@ -171,11 +185,8 @@ func (s *Store) openSQLite(path string, opt Options) error {
 	if path == "" {
 		return fmt.Errorf("%w: empty database path; give a SQLite file path or a postgres:// URL", ErrInvalid)
 	}
-	if strings.ContainsRune(path, '?') || strings.HasPrefix(path, "file:") || path == ":memory:" {
-		return fmt.Errorf("%w: SQLite path %q: give a plain file path (no file: URI, '?' or :memory:)", ErrInvalid, path)
-	}
-	if strings.ContainsFunc(path, unicode.IsControl) {
-		return fmt.Errorf("%w: SQLite path %q contains a control character", ErrInvalid, path)
+	if err := checkPlainPath(path); err != nil {
+		return err
 	}
 	if err := checkPath(path, opt); err != nil {
 		return err
@@ -238,6 +249,19 @@ func (s *Store) openSQLite(path string, opt Options) error {
 	return nil
 }
 
+// checkPlainPath refuses a SQLite path that the driver would not read as
+// a plain file name: a file: URI, :memory:, a '?' (which starts the
+// driver's parameters) or a control character.
+func checkPlainPath(path string) error {
+	if strings.ContainsRune(path, '?') || strings.HasPrefix(path, "file:") || path == ":memory:" {
+		return fmt.Errorf("%w: SQLite path %q: give a plain file path (no file: URI, '?' or :memory:)", ErrInvalid, path)
+	}
+	if strings.ContainsFunc(path, unicode.IsControl) {
+		return fmt.Errorf("%w: SQLite path %q contains a control character", ErrInvalid, path)
+	}
+	return nil
+}
+
 // checkPath makes sure that a SQLite file may be opened: with MustExist
 // it must exist; otherwise its directory must exist, or is created with
 // CreateDirs.
@@ -279,6 +303,7 @@ func checkPath(path string, opt Options) error {
 // Close closes the database pools.
 func (s *Store) Close() error {
 	s.lastWrite.Store(0)
+	s.health.forget()
 	var errs []error
 	errs = append(errs, s.stmts.close())
 	if s.read != nil && s.read != s.write {

@@ -17,17 +17,22 @@ const (
 	SortRecent     Sort = "recent"     // newest first
 	SortConfidence Sort = "confidence" // highest confidence first
 	SortPopular    Sort = "popular"    // most reactions plus replies first
-	// SortClosing lists only open predictions with a resolve_by date,
-	// soonest first (overdue ones lead).
+	// SortClosing lists only predictions still taking forecasts that
+	// have a close_at, soonest close first.
 	SortClosing Sort = "closing"
 )
 
-// Status is the state of a prediction: open until a moderator resolves it.
+// Status is the state of a prediction in its life: open (taking
+// forecasts) until its close_at, then closed, until a moderator resolves
+// it yes or no (resolved) or void. A resolution before close_at closes it
+// at once. Closed is not stored: it follows from the clock, exactly at
+// close_at.
 type Status string
 
 // The prediction states.
 const (
 	StatusOpen     Status = "open"
+	StatusClosed   Status = "closed"   // past close_at, not yet resolved: takes no forecasts
 	StatusResolved Status = "resolved" // outcome yes or no
 	StatusVoid     Status = "void"     // outcome void: not scored
 )
@@ -117,6 +122,32 @@ type NewPrediction struct {
 	// ResolveBy is an optional date YYYY-MM-DD by which it should be
 	// resolved; past it, an open prediction is overdue.
 	ResolveBy string `json:"resolve_by,omitempty"`
+	// CloseAt is an optional RFC 3339 time at which the prediction stops
+	// taking forecasts (its scheduled close). It must be in the future and
+	// no later than the end of ResolveBy's day (UTC); without it, a
+	// prediction with a ResolveBy closes at the end of that day, and one
+	// without takes forecasts until it is resolved.
+	CloseAt string `json:"close_at,omitempty"`
+}
+
+// NewResolution is the input of [Store.Resolve]; its JSON tags match the
+// body of POST /api/predictions/{id}/resolve.
+type NewResolution struct {
+	// Outcome is yes, no or void (any case).
+	Outcome Outcome `json:"outcome"`
+	// By optionally names who resolved it, at most [MaxAgentName]
+	// characters; "" means "moderator".
+	By string `json:"by,omitempty"`
+}
+
+// Resolution is one recorded resolution of a prediction: the first, or a
+// correction of the one before it.
+type Resolution struct {
+	Outcome Outcome `json:"outcome"`
+	// Previous is the outcome this one corrected; "" for the first.
+	Previous Outcome   `json:"previous,omitempty"`
+	By       string    `json:"by"`
+	At       time.Time `json:"at"`
 }
 
 // NewReply is the input of [Store.Reply].
@@ -145,25 +176,41 @@ type ReactionCounts struct {
 
 // Prediction is a stored prediction with its counters.
 type Prediction struct {
-	ID         string         `json:"id"`
-	AgentID    string         `json:"agent_id"`
-	AgentName  string         `json:"agent_name"` // the agent's current display name
-	Title      string         `json:"title"`
-	Body       string         `json:"body"`
-	Confidence float64        `json:"confidence"`
-	Timeframe  string         `json:"timeframe"`
-	Domain     string         `json:"domain"` // canonical spelling, e.g. "AI"
-	CreatedAt  time.Time      `json:"created_at"`
-	Reactions  ReactionCounts `json:"reactions"`
-	Replies    int            `json:"replies"`
+	ID         string    `json:"id"`
+	AgentID    string    `json:"agent_id"`
+	AgentName  string    `json:"agent_name"` // the agent's current display name
+	Title      string    `json:"title"`
+	Body       string    `json:"body"`
+	Confidence float64   `json:"confidence"`
+	Timeframe  string    `json:"timeframe"`
+	Domain     string    `json:"domain"` // canonical spelling, e.g. "AI"
+	CreatedAt  time.Time `json:"created_at"`
+	// OpensAt is when it started taking forecasts: its creation.
+	OpensAt time.Time `json:"opens_at"`
+	// CloseAt is its scheduled close (nil for none): forecasts are taken
+	// until, not at, this time.
+	CloseAt *time.Time `json:"close_at,omitempty"`
+	// ClosedAt is its actual close, set when it is first resolved: CloseAt,
+	// or the resolution's time when that came first. Corrections never
+	// move it. Scores are over [OpensAt, ClosedAt], divided by the
+	// scheduled life.
+	ClosedAt  *time.Time     `json:"closed_at,omitempty"`
+	Reactions ReactionCounts `json:"reactions"`
+	Replies   int            `json:"replies"`
 	// ReplyKinds counts the replies by kind; they add up to Replies.
 	ReplyKinds ReplyKindCounts `json:"reply_kinds"`
 	// Popularity is reactions plus replies, the key of [SortPopular].
 	Popularity int    `json:"popularity"`
 	Status     Status `json:"status"`
 	// Outcome is set once resolved: yes or no (status resolved) or void.
-	Outcome    Outcome    `json:"outcome,omitempty"`
+	Outcome Outcome `json:"outcome,omitempty"`
+	// ResolvedAt is when it was first resolved; a correction is recorded
+	// in Resolutions and does not move it.
 	ResolvedAt *time.Time `json:"resolved_at,omitempty"`
+	// Resolutions lists its resolution and every correction, oldest first.
+	// Only a single prediction's read ([Store.Prediction],
+	// [Store.Resolve]) fills it; the feed leaves it out.
+	Resolutions []Resolution `json:"resolutions,omitempty"`
 	// Flags are the labels [Options.Flag] gave the title, body or timeframe
 	// at creation, sorted; never nil.
 	Flags []string `json:"flags"`
@@ -186,8 +233,9 @@ type FeedQuery struct {
 	Offset int    `json:"offset,omitempty"` // ≥ 0; not with Cursor
 	// AgentID keeps only the agent's posts; "" for every agent.
 	AgentID string `json:"agent_id,omitempty"`
-	// Status keeps only open, resolved or void predictions (any case); ""
-	// for all.
+	// Status keeps only open (taking forecasts), closed (past close_at,
+	// not yet resolved), resolved or void predictions (any case); "" for
+	// all.
 	Status Status `json:"status,omitempty"`
 	// Q keeps only predictions whose title or body holds every word of it
 	// (full-text search, at most [MaxQuery] characters); "" for all.
@@ -326,7 +374,7 @@ const (
 	AgentSortRecent AgentSort = "recent"     // most recently seen first (the default)
 	AgentSortPeer   AgentSort = "peer_score" // highest mean peer score first, unscored last
 	AgentSortBrier  AgentSort = "brier"      // lowest forecast Brier score first, unscored last
-	AgentSortTrust  AgentSort = "trust"      // highest trust first
+	AgentSortTrust  AgentSort = "trust"      // highest trust first, unscored last
 )
 
 // DomainCount is the number of predictions in a domain.

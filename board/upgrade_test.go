@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/predictions-md/predictions/board"
 	"github.com/predictions-md/predictions/pool"
+	"github.com/predictions-md/predictions/scoring"
 )
 
 // TestUpgradeToForecasts makes a board with the migrations of the release
@@ -143,7 +144,7 @@ func TestUpgradeToCounterShards(t *testing.T) {
 					t.Fatal(err)
 				}
 				if i < 2 {
-					if _, err := s.Resolve(ctx, p.ID, []board.Outcome{board.OutcomeYes, board.OutcomeVoid}[i]); err != nil {
+					if _, err := s.Resolve(ctx, p.ID, board.NewResolution{Outcome: []board.Outcome{board.OutcomeYes, board.OutcomeVoid}[i]}); err != nil {
 						t.Fatal(err)
 					}
 				}
@@ -220,4 +221,85 @@ func statsAndTotals(t *testing.T, s *board.Store, doms []string) map[string]int 
 		out[d] = f.Total
 	}
 	return out
+}
+
+// TestUpgradeToLifecycle makes a board as the release before the
+// question's life left it, then opens it with this one: close_at comes
+// from resolve_by (the end of that day, UTC), the resolved prediction is
+// closed at its resolution with one recorded resolution, and it is scored
+// anew by package scoring over its life.
+func TestUpgradeToLifecycle(t *testing.T) {
+	for _, b := range backends(t) {
+		t.Run(b.name, func(t *testing.T) {
+			ctx := context.Background()
+			dsn := b.dsn(t)
+			t0 := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+			ins := `INSERT INTO predictions (id, agent_id, title, body, confidence, timeframe, domain, created_at, status, outcome, resolved_at, resolve_by, forecasters)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)`
+			fc := `INSERT INTO forecasts (id, prediction_id, agent_id, seq, p, created_at, community_geo, community_mean, community_median, forecasters)
+	VALUES (?, ?, ?, ?, ?, ?, 0.5, 0.5, 0.5, 1)`
+			st := `INSERT INTO standings (prediction_id, agent_id, forecast_id, p, first_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)`
+			stmts := []string{
+				`INSERT INTO agents (id, name, first_seen, last_seen, predictions, forecasts) VALUES (?, ?, ?, ?, ?, ?)`,
+				`INSERT INTO agents (id, name, first_seen, last_seen, forecasts) VALUES (?, ?, ?, ?, ?)`,
+				ins, ins, ins, fc, fc, fc, fc, st, st, st, st,
+			}
+			args := [][]any{
+				{"alice", "Alice", t0, t0, 3, 3},
+				{"bob", "bob", t0, t0, 1},
+				{"p-done", "alice", "Done", "body", 0.8, "Q1", "AI", t0, "resolved", "yes", t0.Add(time.Hour), "2026-03-01"},
+				{"p-due", "alice", "Due", "body", 0.4, "Q1", "AI", t0, "open", nil, nil, "2026-03-10"},
+				{"p-free", "alice", "Free", "body", 0.4, "Q1", "AI", t0, "open", nil, nil, nil},
+				{"p-done", "p-done", "alice", 1, 0.8, t0},
+				{"f-bob", "p-done", "bob", 2, 0.3, t0.Add(30 * time.Minute)},
+				{"p-due", "p-due", "alice", 1, 0.4, t0},
+				{"p-free", "p-free", "alice", 1, 0.4, t0},
+				{"p-done", "alice", "p-done", 0.8, t0, t0},
+				{"p-done", "bob", "f-bob", 0.3, t0.Add(30 * time.Minute), t0.Add(30 * time.Minute)},
+				{"p-due", "alice", "p-due", 0.4, t0, t0},
+				{"p-free", "alice", "p-free", 0.4, t0, t0},
+			}
+			if err := board.SeedAt(ctx, dsn, "20261126000001", stmts, args); err != nil {
+				t.Fatalf("SeedAt: %v", err)
+			}
+			s := mustOpen(t, dsn, board.Options{Now: func() time.Time { return t0.Add(2 * time.Hour) }})
+			at := func(tt time.Time) *time.Time { return &tt }
+			for _, c := range []struct {
+				id            string
+				close, closed *time.Time
+				status        board.Status
+				resolutions   int
+			}{
+				{"p-done", at(time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC)), at(t0.Add(time.Hour)), board.StatusResolved, 1},
+				{"p-due", at(time.Date(2026, 3, 11, 0, 0, 0, 0, time.UTC)), nil, board.StatusOpen, 0},
+				{"p-free", nil, nil, board.StatusOpen, 0},
+			} {
+				p := mustPrediction(t, s, c.id)
+				if diff := cmp.Diff(c.close, p.CloseAt); diff != "" {
+					t.Errorf("%s close_at (-want +got):\n%s", c.id, diff)
+				}
+				if diff := cmp.Diff(c.closed, p.ClosedAt); diff != "" {
+					t.Errorf("%s closed_at (-want +got):\n%s", c.id, diff)
+				}
+				if p.Status != c.status || len(p.Resolutions) != c.resolutions {
+					t.Errorf("%s: status %s, %d resolutions; want %s, %d", c.id, p.Status, len(p.Resolutions), c.status, c.resolutions)
+				}
+			}
+			want, err := scoring.TimeAveraged([]scoring.TimedForecast{{Who: "alice", P: 0.8, At: t0}, {Who: "bob", P: 0.3, At: t0.Add(30 * time.Minute)}},
+				scoring.Life{Open: t0, Close: time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC), ActualClose: t0.Add(time.Hour)}, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := scoresOf(t, s, "p-done")
+			for _, w := range want {
+				g := got[w.Who]
+				if math.Abs(g.BaselineScore-w.Baseline) > 1e-12 || math.Abs(g.PeerScore-w.Peer) > 1e-12 || math.Abs(g.Coverage-w.Coverage) > 1e-12 {
+					t.Errorf("%s: scores %+v, want %+v", w.Who, g, w)
+				}
+			}
+			if a, err := s.Agent(ctx, "bob"); err != nil || a.Scored != 1 || a.PeerScore == nil || math.Abs(*a.PeerScore-want[1].Peer) > 1e-12 {
+				t.Errorf("bob after the upgrade: %+v, %v", a, err)
+			}
+		})
+	}
 }

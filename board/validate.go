@@ -6,28 +6,30 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/predictions-md/predictions/forecastfile"
 	"github.com/predictions-md/predictions/odds"
 )
 
-// Length limits, counted in Unicode code points.
+// Length limits, counted in Unicode code points. Those a forecast file's
+// question also carries are the file format's own (package
+// forecastfile), so that what the checker accepts the board can import.
 const (
-	MaxAgentID   = 64
-	MaxAgentName = 80
-	MaxTitle     = 200
-	MaxBody      = 10000
+	MaxAgentID   = forecastfile.MaxID
+	MaxAgentName = forecastfile.MaxWho
+	MaxTitle     = forecastfile.MaxTitle
+	MaxBody      = forecastfile.MaxText
 	MaxTimeframe = 100
 	MaxReply     = 10000
 	// MaxResolves bounds a prediction's resolution criteria.
-	MaxResolves = 500
+	MaxResolves = forecastfile.MaxResolves
 	// MaxNote bounds the note of a forecast.
-	MaxNote = 10000
+	MaxNote = forecastfile.MaxNote
 )
 
 // Feed page sizes.
@@ -46,22 +48,21 @@ func Domains() []string { return append([]string(nil), domains...) }
 
 // AgentIDPattern is the rule for agent ids, as a regular expression (RE2
 // and ECMA-262 read it alike, so schemas publish it as it is): 1 to
-// [MaxAgentID] ASCII letters, digits, dots, underscores or hyphens.
-const AgentIDPattern = `^[A-Za-z0-9._-]{1,64}$`
+// [MaxAgentID] ASCII letters, digits, dots, underscores or hyphens. It is
+// the forecast file's rule for question ids, [forecastfile.IDPattern].
+const AgentIDPattern = forecastfile.IDPattern
 
 // AgentIDHint tells how to write an agent id that follows [AgentIDPattern].
 const AgentIDHint = `send 1 to 64 letters, digits, dots, underscores or hyphens, such as "forecaster-7"`
 
-var agentIDRe = regexp.MustCompile(AgentIDPattern)
-
 // ValidAgentID reports whether id follows [AgentIDPattern].
-func ValidAgentID(id string) bool { return agentIDRe.MatchString(id) }
+func ValidAgentID(id string) bool { return forecastfile.ValidID(id) }
 
 // ValidPredictionID reports whether id can name a prediction: the UUIDs
 // the board gives the predictions posted to it and the question ids of
 // the forecast files imported into it ([Store.Import]) both follow the
 // characters of [AgentIDPattern].
-func ValidPredictionID(id string) bool { return agentIDRe.MatchString(id) }
+func ValidPredictionID(id string) bool { return forecastfile.ValidID(id) }
 
 // checkRef refuses an id that no row can have because it holds a control
 // character (NUL among them) or is not UTF-8, before it reaches the
@@ -189,6 +190,10 @@ type validPrediction struct {
 	confidence                     float64
 	resolves                       string
 	resolveBy                      any // nil or the YYYY-MM-DD string
+	// closeAt is the scheduled close: as given, else the end of the
+	// resolve_by day; nil for none. closeGiven says it was given.
+	closeAt    *time.Time
+	closeGiven bool
 }
 
 func (np NewPrediction) validate() (validPrediction, error) {
@@ -230,13 +235,59 @@ func (np NewPrediction) validate() (validPrediction, error) {
 			return v, err
 		}
 		v.resolveBy = d
+		end, _ := endOfDay(d) // d is a checked date
+		v.closeAt = &end
+	}
+	if np.CloseAt != "" {
+		t, err := checkTime("close_at", np.CloseAt)
+		if err != nil {
+			return v, err
+		}
+		if v.closeAt != nil && t.After(*v.closeAt) {
+			return v, invalid("close_at", fmt.Sprintf("is %s, after the end of resolve_by %s (%s)",
+				t.Format(time.RFC3339Nano), v.resolveBy, v.closeAt.Format(time.RFC3339)),
+				fmt.Sprintf("send a close_at at or before %s, or a later resolve_by", v.closeAt.Format(time.RFC3339)))
+		}
+		v.closeAt, v.closeGiven = &t, true
 	}
 	return v, nil
 }
 
+// checkOpen checks that a validated prediction created at now would be
+// open for forecasts: its close_at, given or the end of its resolve_by
+// day, must be after now.
+func (v validPrediction) checkOpen(now time.Time) error {
+	if v.closeAt != nil && !v.closeGiven && !v.closeAt.After(now) {
+		return invalid("resolve_by", fmt.Sprintf("is %s, already past: the prediction would close (at the end of that day, UTC) before it opens", v.resolveBy),
+			fmt.Sprintf("send today (%s) or a later date, or leave resolve_by out", now.Format(time.DateOnly)))
+	}
+	if v.closeGiven && !v.closeAt.After(now) {
+		return invalid("close_at", fmt.Sprintf("is %s, which is not after now (%s)",
+			v.closeAt.Format(time.RFC3339Nano), now.Format(time.RFC3339)),
+			"send a time in the future, such as "+now.Add(7*24*time.Hour).Truncate(time.Hour).Format(time.RFC3339)+", or leave close_at out")
+	}
+	return nil
+}
+
+// checkTime reads an RFC 3339 time (such as 2027-03-31T18:00:00Z) and
+// returns it in UTC, truncated to the microseconds the board stores.
+func checkTime(field, s string) (time.Time, error) {
+	const hint = `send an RFC 3339 time with its offset, such as "2027-03-31T18:00:00Z"`
+	t, err := time.Parse(time.RFC3339Nano, strings.TrimSpace(s))
+	if err != nil {
+		return time.Time{}, invalid(field, fmt.Sprintf("%q is not an RFC 3339 time", truncate(s, 40)), hint)
+	}
+	t = t.UTC()
+	if t.Year() < 1 || t.Year() > 9999 {
+		return time.Time{}, invalid(field, fmt.Sprintf("%q is outside the years 0001 to 9999", truncate(s, 40)), hint)
+	}
+	return t.Truncate(time.Microsecond), nil
+}
+
 // Validate reports the first problem of np in field order (agent_id,
 // agent_name, title, body, confidence, timeframe, domain, resolves,
-// resolve_by) as a
+// resolve_by, close_at; that close_at is in the future is checked when
+// the prediction is stored) as a
 // *[ValidationError], or nil. [Store.CreatePrediction] calls it; adapters
 // may call it to reject a request before opening a transaction.
 func (np NewPrediction) Validate() error {

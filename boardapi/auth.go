@@ -192,6 +192,10 @@ func (s *API) keyAnswer(w http.ResponseWriter, status int, what, agentID, key, s
 		output: keyResult{Status: what, AgentID: agentID, Key: key, Note: keyNote}}
 }
 
+// KeyAuth reports whether agents authenticate with keys ([AuthKeys]), for
+// the skill file, which teaches the mode in force.
+func (s *API) KeyAuth() bool { return s.opt.Auth == AuthKeys }
+
 // The published descriptions follow the server's mode.
 
 // describe rewrites a route description written for id mode.

@@ -35,7 +35,7 @@ type Board interface {
 	Thread(ctx context.Context, predictionID string) ([]board.Reply, error)
 	React(ctx context.Context, predictionID string, nr board.NewReaction) (board.Reaction, error)
 	Reactions(ctx context.Context, predictionID string) ([]board.Reaction, error)
-	Resolve(ctx context.Context, id string, outcome board.Outcome) (board.Prediction, error)
+	Resolve(ctx context.Context, id string, nr board.NewResolution) (board.Prediction, error)
 	Agents(ctx context.Context, q board.AgentQuery) (board.AgentPage, error)
 	// Forecasts (forecasts.go).
 	Forecast(ctx context.Context, predictionID string, nf board.NewForecast) (board.ForecastResult, error)
@@ -194,6 +194,7 @@ type (
 	}
 	resolveInput struct {
 		Outcome board.Outcome `json:"outcome"`
+		By      string        `json:"by,omitempty"`
 	}
 	resolveResult struct {
 		Status     string           `json:"status" jsonschema:"prediction_resolved"`
@@ -251,7 +252,11 @@ func defineBoard() []*boardRoute {
 	rs := newPred.Properties["resolves"]
 	rs.Description, rs.MaxLength = "optional: what makes it yes and who says so", ptr(board.MaxResolves)
 	rb := newPred.Properties["resolve_by"]
-	rb.Description, rb.Format = "optional: the date YYYY-MM-DD by which it should be resolved; past it, an open prediction is overdue", "date"
+	rb.Description, rb.Format = "optional: the date YYYY-MM-DD by which it should be resolved, today or later; past it, an unresolved prediction is overdue. "+
+		"Without close_at, the prediction stops taking forecasts at the end of this day (UTC)", "date"
+	ca := newPred.Properties["close_at"]
+	ca.Description, ca.Format = "optional: when the prediction stops taking forecasts (its scheduled close), an RFC 3339 time in the future and no later than the end of resolve_by's day (UTC), "+
+		"such as 2027-03-31T18:00:00Z. A forecast at or after it is a 409 naming close_at. Without it and without resolve_by, forecasts are taken until it is resolved", "date-time"
 	d := newPred.Properties["domain"]
 	d.Description = "the prediction's domain, in any case (stored in the spelling listed)"
 	for _, v := range board.Domains() {
@@ -278,14 +283,16 @@ func defineBoard() []*boardRoute {
 
 	resolve := inputSchema[resolveInput]()
 	o := resolve.Properties["outcome"]
-	*o = *strEnum("yes or no (scored) or void (not scored); any case",
+	*o = *strEnum("yes or no (scored) or void (not scored); any case. Resolving again with another outcome is a correction: recorded in resolutions, it never moves the close",
 		string(board.OutcomeYes), string(board.OutcomeNo), string(board.OutcomeVoid))
+	by := resolve.Properties["by"]
+	by.Description, by.MaxLength = "optional: who resolves it, as recorded in the prediction's resolutions; defaults to moderator", ptr(board.MaxAgentName)
 
 	feedParams := []boardParam{
 		{"domain", strEnum("only predictions of this domain, in any case", board.Domains()...)},
 		{"sort", func() *jsonschema.Schema {
 			s := strEnum("recent (newest first), confidence (highest first), popular (most reactions plus replies first) or closing "+
-				"(only open predictions with a resolve_by date, soonest first); ties go to the newest",
+				"(only predictions still taking forecasts that have a close_at, soonest close first); ties go to the newest",
 				string(board.SortRecent), string(board.SortConfidence), string(board.SortPopular), string(board.SortClosing))
 			s.Default, _ = json.Marshal(board.SortRecent)
 			return s
@@ -300,8 +307,8 @@ func defineBoard() []*boardRoute {
 				"a word is a run of letters and digits, so punctuation between words splits them (fuzz|target and fuzz.target both mean fuzz and target)"}},
 		{"agent_id", &jsonschema.Schema{Type: "string", MinLength: ptr(1), MaxLength: ptr(board.MaxAgentID), Pattern: board.AgentIDPattern,
 			Description: "only the predictions this agent posted"}},
-		{"status", strEnum("only open, resolved (yes or no) or void predictions; any case",
-			string(board.StatusOpen), string(board.StatusResolved), string(board.StatusVoid))},
+		{"status", strEnum("only open (taking forecasts), closed (past close_at, not yet resolved), resolved (yes or no) or void predictions; any case",
+			string(board.StatusOpen), string(board.StatusClosed), string(board.StatusResolved), string(board.StatusVoid))},
 	}
 
 	agentPost := []int{400, 401, 403, 404, 413, 415}

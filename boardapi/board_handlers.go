@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/predictions-md/predictions/board"
 	"github.com/predictions-md/predictions/email"
@@ -36,12 +37,10 @@ func (s *API) createPrediction(w http.ResponseWriter, r *http.Request, c *call) 
 	if len(p.Flags) > 0 {
 		sum += " It is flagged: " + strings.Join(p.Flags, ", ") + "."
 	}
-	var notes []string
-	if p.Overdue {
-		notes = append(notes, fmt.Sprintf("resolve_by %s is already past: the prediction is overdue from the start; "+
-			"if that was not meant, say so in a reply, as a prediction cannot be edited", p.ResolveBy))
+	if p.CloseAt != nil {
+		sum += fmt.Sprintf(" It takes forecasts until %s.", p.CloseAt.Format(time.RFC3339))
 	}
-	return &boardResult{status: http.StatusCreated, summary: sum, notes: notes,
+	return &boardResult{status: http.StatusCreated, summary: sum,
 		output: predictionCreated{Status: "prediction_created", PredictionID: p.ID, Prediction: p}}, nil
 }
 
@@ -218,11 +217,16 @@ func (s *API) resolve(w http.ResponseWriter, r *http.Request, c *call) (*boardRe
 	if in.Outcome == "" {
 		return nil, &httpio.Error{Field: "outcome", Problem: "is required", Hint: `send {"outcome":"yes"}, "no" or "void"`, Err: httpio.ErrBadRequest}
 	}
-	p, err := s.opt.Store.Resolve(r.Context(), c.id, in.Outcome)
+	p, err := s.opt.Store.Resolve(r.Context(), c.id, board.NewResolution(in))
 	if err != nil {
 		return nil, notFoundAs(err, predictionNotFound, c.id)
 	}
-	return &boardResult{status: http.StatusOK, summary: fmt.Sprintf("Prediction %s resolved %s (status %s).", p.ID, p.Outcome, p.Status),
+	sum := fmt.Sprintf("Prediction %s resolved %s (status %s).", p.ID, p.Outcome, p.Status)
+	if n := len(p.Resolutions); n > 1 {
+		last := p.Resolutions[n-1]
+		sum = fmt.Sprintf("Prediction %s corrected from %s to %s (status %s); its close stays at %s.", p.ID, last.Previous, last.Outcome, p.Status, p.ClosedAt.Format(time.RFC3339Nano))
+	}
+	return &boardResult{status: http.StatusOK, summary: sum,
 		output: resolveResult{Status: "prediction_resolved", Prediction: p}}, nil
 }
 
@@ -380,7 +384,7 @@ func feedQuery(c *call) (board.FeedQuery, error) {
 		{"sort", "leave sort out for recent, or give recent, confidence, popular or closing", (*string)(&q.Sort)},
 		{"q", "leave q out for every prediction, or give words to search for, such as q=launch delay", &q.Q},
 		{"agent_id", "leave agent_id out for every agent, or give one, such as agent_id=forecaster-7", &q.AgentID},
-		{"status", "leave status out for every status, or give open, resolved or void", (*string)(&q.Status)},
+		{"status", "leave status out for every status, or give open, closed, resolved or void", (*string)(&q.Status)},
 		{"cursor", "leave cursor out for the first page, or send next_cursor as a page gave it", &q.Cursor},
 	} {
 		v, ok := get(p.name)

@@ -694,23 +694,18 @@ func BenchmarkBoardFeed(b *testing.B) {
 	}
 }
 
-// TestPastResolveBy: a resolve_by already past is taken (the specification
-// sets no rule against it) and the answer says that the prediction is
-// overdue from the start.
+// TestPastResolveBy: a resolve_by already past would close the prediction
+// (at the end of that day) before it opens, so it is a 400 naming
+// resolve_by with a hint; today and later days are taken, and the answer
+// says until when forecasts are taken.
 func TestPastResolveBy(t *testing.T) {
 	e := apitest.NewBoardEnv(t, apitest.ModToken)
-	for _, tc := range []struct {
-		resolveBy string
-		wantNote  bool
-	}{
-		{"2001-01-01", true},
-		{"2999-12-31", false},
-	} {
-		m := e.Post(t, "/api/predictions", "agent-a", apitest.Pred("resolve_by", tc.resolveBy), apitest.MustPass, 201)
-		notes, _ := m["notes"].([]any)
-		got := len(notes) == 1 && strings.Contains(fmt.Sprint(notes[0]), "resolve_by "+tc.resolveBy+" is already past")
-		if got != tc.wantNote {
-			t.Errorf("resolve_by %s: notes %v, want the overdue note: %v", tc.resolveBy, notes, tc.wantNote)
-		}
+	bad := e.Post(t, "/api/predictions", "agent-a", apitest.Pred("resolve_by", "2001-01-01"), apitest.MustPass, 400)
+	if !strings.HasPrefix(fmt.Sprint(bad["error"]), "resolve_by") || bad["hint"] == nil {
+		t.Errorf("past resolve_by: %v, want an error naming resolve_by with a hint", bad)
+	}
+	m := e.Post(t, "/api/predictions", "agent-a", apitest.Pred("resolve_by", "2999-12-31"), apitest.MustPass, 201)
+	if sum := fmt.Sprint(m["summary"]); !strings.Contains(sum, "takes forecasts until 3000-01-01T00:00:00Z") {
+		t.Errorf("summary %q does not say when forecasts stop", sum)
 	}
 }

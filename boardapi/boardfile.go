@@ -62,9 +62,12 @@ func fileRoutes(feedParams []boardParam) []*boardRoute {
 		{
 			method: http.MethodPost, path: BoardPrefix + "/import", name: "import_forecast_file", summary: "Load a forecast file into the board (moderators)",
 			description: "Load a Markdown forecast file's questions and forecasts into the board, in one transaction. Only with Authorization: Bearer <moderator token>. " +
-				"Questions are keyed by their id: one already on the board is left as it is, so importing the same file twice changes nothing. " +
+				"Questions are keyed by their id: one already on the board is not created again; its forecast lines the board lacks (matched by forecaster and time) are added " +
+				"when they could have been made on the board (still open, before close_at, not before its latest forecast, not in the future) and every other one is named in notes, " +
+				"so importing the same file twice changes nothing. A question's opens_at, close_at and closed_at (or, without them, its first forecast and resolve_by) set its life, " +
+				"so its scores are those check_forecast_md reports. " +
 				"A forecaster written agent:<id> is that agent; any other who (such as person) becomes an agent of that name. " +
-				"Each forecast keeps its date; the earliest is the prediction's author and confidence, and the standing forecasts make its community forecast; " +
+				"Each forecast keeps its time; the earliest is the prediction's author and confidence, and the standing forecasts make its community forecast; " +
 				"a resolved question is resolved and scored. A file with findings (those of check_forecast_md, and what the board cannot store) is refused with 400, " +
 				"every finding with its line in the Problem, and nothing is written. Answers 201 when predictions were created, 200 when every question was already there.",
 			auth: authModerator,
@@ -111,7 +114,7 @@ func (s *API) importFile(w http.ResponseWriter, r *http.Request, c *call) (*boar
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
 			return nil, &httpio.Error{Field: "body", Err: httpio.ErrTooLarge, Problem: fmt.Sprintf("is larger than the limit of %d bytes (1 MB)", raw.maxBytes),
-				Hint: "split the file by questions and send each part; questions already imported are left as they are"}
+				Hint: "split the file by questions and send each part; questions already imported are not created again"}
 		}
 		return nil, &httpio.Error{Field: "body", Problem: "could not be read: " + err.Error(), Hint: "send the whole file with its Content-Length", Err: httpio.ErrBadRequest}
 	}
@@ -119,8 +122,8 @@ func (s *API) importFile(w http.ResponseWriter, r *http.Request, c *call) (*boar
 	if err != nil {
 		return nil, err
 	}
-	sum := fmt.Sprintf("Imported %s: %d created, %d already on the board and left as they were; %s stored",
-		tools.Count(res.Questions, "question"), len(res.Created), len(res.Existing), tools.Count(res.Forecasts, "forecast"))
+	sum := fmt.Sprintf("Imported %s: %d created, %d already on the board (%d of them given new forecasts); %s stored",
+		tools.Count(res.Questions, "question"), len(res.Created), len(res.Existing), len(res.Updated), tools.Count(res.Forecasts, "forecast"))
 	if len(res.NewAgents) > 0 {
 		sum += "; new agents: " + strings.Join(res.NewAgents, ", ")
 	}
@@ -128,7 +131,7 @@ func (s *API) importFile(w http.ResponseWriter, r *http.Request, c *call) (*boar
 	if len(res.Created) > 0 {
 		status = http.StatusCreated
 	}
-	var notes []string
+	notes := slices.Clone(res.Notes)
 	for _, d := range res.Warnings {
 		notes = append(notes, "warning: "+d.String())
 	}

@@ -68,7 +68,7 @@ func TestBoardFeedFilters(t *testing.T) {
 		{"q=", "q"},
 		{"q=" + strings.Repeat("a", board.MaxQuery+1), "q"},
 		{"q=%21%21", "q"},
-		{"status=closed", "status"},
+		{"status=closing", "status"},
 		{"status=", "status"},
 		{"agent_id=no%20spaces", "agent_id"},
 		{"agent_id=", "agent_id"},

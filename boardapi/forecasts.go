@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/predictions-md/predictions/board"
@@ -39,12 +38,14 @@ type (
 	}
 )
 
-// scoresText documents the scores (board.TimeAveraged).
+// scoresText documents the scores (scoring.TimeAveraged).
 const scoresText = "Scores, given when a moderator resolves the prediction yes or no (void is not scored), for every agent that forecast it: " +
-	"brier = (p − outcome)² and log_score = ln(probability given to what happened), of its standing forecast at resolution (p clipped to [0.1%, 99.9%] for the log); " +
-	"baseline_score and peer_score are Metaculus's (https://www.metaculus.com/help/scores-faq/), time-averaged over the prediction's open life (creation to resolution): " +
-	"at each moment an agent's baseline is 100·log2(p_outcome/0.5) of its standing forecast and its peer score is that baseline minus the mean baseline of the agents " +
-	"forecasting at that moment; time before an agent's first forecast counts 0, and coverage is the share of the life it had a forecast. Peer scores sum to zero."
+	"brier = (p − outcome)² and log_score = ln(probability given to what happened), of its standing forecast at the close (p clipped to [0.1%, 99.9%] for the log); " +
+	"baseline_score, peer_score and coverage are Metaculus's (scoring/score_math.py in Metaculus's repository; https://www.metaculus.com/help/scores-faq/), " +
+	"with p limited to [0.1%, 99.9%]: at each moment an agent's baseline is 100·log2(2·p_outcome) of its standing forecast, and its peer score is " +
+	"100·N/(N−1)·ln(p_outcome/G), G the geometric mean of the p_outcome of the N agents forecasting at that moment (0 when it is alone); both are integrated " +
+	"from opens_at to closed_at (the actual close) and divided by the scheduled life, close_at − opens_at (closed_at − opens_at without a close_at). " +
+	"Time before an agent's first forecast counts 0; coverage is the share of the scheduled life it had a forecast. Peer scores sum to zero at every moment."
 
 // communityText documents the community forecast.
 const communityText = "The community forecast pools every agent's standing forecast (the author's confidence is its first) with the server's --pool method: " +
@@ -129,9 +130,9 @@ func (s *API) createForecast(w http.ResponseWriter, r *http.Request, c *call) (*
 		return nil, err
 	}
 	res, err := s.opt.Store.Forecast(r.Context(), c.id, nf)
-	if errors.Is(err, board.ErrClosed) {
-		return nil, &httpio.Error{Field: "id", Err: board.ErrClosed, Problem: strings.TrimPrefix(err.Error(), board.ErrClosed.Error()+": "),
-			Hint: "forecast an open prediction; find them with GET " + BoardPrefix + "/predictions?sort=closing"}
+	if ve := (*board.ValidationError)(nil); errors.As(err, &ve) && errors.Is(err, board.ErrClosed) {
+		return nil, &httpio.Error{Field: ve.Field, Err: board.ErrClosed, Problem: ve.Problem,
+			Hint: ve.Hint + "; find them with GET " + BoardPrefix + "/predictions?status=open&sort=closing"}
 	}
 	if err != nil {
 		return nil, notFoundAs(err, predictionNotFound, c.id)

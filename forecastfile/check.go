@@ -16,6 +16,10 @@ type Options struct {
 	// Bins is the number of calibration bins of [File.Report]'s scores;
 	// 0 means 10 (scoring.DefaultBins). Check ignores it.
 	Bins int
+	// BoardImport adds, as rule-0 findings, what the agent board's import
+	// needs beyond the format (see [Check]): the board sets it, so that a
+	// file it imports is one Check passes with it.
+	BoardImport bool
 }
 
 // Today returns the date "today" means for o: the UTC date of o.Now().
@@ -33,9 +37,12 @@ func (o Options) Today() Date {
 //
 // Findings (the file breaks the format):
 //   - rule 0: an unreadable front-matter value, an unclosed front matter, an
-//     empty heading, a missing or repeated id, a missing or unknown status,
-//     a repeated key, an unreadable base_rate;
-//   - rule 1: no resolves, or no readable resolve_by;
+//     empty heading, a missing or repeated id, an id that is not 1 to 64
+//     letters, digits, dots, underscores or hyphens ([ValidID]), a missing
+//     or unknown status, a repeated key, an unreadable base_rate;
+//   - rule 1: no resolves, or no readable resolve_by; an unreadable
+//     opens_at, close_at or closed_at ([ParseTime]); close_at not after
+//     opens_at; closed_at after close_at or before opens_at;
 //   - rule 2: a forecast line without a readable date (and HH:MM time when
 //     given), who, or probability in percent;
 //   - rule 3: a resolved question without a yes/no outcome, or an outcome on
@@ -46,12 +53,25 @@ func (o Options) Today() Date {
 // or 100%; certainty language ([DetectCertainty]) in forecast notes, the
 // question's free text and its other sections; an open question past its
 // resolve_by; a forecast dated after resolve_by; text anywhere that reads
-// like instructions to an agent ([DetectInstructions]).
+// like instructions to an agent ([DetectInstructions]). Rule 7 also warns
+// on a forecast made when the question had closed, when close_at or
+// closed_at says when.
 //
-// A question without forecasts is allowed (nothing to break rule 2). Check
-// never modifies f and runs in time linear in the size of the file.
+// With [Options.BoardImport], Check adds rule-0 findings for what the
+// agent board's import cannot store: a question without forecasts (a
+// prediction needs its author's probability); a forecaster that gives no
+// agent id (no ASCII letter or digit after agent:) or, when it is not an
+// agent id itself, a name over [MaxWho] characters or with a control
+// character; a title over [MaxTitle], a free text over [MaxText], a
+// resolves over [MaxResolves] or a note over [MaxNote] characters (counted
+// without the backslashes that escape Markdown), or a control character
+// in any of them (tabs are allowed in the free text and notes).
+//
+// A question without forecasts is otherwise allowed (nothing to break
+// rule 2). Check never modifies f and runs in time linear in the size of
+// the file.
 func Check(f *File, opt Options) []Diagnostic {
-	c := &checker{today: opt.Today(), out: append([]Diagnostic(nil), f.Diagnostics...)}
+	c := &checker{today: opt.Today(), board: opt.BoardImport, out: append([]Diagnostic(nil), f.Diagnostics...)}
 	c.meta(f)
 	c.scan(kindInstruction, "", f.Preamble, f.PreambleLine)
 	if len(f.Questions) == 0 {
@@ -73,6 +93,7 @@ func Check(f *File, opt Options) []Diagnostic {
 
 type checker struct {
 	today Date
+	board bool // Options.BoardImport
 	out   []Diagnostic
 }
 
@@ -141,6 +162,8 @@ func (c *checker) question(q *Question, ids map[string]int) {
 	}
 	if strings.TrimSpace(id) == "" {
 		c.add(0, Finding, id, q.Line, "the question has no id: add a bullet such as - id: bill-passes-2026 (short, unique in the file)")
+	} else if !ValidID(id) {
+		c.add(0, Finding, id, lineOr(q.field("id"), q.Line), "id %q is not 1 to %d letters, digits, dots, underscores or hyphens: write it without spaces or other signs, e.g. - id: %s (the id names the question, also in the agent board's addresses)", id, MaxID, idExample(id))
 	} else if first, dup := ids[id]; dup {
 		c.add(0, Finding, id, lineOr(q.field("id"), q.Line), "id %q is also used by the question on line %d: ids must be unique in the file", id, first)
 	} else {
@@ -172,6 +195,9 @@ func (c *checker) question(q *Question, ids map[string]int) {
 		}
 	}
 
+	// Rule 1: when.
+	c.times(q)
+
 	// Rule 3: outcomes.
 	c.outcome(q)
 
@@ -181,8 +207,12 @@ func (c *checker) question(q *Question, ids map[string]int) {
 	}
 
 	// Forecasts: rules 2, 4, 5, 7, 8.
+	l := q.lifeOf(time.Time{})
 	for _, fc := range q.Forecasts {
-		c.forecast(q, fc)
+		c.forecast(q, fc, l.actual, l.byKey)
+	}
+	if c.board {
+		c.boardImport(q)
 	}
 
 	// Free text: rules 5 and 8.
@@ -196,6 +226,28 @@ func (c *checker) question(q *Question, ids map[string]int) {
 	// Notes record facts after the event ("the bill was certainly signed"),
 	// so rule 5 does not apply to them; rule 8 does.
 	c.scan(kindInstruction, id, q.Notes, q.NotesLine)
+}
+
+// times checks the keys opens_at, close_at and closed_at (rule 1).
+func (c *checker) times(q *Question) {
+	id := q.ID
+	for _, key := range []string{KeyOpensAt, KeyCloseAt, KeyClosedAt} {
+		if fd := q.field(key); fd != nil && fd.Value != "" {
+			if _, _, ok := readTime(fd.Value); !ok {
+				c.add(1, Finding, id, fd.Line, "%s", timeProblem(key, fd.Value))
+			}
+		}
+	}
+	open, sched, closed := q.OpensAt, q.CloseAt, q.ClosedAt
+	if !open.IsZero() && !sched.IsZero() && !sched.After(open) {
+		c.add(1, Finding, id, lineOr(q.field(KeyCloseAt), q.Line), "close_at %s is not after opens_at %s: a question closes after it opens; correct one of them", FormatTime(sched), FormatTime(open))
+	}
+	if !closed.IsZero() && !sched.IsZero() && closed.After(sched) {
+		c.add(1, Finding, id, lineOr(q.field(KeyClosedAt), q.Line), "closed_at %s is after close_at %s: forecasting stops at the scheduled close at the latest (closed_at is earlier only when the question is resolved early); correct one of them", FormatTime(closed), FormatTime(sched))
+	}
+	if !closed.IsZero() && !open.IsZero() && closed.Before(open) {
+		c.add(1, Finding, id, lineOr(q.field(KeyClosedAt), q.Line), "closed_at %s is before opens_at %s: a question closes after it opens; correct one of them", FormatTime(closed), FormatTime(open))
+	}
 }
 
 func lineOr(fd *Field, line int) int {
@@ -232,7 +284,9 @@ func (c *checker) outcome(q *Question) {
 	}
 }
 
-func (c *checker) forecast(q *Question, fc Forecast) {
+// forecast checks a forecast line; stop is when the question stopped
+// taking forecasts (zero: unknown), byKey whether a time key says so.
+func (c *checker) forecast(q *Question, fc Forecast, stop time.Time, byKey bool) {
 	id := q.ID
 	if fc.Raw != "" {
 		_, problem, _, _ := readForecast(fc.Raw)
@@ -260,8 +314,11 @@ func (c *checker) forecast(q *Question, fc Forecast) {
 	if fc.P == 0 || fc.P == 1 {
 		c.add(4, Warning, id, fc.Line, "probability %s%% claims certainty, which no evidence could change: write 1%% or 99%% at the extremes", formatPercent(fc.P))
 	}
-	if !q.ResolveBy.IsZero() && fc.Date.Compare(q.ResolveBy) > 0 {
+	switch {
+	case !byKey && !q.ResolveBy.IsZero() && fc.Date.Compare(q.ResolveBy) > 0:
 		c.add(7, Warning, id, fc.Line, "forecast dated %s is after resolve_by %s: it is not a forecast any more and is not scored", fc.Date, q.ResolveBy)
+	case byKey && !fc.At().Before(stop):
+		c.add(7, Warning, id, fc.Line, "forecast made %s, when the question had closed (%s): it is not a forecast any more and is not scored", FormatTime(fc.At()), FormatTime(stop))
 	}
 	c.scan(kindCertainty|kindInstruction, id, fc.Note, fc.Line)
 	c.scan(kindInstruction, id, fc.Who, fc.Line)

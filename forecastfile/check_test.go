@@ -77,6 +77,22 @@ func TestCheckRules(t *testing.T) {
 		{"rule 0: bad front matter", "---\npredictions: one\nupdated: 2026-02-30\n---\n" + q(okKeys), []diag{{0, Finding, 2}, {0, Finding, 3}}},
 		{"rule 0: newer format version", "---\npredictions: 2\n---\n" + q(okKeys), []diag{{0, Warning, 2}}},
 		{"rule 0: no questions", "Notes only.\n", []diag{{0, Warning, 1}}},
+		{"rule 0: id with a space", q("- id: rain 1\n- resolves: x\n- resolve_by: 2026-06-30\n- status: open\n"), []diag{{0, Finding, 2}}},
+		{"rule 0: id too long", q("- id: " + strings.Repeat("a", 65) + "\n- resolves: x\n- resolve_by: 2026-06-30\n- status: open\n"), []diag{{0, Finding, 2}}},
+		{"rule 0: id of 64 characters", q("- id: " + strings.Repeat("a", 64) + "\n- resolves: x\n- resolve_by: 2026-06-30\n- status: open\n"), nil},
+		{"rule 0: id with an accent", q("- id: café\n- resolves: x\n- resolve_by: 2026-06-30\n- status: open\n"), []diag{{0, Finding, 2}}},
+		{"rule 1: times in order", q(okKeys + "- opens_at: 2026-01-01\n- close_at: 2026-06-30 12:00:30.5\n- closed_at: 2026-06-30 12:00:30.5\n"), nil},
+		{"rule 1: unreadable opens_at", q(okKeys + "- opens_at: yesterday\n"), []diag{{1, Finding, 6}}},
+		{"rule 1: close_at with an offset", q(okKeys + "- close_at: 2026-06-30T12:00:00+02:00\n"), []diag{{1, Finding, 6}}},
+		{"rule 1: empty time key is not given", q(okKeys + "- closed_at:\n"), nil},
+		{"rule 1: close_at not after opens_at", q(okKeys + "- opens_at: 2026-02-01 10:00\n- close_at: 2026-02-01 10:00\n"), []diag{{1, Finding, 7}}},
+		{"rule 1: closed_at after close_at", q(okKeys + "- close_at: 2026-02-01 10:00\n- closed_at: 2026-02-01 10:00:01\n"), []diag{{1, Finding, 7}}},
+		{"rule 1: closed_at before opens_at", q(okKeys + "- opens_at: 2026-02-01 10:00\n- closed_at: 2026-02-01 09:59\n"), []diag{{1, Finding, 7}}},
+		{"rule 7: forecast at closed_at", q(okKeys+"- closed_at: 2026-02-01 10:00\n", "2026-02-01 10:00 · agent:a · 40%"), []diag{{7, Warning, 8}}},
+		{"rule 7: forecast before closed_at", q(okKeys+"- closed_at: 2026-02-01 10:00\n", "2026-02-01 09:59:59.999999 · agent:a · 40%"), nil},
+		{"rule 7: close_at after resolve_by moves the end", q(okKeys+"- close_at: 2026-07-02\n", "2026-07-01 23:59 · agent:a · 40%"), nil},
+		{"rule 2: seconds and fractions", q(okKeys, "2026-02-01 10:00:59.000001 · agent:a · 40%"), nil},
+		{"rule 2: a fraction of seven digits", q(okKeys, "2026-02-01 10:00:59.0000001 · agent:a · 40%"), []diag{{2, Finding, 7}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -96,6 +112,77 @@ func TestCheckRules(t *testing.T) {
 				t.Errorf("Check mismatch (-want +got):\n%s\nall: %v", diff, ds)
 			}
 		})
+	}
+}
+
+// TestCheckBoardImport: with Options.BoardImport, what the agent board's
+// import cannot store is a rule-0 finding naming the field.
+func TestCheckBoardImport(t *testing.T) {
+	type want struct {
+		Line    int
+		Message string // a part of the message
+	}
+	long := func(n int) string { return strings.Repeat("é", n) }
+	tests := []struct {
+		name string
+		in   string
+		want []want
+	}{
+		{"clean", q(okKeys, "2026-02-01 · agent:a · 40%", "2026-02-02 · Jane Doe · 50%", "2026-02-02 · José · 50%"), nil},
+		{"no forecasts", q(okKeys), []want{{1, "has no forecasts"}}},
+		{"who without a letter or digit", q(okKeys, "2026-02-01 · agent:a · 40%", "2026-02-01 · agent: · 40%", "2026-02-01 · ??? · 40%", "2026-02-01 · 张三 · 40%"),
+			[]want{{8, `forecaster "agent:" has no letter or digit`}, {9, `"???" has no letter or digit`}, {10, `"张三" has no letter or digit`}}},
+		{"who too long", q(okKeys, "2026-02-01 · "+long(80)+"x · 40%", "2026-02-01 · agent:"+strings.Repeat("a", 80)+" · 40%", "2026-02-01 · a"+long(79)+" · 40%"),
+			[]want{{7, "is 81 characters long; the board keeps at most 80 as the agent's name"}}},
+		{"who with a tab", q(okKeys, "2026-02-01 · Jane\tDoe · 40%"), []want{{7, "control character U+0009"}}},
+		{"title", "# " + long(200) + " \\#\n" + okKeys + "## Forecasts\n- 2026-02-01 · a · 40%\n", []want{{1, "the title (the heading) is 202 characters long"}}},
+		{"title at the limit, escaped", "# " + long(198) + " \\#\n" + okKeys + "## Forecasts\n- 2026-02-01 · a · 40%\n", nil},
+		{"title with a control character", "# Will it\x01?\n" + okKeys + "## Forecasts\n- 2026-02-01 · a · 40%\n", []want{{1, "control character U+0001 at character 8"}}},
+		{"text at the limit, escaped", "# Q?\n\n\\# " + long(9998) + "\n\n" + okKeys + "## Forecasts\n- 2026-02-01 · a · 40%\n", nil},
+		{"text over the limit", "# Q?\n\n\\# " + long(9999) + "\n\n" + okKeys + "## Forecasts\n- 2026-02-01 · a · 40%\n", []want{{3, "free text (the prediction's body) is 10001 characters long"}}},
+		{"text with a tab is fine, a bell is not", "# Q?\n\na\tb\n\x07\n\n" + okKeys + "## Forecasts\n- 2026-02-01 · a · 40%\n", []want{{3, "control character U+0007"}}},
+		{"blank text", "# Q?\n\n\u00a0\n\n" + okKeys + "## Forecasts\n- 2026-02-01 · a · 40%\n", []want{{3, "free text is blank"}}},
+		{"resolves", q("- id: q\n- resolves: "+long(501)+"\n- resolve_by: 2026-06-30\n- status: open\n", "2026-02-01 · a · 40%"), []want{{3, "resolves is 501 characters long"}}},
+		{"resolves with a tab", q("- id: q\n- resolves: a\tb\n- resolve_by: 2026-06-30\n- status: open\n", "2026-02-01 · a · 40%"), []want{{3, "resolves contains the control character U+0009"}}},
+		{"note", q(okKeys, "2026-02-01 · a · 40% · "+long(10001), "2026-02-01 · b · 40% · a\tb"), []want{{7, "the forecast's note is 10001 characters long"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f, err := Parse([]byte(tt.in))
+			if err != nil {
+				t.Fatal(err)
+			}
+			plain := Check(f, pinned)
+			for _, d := range plain {
+				if d.Severity == Finding {
+					t.Fatalf("finding without BoardImport: %v", d)
+				}
+			}
+			ds := Check(f, Options{Now: pinned.Now, BoardImport: true})
+			var got []want
+			for _, d := range ds {
+				if d.Severity == Finding {
+					got = append(got, want{d.Line, d.Message})
+					if d.Rule != 0 || !strings.HasPrefix(d.Message, "the agent board cannot import this: ") {
+						t.Errorf("finding %v: want rule 0 and a message that says the board cannot import it", d)
+					}
+				}
+			}
+			contains := cmp.Comparer(func(a, b want) bool {
+				return a.Line == b.Line && (strings.Contains(a.Message, b.Message) || strings.Contains(b.Message, a.Message))
+			})
+			if diff := cmp.Diff(tt.want, got, contains, cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("findings (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestIDExample(t *testing.T) {
+	for in, want := range map[string]string{"rain 1": "rain-1", "café au lait": "caf-au-lait", "  ": "question-1", strings.Repeat("a", 70): strings.Repeat("a", 64)} {
+		if got := idExample(in); got != want || !ValidID(got) {
+			t.Errorf("idExample(%q) = %q, want %q", in, got, want)
+		}
 	}
 }
 

@@ -74,11 +74,15 @@
 //	- base_rate: 35%               (optional)
 //	- outcome: yes                 (resolved questions: yes or no)
 //	- tags: local, policy          (optional, comma-separated)
+//	- opens_at: 2026-01-20 09:00   (optional: when forecasting opened)
+//	- close_at: 2026-07-01 00:00   (optional: the scheduled close)
+//	- closed_at: 2026-06-12 16:30  (optional: the actual close)
 //
 //	## Forecasts
 //
 //	- 2026-02-01 · agent:alice · 40% · polling flat
 //	- 2026-02-15 09:30 · person · 55%
+//	- 2026-02-15 17:05:09.25 · agent:bob · 30%
 //
 //	## Notes
 //
@@ -92,11 +96,28 @@
 // outcomes, tags with a leading #, "## Forecast" or "## Forecasts:", a
 // date and time written 2026-03-01T09:30, and a plain hyphen (or dash, or
 // |) where the middle dot belongs. It is exact where meaning is at stake:
-// dates must be YYYY-MM-DD and real, times HH:MM, the parts of a forecast
-// line come in the order date · who · probability · note, and a probability
+// dates must be YYYY-MM-DD and real, times HH:MM, HH:MM:SS or HH:MM:SS
+// with one to six decimals of a second (microseconds), all in UTC, the
+// parts of a forecast line come in the order date · who · probability ·
+// note, and a probability
 // such as 0.4 without a % sign is refused as ambiguous (0.4% or 40%?). A
 // number of 1 or more without % (62) is read as a percent, with a warning.
 // Every forgiven deviation is a rule-0 warning in [File.Diagnostics].
+//
+// # Times
+//
+// A question may say when it took forecasts, with the names the agent
+// board's JSON uses: opens_at (forecasting opened), close_at (the scheduled
+// close) and closed_at (the actual close: close_at, or earlier when the
+// question is resolved early). Their values are UTC times written
+// YYYY-MM-DD HH:MM, with optional :SS and up to six decimals of a second;
+// a date alone (the start of that day) and RFC 3339 with Z
+// (2026-06-12T16:30:00Z) are read too ([ParseTime]), and [Format] writes
+// them back as YYYY-MM-DD HH:MM[:SS[.ffffff]] (a date alone stays a
+// date). A forecast line's time is written with the precision it needs
+// ([Clock]): 09:30, 09:30:15 or 09:30:15.25, so files without seconds are
+// written as they were. [Forecast.At] is a forecast's moment, midnight
+// UTC without a time.
 //
 // Nothing is dropped: text Parse does not understand stays in the File (free
 // text, unknown keys, unreadable forecast lines in [Forecast.Raw], text in
@@ -114,8 +135,15 @@
 // line. Decisions where the format leaves room:
 //
 //   - id, resolves, resolve_by and status are required (rule 1 for resolves
-//     and resolve_by, rule 0 for id and status); ids must be unique. A
-//     question without status is treated as open for rule 6.
+//     and resolve_by, rule 0 for id and status); ids must be unique and
+//     follow [IDPattern]: 1 to 64 ASCII letters, digits, dots,
+//     underscores or hyphens (the id names the question, also in the
+//     agent board's addresses). A question without status is treated as
+//     open for rule 6.
+//   - opens_at, close_at and closed_at are optional; an unreadable value
+//     (a time in another zone among them: the hint gives it in UTC),
+//     close_at not after opens_at, and closed_at after close_at or before
+//     opens_at are rule-1 findings.
 //   - A question without a Forecasts section, or with an empty one, is
 //     allowed whatever its status: rule 2 is about the lines there are.
 //   - status: resolved needs outcome yes or no (rule 3); open and void
@@ -125,7 +153,9 @@
 //     optional.
 //   - "Today" is the UTC date of [Options.Now] (time.Now when nil). Rule 6:
 //     an open question whose resolve_by is before today. Rule 7: a forecast
-//     dated after resolve_by (on the day is fine).
+//     dated after resolve_by (on the day is fine); when close_at or
+//     closed_at is given, a forecast made at or after the question closed
+//     (closed_at, but not after close_at) instead.
 //   - Rule 4 warns on exactly 0% and 100%.
 //   - Rule 5 ([DetectCertainty]) reads forecast notes, the question's free
 //     text and its other sections, not titles, keys or the Notes section
@@ -137,6 +167,14 @@
 //   - A forecast line that cannot be read is a rule-2 finding naming every
 //     missing or unreadable part; a front matter never closed is a rule-0
 //     finding and its lines are read as text.
+//   - [Options.BoardImport] adds rule-0 findings for what the agent
+//     board's import cannot store (a question without forecasts, a
+//     forecaster it cannot make an agent of, text over the board's limits
+//     [MaxTitle], [MaxText], [MaxResolves], [MaxNote] and [MaxWho], control
+//     characters), so that the board refuses a file exactly when Check
+//     with it finds something. Without it those are not findings: a
+//     question may wait for its first forecast, and a forecaster may be
+//     named in any script.
 //
 // # Detectors
 //
@@ -151,17 +189,30 @@
 // [File.Report] adds to the diagnostics each forecaster's latest forecast
 // per question, the combined forecast (geometric mean of odds of those
 // latest forecasts, pool.Combine), and for resolved questions the scores
-// (scoring package) of each forecaster's latest forecast made on or before
-// resolve_by; forecasts after resolve_by are not scored (the file records no
-// resolution date, so resolve_by stands in for it). Unreadable forecast
-// lines are left out of the numbers.
+// (scoring package) of each forecaster's latest forecast made before the
+// question closed: closed_at or close_at when given, else the end of the
+// resolve_by day, which stands in for the close. Unreadable forecast lines
+// are left out of the numbers.
+//
+// For a question resolved yes or no, each scored forecaster also gets
+// Metaculus's time-averaged baseline_score and peer_score and its
+// coverage, as the agent board's score table names them
+// (scoring.TimeAveraged; docs/SCORES.md in the repository). They use the
+// question's life from opens_at, close_at and closed_at; for a key not
+// given the report assumes, lists the key in [QuestionReport.Assumed] and
+// says so in a note: the open is the earliest forecast, the scheduled
+// close the end of the resolve_by day (the next day at 00:00 UTC, or
+// closed_at when that is later), and the actual close closed_at, or else
+// the scheduled close. Void and open questions get no time-averaged
+// scores.
 //
 // # Errors
 //
 // Content is never an error: [Parse] returns a *[ParseError] wrapping
 // [ErrInvalidUTF8] or [ErrBinary] only when the text as a whole cannot be
 // read, and [File.Report] fails only for bad [Options.Bins] (wrapping
-// scoring.ErrBins). [ParseDate] returns an error wrapping [ErrDate].
+// scoring.ErrBins). [ParseDate] returns an error wrapping [ErrDate],
+// [ParseTime] one wrapping [ErrTime].
 //
 // # Cost
 //

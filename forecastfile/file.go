@@ -11,7 +11,7 @@ import (
 const FormatVersion = 1
 
 // Sentinel errors. [Parse] wraps them in a [*ParseError]; [ParseDate]
-// returns [ErrDate] wrapped with the value.
+// returns [ErrDate] and [ParseTime] [ErrTime], wrapped with the value.
 var (
 	// ErrInvalidUTF8 means the text is not valid UTF-8.
 	ErrInvalidUTF8 = errors.New("forecastfile: text is not valid UTF-8 (save the file as UTF-8)")
@@ -19,6 +19,9 @@ var (
 	ErrBinary = errors.New("forecastfile: text contains a NUL byte (this is not a Markdown text file)")
 	// ErrDate means a value is not a calendar date written YYYY-MM-DD.
 	ErrDate = errors.New("forecastfile: not a date written YYYY-MM-DD")
+	// ErrTime means a value is not a time written YYYY-MM-DD HH:MM, with
+	// optional seconds and fraction, in UTC (see [ParseTime]).
+	ErrTime = errors.New("forecastfile: not a time written YYYY-MM-DD HH:MM[:SS[.ffffff]] in UTC")
 )
 
 // ParseError is the error [Parse] returns when the text as a whole cannot
@@ -208,6 +211,13 @@ type Question struct {
 	BaseRate  *float64 `json:"base_rate,omitempty"` // fraction in [0,1]
 	Outcome   Outcome  `json:"outcome,omitempty"`
 	Tags      []string `json:"tags,omitempty"`
+	// OpensAt, CloseAt and ClosedAt are the optional keys opens_at (when
+	// forecasting opened), close_at (the scheduled close) and closed_at
+	// (the actual close: close_at, or earlier when resolved early), in
+	// UTC; zero when absent or unreadable.
+	OpensAt  time.Time `json:"opens_at,omitzero"`
+	CloseAt  time.Time `json:"close_at,omitzero"`
+	ClosedAt time.Time `json:"closed_at,omitzero"`
 
 	// Forecasts are the bullet lines of the ## Forecasts section.
 	Forecasts []Forecast `json:"forecasts,omitempty"`
@@ -236,9 +246,12 @@ type Section struct {
 // Forecast is one line of a Forecasts section: date (and time), who,
 // probability, note.
 type Forecast struct {
-	Line int    `json:"line"`
-	Date Date   `json:"date,omitzero"`
-	Time string `json:"time,omitempty"` // HH:MM, or ""
+	Line int  `json:"line"`
+	Date Date `json:"date,omitzero"`
+	// Time is the time of day in UTC as [Clock] writes it (HH:MM,
+	// HH:MM:SS or HH:MM:SS.ffffff), or "" for none; [Forecast.At] gives
+	// the moment.
+	Time string `json:"time,omitempty"`
 	Who  string `json:"who,omitempty"`
 	// P is the probability as a fraction in [0,1] (62% is 0.62).
 	P    float64 `json:"p"`

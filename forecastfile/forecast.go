@@ -7,6 +7,9 @@ import (
 
 const forecastExample = "e.g. - 2026-03-01 14:05 · agent:alice · 62% · note"
 
+// timeOfDay is how a forecast line's time is written.
+const timeOfDay = "HH:MM, HH:MM:SS or HH:MM:SS.ffffff (24-hour clock, UTC)"
+
 // readForecast reads the text of a forecast bullet: date [time] · who ·
 // probability [· note]. problem says what is missing or unreadable (empty
 // when the line is complete); sep is the separator used when it is not the
@@ -39,14 +42,14 @@ func readForecast(s string) (fc Forecast, problem, sep string, pct bool) {
 		ds, ts = dt[:i], strings.TrimSpace(dt[i+1:])
 	}
 	if d, err := ParseDate(ds); err != nil {
-		problems = append(problems, fmt.Sprintf("date %q is not a date written YYYY-MM-DD (optionally followed by HH:MM)", dt))
+		problems = append(problems, fmt.Sprintf("date %q is not a date written YYYY-MM-DD (optionally followed by a UTC time such as 14:05 or 14:05:09.25)", dt))
 	} else {
 		fc.Date = d
 		if ts != "" {
-			if validTime(ts) {
-				fc.Time = ts
+			if c, ok := readClock(ts); ok {
+				fc.Time = c.String()
 			} else {
-				problems = append(problems, fmt.Sprintf("time %q is not HH:MM (24-hour clock)", ts))
+				problems = append(problems, fmt.Sprintf("time %q is not %s", ts, timeOfDay))
 			}
 		}
 	}
@@ -80,15 +83,6 @@ func readForecast(s string) (fc Forecast, problem, sep string, pct bool) {
 		problem = "forecast line cannot be read: " + strings.Join(problems, "; ") + " (" + forecastExample + ")"
 	}
 	return fc, problem, sep, pct
-}
-
-func validTime(s string) bool {
-	if len(s) != 5 || s[2] != ':' {
-		return false
-	}
-	h, ok1 := digits(s[:2])
-	m, ok2 := digits(s[3:])
-	return ok1 && ok2 && h < 24 && m < 60
 }
 
 // numeric reports whether s reads as a number or percent (a probability in

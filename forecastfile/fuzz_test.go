@@ -36,6 +36,9 @@ func FuzzParse(f *testing.F) {
 		"", "---", "---\n---", "# ", "#", "# q\n- id: x\n## Forecasts\n- 2026-01-01 · a · 5",
 		"# q\n## Forecasts\n-\n- 2026-01-01 - a - 0.5\n  - sub", "```\n# x", "# a #\n## Notes\nx\n## Notes\ny",
 		"\ufeff# q\r\n* Status: OPEN\r\n* base_rate: 0.5", "# q\n- tags: ,#,a",
+		"# q\n- id: q\n- opens_at: 2026-01-01\n- Close At: 2026-02-10T17:05:09.25Z\n- closed_at: 2026-02-10 17:05:00.000\n- closed_at: x\n## Forecasts\n- 2026-02-10 17:05:09.123456 · a · 5%\n- 2026-02-10T17:05:09Z · b · 5%",
+		"# q\n- status: resolved\n- outcome: no\n- resolve_by: 2026-02-10\n- close_at: 2026-02-10 12:00+02:00\n## Forecasts\n- 2026-02-10 09:00:00 · a · 1%\n- 2026-02-10 09:00:00.1234567 · b · 2%\n- 2026-02-11 · c · 3%",
+		"# q\n- id: rain 1\n- opens_at: 0001-01-01\n## Forecasts\n- 0001-01-01 00:00:00.000001 · a · 50%",
 	} {
 		f.Add([]byte(s))
 	}
@@ -49,6 +52,7 @@ func FuzzParse(f *testing.F) {
 			return
 		}
 		_ = Check(f1, pinned)
+		_ = Check(f1, Options{Now: pinned.Now, BoardImport: true})
 		if _, err := f1.Report(pinned); err != nil {
 			t.Fatalf("Report: %v", err)
 		}

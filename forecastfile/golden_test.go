@@ -31,8 +31,8 @@ func TestGolden(t *testing.T) {
 			inputs = append(inputs, f)
 		}
 	}
-	if len(inputs) < 4 {
-		t.Fatalf("found %d forecast files in testdata, want at least 4", len(inputs))
+	if len(inputs) < 5 {
+		t.Fatalf("found %d forecast files in testdata, want at least 5", len(inputs))
 	}
 	for _, in := range inputs {
 		t.Run(filepath.Base(in), func(t *testing.T) {
@@ -89,6 +89,7 @@ func TestGoldenExpectations(t *testing.T) {
 		{file: "every-rule.md", findingRules: []int{0, 1, 2, 3}, warningRules: []int{4, 5, 6, 7, 8}},
 		{file: "edge-cases.md", findingRules: []int{0, 1, 2, 3}, warningRules: []int{0, 5}},
 		{file: "empty.md", wantFindings0: true, warningRules: []int{0}},
+		{file: "times.md", findingRules: []int{0, 1, 2}, warningRules: []int{7}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {

@@ -13,9 +13,10 @@ import (
 var knownKeys = map[string]bool{
 	"id": true, "resolves": true, "resolve_by": true, "status": true,
 	"base_rate": true, "outcome": true, "tags": true,
+	KeyOpensAt: true, KeyCloseAt: true, KeyClosedAt: true,
 }
 
-const knownKeyList = "id, resolves, resolve_by, status, base_rate, outcome, tags"
+const knownKeyList = "id, resolves, resolve_by, status, base_rate, outcome, tags, opens_at, close_at, closed_at"
 
 // Parse reads a forecast file. It accepts what people write (extra spaces,
 // "-", "*" or "+" bullets, CRLF or CR line ends, a byte-order mark, keys in
@@ -524,6 +525,13 @@ func (p *parser) field(key, value string, n int) {
 		value = strings.Join(tags, ", ")
 		if first {
 			q.Tags = tags
+		}
+	case KeyOpensAt, KeyCloseAt, KeyClosedAt:
+		if t, canonical, ok := readTime(value); ok {
+			value = canonical
+			if first {
+				*q.timeField(key) = t
+			}
 		}
 	}
 	if q.Fields == nil {

@@ -55,11 +55,24 @@ func TestReport(t *testing.T) {
 	}
 	// Scored: the latest forecast on or before resolve_by of a and b; c only
 	// forecast after it. Brier = (p-1)², log = ln p.
+	//
+	// Time-averaged over the life assumed: open at the earliest forecast
+	// (Jan 10), close at the end of resolve_by (Feb 16 00:00): 37 days.
+	// a: 20% for 22 days, 80% for 15. b: 60% from Jan 12 (2 days after the
+	// open) for 20 days minus nothing, 70% from Feb 1 09:00 (14.625 days).
+	// Peer, a against b (N = 2, so 100·2·ln(p_a/√(p_a·p_b))): 20 days of
+	// 20% v 60%, 0.375 days of 80% v 60%, 14.625 days of 80% v 70%.
+	const T = 37.0
+	baseline := func(q float64) float64 { return 100 * math.Log2(2*q) }
+	peer := func(pa, pb float64) float64 { return 200 * math.Log(pa/math.Sqrt(pa*pb)) }
+	aPeer := (20*peer(0.2, 0.6) + 0.375*peer(0.8, 0.6) + 14.625*peer(0.8, 0.7)) / T
 	var got []ScoredEntry
 	got = append(got, it.Scored...)
 	want := []ScoredEntry{
-		{Entry: Entry{Who: "agent:a", P: 0.8, Date: Date{2026, 2, 1}, Line: 10, Note: "latest of a"}, Brier: 0.04, LogScore: math.Log(0.8)},
-		{Entry: Entry{Who: "agent:b", P: 0.7, Date: Date{2026, 2, 1}, Time: "09:00", Line: 11}, Brier: 0.09, LogScore: math.Log(0.7)},
+		{Entry: Entry{Who: "agent:a", P: 0.8, Date: Date{2026, 2, 1}, Line: 10, Note: "latest of a"}, Brier: 0.04, LogScore: math.Log(0.8),
+			BaselineScore: (22*baseline(0.2) + 15*baseline(0.8)) / T, PeerScore: aPeer, Coverage: 1},
+		{Entry: Entry{Who: "agent:b", P: 0.7, Date: Date{2026, 2, 1}, Time: "09:00", Line: 11}, Brier: 0.09, LogScore: math.Log(0.7),
+			BaselineScore: (20.375*baseline(0.6) + 14.625*baseline(0.7)) / T, PeerScore: -aPeer, Coverage: 35 / T},
 	}
 	if diff := cmp.Diff(want, got, approx); diff != "" {
 		t.Errorf("scored (-want +got):\n%s", diff)
@@ -67,8 +80,15 @@ func TestReport(t *testing.T) {
 	if r.Scores == nil || r.Scores.Overall.N != 2 || math.Abs(r.Scores.Overall.Brier-0.065) > 1e-12 {
 		t.Errorf("overall scores = %+v, want 2 forecasts with Brier 0.065", r.Scores)
 	}
-	if len(r.Notes) != 1 {
-		t.Errorf("notes = %q, want one about agent:c forecasting after resolve_by", r.Notes)
+	wantNotes := []string{
+		"question ship: times assumed for the time-averaged scores: opens_at 2026-01-10 00:00 (the earliest forecast); close_at 2026-02-16 00:00 (the end of resolve_by 2026-02-15, UTC); closed_at 2026-02-16 00:00 (the scheduled close)",
+		"question ship: 1 forecaster(s) forecast only after resolve_by 2026-02-15 and are not scored",
+	}
+	if diff := cmp.Diff(wantNotes, r.Notes); diff != "" {
+		t.Errorf("notes (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{KeyOpensAt, KeyCloseAt, KeyClosedAt}, it.Assumed); diff != "" {
+		t.Errorf("assumed (-want +got):\n%s", diff)
 	}
 	// The report serialises without NaN or Inf.
 	if _, err := json.Marshal(r); err != nil {

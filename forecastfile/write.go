@@ -133,8 +133,10 @@ func writeKey(b *bytes.Buffer, key, value string) {
 }
 
 // FormatForecast writes one forecast line without its bullet:
-// "2026-03-01 14:05 · agent:alice · 62% · note". A forecast that could not
-// be read ([Forecast.Raw] set) is written as it was.
+// "2026-03-01 14:05 · agent:alice · 62% · note". The time has the
+// precision it needs ([Clock]): 14:05, 14:05:09 or 14:05:09.123456. A
+// forecast that could not be read ([Forecast.Raw] set) is written as it
+// was.
 func FormatForecast(fc Forecast) string {
 	if fc.Raw != "" {
 		return fc.Raw
@@ -143,7 +145,11 @@ func FormatForecast(fc Forecast) string {
 	b.WriteString(fc.Date.String())
 	if fc.Time != "" {
 		b.WriteByte(' ')
-		b.WriteString(fc.Time)
+		if c, ok := readClock(fc.Time); ok {
+			b.WriteString(c.String()) // as precise as it is, no more
+		} else {
+			b.WriteString(fc.Time)
+		}
 	}
 	b.WriteString(" · ")
 	b.WriteString(fc.Who)

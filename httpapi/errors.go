@@ -13,10 +13,8 @@ import (
 	"github.com/predictions-md/predictions/internal/tools"
 )
 
-// unavailableRetry is the Retry-After, in seconds, of a 503: long enough
-// for a database restart or a failover to start, short enough that a
-// client does not give up.
-const unavailableRetry = 5
+// unavailableRetry is the Retry-After, in seconds, of a 503.
+const unavailableRetry = httpio.UnavailableRetry
 
 // Problem is the body of every error response.
 type Problem = tools.Problem

@@ -13,6 +13,7 @@ import (
 	"github.com/predictions-md/predictions/internal/apidoc"
 	"github.com/predictions-md/predictions/internal/httpio"
 	"github.com/predictions-md/predictions/internal/tools"
+	"github.com/predictions-md/predictions/skillsettings"
 )
 
 // toolGET runs t with the input taken from the query string.
@@ -94,7 +95,11 @@ func (s *Server) skillFile(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	md, notes := tools.SkillFile(s.baseURL(r), q, s.opt.Board != nil)
+	opt := skillsettings.Options{BaseURL: s.baseURL(r), Board: s.opt.Board != nil}
+	if s.opt.Board != nil {
+		opt.BoardKeys = s.opt.Board.KeyAuth()
+	}
+	md, notes := tools.SkillFile(q, opt)
 	if len(notes) > 0 {
 		w.Header().Set("X-Settings-Notes", httpio.HeaderSafe(strings.Join(notes, "; ")))
 	}

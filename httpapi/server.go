@@ -103,6 +103,10 @@ type Board interface {
 	// Collector is the board's Prometheus metrics (its database pools and
 	// outbox); nil for none.
 	Collector() prometheus.Collector
+	// KeyAuth reports whether agents authenticate with registered keys
+	// (serve --auth keys) rather than their agent id: the skill file
+	// teaches the one in force.
+	KeyAuth() bool
 }
 
 // Server is the HTTP API. It is an http.Handler; build it with [New].

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,6 +14,7 @@ import (
 	"github.com/predictions-md/predictions/boardapi"
 	"github.com/predictions-md/predictions/httpapi"
 	"github.com/predictions-md/predictions/internal/apitest"
+	"github.com/predictions-md/predictions/internal/disktest"
 	"github.com/uptrace/bun/driver/sqliteshim"
 )
 
@@ -92,10 +94,57 @@ func TestDatabaseLocked(t *testing.T) {
 	if _, err := conn.ExecContext(context.Background(), "ROLLBACK"); err != nil {
 		t.Fatal(err)
 	}
+	// A 503 means nothing was written.
+	if rec := l.do("GET", "/api/predictions", "192.0.2.1:1", "", nil); rec.Code != 200 || !strings.Contains(rec.Body.String(), `"total":0`) {
+		t.Errorf("feed after the lock, the post answered 503: %d %s", rec.Code, rec.Body)
+	}
+	time.Sleep(board.CheckInterval) // the failed probe is the answer for this long
 	if rec := l.do("GET", "/healthz", "192.0.2.1:1", "", nil); rec.Code != 200 {
 		t.Errorf("healthz after the lock: %d %s", rec.Code, rec.Body)
 	}
 	if rec := l.do("POST", "/api/predictions", "192.0.2.1:1", "a", apitest.JSONBody(t, apitest.Pred("agent_id", "a"))); rec.Code != 201 {
 		t.Errorf("post after the lock (the failed one spent nothing): %d %s", rec.Code, rec.Body)
+	}
+}
+
+// SQLite's disk is full (a tmpfs of the test's own, filled up): a post
+// and /healthz both answer 503 with Retry-After, while reads stay 200;
+// once space is freed, both recover. /healthz writes a row to know it: a
+// transaction that writes nothing succeeds on a full disk.
+func TestDatabaseFull(t *testing.T) {
+	dir := disktest.Mount(t, 8<<20)
+	store, err := board.Open(context.Background(), filepath.Join(dir, "board.db"), board.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	l := &limited{h: httpapi.New(httpapi.Options{Logger: apitest.Discard, Board: boardapi.New(boardapi.Options{Store: store})}), clk: newTestClock()}
+	post := func() *httptest.ResponseRecorder {
+		return l.do("POST", "/api/predictions", "192.0.2.1:1", "a", apitest.JSONBody(t, apitest.Pred("agent_id", "a")))
+	}
+	if rec := post(); rec.Code != 201 {
+		t.Fatalf("post before the disk is full: %d %s", rec.Code, rec.Body)
+	}
+	free := disktest.Fill(t, dir)
+	// The last write answers for the database for a second.
+	time.Sleep(board.RecentWrite)
+	for i := range 3 {
+		if rec := post(); rec.Code != 503 || rec.Header().Get("Retry-After") != "5" {
+			t.Errorf("post %d on a full disk: %d, Retry-After %q: %s", i, rec.Code, rec.Header().Get("Retry-After"), rec.Body)
+		}
+		if rec := l.do("GET", "/healthz", "192.0.2.1:1", "", nil); rec.Code != 503 || rec.Header().Get("Retry-After") != "5" {
+			t.Errorf("healthz %d on a full disk: %d, Retry-After %q: %s", i, rec.Code, rec.Header().Get("Retry-After"), rec.Body)
+		}
+	}
+	if rec := l.do("GET", "/api/predictions", "192.0.2.1:1", "", nil); rec.Code != 200 || !strings.Contains(rec.Body.String(), `"total":1`) {
+		t.Errorf("feed on a full disk: %d %s", rec.Code, rec.Body)
+	}
+	free()
+	time.Sleep(board.CheckInterval)
+	if rec := l.do("GET", "/healthz", "192.0.2.1:1", "", nil); rec.Code != 200 {
+		t.Errorf("healthz once space is freed: %d %s", rec.Code, rec.Body)
+	}
+	if rec := post(); rec.Code != 201 {
+		t.Errorf("post once space is freed: %d %s", rec.Code, rec.Body)
 	}
 }

@@ -84,8 +84,10 @@ type Options struct {
 	Now func() time.Time
 
 	// Board says that the server also runs the agent board under /api:
-	// the skill file resource then teaches it.
-	Board bool
+	// the skill file resource then teaches it; BoardKeys, that the board
+	// authenticates agents by key (serve --auth keys), as the file then
+	// says.
+	Board, BoardKeys bool
 
 	// Routes are routes of the HTTP API offered as further tools: the
 	// agent board's (httpapi's Server.MCPRoutes; cmd/predictions wires

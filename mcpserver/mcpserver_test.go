@@ -24,6 +24,7 @@ import (
 
 	"github.com/predictions-md/predictions/internal/tools"
 	"github.com/predictions-md/predictions/mcpserver"
+	"github.com/predictions-md/predictions/skillsettings"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -463,7 +464,7 @@ func TestResources(t *testing.T) {
 		t.Errorf("resource URIs (-want +got):\n%s", diff)
 	}
 
-	skill, _ := tools.SkillFile(base, nil, false)
+	skill, _ := tools.SkillFile(nil, skillsettings.Options{BaseURL: base})
 	settings, err := tools.SettingsCatalog().Envelope(base + "/terms")
 	if err != nil {
 		t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/predictions-md/predictions/internal/tools"
+	"github.com/predictions-md/predictions/skillsettings"
 )
 
 // The resources' URIs are the HTTP addresses of the same documents
@@ -43,7 +44,8 @@ func (a *adapter) settingsResource() *mcp.Resource {
 }
 
 func (a *adapter) readSkill(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-	md, _ := tools.SkillFile(a.base, nil, a.opt.Board) // no settings given, so nothing to note
+	// No settings given, so nothing to note.
+	md, _ := tools.SkillFile(nil, skillsettings.Options{BaseURL: a.base, Board: a.opt.Board, BoardKeys: a.opt.BoardKeys})
 	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{
 		URI: req.Params.URI, MIMEType: "text/markdown", Text: string(md),
 	}}}, nil

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
+	"time"
 
 	"github.com/predictions-md/predictions/scoring"
 )
@@ -73,5 +74,23 @@ func BenchmarkBrier(b *testing.B) {
 			b.Fatal(err)
 		}
 		sink = v
+	}
+}
+
+// BenchmarkTimeAveraged: 1,000 forecasts by 100 forecasters on one
+// question, resolved early.
+func BenchmarkTimeAveraged(b *testing.B) {
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	r := rand.New(rand.NewPCG(5, 6))
+	fs := make([]scoring.TimedForecast, 1000)
+	for i := range fs {
+		fs[i] = scoring.TimedForecast{Who: fmt.Sprint("agent-", r.IntN(100)), P: r.Float64(), At: start.Add(time.Duration(r.IntN(1000)) * time.Minute)}
+	}
+	life := scoring.Life{Open: start, Close: start.Add(1000 * time.Minute), ActualClose: start.Add(900 * time.Minute)}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := scoring.TimeAveraged(fs, life, true); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

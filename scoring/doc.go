@@ -1,10 +1,11 @@
 // Package scoring scores resolved yes/no forecasts: the Brier score, the
 // log score, the base rate, the Brier skill score, a calibration table and
 // the Murphy decomposition of the Brier score, over all forecasts and per
-// forecaster.
+// forecaster; and Metaculus's time-averaged baseline and peer scores of
+// the forecasters on one question ([TimeAveraged]).
 //
 // It imports only the standard library; the score_forecasts tool (HTTP and
-// MCP) and the forecast-file checker call it.
+// MCP), the forecast-file checker and the agent board call it.
 //
 // A program that scores three resolved forecasts by two forecasters and
 // prints the non-empty rows of the calibration table:
@@ -47,7 +48,8 @@
 //
 // [Score] does everything in one pass. [Brier], [Log], [Calibration] and
 // [Decompose] compute one thing each. [ParseOutcome] reads "yes", "no",
-// "1" and "0". The runnable program examples/score in the repository
+// "1" and "0". [TimeAveraged] scores every forecast made over a question's
+// life, each for the time it stood. The runnable program examples/score in the repository
 // scores a forecast file and prints its calibration table.
 //
 // # Errors
@@ -55,8 +57,9 @@
 // The functions return [ErrEmpty] for no forecasts, a *[ForecastError]
 // wrapping [ErrProbability] for the first forecast whose P is outside
 // [0, 1] or NaN, and an error wrapping [ErrBins] for a bad number of bins;
-// [ParseOutcome] returns an *[OutcomeError] wrapping [ErrOutcome]. Test
-// with errors.Is and errors.As.
+// [ParseOutcome] returns an *[OutcomeError] wrapping [ErrOutcome];
+// [TimeAveraged] returns an error wrapping [ErrLife] for a life without
+// its open or actual close. Test with errors.Is and errors.As.
 //
 // # Formulas
 //
@@ -104,6 +107,17 @@
 //     so that Brier = REL − RES + UNC + WBV − WBC exactly. This package
 //     reports all five terms ([Murphy]) rather than grouping by distinct
 //     forecast value, which would need memory per distinct value.
+//   - Time-averaged scores ([TimeAveraged]), Metaculus's exactly
+//     (scoring/score_math.py in Metaculus's repository, and its scores
+//     FAQ, https://www.metaculus.com/help/scores-faq/): with q the
+//     probability a forecast gave to what happened, limited to
+//     [0.1%, 99.9%], the baseline score of a moment is 100 · log2(2q) and
+//     the peer score 100 · N/(N−1) · ln(q / G), G the geometric mean of
+//     the q of the N forecasters present (0 when N = 1); both are
+//     integrated up to the actual close and divided by the scheduled
+//     length of the question, so that a forecaster present for part of
+//     the life has a coverage below 1. docs/SCORES.md in the repository
+//     works an example through.
 //
 // # Decisions
 //
@@ -122,5 +136,8 @@
 // [Score] reads the forecasts once, with one accumulator per forecaster;
 // the overall scores are the sum of the forecasters' accumulators. Time is
 // O(n) plus sorting the forecasters, and memory O(forecasters × bins),
-// independent of n.
+// independent of n. [TimeAveraged] sorts the n forecasts of a question and
+// then does constant work per forecast (two running integrals replace a
+// pass over the forecasters present at each moment): O(n log n) time and
+// O(n) memory.
 package scoring

@@ -2,6 +2,7 @@ package scoring_test
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/predictions-md/predictions/scoring"
 )
@@ -121,4 +122,29 @@ func ExampleParseOutcome() {
 	// true <nil>
 	// false <nil>
 	// false scoring: outcome "void" is not one of yes, no, 1, 0; send yes (or 1) if the question resolved yes, no (or 0) if it resolved no; void questions are not scored
+}
+
+// Three forecasters on a question open from January 1 and scheduled to
+// close on January 11, resolved yes early, on January 9: the worked
+// example of docs/SCORES.md.
+func ExampleTimeAveraged() {
+	day := func(d int) time.Time { return time.Date(2026, 1, 1+d, 0, 0, 0, 0, time.UTC) }
+	fs := []scoring.TimedForecast{
+		{Who: "ann", P: 0.6, At: day(0)},
+		{Who: "bob", P: 0.3, At: day(2)},
+		{Who: "ann", P: 0.8, At: day(4)},
+		{Who: "cy", P: 0.5, At: day(6)},
+	}
+	scores, err := scoring.TimeAveraged(fs, scoring.Life{Open: day(0), Close: day(10), ActualClose: day(8)}, true)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, s := range scores {
+		fmt.Printf("%s: baseline %.2f, peer %.2f, coverage %.0f%%\n", s.Who, s.Baseline, s.Peer, 100*s.Coverage)
+	}
+	// Output:
+	// ann: baseline 37.64, peer 47.99, coverage 80%
+	// bob: baseline -44.22, peer -48.40, coverage 60%
+	// cy: baseline 0.00, peer 0.41, coverage 20%
 }

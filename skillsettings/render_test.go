@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -85,12 +86,17 @@ func TestSkillGolden(t *testing.T) {
 	cases = append(cases, struct {
 		file string
 		in   map[string]string
-	}{"board.golden", map[string]string{"preset": "team"}})
+	}{"board.golden", map[string]string{"preset": "team"}}, struct {
+		file string
+		in   map[string]string
+	}{"board_keys.golden", map[string]string{"preset": "team"}})
 	for _, tc := range cases {
 		t.Run(tc.file, func(t *testing.T) {
 			s, notes := Resolve(tc.in)
-			// board.golden: the same file on a server that runs the board.
-			opt := Options{BaseURL: testBase + "/", Tools: testTools, Board: tc.file == "board.golden"}
+			// board.golden: the same file on a server that runs the board;
+			// board_keys.golden: on one whose board takes agents' keys.
+			opt := Options{BaseURL: testBase + "/", Tools: testTools,
+				Board: strings.HasPrefix(tc.file, "board"), BoardKeys: tc.file == "board_keys.golden"}
 			golden(t, strings.Replace(tc.file, ".golden", ".md.golden", 1), s.Skill(opt))
 			if tc.file == "mixed.golden" {
 				golden(t, "mixed.notes.golden", strings.Join(Strings(notes), "\n")+"\n")
@@ -147,6 +153,73 @@ func TestSkillStructure(t *testing.T) {
 				t.Error("skill file does not end with the settings sections and the disclaimer")
 			}
 		})
+	}
+}
+
+// TestSkillBoardAuth: the board section follows the server's auth mode.
+// In key mode it names the key route and sends only a key as the bearer
+// token, never an agent id; in id mode it sends the agent id and names no
+// key route. Both teach reading a thread, answering a debate with
+// parent_id and the question's close.
+func TestSkillBoardAuth(t *testing.T) {
+	s, _ := Resolve(map[string]string{"preset": "team"})
+	bearer := regexp.MustCompile(`Authorization: Bearer ([^'"` + "`" + `]+)`)
+	keyRoute := testBase + "/api/agents/<your agent id>/key"
+	tests := []struct {
+		keys    bool
+		bearers []string // every distinct bearer token the file shows
+		want    []string
+		notWant []string
+	}{
+		{false, []string{"<your agent id>", "scout", "owl"},
+			[]string{"-H 'Authorization: Bearer scout'", "-H 'Authorization: Bearer owl'"},
+			[]string{"/key", "PREDICTIONS_KEY", "shown once"}},
+		{true, []string{"$PREDICTIONS_KEY", "<current key>"},
+			[]string{"curl -s -X POST '" + keyRoute + "'", "shown once", "stores only its hash", `-H "Authorization: Bearer $PREDICTIONS_KEY"`,
+				"an agent id alone as the bearer token is refused (403)"},
+			[]string{"Bearer scout", "Bearer owl", "Bearer <your agent id>"}},
+	}
+	for _, tt := range tests {
+		md := s.Skill(Options{BaseURL: testBase, Tools: testTools, Board: true, BoardKeys: tt.keys})
+		var got []string
+		for _, m := range bearer.FindAllStringSubmatch(md, -1) {
+			if !slices.Contains(got, m[1]) {
+				got = append(got, m[1])
+			}
+		}
+		if diff := cmp.Diff(tt.bearers, got); diff != "" {
+			t.Errorf("keys=%v: bearer tokens shown (-want +got):\n%s", tt.keys, diff)
+		}
+		common := []string{
+			"GET " + testBase + "/api/predictions/<id>/threads", `\"parent_id\":\"<reply id>\"`, "[DEBATE]",
+			"`close_at`", "`opens_at`", "409 naming `close_at`", "closed (past `close_at`", "never moves the close",
+			"closing: soonest `close_at` first", "`status=open` (or closed, resolved, void)",
+		}
+		for _, w := range append(common, tt.want...) {
+			if !strings.Contains(md, strings.ReplaceAll(w, `\"`, `"`)) {
+				t.Errorf("keys=%v: skill file lacks %q", tt.keys, w)
+			}
+		}
+		for _, w := range tt.notWant {
+			if strings.Contains(md, w) {
+				t.Errorf("keys=%v: skill file has %q", tt.keys, w)
+			}
+		}
+	}
+	// Key mode changes only the board section.
+	id := s.Skill(Options{BaseURL: testBase, Tools: testTools, Board: true})
+	keys := s.Skill(Options{BaseURL: testBase, Tools: testTools, Board: true, BoardKeys: true})
+	section := func(md string) (before, after string) {
+		i, j := strings.Index(md, "## The board\n"), strings.Index(md, "## The forecast file\n")
+		return md[:i], md[j:]
+	}
+	b1, a1 := section(id)
+	b2, a2 := section(keys)
+	if b1 != b2 || a1 != a2 {
+		t.Error("key mode changes the skill file outside the board section")
+	}
+	if off := s.Skill(Options{BaseURL: testBase, Tools: testTools, BoardKeys: true}); off != s.Skill(Options{BaseURL: testBase, Tools: testTools}) {
+		t.Error("BoardKeys without Board changes the skill file")
 	}
 }
 

@@ -182,7 +182,7 @@ func (s *server) feed(w http.ResponseWriter, r *http.Request) error {
 		active := q.sort == so || (q.sort == "" && so == board.SortRecent)
 		page.Sorts = append(page.Sorts, link{Label: string(so), URL: l.url(), Active: active})
 	}
-	for _, st := range []board.Status{"", board.StatusOpen, board.StatusResolved, board.StatusVoid} {
+	for _, st := range []board.Status{"", board.StatusOpen, board.StatusClosed, board.StatusResolved, board.StatusVoid} {
 		l := first
 		l.status = st
 		page.Statuses = append(page.Statuses, link{Label: cmpOr(string(st), "all"), URL: l.url(), Active: q.status == st})
@@ -436,9 +436,9 @@ type agentPage struct {
 	Forecasts     board.AgentForecastPage
 	ForecastsFrom int
 	Prev, Next    string
-	// OpenList and ResolvedList page the agent's own predictions by
-	// cursor (parameters open and resolved).
-	OpenList, ResolvedList predList
+	// OpenList, ClosedList and ResolvedList page the agent's own
+	// predictions by cursor (parameters open, closed and resolved).
+	OpenList, ClosedList, ResolvedList predList
 }
 
 // predList is a page of an agent's predictions on its page.
@@ -532,12 +532,15 @@ func (s *server) agent(w http.ResponseWriter, r *http.Request) error {
 	if page.OpenList, err = s.agentList(r, id, board.StatusOpen, "open", "Open predictions"); err != nil {
 		return err
 	}
+	if page.ClosedList, err = s.agentList(r, id, board.StatusClosed, "closed", "Closed, awaiting resolution"); err != nil {
+		return err
+	}
 	if page.ResolvedList, err = s.agentList(r, id, board.StatusResolved, "resolved", "Resolved predictions"); err != nil {
 		return err
 	}
 	pageURL := func(off int) string {
 		q := url.Values{}
-		for _, k := range []string{"open", "resolved"} {
+		for _, k := range []string{"open", "closed", "resolved"} {
 			if c := r.URL.Query().Get(k); c != "" {
 				q.Set(k, c)
 			}

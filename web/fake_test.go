@@ -2,7 +2,9 @@ package web_test
 
 import (
 	"context"
+	"database/sql"
 	"errors"
+	"fmt"
 	"net/http/httptest"
 	"net/url"
 	"strings"
@@ -134,6 +136,27 @@ func TestBoardFailure(t *testing.T) {
 		checkPage(t, path, h, body)
 		if status != 500 || strings.Contains(body, "fire") || !strings.Contains(body, "Something went wrong") {
 			t.Errorf("GET %s: status %d, body:\n%s", path, status, body)
+		}
+	}
+}
+
+// TestBoardUnavailable: a board whose database is unavailable gives a
+// 503 page with Retry-After, as the API does, without the error's detail:
+// an error wrapping board.ErrUnavailable, and a driver's error that
+// board.Classify recognises.
+func TestBoardUnavailable(t *testing.T) {
+	for _, err := range []error{
+		fmt.Errorf("board: feed: %w", board.Classify(sql.ErrConnDone)),
+		fmt.Errorf("board: feed at 10.0.0.7: %w", sql.ErrConnDone),
+	} {
+		srv := httptest.NewServer(web.New(web.Options{Board: &fakeBoard{err: err}, Logger: discard}))
+		t.Cleanup(srv.Close)
+		for _, path := range []string{"/", "/agents", "/predictions/0190f5a2-7b3c-7d4e-8f90-123456789abc"} {
+			status, h, body := get(t, srv, path)
+			checkPage(t, path, h, body)
+			if status != 503 || h.Get("Retry-After") != "5" || strings.Contains(body, "10.0.0.7") || !strings.Contains(body, "Temporarily unavailable") {
+				t.Errorf("GET %s with %v: status %d, Retry-After %q, body:\n%s", path, err, status, h.Get("Retry-After"), body)
+			}
 		}
 	}
 }

@@ -103,14 +103,17 @@ func seed(tb testing.TB) *fixture {
 			o = board.OutcomeYes
 		}
 		c.Advance(time.Minute)
-		if _, err := s.Resolve(ctx, p.ID, o); err != nil {
+		if _, err := s.Resolve(ctx, p.ID, board.NewResolution{Outcome: o}); err != nil {
 			tb.Fatalf("Resolve: %v", err)
 		}
 	}
 	f.resolve = oracle[0].ID
 
+	// The flagged one closes a minute after it is posted: it reads as
+	// closed, awaiting resolution, once the seed goes on.
 	f.flagged = create(board.NewPrediction{AgentID: "skeptic", Title: "Markets fall next week",
-		Body: injection, Confidence: ptr(0.4), Timeframe: "next week", Domain: "Markets"}).ID
+		Body: injection, Confidence: ptr(0.4), Timeframe: "next week", Domain: "Markets",
+		CloseAt: c.Now().Add(2 * time.Minute).Format(time.RFC3339)}).ID
 
 	th := create(board.NewPrediction{AgentID: "skeptic", Title: "Fusion start-up reaches Q > 1",
 		Body: "Based on published milestones.\nSecond line.", Confidence: ptr(0.25), Timeframe: "by 2027", Domain: "Science"})

@@ -88,7 +88,7 @@ func (s *server) settings(w http.ResponseWriter, r *http.Request) error {
 	page.Link = set.Link(baseURL)
 	page.Install = set.Install(baseURL)
 	lq, _ := url.ParseQuery(page.Query) // written by Settings.Query, so it parses
-	md, _ := tools.SkillFile(baseURL, lq, s.opt.Board != nil)
+	md, _ := tools.SkillFile(lq, skillsettings.Options{BaseURL: baseURL, Board: s.opt.Board != nil, BoardKeys: s.opt.BoardKeys})
 	page.Preview = string(md)
 	return s.render(w, r, http.StatusOK, "settings", "Settings builder", "settings", page)
 }

@@ -10,11 +10,13 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/predictions-md/predictions/board"
 	"github.com/predictions-md/predictions/internal/baseurl"
+	"github.com/predictions-md/predictions/internal/httpio"
 	"github.com/predictions-md/predictions/internal/tools"
 )
 
@@ -40,6 +42,10 @@ type Board interface {
 type Options struct {
 	// Board, when non-nil, is read by the feed, prediction and agent pages.
 	Board Board
+	// BoardKeys says that the board's API authenticates agents by key
+	// (serve --auth keys), so that the settings page's preview of the
+	// skill file is the file the API serves.
+	BoardKeys bool
 	// BaseURL is the public address of the service, such as
 	// "https://predictions.example.org", without a trailing slash. It goes
 	// into the settings page's link and install command. Empty means the
@@ -202,7 +208,9 @@ func notFoundError(what, id string) *pageError {
 type handlerFunc func(w http.ResponseWriter, r *http.Request) error
 
 // handle turns a handlerFunc into a handler: a *pageError gets its status
-// and message; any other error is a 500 whose detail goes to the log only.
+// and message; an error that says the board's database is unavailable
+// (board.Classify) is a 503 with Retry-After, as on the API; any other
+// error is a 500. The detail of a 503 or a 500 goes to the log only.
 func (s *server) handle(h handlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		err := h(w, r)
@@ -214,6 +222,12 @@ func (s *server) handle(h handlerFunc) http.HandlerFunc {
 			s.log.ErrorContext(r.Context(), "web: page failed", "method", r.Method, "path", r.URL.Path, "error", err.Error())
 			pe = &pageError{Status: http.StatusInternalServerError, Title: "Something went wrong",
 				Message: "The page could not be built. Try again in a moment."}
+			if errors.Is(board.Classify(err), board.ErrUnavailable) {
+				w.Header().Set("Retry-After", strconv.Itoa(httpio.UnavailableRetry))
+				pe = &pageError{Status: http.StatusServiceUnavailable, Title: "Temporarily unavailable",
+					Message: "The board's database cannot be reached just now.",
+					Hint:    fmt.Sprintf("Try again in %d seconds.", httpio.UnavailableRetry)}
+			}
 		}
 		if rerr := s.render(w, r, pe.Status, "error", pe.Title, "", pe); rerr != nil {
 			s.log.ErrorContext(r.Context(), "web: error page failed", "error", rerr.Error())

@@ -32,7 +32,7 @@ func runExport(ctx context.Context, env *cmdEnv, args []string) int {
 	db := dbFlag(fs, env.getenv)
 	var q board.FeedQuery
 	fs.StringVar(&q.Domain, "domain", "", "only this domain ("+strings.Join(board.Domains(), ", ")+"); default all")
-	sort := fs.String("sort", "recent", "order, as the feed: recent, confidence, popular or closing (open predictions with a date, soonest first)")
+	sort := fs.String("sort", "recent", "order, as the feed: recent, confidence, popular or closing (predictions still open that have a close_at, soonest first)")
 	fs.IntVar(&q.Limit, "limit", 0, "at most this many predictions; 0 for all")
 	fs.IntVar(&q.Offset, "offset", 0, "skip this many predictions first")
 	fs.Usage = func() {
@@ -59,7 +59,7 @@ func runExport(ctx context.Context, env *cmdEnv, args []string) int {
 		return 2
 	}
 	q.Sort = board.Sort(*sort)
-	store, code := openBoard(ctx, env, "export", *db, true)
+	store, code := openBoard(ctx, env, "export", *db, board.Options{MustExist: true})
 	if store == nil {
 		return code
 	}
@@ -92,12 +92,15 @@ func runImport(ctx context.Context, env *cmdEnv, args []string) int {
 		fmt.Fprintln(out)
 		fmt.Fprintln(out, "Loads a forecast file's questions and forecasts into the board, as POST /api/import does, in one")
 		fmt.Fprintln(out, "transaction. A FILE of - reads standard input. A question is a prediction with the question's id;")
-		fmt.Fprintln(out, "one the board already has is left as it is, so importing a file twice changes nothing. Forecasts")
-		fmt.Fprintln(out, "keep their dates; the first is the author's. A forecaster agent:<id> is that agent, any other")
-		fmt.Fprintln(out, "(such as person) the agent of that name, with characters an agent id cannot hold made hyphens")
-		fmt.Fprintln(out, "(Jane Doe is Jane-Doe). A file with findings (see `predictions check`) is refused: its findings")
-		fmt.Fprintln(out, "are printed as FILE:LINE: rule N: message and nothing is written. A SQLite --db that does not exist")
-		fmt.Fprintln(out, "is created (in a directory that exists).")
+		fmt.Fprintln(out, "one the board already has is not created again: its forecast lines the board lacks are added when")
+		fmt.Fprintln(out, "they could have been made there, and every other one is printed as a note, so importing a file")
+		fmt.Fprintln(out, "twice changes nothing. Forecasts keep their times; the first is the author's; opens_at, close_at")
+		fmt.Fprintln(out, "and closed_at set the question's life, so its scores are those `predictions check` prints. A")
+		fmt.Fprintln(out, "forecaster agent:<id> is that agent, any other (such as person) the agent of that name, with")
+		fmt.Fprintln(out, "characters an agent id cannot hold made hyphens (Jane Doe is Jane-Doe). A file with findings (see")
+		fmt.Fprintln(out, "`predictions check`) is refused: its findings are printed as FILE:LINE: rule N: message and nothing")
+		fmt.Fprintln(out, "is written. A SQLite --db that does not exist is created (in a directory that exists), and removed")
+		fmt.Fprintln(out, "again when the import is refused.")
 		fmt.Fprintln(out, "Exit status: 0 imported (or nothing new); 1 refused for findings; 2 bad flags or unreadable FILE;")
 		fmt.Fprintln(out, "3 database error.")
 		fmt.Fprintln(out)
@@ -125,15 +128,21 @@ func runImport(ctx context.Context, env *cmdEnv, args []string) int {
 		defer f.Close()
 		r = f
 	}
-	store, code := openBoard(ctx, env, "import", *db, false)
+	fresh := newSQLiteFile(*db)
+	store, code := openBoard(ctx, env, "import", *db, board.Options{})
 	if store == nil {
 		if code == 1 {
 			code = 3
 		}
 		return code
 	}
-	defer store.Close()
 	res, err := store.Import(ctx, r)
+	store.Close()
+	if err != nil && fresh {
+		// A refused or failed import into a board it created leaves no
+		// empty board behind.
+		removeSQLite(*db)
+	}
 	var ie *board.ImportError
 	if errors.As(err, &ie) {
 		printDiagnostics(env.stderr, name, ie.Findings)
@@ -154,9 +163,33 @@ func runImport(ctx context.Context, env *cmdEnv, args []string) int {
 		fmt.Fprintf(env.stdout, "new agents: %s\n", strings.Join(res.NewAgents, ", "))
 	}
 	if len(res.Existing) > 0 {
-		fmt.Fprintf(env.stdout, "already on the board, left as they are: %s\n", strings.Join(res.Existing, ", "))
+		fmt.Fprintf(env.stdout, "already on the board, not created again: %s\n", strings.Join(res.Existing, ", "))
+	}
+	for _, p := range res.Updated {
+		fmt.Fprintf(env.stdout, "  added %d forecast(s) to %s (line %d)\n", p.Forecasts, p.ID, p.Line)
+	}
+	for _, n := range res.Notes {
+		fmt.Fprintf(env.stdout, "note: %s\n", n)
 	}
 	return 0
+}
+
+// newSQLiteFile reports whether dsn names a SQLite file that does not
+// exist yet, which opening it would create.
+func newSQLiteFile(dsn string) bool {
+	if l := strings.ToLower(dsn); strings.HasPrefix(l, "postgres://") || strings.HasPrefix(l, "postgresql://") {
+		return false
+	}
+	_, err := os.Stat(dsn)
+	return errors.Is(err, os.ErrNotExist)
+}
+
+// removeSQLite removes a SQLite database file with its WAL and shared
+// memory files.
+func removeSQLite(path string) {
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		_ = os.Remove(path + suffix)
+	}
 }
 
 // printDiagnostics writes FILE:LINE: rule N: [warning: ]message lines, as
@@ -171,11 +204,13 @@ func printDiagnostics(w io.Writer, name string, ds []forecastfile.Diagnostic) {
 	}
 }
 
-// openBoard opens the board for export (mustExist) or import. On failure
-// it prints why and returns nil with the exit status: 2 for an unusable
-// --db, 1 when the database does not answer.
-func openBoard(ctx context.Context, env *cmdEnv, cmd, dsn string, mustExist bool) (*board.Store, int) {
-	store, err := board.Open(ctx, dsn, board.Options{Flag: forecastfile.Flags, MustExist: mustExist})
+// openBoard opens the board for export, import or backup, with opt and
+// the flags that serve stores. On failure it prints why and returns nil
+// with the exit status: 2 for an unusable --db, 1 when the database does
+// not answer.
+func openBoard(ctx context.Context, env *cmdEnv, cmd, dsn string, opt board.Options) (*board.Store, int) {
+	opt.Flag = forecastfile.Flags
+	store, err := board.Open(ctx, dsn, opt)
 	if err == nil {
 		return store, 0
 	}

@@ -106,7 +106,7 @@ func TestExportImportCommands(t *testing.T) {
 				t.Fatalf("import: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 			}
 			code, out, errOut = runBin(t, bin, boardFile, "import", "--db", src, "-")
-			if code != 0 || !strings.Contains(out, "imported 0 of 3") || !strings.Contains(out, "left as they are: transit-levy, beta-open, launch") {
+			if code != 0 || !strings.Contains(out, "imported 0 of 3") || !strings.Contains(out, "not created again: transit-levy, beta-open, launch") {
 				t.Fatalf("second import: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 			}
 
@@ -148,6 +148,16 @@ func TestExportImportCommands(t *testing.T) {
 			}
 			if _, after, _ := runBin(t, bin, "", "export", "--db", dst); after != second {
 				t.Errorf("a refused import changed the board:\n%s", after)
+			}
+			if db.name == "sqlite" {
+				// A refused import into a board it would create leaves no file.
+				fresh := filepath.Join(t.TempDir(), "new.db")
+				if code, _, _ = runBin(t, bin, bad, "import", "--db", fresh, "-"); code != 1 {
+					t.Errorf("refused import into a new file: exit %d, want 1", code)
+				}
+				if left, _ := filepath.Glob(fresh + "*"); len(left) != 0 {
+					t.Errorf("a refused import into a new board left %v behind", left)
+				}
 			}
 		})
 	}

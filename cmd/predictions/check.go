@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"time"
 
 	"github.com/predictions-md/predictions/forecastfile"
@@ -20,6 +21,23 @@ type checkFile struct {
 	Error    string                    `json:"error,omitempty"`
 	Findings []forecastfile.Diagnostic `json:"findings"`
 	Warnings []forecastfile.Diagnostic `json:"warnings"`
+	// Scored lists the questions resolved yes or no, with each
+	// forecaster's scores. Never nil.
+	Scored []checkScored `json:"scored"`
+}
+
+// checkScored is a resolved question's scores in `predictions check
+// --json`: the life the time-averaged scores use (Assumed lists the keys
+// the file does not give) and each forecaster's scores.
+type checkScored struct {
+	ID       string                     `json:"id"`
+	Line     int                        `json:"line"`
+	Outcome  forecastfile.Outcome       `json:"outcome"`
+	OpensAt  time.Time                  `json:"opens_at,omitzero"`
+	CloseAt  time.Time                  `json:"close_at,omitzero"`
+	ClosedAt time.Time                  `json:"closed_at,omitzero"`
+	Assumed  []string                   `json:"assumed,omitempty"`
+	Scores   []forecastfile.ScoredEntry `json:"scores"`
 }
 
 // checkOutput is the JSON document `predictions check --json` prints.
@@ -39,7 +57,9 @@ func runCheck(_ context.Context, env *cmdEnv, args []string) int {
 	today := fs.String("today", "", "date that counts as today for overdue questions, YYYY-MM-DD (default: today in UTC)")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "Usage: predictions check [--json] [--today YYYY-MM-DD] FILE...")
-		fmt.Fprintln(fs.Output(), "\nChecks forecast files against the format. Prints FILE:LINE: rule N: message;")
+		fmt.Fprintln(fs.Output(), "\nChecks forecast files against the format. Prints FILE:LINE: rule N: message,")
+		fmt.Fprintln(fs.Output(), "then for each forecaster on a resolved question FILE:LINE: score ID (OUTCOME)")
+		fmt.Fprintln(fs.Output(), "WHO: baseline B, peer P, coverage C% (Metaculus's time-averaged scores);")
 		fmt.Fprintln(fs.Output(), "exit status 1 when there are findings, 2 when a file cannot be read, 0 otherwise.")
 		fmt.Fprintln(fs.Output(), "A FILE of - reads standard input.")
 		fs.PrintDefaults()
@@ -51,7 +71,7 @@ func runCheck(_ context.Context, env *cmdEnv, args []string) int {
 	out := checkOutput{Files: []checkFile{}}
 	exit := 0
 	for _, name := range files {
-		res := checkFile{File: displayName(name), Findings: []forecastfile.Diagnostic{}, Warnings: []forecastfile.Diagnostic{}}
+		res := checkFile{File: displayName(name), Findings: []forecastfile.Diagnostic{}, Warnings: []forecastfile.Diagnostic{}, Scored: []checkScored{}}
 		f, err := readForecastFile(env, name)
 		if err != nil {
 			res.Error = err.Error()
@@ -76,6 +96,25 @@ func runCheck(_ context.Context, env *cmdEnv, args []string) int {
 				fmt.Fprintf(env.stdout, "%s:%d: rule %d: %s%s\n", displayName(name), d.Line, d.Rule, sev, d.Message)
 			}
 		}
+		rep, err := f.Report(opt)
+		if err != nil {
+			fmt.Fprintf(env.stderr, "predictions check: %v\n", err)
+			return 2
+		}
+		for _, it := range rep.Items {
+			if len(it.Scored) == 0 {
+				continue
+			}
+			res.Scored = append(res.Scored, checkScored{ID: it.ID, Line: it.Line, Outcome: it.Outcome,
+				OpensAt: it.OpensAt, CloseAt: it.CloseAt, ClosedAt: it.ClosedAt, Assumed: it.Assumed, Scores: it.Scored})
+			if *asJSON {
+				continue
+			}
+			for _, e := range it.Scored {
+				fmt.Fprintf(env.stdout, "%s:%d: score %s (%s) %s: baseline %.2f, peer %.2f, coverage %s\n",
+					displayName(name), it.Line, it.ID, it.Outcome, e.Who, e.BaselineScore, e.PeerScore, coverage(e.Coverage))
+			}
+		}
 		res.OK = len(res.Findings) == 0
 		out.Findings += len(res.Findings)
 		out.Warnings += len(res.Warnings)
@@ -96,6 +135,9 @@ func runCheck(_ context.Context, env *cmdEnv, args []string) int {
 	}
 	return exit
 }
+
+// coverage writes a share as a percent with one decimal.
+func coverage(c float64) string { return strconv.FormatFloat(100*c, 'f', 1, 64) + "%" }
 
 // commonFlags parses the flags of check and score. It returns code >= 0
 // when the command must stop with that status.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -46,15 +47,15 @@ func TestCheckCommand(t *testing.T) {
 	bad := writeTemp(t, "bad.md", findingFile)
 	missing := filepath.Join(t.TempDir(), "missing.md")
 	binary := writeTemp(t, "binary.md", "# q\x00")
-	line := regexp.MustCompile(`^[^:]+:\d+: rule \d: .+$`)
+	line := regexp.MustCompile(`^[^:]+:\d+: (rule \d: .+|score \S+ \((yes|no)\) .+: baseline -?\d+\.\d\d, peer -?\d+\.\d\d, coverage \d+\.\d%)$`)
 	tests := []struct {
 		name      string
 		args      []string
 		stdin     string
 		wantCode  int
-		wantLines int // lines on stdout, each FILE:LINE: rule N: message; -1 for the usage
+		wantLines int // lines on stdout, each FILE:LINE: rule N: message or a forecaster's scores; -1 for the usage
 	}{
-		{"clean", []string{"check", "--today", "2026-03-01", clean}, "", 0, 0},
+		{"clean: the scores of two forecasters on two resolved questions", []string{"check", "--today", "2026-03-01", clean}, "", 0, 4},
 		{"warnings only", []string{"check", "--today", "2026-03-01", warn}, "", 0, 1},
 		{"findings", []string{"check", "--today", "2026-03-01", warn, bad}, "", 1, 4},
 		{"unreadable wins", []string{"check", "--today", "2026-03-01", bad, missing}, "", 2, 3},
@@ -88,7 +89,7 @@ func TestCheckCommand(t *testing.T) {
 			}
 			for _, l := range lines {
 				if !line.MatchString(l) {
-					t.Errorf("line %q is not FILE:LINE: rule N: message", l)
+					t.Errorf("line %q is not FILE:LINE: rule N: message, nor FILE:LINE: score ...", l)
 				}
 			}
 		})
@@ -100,6 +101,46 @@ func TestCheckCommandToday(t *testing.T) {
 	_, out, _ := runForecastCmd(t, "", "check", "--today", "2026-07-01", warn)
 	if !strings.Contains(out, ":4: rule 6: warning: ") {
 		t.Errorf("with --today after resolve_by, want a rule-6 warning on line 4; got:\n%s", out)
+	}
+}
+
+// TestCheckCommandScores: check prints each forecaster's time-averaged
+// scores on the resolved questions, in text and JSON.
+func TestCheckCommandScores(t *testing.T) {
+	clean := writeTemp(t, "clean.md", cleanFile)
+	code, out, _ := runForecastCmd(t, "", "check", "--today", "2026-03-01", clean)
+	// ship: open at the earliest forecast (Jan 10), close at the end of
+	// resolve_by (Feb 16 00:00): 37 days. a stands at 70% all along:
+	// 100·log2(1.4) = 48.54. b at 60% from Jan 12, 35 days: 100·log2(1.2)
+	// · 35/37 = 24.88. Peer over those 35 days, N = 2: a gets
+	// 200·ln(0.7/√0.42) · 35/37 = 14.58, b the opposite.
+	for _, want := range []string{
+		clean + ":1: score ship (yes) agent:a: baseline 48.54, peer 14.58, coverage 100.0%\n",
+		clean + ":1: score ship (yes) agent:b: baseline 24.88, peer -14.58, coverage 94.6%\n",
+	} {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Errorf("check: status %d, output lacks %q:\n%s", code, want, out)
+		}
+	}
+	code, out, _ = runForecastCmd(t, "", "check", "--json", "--today", "2026-03-01", clean)
+	var got checkOutput
+	if err := json.Unmarshal([]byte(out), &got); err != nil || code != 0 || len(got.Files) != 1 {
+		t.Fatalf("check --json: status %d, %v:\n%s", code, err, out)
+	}
+	type row struct {
+		ID, Who        string
+		Baseline, Peer float64
+		Assumed        int
+	}
+	var rows []row
+	for _, q := range got.Files[0].Scored {
+		for _, e := range q.Scores {
+			rows = append(rows, row{q.ID, e.Who, math.Round(e.BaselineScore*100) / 100, math.Round(e.PeerScore*100) / 100, len(q.Assumed)})
+		}
+	}
+	want := []row{{"ship", "agent:a", 48.54, 14.58, 3}, {"ship", "agent:b", 24.88, -14.58, 3}, {"rain", "agent:a", 67.81, 35.77, 3}, {"rain", "agent:b", 13.13, -35.77, 3}}
+	if diff := cmp.Diff(want, rows); diff != "" {
+		t.Errorf("check --json scores (-want +got):\n%s", diff)
 	}
 }
 
@@ -150,29 +191,32 @@ func TestScoreCommand(t *testing.T) {
 	}
 	// Brier of agent:a: ((0.7-1)² + (0.2-0)²)/2 = (0.09+0.04)/2 = 0.065.
 	// agent:b: ((0.6-1)² + 0.45²)/2 = (0.16+0.2025)/2 = 0.18125 (0.1813 printed).
-	for _, want := range []string{"agent:a     2          1    0.0650", "agent:b     2          1    0.181", "Calibration (all forecasters, 5 bins)", "60–80%"} {
+	// The time-averaged scores: see TestCheckCommandScores.
+	for _, want := range []string{"agent:a     2          1    0.0650", "agent:b     2          1    0.181", "Calibration (all forecasters, 5 bins)", "60–80%",
+		"\nship (yes, open 2026-01-10 00:00 to 2026-02-16 00:00 UTC; assumed: opens_at, close_at, closed_at)\nforecaster  baseline  peer    coverage\nagent:a     48.54     14.58   100.0%\nagent:b     24.88     -14.58  94.6%\n"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("score output lacks %q:\n%s", want, out)
 		}
 	}
 	// The tables are aligned: in every row the second column starts where
-	// the header's "forecasts" does; no line ends in a space.
-	rows := strings.Split(out, "\n")
-	col := -1
-	for _, r := range rows {
-		if strings.HasPrefix(r, "forecaster ") {
-			col = strings.Index(r, "forecasts")
-		}
+	// its table's header's second column does; no line ends in a space.
+	col, tables := -1, 0
+	for _, r := range strings.Split(out, "\n") {
 		if strings.HasSuffix(r, " ") {
 			t.Errorf("line %q ends in a space", r)
 		}
-	}
-	for _, r := range rows {
+		if strings.HasPrefix(r, "forecaster ") {
+			col = len(r) - len(strings.TrimLeft(r[len("forecaster"):], " ")) // where the second column starts
+			tables++
+		}
 		if strings.HasPrefix(r, "agent:") || strings.HasPrefix(r, "all ") {
 			if col < 0 || len(r) <= col || r[col-1] != ' ' || r[col] == ' ' {
 				t.Errorf("row %q is not aligned with the header (column %d)", r, col)
 			}
 		}
+	}
+	if tables != 3 {
+		t.Errorf("%d tables of forecasters, want 3 (the scores, and the time-averaged scores of two questions)", tables)
 	}
 
 	code, _, _ = runForecastCmd(t, "", "score", "--bins", "50", clean)

@@ -42,7 +42,7 @@ type cmdEnv struct {
 func commands() []command {
 	return []command{
 		// Each subcommand lives in its own file: serve.go, check.go, score.go, settings.go, mail.go,
-		// boardfile.go (export and import).
+		// boardfile.go (export and import), backup.go.
 		{name: "serve", summary: "run the service: tools over HTTP and MCP, the skill file, the board", run: runServe},
 		{name: "check", summary: "check forecast files against the format (FILE:LINE: rule N: message)", run: runCheck},
 		{name: "score", summary: "score a forecast file's resolved questions; calibration table", run: runScore},
@@ -50,6 +50,7 @@ func commands() []command {
 		{name: "mail", summary: "record one e-mail reply from standard input (for a mail server's pipe)", run: runMail},
 		{name: "export", summary: "write the board as a forecast file to standard output", run: runExport},
 		{name: "import", summary: "load a forecast file's questions and forecasts into the board", run: runImport},
+		{name: "backup", summary: "write a consistent copy of a live SQLite board to a new file", run: runBackup},
 	}
 }
 

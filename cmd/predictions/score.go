@@ -26,7 +26,8 @@ func runScore(_ context.Context, env *cmdEnv, args []string) int {
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "Usage: predictions score [--bins N] [--json] FILE")
 		fmt.Fprintln(fs.Output(), "\nScores each forecaster's latest forecast on the resolved questions of a")
-		fmt.Fprintln(fs.Output(), "forecast file and prints the calibration table. A FILE of - reads standard input.")
+		fmt.Fprintln(fs.Output(), "forecast file, prints each question's time-averaged baseline and peer scores")
+		fmt.Fprintln(fs.Output(), "(Metaculus's) and the calibration table. A FILE of - reads standard input.")
 		fs.PrintDefaults()
 	}
 	opt, files, code := commonFlags(fs, args, today)
@@ -87,7 +88,7 @@ func writeScoreTables(w io.Writer, name string, rep *forecastfile.Report) {
 		fmt.Fprintln(w, "\nNo resolved question has forecasts to score.")
 		return
 	}
-	fmt.Fprintln(w, "\nScores (each forecaster's latest forecast on or before resolve_by; Brier: lower is better; log: higher is better)")
+	fmt.Fprintln(w, "\nScores (each forecaster's latest forecast before the question closed, on or before resolve_by unless close_at or closed_at says otherwise; Brier: lower is better; log: higher is better)")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "forecaster\tforecasts\tyes\tBrier\tlog score\tBrier skill\t")
 	row := func(who string, s scoring.Summary) {
@@ -98,6 +99,7 @@ func writeScoreTables(w io.Writer, name string, rep *forecastfile.Report) {
 	}
 	row("all", rep.Scores.Overall)
 	tw.Flush()
+	writeTimeScores(w, rep)
 
 	fmt.Fprintf(w, "\nCalibration (all forecasters, %d bins)\n", rep.Scores.Bins)
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
@@ -108,6 +110,34 @@ func writeScoreTables(w io.Writer, name string, rep *forecastfile.Report) {
 	tw.Flush()
 	for _, n := range append(rep.Notes, rep.Scores.Overall.Notes...) {
 		fmt.Fprintln(w, "note:", n)
+	}
+}
+
+// writeTimeScores prints, for each question resolved yes or no, each
+// forecaster's time-averaged baseline and peer scores and coverage.
+func writeTimeScores(w io.Writer, rep *forecastfile.Report) {
+	fmt.Fprintln(w, "\nTime-averaged scores by question (Metaculus's baseline and peer scores: higher is better; coverage: share of the question's life with a forecast standing; docs/SCORES.md)")
+	for _, it := range rep.Items {
+		if len(it.Scored) == 0 {
+			continue
+		}
+		life := ""
+		if !it.OpensAt.IsZero() && !it.ClosedAt.IsZero() {
+			life = fmt.Sprintf(", open %s to %s UTC", forecastfile.FormatTime(it.OpensAt), forecastfile.FormatTime(it.ClosedAt))
+			if it.ClosedAt.Before(it.CloseAt) {
+				life += fmt.Sprintf(", closed early (scheduled %s)", forecastfile.FormatTime(it.CloseAt))
+			}
+			if len(it.Assumed) > 0 {
+				life += "; assumed: " + strings.Join(it.Assumed, ", ")
+			}
+		}
+		fmt.Fprintf(w, "\n%s (%s%s)\n", it.ID, it.Outcome, life)
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "forecaster\tbaseline\tpeer\tcoverage\t")
+		for _, e := range it.Scored {
+			fmt.Fprintf(tw, "%s\t%.2f\t%.2f\t%s\t\n", e.Who, e.BaselineScore, e.PeerScore, coverage(e.Coverage))
+		}
+		tw.Flush()
 	}
 }
 

@@ -310,7 +310,7 @@ func serve(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	}
 
 	// Pages for people at /, /agents, /tools and /settings, reading the same board.
-	opt.Pages = web.New(web.Options{Board: store, BaseURL: cfg.baseURL, TrustProxy: cfg.trustProxy,
+	opt.Pages = web.New(web.Options{Board: store, BoardKeys: boardAPI.KeyAuth(), BaseURL: cfg.baseURL, TrustProxy: cfg.trustProxy,
 		Contact: cmp.Or(opt.Contact, httpapi.DefaultContact), MCP: true, Logger: log})
 
 	// MCP at /mcp: the same tools through the go-sdk's streamable handler,
@@ -321,7 +321,7 @@ func serve(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	opt.MCP = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { mcp.ServeHTTP(w, r) })
 	api := httpapi.New(opt)
 	mcp, err = mcpserver.Handler(mcpserver.Options{BaseURL: cfg.baseURL, TrustProxy: cfg.trustProxy, Logger: log,
-		AllowedOrigins: cfg.allowedOrigins, Board: true, Routes: boardAPI.MCPRoutes()})
+		AllowedOrigins: cfg.allowedOrigins, Board: true, BoardKeys: boardAPI.KeyAuth(), Routes: boardAPI.MCPRoutes()})
 	if err != nil {
 		return err
 	}

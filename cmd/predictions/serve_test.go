@@ -299,9 +299,23 @@ func startServe(t *testing.T, args ...string) (string, *syncBuffer) {
 	return "", nil
 }
 
+// httpDo sends one request and returns the status and the JSON body.
 func httpDo(t *testing.T, method, url, auth, body string) (int, map[string]any) {
 	t.Helper()
-	req, _ := http.NewRequest(method, url, strings.NewReader(body))
+	code, _, b := request(t, method, url, auth, body)
+	var m map[string]any
+	_ = json.Unmarshal([]byte(b), &m)
+	return code, m
+}
+
+// request sends one request (a JSON body when body is not empty) and
+// returns the status, the header and the body.
+func request(t *testing.T, method, url, auth, body string) (int, http.Header, string) {
+	t.Helper()
+	req, err := http.NewRequest(method, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
 	if auth != "" {
 		req.Header.Set("Authorization", auth)
 	}
@@ -313,9 +327,8 @@ func httpDo(t *testing.T, method, url, auth, body string) (int, map[string]any) 
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	var m map[string]any
-	_ = json.NewDecoder(resp.Body).Decode(&m)
-	return resp.StatusCode, m
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, resp.Header, string(b)
 }
 
 // TestServeKeysAndMetrics: --auth keys needs the registered key, and

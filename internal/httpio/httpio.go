@@ -63,6 +63,12 @@ var (
 	ErrRateLimited = errors.New("too many requests")
 )
 
+// UnavailableRetry is the Retry-After, in seconds, of a 503 (the
+// database is unavailable), on the API and on the pages alike: long
+// enough for a database restart or a failover to start, short enough
+// that a client does not give up.
+const UnavailableRetry = 5
+
 // statusTable is where the adapters' errors become statuses: the first
 // entry whose error matches (errors.Is) gives the status. An adapter with
 // errors of its own (the board's) gives them a status with [WithStatus].

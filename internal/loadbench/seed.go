@@ -258,6 +258,7 @@ func seedPrediction(i int, start time.Time) board.Prediction {
 		Timeframe:  "Q" + fmt.Sprint(1+i%4) + " 2026",
 		Domain:     domain,
 		CreatedAt:  created,
+		OpensAt:    created,
 		Status:     board.StatusOpen,
 		Flags:      []string{},
 	}

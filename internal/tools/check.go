@@ -33,12 +33,16 @@ type checkOutput struct {
 	Findings      []forecastfile.Diagnostic     `json:"findings" jsonschema:"errors against the format (rules 1 to 3)"`
 	Warnings      []forecastfile.Diagnostic     `json:"warnings" jsonschema:"advice (rules 4 to 8)"`
 	Rules         map[string]string             `json:"rules" jsonschema:"the rules by number"`
-	Items         []forecastfile.QuestionReport `json:"items" jsonschema:"each question: latest forecasts, combined forecast, scores"`
+	Items         []forecastfile.QuestionReport `json:"items" jsonschema:"each question: latest forecasts, combined forecast, scores (Brier, log, and Metaculus's time-averaged baseline and peer scores with coverage)"`
 	Scores        *scoring.Result               `json:"scores" jsonschema:"scores of the resolved questions' forecasts; null when none"`
 }
 
 func dateSchema() *jsonschema.Schema {
 	return &jsonschema.Schema{Type: "string", Format: "date", Description: "a date, YYYY-MM-DD"}
+}
+
+func timeSchema() *jsonschema.Schema {
+	return &jsonschema.Schema{Type: "string", Format: "date-time", Description: "a time in UTC, RFC 3339"}
 }
 
 func checkForecastMD() *Tool {
@@ -49,7 +53,8 @@ func checkForecastMD() *Tool {
 		Description: "Check a Markdown forecast file against the format: every question says how it resolves and by when; forecasts are dated, " +
 			"carry a probability and say who made them; resolved questions have an outcome (findings); and warnings for 0% or 100%, certainty language, " +
 			"overdue questions, forecasts dated after the resolve date and text that reads like instructions to an agent. " +
-			"Also returns each question's latest forecast per forecaster, their combined forecast (geometric mean of odds) and scores for resolved questions. " +
+			"Also returns each question's latest forecast per forecaster, their combined forecast (geometric mean of odds) and scores for resolved questions: " +
+			"Brier and log scores, and Metaculus's time-averaged baseline and peer scores with coverage over the question's life (the keys opens_at, close_at and closed_at, or times assumed and noted). " +
 			"Every finding and warning carries its rule, the question id and the line number.",
 	},
 		[]Limit{

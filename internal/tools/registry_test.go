@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/predictions-md/predictions/skillsettings"
 )
 
 func TestRegistryNames(t *testing.T) {
@@ -91,7 +92,7 @@ func TestSettingsCatalogAndSkillFile(t *testing.T) {
 	if len(cat.Settings) != 19 || len(cat.Presets) != 4 {
 		t.Errorf("catalog has %d settings and %d presets, want 19 and 4 (spec 2.4)", len(cat.Settings), len(cat.Presets))
 	}
-	md, notes := SkillFile("https://predictions.example", map[string][]string{"floor_pct": {"50"}, "pool": {"bogus"}}, false)
+	md, notes := SkillFile(map[string][]string{"floor_pct": {"50"}, "pool": {"bogus"}}, skillsettings.Options{BaseURL: "https://predictions.example"})
 	if !bytes.HasPrefix(md, []byte("---\nname: predictions\n")) {
 		t.Errorf("skill file does not start with the Agent Skills front matter:\n%.200s", md)
 	}

@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/predictions-md/predictions/forecastfile"
@@ -55,6 +56,7 @@ var forOptions = &jsonschema.ForOptions{
 		typeOf[Outcome]():           outcomeSchema(),
 		typeOf[OddsText]():          oddsTextSchema(),
 		typeOf[forecastfile.Date](): dateSchema(),
+		typeOf[time.Time]():         timeSchema(),
 		typeOf[odds.Method]():       methodSchema(),
 	},
 }

@@ -38,12 +38,12 @@ type catalogOutput struct {
 // SkillFile renders the skill file (GET /predictions.md and the MCP
 // resource) with the settings of q written in. Invalid or unknown values are
 // ignored and, like clamped ones, described in notes.
-// board says that the server also runs the agent board: the file then
-// teaches it.
-func SkillFile(baseURL string, q url.Values, board bool) (markdown []byte, notes []string) {
+// opt says what the server runs beyond the tools: its BaseURL, and with
+// Board (and BoardKeys, for key mode) the agent board, which the file then
+// teaches; the tool table is the registry's, whatever opt.Tools holds.
+func SkillFile(q url.Values, opt skillsettings.Options) (markdown []byte, notes []string) {
 	s, ns := skillsettings.ResolveQuery(q)
-	opt := skillOptions(baseURL)
-	opt.Board = board
+	opt.Tools = skillOptions("").Tools
 	return []byte(s.Skill(opt)), skillsettings.Strings(ns)
 }
 
