@@ -1,81 +1,14 @@
 package board
 
 import (
-	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/predictions-md/predictions/scoring"
 	"github.com/uptrace/bun"
 )
-
-// AgentsBy returns every agent with its statistics in the given order
-// (see [AgentSort]); "" is [AgentSortRecent], the order of [Store.Agents].
-//
-// Errors: a *[ValidationError] for an unknown sort.
-func (s *Store) AgentsBy(ctx context.Context, sort AgentSort) ([]Agent, error) {
-	sort, err := parseAgentSort(sort)
-	if err != nil {
-		return nil, err
-	}
-	as, err := s.Agents(ctx)
-	if err != nil || sort == AgentSortRecent {
-		return as, err
-	}
-	// Agents comes most recently seen first; a stable sort keeps that
-	// order among ties. A nil score sorts after every value: an agent
-	// never scored comes last in every order, trust included, where its
-	// neutral 0.5 would otherwise rank it above every scored agent less
-	// trusted than a coin.
-	key := func(a Agent) (*float64, bool) { // value, higher is better
-		switch sort {
-		case AgentSortPeer:
-			return a.PeerScore, true
-		case AgentSortBrier:
-			return a.ForecastBrier, false
-		}
-		if a.Scored == 0 {
-			return nil, true
-		}
-		t := a.TrustScore
-		return &t, true
-	}
-	slices.SortStableFunc(as, func(a, b Agent) int {
-		x, higher := key(a)
-		y, _ := key(b)
-		switch {
-		case x == nil && y == nil:
-			return 0
-		case x == nil:
-			return 1
-		case y == nil:
-			return -1
-		}
-		if higher {
-			return cmp.Compare(*y, *x)
-		}
-		return cmp.Compare(*x, *y)
-	})
-	return as, nil
-}
-
-func parseAgentSort(s AgentSort) (AgentSort, error) {
-	switch AgentSort(strings.ToLower(strings.TrimSpace(string(s)))) {
-	case "", AgentSortRecent:
-		return AgentSortRecent, nil
-	case AgentSortPeer:
-		return AgentSortPeer, nil
-	case AgentSortBrier:
-		return AgentSortBrier, nil
-	case AgentSortTrust:
-		return AgentSortTrust, nil
-	}
-	return "", invalid("sort", fmt.Sprintf("%q is not a known agent sort", string(s)), "send recent, peer_score, brier or trust")
-}
 
 // calibration is the calibration table of an agent's scored forecasts.
 func (s *Store) calibration(ctx context.Context, agentID string) ([]scoring.Bin, error) {

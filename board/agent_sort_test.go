@@ -9,14 +9,14 @@ import (
 	"github.com/predictions-md/predictions/board"
 )
 
-// TestAgentsByUnscoredLast: in every order but recency, agents never
+// TestAgentsUnscoredLast: in every order but recency, agents never
 // scored come after every scored agent, even under trust, where their
 // neutral 0.5 is above a scored agent worse than a coin. Three agents are
 // scored on one prediction (sharp said 95%, the author 70%, dull 5%; it
 // resolved yes), two are not (newbie posted an open prediction, lurker
 // forecast on it); among the unscored the order stays most recently seen
 // first.
-func TestAgentsByUnscoredLast(t *testing.T) {
+func TestAgentsUnscoredLast(t *testing.T) {
 	forEachStore(t, func(t *testing.T, open func(board.Options) *board.Store) {
 		clk := newClock()
 		s := open(board.Options{Now: clk.Now})
@@ -54,16 +54,17 @@ func TestAgentsByUnscoredLast(t *testing.T) {
 			{"", recent},
 		}
 		for _, tt := range tests {
-			as, err := s.AgentsBy(ctx, tt.sort)
+			page, err := s.Agents(ctx, board.AgentQuery{Sort: tt.sort})
 			if err != nil {
-				t.Fatalf("AgentsBy(%q): %v", tt.sort, err)
+				t.Fatalf("Agents(sort=%q): %v", tt.sort, err)
 			}
+			as := page.Agents
 			var got []string
 			for _, a := range as {
 				got = append(got, a.ID)
 			}
 			if diff := cmp.Diff(tt.want, got); diff != "" {
-				t.Errorf("AgentsBy(%q) order (-want +got):\n%s", tt.sort, diff)
+				t.Errorf("Agents(sort=%q) order (-want +got):\n%s", tt.sort, diff)
 			}
 			if tt.sort == board.AgentSortTrust && len(as) == 5 && !(as[2].TrustScore < 0.5 && as[3].TrustScore == 0.5 && as[3].Scored == 0) {
 				t.Errorf("trust of dull %v (want below 0.5), of lurker %v with %d scored (want 0.5 with none)",

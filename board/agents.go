@@ -118,6 +118,10 @@ type agentRow struct {
 	BaselineSum float64   `bun:"baseline_sum"`
 	FBrierSum   float64   `bun:"fbrier_sum"`
 	FLogSum     float64   `bun:"flog_sum"`
+	// Total and SortKey are read by [Store.Agents] only: the number of
+	// agents and the row's key in the page's sort.
+	Total   int      `bun:"total"`
+	SortKey *float64 `bun:"sort_key"`
 }
 
 func (r agentRow) agent() Agent {
@@ -152,20 +156,6 @@ func clamp01(x float64) float64 { return min(max(x, 0), 1) }
 
 const agentCols = `id, name, flags, first_seen, last_seen, predictions, replies, reactions, resolved, brier_sum, correct, decided,
 	forecasts, scored, peer_sum, baseline_sum, fbrier_sum, flog_sum`
-
-// Agents returns every agent with its statistics, most recently seen
-// first (ties by id).
-func (s *Store) Agents(ctx context.Context) ([]Agent, error) {
-	var rows []agentRow
-	if err := s.read.NewRaw(`SELECT `+agentCols+` FROM agents ORDER BY last_seen DESC, id`).Scan(ctx, &rows); err != nil {
-		return nil, fmt.Errorf("board: agents: %w", err)
-	}
-	out := make([]Agent, 0, len(rows))
-	for _, r := range rows {
-		out = append(out, r.agent())
-	}
-	return out, nil
-}
 
 // Agent returns one agent with its statistics.
 //

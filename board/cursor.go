@@ -12,19 +12,73 @@ import (
 	"unicode/utf8"
 )
 
-// MaxCursor bounds the length of a feed cursor, in bytes; the board's own
-// cursors are about 150.
+// MaxCursor bounds the length of a cursor (of the feed or of the agent
+// list), in bytes; the board's own cursors are about 150.
 const MaxCursor = 512
 
-// cursorHint tells a caller what to do with a cursor the board refuses.
+// cursorHint tells a caller what to do with a feed cursor the board
+// refuses.
 const cursorHint = "send next_cursor exactly as a feed page gave it, with the same sort and filters; leave cursor out to start from the first page"
 
-// cursorSalt starts the checksum input: a cursor of another program, or of
-// another version of this one, does not check.
+// cursorSalt starts the checksum input of a feed cursor: a cursor of
+// another list, of another program or of another version of this one does
+// not check.
 const cursorSalt = "predictions feed cursor v1\x00"
 
 // cursorSumLen is how many bytes of the SHA-256 checksum a cursor carries.
 const cursorSumLen = 8
+
+// pageLimit applies a paged list's rule to a requested limit: 0 means
+// def, above max is clamped to max with a note, below 0 is a
+// *[ValidationError] naming limit.
+func pageLimit(limit, def, max int) (int, []string, error) {
+	switch {
+	case limit < 0:
+		return 0, nil, invalid("limit", fmt.Sprintf("is %d; it cannot be negative", limit),
+			fmt.Sprintf("send 1 to %d, or leave it out for %d", max, def))
+	case limit == 0:
+		return def, nil, nil
+	case limit > max:
+		return max, []string{fmt.Sprintf("limit %d is above the maximum; clamped to %d", limit, max)}, nil
+	}
+	return limit, nil, nil
+}
+
+// sealCursor returns the wire text of a cursor whose JSON is payload:
+// base64url (no padding) of payload followed by the first bytes of
+// SHA-256(salt, payload). Every list's cursor is written so, each with
+// its own salt.
+func sealCursor(salt string, payload []byte) string {
+	sum := sha256.Sum256(append([]byte(salt), payload...))
+	return base64.RawURLEncoding.EncodeToString(append(payload, sum[:cursorSumLen]...))
+}
+
+// openCursor reads the wire text s of a cursor sealed with salt into v,
+// strictly (no unknown field, nothing after the value). A refusal is a
+// *[ValidationError] naming cursor with hint: too long, not base64url, a
+// checksum that does not match (cut short, edited or of another list) or
+// JSON that is not v's.
+func openCursor(s, salt, hint string, v any) error {
+	bad := func(problem string) error { return invalid("cursor", problem, hint) }
+	if len(s) > MaxCursor {
+		return bad(fmt.Sprintf("is %d bytes long; the maximum is %d", len(s), MaxCursor))
+	}
+	raw, err := base64.RawURLEncoding.DecodeString(s)
+	if err != nil || len(raw) <= cursorSumLen {
+		return bad("is not a cursor of this board")
+	}
+	payload, sum := raw[:len(raw)-cursorSumLen], raw[len(raw)-cursorSumLen:]
+	want := sha256.Sum256(append([]byte(salt), payload...))
+	if !bytes.Equal(sum, want[:cursorSumLen]) {
+		return bad("is damaged: its checksum does not match")
+	}
+	dec := json.NewDecoder(bytes.NewReader(payload))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil || dec.More() {
+		return bad("is not a cursor of this board")
+	}
+	return nil
+}
 
 // cursor is the position after the last prediction of a feed page: its
 // sort key and id, with the sort and a tag of the filters it belongs to.
@@ -45,8 +99,7 @@ type cursor struct {
 // encode returns the cursor's text.
 func (c cursor) encode() string {
 	payload, _ := json.Marshal(c) // strings and numbers always marshal
-	sum := sha256.Sum256(append([]byte(cursorSalt), payload...))
-	return base64.RawURLEncoding.EncodeToString(append(payload, sum[:cursorSumLen]...))
+	return sealCursor(cursorSalt, payload)
 }
 
 // at is the cursor's created_at as the databases store and compare it.
@@ -71,29 +124,12 @@ func storedTime(t time.Time) string {
 // the same sort and filters. Every refusal is a *[ValidationError] naming
 // cursor.
 func parseCursor(s string, f feedFilter) (cursor, error) {
-	bad := func(problem string) (cursor, error) {
-		return cursor{}, invalid("cursor", problem, cursorHint)
-	}
-	if len(s) > MaxCursor {
-		return bad(fmt.Sprintf("is %d bytes long; the maximum is %d", len(s), MaxCursor))
-	}
-	raw, err := base64.RawURLEncoding.DecodeString(s)
-	if err != nil || len(raw) <= cursorSumLen {
-		return bad("is not a cursor of this board")
-	}
-	payload, sum := raw[:len(raw)-cursorSumLen], raw[len(raw)-cursorSumLen:]
-	want := sha256.Sum256(append([]byte(cursorSalt), payload...))
-	if !bytes.Equal(sum, want[:cursorSumLen]) {
-		return bad("is damaged: its checksum does not match")
-	}
 	var c cursor
-	dec := json.NewDecoder(bytes.NewReader(payload))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&c); err != nil || dec.More() {
-		return bad("is not a cursor of this board")
+	if err := openCursor(s, cursorSalt, cursorHint, &c); err != nil {
+		return cursor{}, err
 	}
 	if err := c.check(); err != nil {
-		return bad(err.Error())
+		return cursor{}, invalid("cursor", err.Error(), cursorHint)
 	}
 	if c.Sort != f.sort {
 		return cursor{}, invalid("cursor", fmt.Sprintf("belongs to sort=%s, not sort=%s", c.Sort, f.sort),

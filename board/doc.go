@@ -54,7 +54,7 @@
 // [Store.Reply], [Store.Thread], [Store.React], [Store.Reactions],
 // [Store.Resolve], [Store.Agents], [Store.Agent] and [Store.Stats], and
 // for forecasts [Store.Forecast], [Store.Forecasts], [Store.Standing],
-// [Store.Scores], [Store.AgentsBy] and [Store.AgentForecasts], and for
+// [Store.Scores] and [Store.AgentForecasts], and for
 // forecast files [Store.Export] and [Store.Import]. Errors
 // are a *[ValidationError] wrapping [ErrInvalid] for bad input and errors
 // wrapping [ErrNotFound] for unknown ids. Over HTTP the same calls are the
@@ -204,9 +204,13 @@
 // a calibration table. The trust score is [Trust] of those forecasts:
 // skill = 1 − Brier/0.25 with Brier the mean over its n scored forecasts,
 // trust = 0.5 + 0.5 · skill · n/(n + 5), clamped to [0, 1], and 0.5
-// (neutral) while none is scored. [Store.AgentsBy] orders the agents by
-// peer score, Brier score, trust or recency; in the first three, agents
-// never scored come last.
+// (neutral) while none is scored. [Store.Agents] lists the agents a page
+// at a time (50 by default, at most 200) by peer score, Brier score,
+// trust or recency; in the first three, agents never scored come last.
+// The database computes each sort's key from the agent's columns; every
+// page but the last carries a NextCursor (the sort key, last seen and id
+// of its last agent, sealed as the feed's cursors are), so a walk reads
+// each agent once however many there are.
 //
 // # Resolution
 //
@@ -253,8 +257,12 @@
 // (predictions_status_recent) and by full-text search q over title and
 // body: on SQLite an external-content FTS5 table, predictions_fts, kept in
 // step by triggers; on PostgreSQL a generated tsvector column with a GIN
-// index; both require every word, fold case and do not stem, and neither
-// scans text with LIKE. Every page but the last carries a NextCursor: the
+// index over the text with ASCII punctuation turned into spaces. Both read
+// a word as a run of letters and digits, so punctuation between words
+// (fuzz|target, fuzz.target, don't) splits them in q and in the stored
+// text alike; both require every word, in any order, fold case and do not
+// stem, and neither scans text with LIKE. SQLite also folds diacritics
+// (cafe finds café); PostgreSQL's 'simple' configuration does not. Every page but the last carries a NextCursor: the
 // sort key and id of its last prediction, with the sort and a tag of the
 // filters, as base64url JSON with a checksum. The next page then starts
 // with a row-value comparison on the sort's index, (key, created_at, id)

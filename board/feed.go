@@ -8,14 +8,9 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode"
 
 	"github.com/uptrace/bun"
 )
-
-// MaxQuery bounds the feed's full-text search q, in characters (Unicode
-// code points).
-const MaxQuery = 200
 
 // feedFilter is a checked [FeedQuery]'s sort and filters.
 type feedFilter struct {
@@ -77,16 +72,8 @@ func checkFeed(q FeedQuery) (f feedFilter, limit int, after *cursor, notes []str
 	if f.q, err = checkSearch(q.Q); err != nil {
 		return
 	}
-	switch limit = q.Limit; {
-	case q.Limit < 0:
-		err = invalid("limit", fmt.Sprintf("is %d; it cannot be negative", q.Limit),
-			fmt.Sprintf("send 1 to %d, or leave it out for %d", MaxLimit, DefaultLimit))
+	if limit, notes, err = pageLimit(q.Limit, DefaultLimit, MaxLimit); err != nil {
 		return
-	case q.Limit == 0:
-		limit = DefaultLimit
-	case q.Limit > MaxLimit:
-		limit = MaxLimit
-		notes = append(notes, fmt.Sprintf("limit %d is above the maximum; clamped to %d", q.Limit, MaxLimit))
 	}
 	if q.Offset < 0 {
 		err = invalid("offset", fmt.Sprintf("is %d; it cannot be negative", q.Offset), "send 0 for the first page")
@@ -126,42 +113,6 @@ func parseStatus(s Status) (Status, error) {
 	return "", invalid("status", fmt.Sprintf("%q is not a status", string(s)), "send open, closed, resolved or void, or leave status out for all")
 }
 
-// checkSearch checks the feed's search text: at most [MaxQuery]
-// characters without control characters, with at least one letter or
-// digit. It returns it trimmed; "" means no search.
-func checkSearch(q string) (string, error) {
-	if q == "" {
-		return "", nil
-	}
-	t, err := checkText("q", q, 0, MaxQuery, false)
-	if err != nil {
-		return "", err
-	}
-	if !strings.ContainsFunc(t, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) {
-		return "", invalid("q", "has no word to search for", `send words of the title or body, such as q=launch delay`)
-	}
-	return t, nil
-}
-
-// ftsQuery writes search words as an FTS5 query: each word a quoted
-// string (so no FTS5 operator or syntax error can come from the words),
-// all of them required, as PostgreSQL's plainto_tsquery.
-func ftsQuery(q string) string {
-	var b strings.Builder
-	for _, w := range strings.Fields(q) {
-		if !strings.ContainsFunc(w, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) {
-			continue // no token: an empty phrase
-		}
-		if b.Len() > 0 {
-			b.WriteByte(' ')
-		}
-		b.WriteByte('"')
-		b.WriteString(strings.ReplaceAll(w, `"`, `""`))
-		b.WriteByte('"')
-	}
-	return b.String()
-}
-
 // where returns the WHERE clause (with its leading " WHERE ", or "") of
 // the feed f, after the cursor when after is not nil, and its arguments.
 func (s *Store) where(f feedFilter, after *cursor) (string, []any) {
@@ -187,7 +138,7 @@ func (s *Store) where(f feedFilter, after *cursor) (string, []any) {
 	}
 	if f.q != "" {
 		if s.pg {
-			conds, args = append(conds, `p.search @@ plainto_tsquery('simple', ?)`), append(args, f.q)
+			conds, args = append(conds, `p.search @@ plainto_tsquery('simple', ?)`), append(args, tsQueryText(f.q))
 		} else {
 			conds, args = append(conds, `p.rowid IN (SELECT rowid FROM predictions_fts WHERE predictions_fts MATCH ?)`), append(args, ftsQuery(f.q))
 		}

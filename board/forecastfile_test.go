@@ -198,7 +198,7 @@ func TestExportImportRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		agentsBefore, err := dst.Agents(ctx)
+		agentsBefore, err := dst.Agents(ctx, board.AgentQuery{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -221,7 +221,7 @@ func TestExportImportRoundTrip(t *testing.T) {
 		if diff := cmp.Diff(before, after); diff != "" {
 			t.Errorf("Stats after a second import mismatch (-want +got):\n%s", diff)
 		}
-		agentsAfter, err := dst.Agents(ctx)
+		agentsAfter, err := dst.Agents(ctx, board.AgentQuery{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -208,9 +208,10 @@ func TestForecastFlow(t *testing.T) {
 			t.Errorf("AgentForecasts(bob) = %+v", af)
 		}
 		for _, sort := range []board.AgentSort{board.AgentSortPeer, board.AgentSortBrier, board.AgentSortTrust, ""} {
-			as, err := s.AgentsBy(ctx, sort)
+			page, err := s.Agents(ctx, board.AgentQuery{Sort: sort})
+			as := page.Agents
 			if err != nil || len(as) != 3 {
-				t.Fatalf("AgentsBy(%q) = %d agents, %v", sort, len(as), err)
+				t.Fatalf("Agents(sort=%q) = %d agents, %v", sort, len(as), err)
 			}
 			if sort == board.AgentSortPeer && as[0].ID != "alice" {
 				t.Errorf("by peer score, first is %s, want alice", as[0].ID)
@@ -219,8 +220,8 @@ func TestForecastFlow(t *testing.T) {
 				t.Errorf("by brier, last is %s, want carol (0.64)", as[2].ID)
 			}
 		}
-		if _, err := s.AgentsBy(ctx, "loudest"); !errors.Is(err, board.ErrInvalid) {
-			t.Errorf("AgentsBy(loudest) = %v, want ErrInvalid", err)
+		if _, err := s.Agents(ctx, board.AgentQuery{Sort: "loudest"}); !errors.Is(err, board.ErrInvalid) {
+			t.Errorf("Agents(sort=loudest) = %v, want ErrInvalid", err)
 		}
 
 		// Void: no scores, and the agents' statistics drop them.

@@ -82,6 +82,12 @@ func migrations() *migrate.Migrations {
 		Down:    ddl(dropHealth),
 	})
 	ms.Add(migrate.Migration{
+		Name:    "20261127000020",
+		Comment: "search_words", // schema_search.go: PostgreSQL's search splits words at punctuation, as SQLite's
+		Up:      dialectDDL(searchWordsSchema),
+		Down:    dialectDDL(unsearchWords),
+	})
+	ms.Add(migrate.Migration{
 		Name:    "20261127000030",
 		Comment: "idempotency_keys", // schema_idempotency.go: the Idempotency-Key of each write and its answer
 		Up:      ddl(idempotencySchema),

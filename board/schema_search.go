@@ -26,7 +26,8 @@ import (
 //
 // PostgreSQL: a stored generated tsvector column search, to_tsvector of
 // the 'simple' configuration (no stemming, as SQLite) over title and body,
-// with a GIN index.
+// with a GIN index. Migration 20261127000020 (searchWordsSchema) rebuilds
+// it so that punctuation splits words.
 func migrateSearch(ctx context.Context, m *migrate.Migrator, _ *migrate.Migration) error {
 	db := m.DB()
 	pg := db.Dialect().Name() == dialect.PG
@@ -36,8 +37,7 @@ func migrateSearch(ctx context.Context, m *migrate.Migrator, _ *migrate.Migratio
 	}
 	if pg {
 		stmts = append(stmts,
-			`ALTER TABLE predictions ADD COLUMN IF NOT EXISTS search tsvector
-	GENERATED ALWAYS AS (to_tsvector('simple'::regconfig, title || ' ' || body)) STORED`,
+			searchColumn(`title || ' ' || body`),
 			`CREATE INDEX IF NOT EXISTS predictions_search ON predictions USING GIN (search)`)
 	} else {
 		stmts = append(stmts,
@@ -77,4 +77,44 @@ func dropSearch(pg bool) []string {
 	}
 	return append(stmts, `DROP TRIGGER IF EXISTS predictions_fts_insert`, `DROP TRIGGER IF EXISTS predictions_fts_delete`,
 		`DROP TRIGGER IF EXISTS predictions_fts_update`, `DROP TABLE IF EXISTS predictions_fts`)
+}
+
+// searchColumn is the statement that adds PostgreSQL's column search:
+// to_tsvector of the 'simple' configuration over document, an SQL
+// expression of the prediction's columns.
+func searchColumn(document string) string {
+	return `ALTER TABLE predictions ADD COLUMN IF NOT EXISTS search tsvector
+	GENERATED ALWAYS AS (to_tsvector('simple'::regconfig, ` + document + `)) STORED`
+}
+
+// searchWordsSchema is migration 20261127000020, on PostgreSQL only: the
+// column search and its GIN index are rebuilt over [searchDocument], so
+// that punctuation between words splits them as SQLite's unicode61
+// tokenizer does and the same q finds the same predictions on both
+// databases (search.go). PostgreSQL rewrites the table to fill the new
+// column. SQLite's index already splits words so and is left alone.
+func searchWordsSchema(pg bool) []string {
+	if !pg {
+		return nil
+	}
+	return replaceSearchColumn(searchDocument())
+}
+
+// unsearchWords undoes searchWordsSchema: search over the text as it is.
+func unsearchWords(pg bool) []string {
+	if !pg {
+		return nil
+	}
+	return replaceSearchColumn(`title || ' ' || body`)
+}
+
+// replaceSearchColumn replaces PostgreSQL's column search and its index with
+// ones over document.
+func replaceSearchColumn(document string) []string {
+	return []string{
+		`DROP INDEX IF EXISTS predictions_search`,
+		`ALTER TABLE predictions DROP COLUMN IF EXISTS search`,
+		searchColumn(document),
+		`CREATE INDEX IF NOT EXISTS predictions_search ON predictions USING GIN (search)`,
+	}
 }

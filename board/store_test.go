@@ -128,8 +128,8 @@ func TestNotFound(t *testing.T) {
 			}
 		}
 		// A failed write leaves no agent behind.
-		if agents, err := s.Agents(ctx); err != nil || len(agents) != 0 {
-			t.Errorf("Agents() = %v, %v; want none", agents, err)
+		if page, err := s.Agents(ctx, board.AgentQuery{}); err != nil || len(page.Agents) != 0 || page.Total != 0 {
+			t.Errorf("Agents() = %+v, %v; want none", page, err)
 		}
 	})
 }
@@ -441,10 +441,11 @@ func TestResolveAgentsStats(t *testing.T) {
 		}
 
 		aliceBrier := (0.04 + 0.09 + 0.25) / 3
-		agents, err := s.Agents(ctx)
+		page, err := s.Agents(ctx, board.AgentQuery{})
 		if err != nil {
 			t.Fatal(err)
 		}
+		agents := page.Agents
 		want := []board.Agent{
 			{ID: "bob", Name: "bob", FirstSeen: b1.CreatedAt, LastSeen: b1.CreatedAt.Add(time.Second),
 				Predictions: 2, Resolved: 1, BrierScore: ptr(0.36), Accuracy: ptr(0.0),

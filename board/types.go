@@ -366,7 +366,7 @@ type Agent struct {
 	Calibration []scoring.Bin `json:"calibration,omitempty"`
 }
 
-// AgentSort orders [Store.AgentsBy]. The zero value means [AgentSortRecent].
+// AgentSort orders [Store.Agents]. The zero value means [AgentSortRecent].
 type AgentSort string
 
 // The agent orders; ties are broken by last seen, then id.

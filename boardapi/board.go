@@ -36,8 +36,7 @@ type Board interface {
 	React(ctx context.Context, predictionID string, nr board.NewReaction) (board.Reaction, error)
 	Reactions(ctx context.Context, predictionID string) ([]board.Reaction, error)
 	Resolve(ctx context.Context, id string, nr board.NewResolution) (board.Prediction, error)
-	Agents(ctx context.Context) ([]board.Agent, error)
-	AgentsBy(ctx context.Context, sort board.AgentSort) ([]board.Agent, error)
+	Agents(ctx context.Context, q board.AgentQuery) (board.AgentPage, error)
 	// Forecasts (forecasts.go).
 	Forecast(ctx context.Context, predictionID string, nf board.NewForecast) (board.ForecastResult, error)
 	Forecasts(ctx context.Context, predictionID string, pg board.Page) (board.ForecastPage, error)
@@ -168,9 +167,11 @@ type (
 		Thread     []*board.ReplyNode `json:"thread" jsonschema:"the replies as a tree: replies to the prediction, each with the replies that answer it in children, oldest first"`
 		Debates    []board.Debate     `json:"debates" jsonschema:"the debates opened by [DEBATE] replies, in the order opened, each with the replies that joined it (entries) and their counts by kind"`
 	}
+	// agentList hides board.AgentPage's notes: the envelope writes them.
 	agentList struct {
-		Agents []board.Agent `json:"agents" jsonschema:"every agent, most recently seen first unless sort says otherwise"`
-		Count  int           `json:"count" jsonschema:"the number of agents"`
+		board.AgentPage
+		Count int      `json:"count" jsonschema:"the number of agents on this page"`
+		Notes []string `json:"notes,omitempty"`
 	}
 	agentDetail struct {
 		Agent board.Agent `json:"agent" jsonschema:"the agent with its statistics"`
@@ -306,7 +307,8 @@ func defineBoard() []*boardRoute {
 			Description: "continue after the page whose next_cursor this is, with the same sort and filters; as fast at any depth as the first page; " +
 				"not with offset. An unknown or edited cursor, or one of another sort or filters, is a 400"}},
 		{"q", &jsonschema.Schema{Type: "string", MinLength: ptr(1), MaxLength: ptr(board.MaxQuery),
-			Description: "full-text search: only predictions whose title or body holds every word (any case, no stemming)"}},
+			Description: "full-text search: only predictions whose title or body holds every word, in any order (any case, no stemming); " +
+				"a word is a run of letters and digits, so punctuation between words splits them (fuzz|target and fuzz.target both mean fuzz and target)"}},
 		{"agent_id", &jsonschema.Schema{Type: "string", MinLength: ptr(1), MaxLength: ptr(board.MaxAgentID), Pattern: board.AgentIDPattern,
 			Description: "only the predictions this agent posted"}},
 		{"status", strEnum("only open (taking forecasts), closed (past close_at, not yet resolved), resolved (yes or no) or void predictions; any case",
@@ -377,10 +379,17 @@ func defineBoard() []*boardRoute {
 		},
 		{
 			method: http.MethodGet, path: BoardPrefix + "/agents", name: "list_agents", tool: "list_agents", summary: "List agents with their statistics",
-			description: "Every agent that has posted or forecast, most recently seen first unless sort says otherwise, with first and last seen times, " +
-				"prediction, reply, reaction and forecast counts, the number of its predictions resolved, its Brier score, accuracy, the scores of its " +
-				"forecasts and trust score. " + trustText,
-			params: []boardParam{agentSortParam()},
+			description: "A page of the agents that have posted or forecast, most recently seen first unless sort says otherwise (ties by last seen, then id), " +
+				"with first and last seen times, prediction, reply, reaction and forecast counts, the number of its predictions resolved, its Brier score, " +
+				"accuracy, the scores of its forecasts and trust score. " + fmt.Sprintf("The default page is the first %d; ", board.DefaultAgentLimit) +
+				"total counts every agent; has_more says whether another page follows, and next_cursor, sent back as cursor with the same sort, gives it. " +
+				trustText,
+			params: []boardParam{
+				agentSortParam(),
+				{"limit", intSchema(fmt.Sprintf("page size; above %d is clamped to %d with a note", board.MaxAgentLimit, board.MaxAgentLimit), 1, board.DefaultAgentLimit)},
+				{"cursor", &jsonschema.Schema{Type: "string", MaxLength: ptr(board.MaxCursor),
+					Description: "continue after the page whose next_cursor this is, with the same sort; an unknown or edited cursor, or one of another sort, is a 400"}},
+			},
 			result: boardResultSchema[agentList](), success: []int{200}, errors: []int{400},
 			run: (*API).listAgents,
 		},

@@ -276,20 +276,50 @@ func (s *API) receiveEmail(w http.ResponseWriter, r *http.Request, c *call) (*bo
 }
 
 func (s *API) listAgents(w http.ResponseWriter, r *http.Request, c *call) (*boardResult, error) {
-	sort := board.AgentSort(c.query.Get("sort"))
-	agents, err := s.opt.Store.AgentsBy(r.Context(), sort)
+	q := board.AgentQuery{Sort: board.AgentSort(c.query.Get("sort")), Cursor: c.query.Get("cursor")}
+	if _, ok := c.query["cursor"]; ok && q.Cursor == "" {
+		return nil, &httpio.Error{Field: "cursor", Err: httpio.ErrBadRequest, Problem: "is empty",
+			Hint: "leave cursor out for the first page, or send next_cursor as a page gave it"}
+	}
+	var err error
+	if q.Limit, _, err = intParam(c, "limit", 1, board.DefaultAgentLimit); err != nil {
+		return nil, err
+	}
+	page, err := s.opt.Store.Agents(r.Context(), q)
 	if err != nil {
 		return nil, err
 	}
-	if agents == nil {
-		agents = []board.Agent{}
-	}
 	order := "most recently seen first"
-	if sort != "" && sort != board.AgentSortRecent {
-		order = "sorted by " + strings.ToLower(string(sort))
+	if page.Sort != board.AgentSortRecent {
+		order = "sorted by " + string(page.Sort)
 	}
-	return &boardResult{status: http.StatusOK, summary: fmt.Sprintf("%d agents, %s.", len(agents), order),
-		output: agentList{Agents: agents, Count: len(agents)}}, nil
+	from := "from the first"
+	if q.Cursor != "" {
+		from = "after the cursor"
+	}
+	sum := fmt.Sprintf("%d of %s, %s, %s.", len(page.Agents), tools.Count(page.Total, "agent"), order, from)
+	if page.HasMore {
+		sum += " More follow: send next_cursor as cursor."
+	}
+	notes := page.Notes
+	page.Notes = nil
+	return &boardResult{status: http.StatusOK, summary: sum, notes: notes,
+		output: agentList{AgentPage: page, Count: len(page.Agents)}}, nil
+}
+
+// intParam reads the whole-number query parameter name, at least min;
+// ok is false (and n 0) when it is absent. example goes in the hint.
+func intParam(c *call, name string, min, example int) (n int, ok bool, err error) {
+	v, ok := c.query[name]
+	if !ok {
+		return 0, false, nil
+	}
+	n, err = strconv.Atoi(strings.TrimSpace(v[0]))
+	if err != nil || n < min {
+		return 0, true, &httpio.Error{Field: name, Err: httpio.ErrBadRequest, Problem: fmt.Sprintf("is %q; it must be a whole number of at least %d", v[0], min),
+			Hint: fmt.Sprintf("such as %s=%d", name, example)}
+	}
+	return n, true, nil
 }
 
 func (s *API) getAgent(w http.ResponseWriter, r *http.Request, c *call) (*boardResult, error) {
@@ -338,16 +368,13 @@ func feedQuery(c *call) (board.FeedQuery, error) {
 		dst  *int
 		min  int
 	}{{"limit", &q.Limit, 1}, {"offset", &q.Offset, 0}} {
-		v, ok := get(p.name)
-		if !ok {
+		if _, ok := get(p.name); !ok {
 			continue
 		}
-		n, err := strconv.Atoi(strings.TrimSpace(v))
-		if err != nil || n < p.min {
-			return q, &httpio.Error{Field: p.name, Err: httpio.ErrBadRequest, Problem: fmt.Sprintf("is %q; it must be a whole number of at least %d", v, p.min),
-				Hint: fmt.Sprintf("such as %s=20", p.name)}
+		var err error
+		if *p.dst, _, err = intParam(c, p.name, p.min, 20); err != nil {
+			return q, err
 		}
-		*p.dst = n
 	}
 	for _, p := range []struct {
 		name, hint string

@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strconv"
-	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/predictions-md/predictions/board"
@@ -115,23 +113,12 @@ func agentSortParam() boardParam {
 // pageQuery reads limit and offset.
 func pageQuery(c *call) (board.Page, error) {
 	var pg board.Page
-	for _, p := range []struct {
-		name string
-		dst  *int
-		min  int
-	}{{"limit", &pg.Limit, 1}, {"offset", &pg.Offset, 0}} {
-		v, ok := c.query[p.name]
-		if !ok {
-			continue
-		}
-		n, err := strconv.Atoi(strings.TrimSpace(v[0]))
-		if err != nil || n < p.min {
-			return pg, &httpio.Error{Field: p.name, Err: httpio.ErrBadRequest, Problem: fmt.Sprintf("is %q; it must be a whole number of at least %d", v[0], p.min),
-				Hint: fmt.Sprintf("such as %s=100", p.name)}
-		}
-		*p.dst = n
+	var err error
+	if pg.Limit, _, err = intParam(c, "limit", 1, 100); err != nil {
+		return pg, err
 	}
-	return pg, nil
+	pg.Offset, _, err = intParam(c, "offset", 0, 100)
+	return pg, err
 }
 
 func (s *API) createForecast(w http.ResponseWriter, r *http.Request, c *call) (*boardResult, error) {

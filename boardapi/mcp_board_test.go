@@ -27,8 +27,14 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 // board's routes, wired as cmd/predictions wires them.
 func mcpBoard(t *testing.T, auth boardapi.Auth) *httptest.Server {
 	t.Helper()
+	return mcpBoardOn(t, apitest.OpenStore(t), auth)
+}
+
+// mcpBoardOn is mcpBoard over the given store.
+func mcpBoardOn(t *testing.T, store boardapi.Board, auth boardapi.Auth) *httptest.Server {
+	t.Helper()
 	var h http.Handler
-	boardAPI := boardapi.New(boardapi.Options{Store: apitest.OpenStore(t), Auth: auth, ModeratorToken: "mod-token"})
+	boardAPI := boardapi.New(boardapi.Options{Store: store, Auth: auth, ModeratorToken: "mod-token"})
 	api := httpapi.New(httpapi.Options{Board: boardAPI, Logger: apitest.Discard,
 		MCP: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) })})
 	var err error

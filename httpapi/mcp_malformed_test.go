@@ -24,7 +24,9 @@ func newMCP(t testing.TB) http.Handler {
 
 // mcpBad is one bad request to POST /mcp. The MCP endpoint answers in
 // JSON-RPC, not with Problems: a request it cannot take is a 4xx from the
-// transport (with a plain-text reason), a malformed JSON-RPC message is a
+// transport (with a reason: a JSON-RPC error for a refused Origin or Host
+// and an unknown notification, plain text for the SDK's own refusals), a
+// malformed JSON-RPC message or an unknown method or resource is a
 // JSON-RPC error, and bad tool arguments are a tool error (isError) whose
 // text is the Problem the HTTP adapter would send.
 type mcpBad struct {
@@ -60,12 +62,16 @@ func mcpRows() []mcpBad {
 		{name: "DELETE", method: "DELETE", status: 405, want: ""},
 		{name: "PUT", method: "PUT", body: `{}`, status: 405, want: ""},
 		{name: "foreign Host on loopback", header: hdr("Content-Type", "application/json", "Host", "evil.example"), body: `{"jsonrpc":"2.0","id":1,"method":"ping"}`, status: 403, want: "Host"},
+		{name: "foreign Origin", header: hdr("Content-Type", "application/json", "Origin", "http://evil.example"), body: `{"jsonrpc":"2.0","id":1,"method":"ping"}`, status: 403, want: "Origin"},
+		{name: "opaque Origin", header: hdr("Content-Type", "application/json", "Origin", "null"), body: `{"jsonrpc":"2.0","id":1,"method":"ping"}`, status: 403, want: "Origin"},
 
 		// JSON-RPC.
 		// A message with an id and no method reads as a response from the
 		// client, which the transport accepts without an answer.
 		{name: "no method", body: `{"jsonrpc":"2.0","id":1}`, status: 202, want: ""},
-		{name: "unknown method", body: `{"jsonrpc":"2.0","id":1,"method":"no/such"}`, status: 400, want: "no/such"},
+		{name: "unknown method", body: `{"jsonrpc":"2.0","id":1,"method":"no/such"}`, status: 200, want: "no/such"},
+		{name: "unknown notification", body: `{"jsonrpc":"2.0","method":"notifications/no_such"}`, status: 400, want: "-32601"},
+		{name: "unknown resource", body: `{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"https://evil.example/x"}}`, status: 200, want: "Resource not found"},
 		{name: "jsonrpc 1.0", body: `{"jsonrpc":"1.0","id":1,"method":"ping"}`, status: 400, want: ""},
 		{name: "id object", body: `{"jsonrpc":"2.0","id":{},"method":"ping"}`, status: 400, want: ""},
 		{name: "params string", body: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":"x"}`, status: 200, want: "params"},

@@ -108,4 +108,27 @@
 // rebinding. The host of BaseURL and [Options.AllowedHosts] are accepted as
 // well, so a reverse proxy on the same machine works once the base URL is
 // configured; [Options.DisableDNSRebindingProtection] turns the check off.
+//
+// # Origin
+//
+// The transport specification says servers must validate the Origin
+// header. A request with one is served when it is a loopback origin (a
+// local page, such as an inspector on http://localhost:6274), the
+// service's own origin (that of BaseURL, or the scheme and host the
+// request was sent to when BaseURL is empty) or one of
+// [Options.AllowedOrigins] ("*" for any); any other, "null" and
+// unreadable values included, gets 403. Requests without Origin, as MCP
+// clients that are not browsers send, are served. Both 403s carry a
+// JSON-RPC error response with no id (code -32000) whose data has a hint.
+//
+// # JSON-RPC errors
+//
+// A request for a method the server does not offer gets the JSON-RPC
+// error -32601 (Method not found) as its response; the SDK itself answers
+// that with HTTP 404 under protocol 2026-07-28, and with a plain-text 400
+// before it, which [Handler] turns into the error response (HTTP 200; for
+// a notification, HTTP 400 with an error that has no id). Reading a
+// resource the server does not have gets -32002 under protocol versions
+// up to 2025-11-25 (their Resources page, Error Handling) and -32602 from
+// 2026-07-28 on (SEP-2164), with the URI in the error's data.
 package mcpserver

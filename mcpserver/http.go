@@ -4,12 +4,14 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
 
 	"github.com/predictions-md/predictions/internal/baseurl"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -20,25 +22,33 @@ const maxServers = 16
 // Handler returns the MCP endpoint as an http.Handler, to mount at /mcp. It
 // serves the streamable HTTP transport statelessly (no Mcp-Session-Id; every
 // POST stands alone) and answers with application/json, never with an event
-// stream; GET and DELETE get 405. Before the SDK sees a request it:
+// stream; GET and DELETE get 405. Every request goes through the SDK, but
+// before the SDK sees it the handler:
 //
 //   - refuses, with 403, a request that arrives on a loopback address with a
 //     Host that is not a loopback name, the host of BaseURL or one of
 //     AllowedHosts (DNS-rebinding protection; see
 //     [Options.DisableDNSRebindingProtection]);
+//   - refuses, with 403, a request whose Origin header is not the
+//     service's own origin, a loopback origin or one of AllowedOrigins (the
+//     transport specification's Origin rule; a request without Origin, as
+//     clients that are not browsers send, proceeds);
 //   - refuses, with 413, a body whose Content-Length exceeds [MaxBodyBytes];
 //   - reads a missing Content-Type as application/json;
 //   - adds text/event-stream to an Accept header that is missing or allows
-//     JSON only, because the SDK demands both and the answer is JSON anyway;
-//   - answers a plain single tools/call itself, calling the same tool
-//     handler and encoding the answer as the SDK does, byte for byte,
-//     without the session the SDK builds for every stateless POST (a
-//     quarter of the CPU, a tenth of the memory; see docs/BENCHMARKS.md).
-//     Everything else (initialize, lists, prompts, resources, batches,
-//     notifications, _meta, the 2026-07-28 protocol) is the SDK's.
+//     JSON only, because the SDK demands both and the answer is JSON anyway.
+//
+// Both 403s carry a JSON-RPC error response with no id (code -32000) and a
+// hint. After the SDK, the handler turns its plain-text 400 for a method it
+// does not serve into the JSON-RPC error -32601 (Method not found): the
+// response to the request, with HTTP 200, or with no id and HTTP 400 for
+// a notification. The server answers a resources/read of an unknown
+// resource with -32002 under protocol versions before 2026-07-28 and
+// -32602 from then on, as each version of the specification says.
 //
 // It adds no CORS headers and no authentication: the HTTP adapter adds CORS.
-// It returns [ErrBaseURL] (wrapped) for a bad opt.BaseURL.
+// It returns [ErrBaseURL] (wrapped) for a bad opt.BaseURL and [ErrOrigin]
+// (wrapped) for a bad entry of opt.AllowedOrigins.
 func Handler(opt Options) (http.Handler, error) {
 	h := &handler{opt: opt, sites: make(map[string]*site), byRequest: make(map[string]*site)}
 	if opt.BaseURL != "" {
@@ -48,9 +58,19 @@ func Handler(opt Options) (http.Handler, error) {
 		}
 		h.fixed = newSite(opt, base)
 		h.allowed = append(h.allowed, hostOf(base))
+		u, _ := url.Parse(base) // checked by cleanBase
+		h.selfOrigin = originOf(u)
 	}
 	for _, host := range opt.AllowedHosts {
 		h.allowed = append(h.allowed, strings.ToLower(host))
+	}
+	for _, o := range opt.AllowedOrigins {
+		o, err := ParseOrigin(strings.TrimSpace(o))
+		if err != nil {
+			return nil, err
+		}
+		h.anyOrigin = h.anyOrigin || o == "*"
+		h.origins = append(h.origins, o)
 	}
 	h.sdk = mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server {
 		if s := h.site(r); s != nil {
@@ -72,6 +92,12 @@ type handler struct {
 	sdk     http.Handler
 	fixed   *site    // the site for Options.BaseURL, if set
 	allowed []string // Host values accepted on loopback connections, lower case
+	// selfOrigin is the origin of Options.BaseURL, "" when the base URL
+	// comes from requests; origins are Options.AllowedOrigins as
+	// ParseOrigin writes them, anyOrigin whether one is "*".
+	selfOrigin string
+	origins    []string
+	anyOrigin  bool
 
 	mu    sync.Mutex
 	sites map[string]*site // by base URL, when it comes from requests
@@ -83,24 +109,34 @@ type handler struct {
 
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !h.opt.DisableDNSRebindingProtection && !h.hostOK(r) {
-		http.Error(w, "Forbidden: Host "+r.Host+" is not allowed on a loopback connection; "+
-			"set the base URL (--base-url) to the public address, or add the host to the allowed hosts", http.StatusForbidden)
+		writeRPCError(w, http.StatusForbidden, jsonrpc.ID{}, codeRefused, "Forbidden: Host "+r.Host+" is not allowed on a loopback connection",
+			map[string]string{"hint": "set the base URL (--base-url) to the public address, or add the host to the allowed hosts"})
 		return
 	}
-	if r.Method == http.MethodPost {
-		if r.ContentLength > MaxBodyBytes {
-			// Refuse at once rather than wait for a body that will be refused.
-			http.Error(w, "Request Entity Too Large: the body may have at most 1 MB", http.StatusRequestEntityTooLarge)
-			return
-		}
-		if r.Header.Get("Content-Type") == "" {
-			r.Header.Set("Content-Type", "application/json")
-		}
-		if acceptsJSONOnly(r.Header.Values("Accept")) {
-			r.Header.Set("Accept", "application/json, text/event-stream")
-		}
+	if origin, ok := h.originOK(r); !ok {
+		writeRPCError(w, http.StatusForbidden, jsonrpc.ID{}, codeRefused, "Forbidden: Origin "+origin+" is not allowed",
+			map[string]string{"hint": originHint})
+		return
 	}
-	h.sdk.ServeHTTP(w, r)
+	if r.Method != http.MethodPost {
+		h.sdk.ServeHTTP(w, r)
+		return
+	}
+	if r.ContentLength > MaxBodyBytes {
+		// Refuse at once rather than wait for a body that will be refused.
+		http.Error(w, "Request Entity Too Large: the body may have at most 1 MB", http.StatusRequestEntityTooLarge)
+		return
+	}
+	if r.Header.Get("Content-Type") == "" {
+		r.Header.Set("Content-Type", "application/json")
+	}
+	if acceptsJSONOnly(r.Header.Values("Accept")) {
+		r.Header.Set("Accept", "application/json, text/event-stream")
+	}
+	body := recordBody(r)
+	hw := &heldWriter{ResponseWriter: w}
+	h.sdk.ServeHTTP(hw, r)
+	hw.release(body.Bytes())
 }
 
 // hostOK reports whether r may proceed under DNS-rebinding protection: it

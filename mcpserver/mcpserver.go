@@ -63,6 +63,15 @@ type Options struct {
 	// The host of BaseURL and the loopback names are always accepted.
 	AllowedHosts []string
 
+	// AllowedOrigins lists further origins (scheme and host, such as
+	// "https://app.example.org") whose browser pages [Handler] serves; a
+	// request with another Origin header gets 403. The service's own
+	// origin (that of BaseURL, or the scheme and host a request was sent
+	// to when BaseURL is empty) and loopback origins are always served,
+	// and so are requests without Origin. "*" allows every origin: the
+	// check is then off.
+	AllowedOrigins []string
+
 	// DisableDNSRebindingProtection turns off the check that refuses, with
 	// 403, a request arriving on a loopback address whose Host header is
 	// neither a loopback name nor an allowed host. Turn it off only when a
@@ -168,6 +177,7 @@ func newSite(opt Options, base string) *site {
 	for _, rt := range opt.Routes {
 		s.AddTool(routeTool(rt), a.routeHandler(rt))
 	}
+	s.AddReceivingMiddleware(resourceNotFound)
 	s.AddPrompt(prompt(), a.getPrompt)
 	s.AddResource(a.skillResource(), a.readSkill)
 	s.AddResource(a.settingsResource(), a.readSettings)

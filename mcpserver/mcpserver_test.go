@@ -527,6 +527,9 @@ func post(t *testing.T, ts *httptest.Server, header http.Header, body string) (*
 	for k, v := range header {
 		req.Header[k] = v
 	}
+	if h := header.Get("Host"); h != "" { // net/http sends req.Host, not the header
+		req.Host = h
+	}
 	resp, err := ts.Client().Do(req)
 	if err != nil {
 		t.Fatal(err)

@@ -95,23 +95,27 @@ func parseFeedQuery(v url.Values) (feedQuery, *pageError) {
 	get := func(k string) string { return strings.TrimSpace(v.Get(k)) }
 	q := feedQuery{domain: get("domain"), sort: board.Sort(strings.ToLower(get("sort"))), q: get("q"), agent: get("agent_id"),
 		status: board.Status(strings.ToLower(get("status"))), cursor: get("cursor")}
-	for _, p := range []struct {
-		name string
-		dst  *int
-		min  int
-	}{{"limit", &q.limit, 1}, {"offset", &q.offset, 0}} {
-		raw := get(p.name)
-		if raw == "" {
-			continue
-		}
-		n, err := strconv.Atoi(raw)
-		if err != nil || n < p.min {
-			return q, badQuery(p.name, fmt.Sprintf("is %q; it must be a whole number of at least %d", raw, p.min),
-				fmt.Sprintf("such as %s=%d", p.name, max(p.min, 20*p.min)))
-		}
-		*p.dst = n
+	var perr *pageError
+	if q.limit, perr = wholeParam(v, "limit", 1, board.DefaultLimit); perr != nil {
+		return q, perr
 	}
-	return q, nil
+	q.offset, perr = wholeParam(v, "offset", 0, board.DefaultLimit)
+	return q, perr
+}
+
+// wholeParam reads the whole-number parameter name, at least min; 0 when
+// it is absent or empty. example goes in the hint.
+func wholeParam(v url.Values, name string, min, example int) (int, *pageError) {
+	raw := strings.TrimSpace(v.Get(name))
+	if raw == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(raw)
+	if err != nil || n < min {
+		return 0, badQuery(name, fmt.Sprintf("is %q; it must be a whole number of at least %d", raw, min),
+			fmt.Sprintf("such as %s=%d", name, example))
+	}
+	return n, nil
 }
 
 func badQuery(field, problem, hint string) *pageError {
@@ -328,6 +332,12 @@ type agentsPage struct {
 	Agents  []board.Agent
 	Sorts   []link
 	NoBoard bool
+	Total   int
+	From    int // the position of the first agent shown, 0 when the page came by cursor
+	// First links to the first page when this one came by cursor; Next
+	// to the page after it.
+	First, Next string
+	Notes       []string
 }
 
 // agentSorts are the leaderboard's orders, as GET /api/agents?sort= takes them.
@@ -341,33 +351,76 @@ var agentSorts = []struct {
 	{board.AgentSortTrust, "trust"},
 }
 
+// agentsQuery is the agent list's query string, read as GET /api/agents
+// reads it.
+type agentsQuery struct {
+	sort   board.AgentSort
+	limit  int
+	cursor string
+}
+
+// url writes the agent list's address for q, leaving out default values.
+func (q agentsQuery) url() string {
+	v := url.Values{}
+	if q.sort != board.AgentSortRecent {
+		v.Set("sort", string(q.sort))
+	}
+	if q.limit != 0 && q.limit != board.DefaultAgentLimit {
+		v.Set("limit", strconv.Itoa(q.limit))
+	}
+	if q.cursor != "" {
+		v.Set("cursor", q.cursor)
+	}
+	if len(v) == 0 {
+		return "/agents"
+	}
+	return "/agents?" + v.Encode()
+}
+
+// agents serves the leaderboard a page at a time (sort, limit, cursor),
+// as GET /api/agents pages it.
 func (s *server) agents(w http.ResponseWriter, r *http.Request) error {
 	if s.opt.Board == nil {
 		return s.render(w, r, http.StatusOK, "agents", "Agents", "agents", agentsPage{NoBoard: true})
 	}
-	sort := board.AgentSort(strings.ToLower(strings.TrimSpace(r.URL.Query().Get("sort"))))
-	if sort == "" {
-		sort = board.AgentSortRecent
+	v := r.URL.Query()
+	q := agentsQuery{sort: board.AgentSort(strings.ToLower(strings.TrimSpace(v.Get("sort")))), cursor: strings.TrimSpace(v.Get("cursor"))}
+	if q.sort == "" {
+		q.sort = board.AgentSortRecent
+	}
+	var perr *pageError
+	if q.limit, perr = wholeParam(v, "limit", 1, board.DefaultAgentLimit); perr != nil {
+		return perr
 	}
 	page := agentsPage{}
 	known := false
 	for _, so := range agentSorts {
-		u := "/agents"
-		if so.sort != board.AgentSortRecent {
-			u += "?sort=" + url.QueryEscape(string(so.sort))
-		}
-		page.Sorts = append(page.Sorts, link{Label: so.label, URL: u, Active: so.sort == sort})
-		known = known || so.sort == sort
+		l := agentsQuery{sort: so.sort, limit: q.limit} // another order starts again at the first page
+		page.Sorts = append(page.Sorts, link{Label: so.label, URL: l.url(), Active: so.sort == q.sort})
+		known = known || so.sort == q.sort
 	}
 	if !known {
-		return badQuery("sort", fmt.Sprintf("is %q, which is not a leaderboard order", sort),
+		return badQuery("sort", fmt.Sprintf("is %q, which is not a leaderboard order", q.sort),
 			"use one of recent, peer_score, brier or trust, such as sort=peer_score")
 	}
-	as, err := s.opt.Board.AgentsBy(r.Context(), sort)
+	list, err := s.opt.Board.Agents(r.Context(), board.AgentQuery{Sort: q.sort, Limit: q.limit, Cursor: q.cursor})
 	if err != nil {
-		return err
+		var ve *board.ValidationError
+		if errors.As(err, &ve) && ve.Field == "cursor" {
+			return badQuery("cursor", ve.Problem, "follow the list's Next link, or leave cursor out for its first page")
+		}
+		return boardError(err)
 	}
-	page.Agents = as
+	page.Agents, page.Total, page.Notes = list.Agents, list.Total, list.Notes
+	q.limit = list.Limit
+	if q.cursor != "" {
+		page.First = agentsQuery{sort: q.sort, limit: q.limit}.url()
+	} else if len(list.Agents) > 0 {
+		page.From = 1
+	}
+	if list.NextCursor != "" {
+		page.Next = agentsQuery{sort: q.sort, limit: q.limit, cursor: list.NextCursor}.url()
+	}
 	return s.render(w, r, http.StatusOK, "agents", "Agents", "agents", page)
 }
 

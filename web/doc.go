@@ -19,7 +19,9 @@
 //     as nested lists (each reply's kind shown as a label, whatever the
 //     kind) and, once resolved, the outcome.
 //   - /agents lists the agents with trust score, resolved count, Brier
-//     score and accuracy; /agents/{id} adds a reliability diagram of the
+//     score and accuracy, a page at a time with the sort, limit and
+//     cursor of GET /api/agents (50 by default, Next links by cursor);
+//     /agents/{id} adds a reliability diagram of the
 //     agent's resolved predictions ([board.Store.Resolved]), drawn as
 //     inline SVG in Go.
 //   - /tools has a form for each tool, filled with its example;

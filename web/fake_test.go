@@ -46,7 +46,9 @@ func (f *fakeBoard) Reactions(ctx context.Context, id string) ([]board.Reaction,
 	return nil, f.err
 }
 
-func (f *fakeBoard) Agents(ctx context.Context) ([]board.Agent, error) { return nil, f.err }
+func (f *fakeBoard) Agents(ctx context.Context, q board.AgentQuery) (board.AgentPage, error) {
+	return board.AgentPage{Agents: f.agents, Total: len(f.agents), Limit: board.DefaultAgentLimit, Sort: board.AgentSortRecent, Notes: []string{}}, f.err
+}
 
 func (f *fakeBoard) Agent(ctx context.Context, id string) (board.Agent, error) {
 	for _, a := range f.agents {
@@ -75,10 +77,6 @@ func (f *fakeBoard) Scores(ctx context.Context, id string) (board.ScoreTable, er
 
 func (f *fakeBoard) AgentForecasts(ctx context.Context, id string, pg board.Page) (board.AgentForecastPage, error) {
 	return board.AgentForecastPage{Forecasts: []board.AgentForecast{}, Notes: []string{}}, f.err
-}
-
-func (f *fakeBoard) AgentsBy(ctx context.Context, sort board.AgentSort) ([]board.Agent, error) {
-	return f.agents, f.err
 }
 
 func TestReplyKinds(t *testing.T) {

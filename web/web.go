@@ -27,7 +27,7 @@ type Board interface {
 	Prediction(ctx context.Context, id string) (board.Prediction, error)
 	Thread(ctx context.Context, predictionID string) ([]board.Reply, error)
 	Reactions(ctx context.Context, predictionID string) ([]board.Reaction, error)
-	Agents(ctx context.Context) ([]board.Agent, error)
+	Agents(ctx context.Context, q board.AgentQuery) (board.AgentPage, error)
 	Agent(ctx context.Context, id string) (board.Agent, error)
 	Resolved(ctx context.Context, agentID string, limit int) ([]board.Prediction, error)
 	// Forecasts, the community forecast and the scores (issue 20).
@@ -35,7 +35,6 @@ type Board interface {
 	Standing(ctx context.Context, predictionID string) ([]board.Forecast, error)
 	Scores(ctx context.Context, predictionID string) (board.ScoreTable, error)
 	AgentForecasts(ctx context.Context, agentID string, pg board.Page) (board.AgentForecastPage, error)
-	AgentsBy(ctx context.Context, sort board.AgentSort) ([]board.Agent, error)
 }
 
 // Options configure [New]. The zero value serves the tool and settings

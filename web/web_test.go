@@ -57,6 +57,11 @@ func TestPages(t *testing.T) {
 		{"prediction forecasts", "/predictions/" + f.thread, 200, []string{`<svg class="plot history"`, "Community forecast", "from 3 agents", `id="standing"`, "(4 forecasts)", "55%"}, []string{`id="scores"`}},
 		{"agents by peer score", "/agents?sort=peer_score", 200, []string{`aria-current="true" class="active">peer score</a>`, "Peer score"}, nil},
 		{"agents bad sort", "/agents?sort=luck", 400, []string{"sort", "luck", "peer_score"}, nil},
+		{"agents one at a time", "/agents?sort=trust&limit=1", 200, []string{"Showing 1–1 of ", `rel="next" href="/agents?cursor=`, `&amp;limit=1&amp;sort=trust">Next →`,
+			`href="/agents?limit=1">recently seen</a>`}, nil},
+		{"agents bad cursor", "/agents?cursor=nope", 400, []string{"cursor is not a cursor of this board", "Next link"}, nil},
+		{"agents bad limit", "/agents?limit=0", 400, []string{"limit is &#34;0&#34;; it must be a whole number of at least 1.", "such as limit=50"}, nil},
+		{"agents big limit", "/agents?limit=500", 200, []string{"clamped to 200"}, nil},
 		{"agent forecasts", "/agents/skeptic", 200, []string{`id="agent-forecasts"`, "Question 01 resolves yes", "Fusion start-up"}, nil},
 		{"agent predictions", "/agents/oracle-1", 200, []string{`id="open"`, "Open predictions <small>(", `id="resolved"`, "Resolved predictions <small>(20)</small>", `href="/agents/oracle-1?resolved=`}, nil},
 		{"agent predictions bad cursor", "/agents/oracle-1?resolved=nope", 400, []string{"resolved is not a cursor of this board", "Next link"}, nil},
@@ -332,5 +337,49 @@ func TestAgentPredictionPages(t *testing.T) {
 	}
 	if len(seen) != 20 {
 		t.Errorf("the resolved pages showed %d predictions, want 20", len(seen))
+	}
+}
+
+// TestAgentsPages follows the leaderboard's Next links, two agents a
+// page, in every order: each agent appears once, in the order of the
+// whole list.
+func TestAgentsPages(t *testing.T) {
+	srv := newServer(t, seed(t))
+	row := regexp.MustCompile(`<th scope="row"><a class="agent" href="/agents/([^"]+)">`)
+	next := regexp.MustCompile(`<a rel="next" href="([^"]+)">Next →</a>`)
+	ids := func(body string) []string {
+		var out []string
+		for _, m := range row.FindAllStringSubmatch(body, -1) {
+			out = append(out, m[1])
+		}
+		return out
+	}
+	for _, sort := range []string{"recent", "peer_score", "brier", "trust"} {
+		t.Run(sort, func(t *testing.T) {
+			_, _, body := get(t, srv, "/agents?limit=200&sort="+sort)
+			whole := ids(body)
+			if len(whole) < 3 {
+				t.Fatalf("%d agents on the board; the test needs at least 3", len(whole))
+			}
+			var walked []string
+			path := "/agents?limit=2&sort=" + sort
+			for pages := 0; path != ""; pages++ {
+				if pages > len(whole) {
+					t.Fatalf("more pages than agents")
+				}
+				status, _, body := get(t, srv, path)
+				if status != http.StatusOK {
+					t.Fatalf("GET %s: status %d", path, status)
+				}
+				walked = append(walked, ids(body)...)
+				path = ""
+				if m := next.FindStringSubmatch(body); m != nil {
+					path = html.UnescapeString(m[1])
+				}
+			}
+			if diff := cmp.Diff(whole, walked); diff != "" {
+				t.Errorf("agents by Next links (-whole list +walk):\n%s", diff)
+			}
+		})
 	}
 }

@@ -51,6 +51,10 @@ type serveConfig struct {
 	moderatorToken string
 	contact        string // "" means httpapi.DefaultContact
 	trustProxy     bool
+	// allowedOrigins are the origins (besides its own and loopback ones)
+	// whose browser pages may call /mcp, as mcpserver.ParseOrigin writes
+	// them; nil for none.
+	allowedOrigins []string
 	logFormat      string
 	auth           boardapi.Auth
 	rateLimit      middleware.RateLimit
@@ -95,6 +99,9 @@ func parseServe(args []string, getenv func(string) string, out io.Writer) (*serv
 	fs.StringVar(&cfg.contact, "contact", env("PREDICTIONS_CONTACT", ""), "where people reach the operator, published in the manifest, openapi.json, /terms and the\npages: an https:// `URL` or a mailto: address; empty means "+httpapi.DefaultContact+" [PREDICTIONS_CONTACT]")
 	trust := env("PREDICTIONS_TRUST_PROXY", "false")
 	fs.BoolVar(&cfg.trustProxy, "trust-proxy", trust == "1" || strings.EqualFold(trust, "true"), "honour X-Forwarded-Proto and X-Forwarded-Host (only behind a proxy that sets them) [PREDICTIONS_TRUST_PROXY]")
+	origins := fs.String("allowed-origins", env("PREDICTIONS_ALLOWED_ORIGINS", ""), "comma-separated `origins` (scheme and host, such as https://app.example.org) whose browser pages may\n"+
+		"call /mcp besides the service's own and loopback ones; others get 403 (the MCP transport's Origin rule;\n"+
+		"clients that are not browsers send no Origin and are not affected); * allows any [PREDICTIONS_ALLOWED_ORIGINS]")
 	fs.StringVar(&cfg.logFormat, "log-format", env("PREDICTIONS_LOG_FORMAT", "text"), "log format: text or json [PREDICTIONS_LOG_FORMAT]")
 	auth := fs.String("auth", env("PREDICTIONS_AUTH", "id"), "how board posts authenticate agents: `id` (Authorization: Bearer <agent_id>) or keys\n(Bearer <key>, each agent's secret key from POST /api/agents/{id}/key) [PREDICTIONS_AUTH]")
 	poolFlag := fs.String("pool", env("PREDICTIONS_POOL", string(pool.GeoOdds)), "how the board pools agents' forecasts into the community forecast:\ngeo_odds (geometric mean of odds), mean or median [PREDICTIONS_POOL]")
@@ -146,6 +153,16 @@ func parseServe(args []string, getenv func(string) string, out io.Writer) (*serv
 			return nil, fmt.Errorf("--base-url %q: want an absolute http or https address such as https://predictions.example.org", cfg.baseURL)
 		}
 		cfg.baseURL = strings.TrimRight(cfg.baseURL, "/")
+	}
+	for _, o := range strings.Split(*origins, ",") {
+		if o = strings.TrimSpace(o); o == "" {
+			continue
+		}
+		po, err := mcpserver.ParseOrigin(o)
+		if err != nil {
+			return nil, fmt.Errorf("--allowed-origins: %w", err)
+		}
+		cfg.allowedOrigins = append(cfg.allowedOrigins, po)
 	}
 	if _, _, err := parseGCPercent(cfg.gcPercent); err != nil {
 		return nil, err
@@ -304,7 +321,7 @@ func serve(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	opt.MCP = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { mcp.ServeHTTP(w, r) })
 	api := httpapi.New(opt)
 	mcp, err = mcpserver.Handler(mcpserver.Options{BaseURL: cfg.baseURL, TrustProxy: cfg.trustProxy, Logger: log,
-		Board: true, BoardKeys: boardAPI.KeyAuth(), Routes: boardAPI.MCPRoutes()})
+		AllowedOrigins: cfg.allowedOrigins, Board: true, BoardKeys: boardAPI.KeyAuth(), Routes: boardAPI.MCPRoutes()})
 	if err != nil {
 		return err
 	}

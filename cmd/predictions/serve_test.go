@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -70,6 +71,12 @@ func TestParseServe(t *testing.T) {
 			serveConfig{pool: pool.GeoOdds, redisPrefix: redislimit.DefaultPrefix, addr: "127.0.0.1:8080", db: "predictions.db", logFormat: "text", rateLimit: defaultLimits, gcPercent: "200", memoryLimit: "1GiB"}},
 		{"pool from the flag", []string{"--pool", "Median"}, map[string]string{"PREDICTIONS_POOL": "mean"},
 			serveConfig{pool: pool.Median, redisPrefix: redislimit.DefaultPrefix, addr: "127.0.0.1:8080", db: "predictions.db", logFormat: "text", rateLimit: defaultLimits, gcPercent: "400", memoryLimit: "48MiB"}},
+		{"allowed origins from the environment", nil, map[string]string{"PREDICTIONS_ALLOWED_ORIGINS": "https://App.Example.org:443, http://localhost:6274"},
+			serveConfig{pool: pool.GeoOdds, redisPrefix: redislimit.DefaultPrefix, addr: "127.0.0.1:8080", db: "predictions.db", logFormat: "text", rateLimit: defaultLimits, gcPercent: "400", memoryLimit: "48MiB",
+				allowedOrigins: []string{"https://app.example.org", "http://localhost:6274"}}},
+		{"allowed origins flag wins", []string{"--allowed-origins", "*"}, map[string]string{"PREDICTIONS_ALLOWED_ORIGINS": "https://app.example.org"},
+			serveConfig{pool: pool.GeoOdds, redisPrefix: redislimit.DefaultPrefix, addr: "127.0.0.1:8080", db: "predictions.db", logFormat: "text", rateLimit: defaultLimits, gcPercent: "400", memoryLimit: "48MiB",
+				allowedOrigins: []string{"*"}}},
 		{"mail sender's interval and lease", []string{"--mail-lease", "3s"}, map[string]string{"PREDICTIONS_MAIL_INTERVAL": "250ms", "PREDICTIONS_MAIL_LEASE": "1m"},
 			serveConfig{pool: pool.GeoOdds, redisPrefix: redislimit.DefaultPrefix, addr: "127.0.0.1:8080", db: "predictions.db", logFormat: "text", rateLimit: defaultLimits, gcPercent: "400", memoryLimit: "48MiB",
 				mailInterval: 250 * time.Millisecond, mailLease: 3 * time.Second}},
@@ -81,7 +88,7 @@ func TestParseServe(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if *cfg != tc.want {
+			if !reflect.DeepEqual(*cfg, tc.want) {
 				t.Errorf("parseServe(%q) = %+v, want %+v", tc.args, *cfg, tc.want)
 			}
 		})
@@ -116,6 +123,9 @@ func TestParseServeErrors(t *testing.T) {
 		{"--mail-interval", "0s"},
 		{"--mail-lease", "500ms"},
 		{"--mail-lease", "-30s"},
+		{"--allowed-origins", "app.example.org"},
+		{"--allowed-origins", "https://app.example.org/mcp"},
+		{"--allowed-origins", "https://a.example,null"},
 	} {
 		if _, err := parseServe(args, func(string) string { return "" }, io.Discard); err == nil || errors.Is(err, flag.ErrHelp) {
 			t.Errorf("parseServe(%q) = %v, want an error", args, err)

@@ -132,8 +132,8 @@ type Memory struct {
 	Met *bool `json:"met,omitempty"`
 }
 
-// sampler samples a process's RSS until stopped.
-type sampler struct {
+// Sampler samples a process's RSS until finished: [SampleRSS] starts it.
+type Sampler struct {
 	pid  int
 	stop chan struct{}
 	wg   sync.WaitGroup
@@ -143,8 +143,10 @@ type sampler struct {
 	samples int
 }
 
-func sampleRSS(pid int) *sampler {
-	s := &sampler{pid: pid, stop: make(chan struct{})}
+// SampleRSS samples the VmRSS of process pid every 50 ms (from
+// /proc/<pid>/status, so on Linux only) until Finish.
+func SampleRSS(pid int) *Sampler {
+	s := &Sampler{pid: pid, stop: make(chan struct{})}
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
@@ -167,11 +169,12 @@ func sampleRSS(pid int) *sampler {
 	return s
 }
 
-// finish stops sampling and reads VmHWM and VmRSS once more.
-func (s *sampler) finish(name string) Memory {
+// Finish stops sampling and reads VmHWM and VmRSS once more; process
+// names the process in the result.
+func (s *Sampler) Finish(process string) Memory {
 	close(s.stop)
 	s.wg.Wait()
-	m := Memory{Process: name, PeakRSSMB: s.peak, Samples: s.samples}
+	m := Memory{Process: process, PeakRSSMB: s.peak, Samples: s.samples}
 	if st, err := readStatus(s.pid); err == nil {
 		m.HWMMB, m.AfterMB = st["VmHWM"], st["VmRSS"]
 		m.PeakRSSMB = max(m.PeakRSSMB, m.AfterMB)

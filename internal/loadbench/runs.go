@@ -214,21 +214,21 @@ func (r *runner) runFeeds(ctx context.Context, small, large []*scenario) error {
 		return err
 	}
 	defer sSmall.stop()
-	memSmall := sampleRSS(sSmall.pid())
+	memSmall := SampleRSS(sSmall.pid())
 	var sLarge *server
-	var memLarge *sampler
+	var memLarge *Sampler
 	if slices.ContainsFunc(pairs, func(p [2]*scenario) bool { return p[1] != nil }) {
 		largeDB, err := r.seed(ctx, smallDB, r.cfg.SmallSeed, r.cfg.LargeSeed)
 		if err != nil {
-			memSmall.finish("")
+			memSmall.Finish("")
 			return err
 		}
 		if sLarge, err = r.serve(ctx, fmt.Sprintf("predictions serve, %s predictions", thousands(float64(r.cfg.LargeSeed))), largeDB); err != nil {
-			memSmall.finish("")
+			memSmall.Finish("")
 			return err
 		}
 		defer sLarge.stop()
-		memLarge = sampleRSS(sLarge.pid())
+		memLarge = SampleRSS(sLarge.pid())
 	}
 	for _, pair := range pairs {
 		if err := r.runFeedPair(ctx, pair[0], pair[1], sSmall, sLarge); err != nil {
@@ -238,9 +238,9 @@ func (r *runner) runFeeds(ctx context.Context, small, large []*scenario) error {
 			return err
 		}
 	}
-	r.rep.Memory = append(r.rep.Memory, memSmall.finish(sSmall.name))
+	r.rep.Memory = append(r.rep.Memory, memSmall.Finish(sSmall.name))
 	if memLarge != nil {
-		m := memLarge.finish(sLarge.name)
+		m := memLarge.Finish(sLarge.name)
 		m.LimitMB = MemoryGoalMB
 		m.Met = met(m.HWMMB < MemoryGoalMB && m.PeakRSSMB < MemoryGoalMB)
 		r.rep.Memory = append(r.rep.Memory, m)
