@@ -87,6 +87,12 @@ func migrations() *migrate.Migrations {
 		Up:      dialectDDL(searchWordsSchema),
 		Down:    dialectDDL(unsearchWords),
 	})
+	ms.Add(migrate.Migration{
+		Name:    "20261127000030",
+		Comment: "idempotency_keys", // schema_idempotency.go: the Idempotency-Key of each write and its answer
+		Up:      ddl(idempotencySchema),
+		Down:    ddl(dropIdempotency),
+	})
 	return ms
 }
 

@@ -94,6 +94,9 @@ type Store struct {
 	lastWrite atomic.Int64
 	// health keeps the last probe of CheckWrite (health.go).
 	health healthCheck
+	// keysExpired is when ClaimKey last removed expired idempotency keys
+	// (idempotency.go).
+	keysExpired atomic.Int64
 
 	// stmts holds the feed's statements prepared on the SQLite read pool
 	// (unused on PostgreSQL): database/sql keeps each prepared on every

@@ -56,6 +56,10 @@ type Board interface {
 	IssueKey(ctx context.Context, agentID string) (string, error)
 	CheckKey(ctx context.Context, agentID, key string) error
 	RotateKey(ctx context.Context, agentID, current string) (string, error)
+	// Idempotency keys of the writes (idempotency.go).
+	ClaimKey(ctx context.Context, k board.IdemKey) (*board.Answer, error)
+	FinishKey(ctx context.Context, k board.IdemKey, a board.Answer) error
+	ReleaseKey(ctx context.Context, k board.IdemKey) error
 }
 
 // BoardPrefix is where the board routes live.
@@ -457,7 +461,7 @@ func (s *API) Mount(r *mux.Router, h httpio.Host) {
 		if br.method == http.MethodGet {
 			methods = append(methods, http.MethodHead)
 		}
-		r.Handle(br.path, h.Handle(s.boardHandler(br))).Methods(methods...).Name(br.name)
+		r.Handle(br.path, s.idempotent(br, h.Handle(s.boardHandler(br)))).Methods(methods...).Name(br.name)
 	}
 }
 

@@ -16,6 +16,10 @@ var statusTable = []struct {
 	err    error
 	status int
 }{
+	// Idempotency-Key (idempotency.go): its first request still runs, or
+	// it came with another request (the IETF httpapi draft's 409 and 422).
+	{board.ErrKeyInFlight, http.StatusConflict},
+	{board.ErrKeyReused, http.StatusUnprocessableEntity},
 	{board.ErrConflict, http.StatusConflict},
 	{board.ErrClosed, http.StatusConflict},
 	{board.ErrInvalid, http.StatusBadRequest},

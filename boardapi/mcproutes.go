@@ -39,8 +39,8 @@ func (s *API) MCPRoutes() []tools.Route {
 			Description: s.toolDescription(br),
 			InputSchema: toolInput(br),
 			ReadOnly:    br.method == http.MethodGet,
-			Call: func(ctx context.Context, args json.RawMessage, authorization string) (int, []byte) {
-				return s.callRoute(ctx, br, args, authorization)
+			Call: func(ctx context.Context, args json.RawMessage, header http.Header) (int, []byte) {
+				return s.callRoute(ctx, br, args, header)
 			},
 		})
 	}
@@ -57,6 +57,10 @@ func (s *API) toolDescription(br *boardRoute) string {
 			`(for example "headers": {"Authorization": "Bearer forecaster-7"} in .mcp.json).`
 	case authModerator:
 		d += " Over MCP, the moderator token is the Authorization header of the MCP connection."
+	}
+	if br.takesKey() {
+		d += " To retry safely, send an Idempotency-Key header with the MCP request that calls the tool (a fresh key per write, the same one on a retry): " +
+			"the same call again within 24 h writes nothing and returns the first result; the key with other arguments is an error."
 	}
 	return d
 }
@@ -100,7 +104,7 @@ func toolInput(br *boardRoute) *jsonschema.Schema {
 // log line, metrics, the per-address limit); the agent's limit is taken
 // by the route. The answer's links use the base URL of ctx (set by the
 // MCP adapter with tools.WithBaseURL).
-func (s *API) callRoute(ctx context.Context, br *boardRoute, args json.RawMessage, authorization string) (int, []byte) {
+func (s *API) callRoute(ctx context.Context, br *boardRoute, args json.RawMessage, header http.Header) (int, []byte) {
 	fields := map[string]json.RawMessage{}
 	if a := bytes.TrimSpace(args); len(a) > 0 && !bytes.Equal(a, []byte("null")) {
 		if err := json.Unmarshal(a, &fields); err != nil {
@@ -147,8 +151,10 @@ func (s *API) callRoute(ctx context.Context, br *boardRoute, args json.RawMessag
 	if body != nil {
 		r.Header.Set("Content-Type", httpio.JSONType)
 	}
-	if authorization != "" {
-		r.Header.Set("Authorization", authorization)
+	for _, h := range []string{"Authorization", IdempotencyHeader} { // the headers a route reads
+		if v := header.Values(h); len(v) > 0 {
+			r.Header[h] = v
+		}
 	}
 	w := &bufferWriter{header: http.Header{}}
 	s.router.ServeHTTP(w, r)

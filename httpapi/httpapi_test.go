@@ -243,8 +243,8 @@ func TestCORS(t *testing.T) {
 	}
 	for k, want := range map[string]string{
 		"Access-Control-Allow-Methods":  "GET, HEAD, POST, OPTIONS",
-		"Access-Control-Allow-Headers":  "Content-Type, Authorization, Mcp-Protocol-Version, Mcp-Session-Id, Last-Event-ID, X-Request-Id",
-		"Access-Control-Expose-Headers": "Mcp-Session-Id, X-Settings-Notes, X-Request-Id, Retry-After, WWW-Authenticate",
+		"Access-Control-Allow-Headers":  "Content-Type, Authorization, Idempotency-Key, Mcp-Protocol-Version, Mcp-Session-Id, Last-Event-ID, X-Request-Id",
+		"Access-Control-Expose-Headers": "Mcp-Session-Id, X-Settings-Notes, X-Request-Id, Retry-After, WWW-Authenticate, Idempotency-Replayed",
 		"Allow":                         "GET, HEAD, POST, OPTIONS",
 	} {
 		if got := resp.Header.Get(k); got != want {

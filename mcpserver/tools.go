@@ -116,16 +116,18 @@ func routeTool(rt tools.Route) *mcp.Tool {
 }
 
 // routeHandler calls the route with the arguments and the MCP request's
-// Authorization header. A 2xx answer is the result (structured content
+// headers (the go-sdk gives a tool handler the headers of the HTTP request
+// that carried the call, in CallToolRequest.Extra.Header): its
+// Authorization and Idempotency-Key. A 2xx answer is the result (structured content
 // and text); any other is a tool error whose text is the route's Problem.
 // A 401 adds how to set the header in an MCP client.
 func (a *adapter) routeHandler(rt tools.Route) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		authorization := ""
-		if req.Extra != nil && req.Extra.Header != nil {
-			authorization = req.Extra.Header.Get("Authorization")
+		var header http.Header
+		if req.Extra != nil {
+			header = req.Extra.Header
 		}
-		status, body := rt.Call(tools.WithBaseURL(ctx, a.base), req.Params.Arguments, authorization)
+		status, body := rt.Call(tools.WithBaseURL(ctx, a.base), req.Params.Arguments, header)
 		if status >= 200 && status < 300 {
 			return &mcp.CallToolResult{
 				Content:           []mcp.Content{&mcp.TextContent{Text: string(body)}},

@@ -12,12 +12,14 @@
 //
 // The board's routes are described in {base}/llms.txt and
 // {base}/openapi.json. Every POST names the agent twice, in
-// "Authorization: Bearer <agent_id>" and in the body's agent_id.
+// "Authorization: Bearer <agent_id>" and in the body's agent_id, and
+// carries an Idempotency-Key, so that a retry is written once.
 package main
 
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -25,6 +27,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -248,32 +251,67 @@ func (a *agent) post(ctx context.Context, path string, in, out any) error {
 // do sends one request and decodes the JSON answer into out. An error
 // answer is a Problem: error names the field and what is wrong, hint says
 // how to fix it.
+//
+// A write carries an Idempotency-Key, fresh for each write and the same on
+// its retries: after a dropped connection, a 503 (the database was
+// unavailable: nothing was written) or a 409 for the key still in flight,
+// it is sent again with the same key, and the board writes it once.
 func (a *agent) do(ctx context.Context, method, path string, in, out any) error {
-	var body io.Reader
+	var payload []byte
+	key := ""
 	if in != nil {
-		b, err := json.Marshal(in)
-		if err != nil {
+		var err error
+		if payload, err = json.Marshal(in); err != nil {
 			return err
 		}
-		body = bytes.NewReader(b)
+		key = rand.Text()
+	}
+	for attempt := 1; ; attempt++ {
+		retry, err := a.send(ctx, method, path, payload, key, out)
+		if retry == 0 || attempt == maxAttempts {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(retry):
+		}
+	}
+}
+
+// maxAttempts bounds how often a request is sent.
+const maxAttempts = 3
+
+// send sends the request once. retry is how long to wait before sending it
+// again, 0 when it must not be.
+func (a *agent) send(ctx context.Context, method, path string, payload []byte, key string, out any) (retry time.Duration, err error) {
+	var body io.Reader
+	if payload != nil {
+		body = bytes.NewReader(payload)
 	}
 	req, err := http.NewRequestWithContext(ctx, method, a.base+path, body)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	if in != nil {
+	if payload != nil {
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Authorization", "Bearer "+a.id)
+		req.Header.Set("Idempotency-Key", key)
 	}
 	resp, err := a.client.Do(req)
 	if err != nil {
-		return fmt.Errorf("is the board running at %s? %w", a.base, err)
+		return time.Second, fmt.Errorf("is the board running at %s? %w", a.base, err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode >= 300 {
 		var p struct{ Error, Hint string }
 		json.NewDecoder(resp.Body).Decode(&p)
-		return fmt.Errorf("%s %s: %s: %s (hint: %s)", method, path, resp.Status, p.Error, p.Hint)
+		err := fmt.Errorf("%s %s: %s: %s (hint: %s)", method, path, resp.Status, p.Error, p.Hint)
+		if resp.StatusCode == http.StatusServiceUnavailable || (resp.StatusCode == http.StatusConflict && key != "" && strings.HasPrefix(p.Error, "Idempotency-Key")) {
+			secs, _ := strconv.Atoi(resp.Header.Get("Retry-After"))
+			return time.Duration(min(max(secs, 1), 5)) * time.Second, err
+		}
+		return 0, err
 	}
-	return json.NewDecoder(resp.Body).Decode(out)
+	return 0, json.NewDecoder(resp.Body).Decode(out)
 }

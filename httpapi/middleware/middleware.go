@@ -136,8 +136,8 @@ func (s *Chain) recoverPanics(next http.Handler) http.Handler {
 
 // CORS: the API is open to every origin and needs no cookies.
 const (
-	corsAllowHeaders  = "Content-Type, Authorization, Mcp-Protocol-Version, Mcp-Session-Id, Last-Event-ID, X-Request-Id"
-	corsExposeHeaders = "Mcp-Session-Id, X-Settings-Notes, X-Request-Id, Retry-After, WWW-Authenticate"
+	corsAllowHeaders  = "Content-Type, Authorization, Idempotency-Key, Mcp-Protocol-Version, Mcp-Session-Id, Last-Event-ID, X-Request-Id"
+	corsExposeHeaders = "Mcp-Session-Id, X-Settings-Notes, X-Request-Id, Retry-After, WWW-Authenticate, Idempotency-Replayed"
 )
 
 // setCORS sets the headers every response carries.

@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"net/http"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -25,8 +26,9 @@ type Route struct {
 	// ReadOnly is true for a route that only reads (a GET).
 	ReadOnly bool
 	// Call runs the route with the tool's arguments (a JSON object) and
-	// the Authorization header of the MCP request ("" when it has none),
-	// and returns the HTTP status and the JSON body the route answers: an
-	// envelope for a 2xx, else a [Problem].
-	Call func(ctx context.Context, args json.RawMessage, authorization string) (status int, body []byte)
+	// the headers of the MCP request (nil when it has none; the route
+	// reads Authorization and Idempotency-Key), and returns the HTTP
+	// status and the JSON body the route answers: an envelope for a 2xx,
+	// else a [Problem].
+	Call func(ctx context.Context, args json.RawMessage, header http.Header) (status int, body []byte)
 }

@@ -1,0 +1,255 @@
+package boardapi
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/predictions-md/predictions/board"
+	"github.com/predictions-md/predictions/internal/httpio"
+)
+
+// Idempotency keys on the board's writes, as the IETF httpapi draft "The
+// Idempotency-Key HTTP Header Field" describes them: a write sent with a
+// key runs once; the same request sent again with the key within
+// board.KeyTTL gets the first answer back, marked by ReplayedHeader.
+
+const (
+	// IdempotencyHeader is the request header that carries the key.
+	IdempotencyHeader = "Idempotency-Key"
+	// ReplayedHeader, "true", marks an answer replayed from a key.
+	ReplayedHeader = "Idempotency-Replayed"
+	// MaxIdempotencyKey is the longest key accepted, in bytes.
+	MaxIdempotencyKey = 255
+	// inFlightRetry is the Retry-After, in seconds, of a 409 for a key
+	// whose first request still runs.
+	inFlightRetry = 1
+)
+
+// idempotencyText is what the published descriptions say of the header.
+const idempotencyText = "a unique string of 1 to 255 printable ASCII characters (such as a UUID), sent as a bare value or as a " +
+	"quoted string (RFC 8941), scoped to your credential and this route. The same request sent again with the same key within 24 h writes nothing " +
+	"and gets the first answer back (same status and body) with Idempotency-Replayed: true; the key with another request (method, path or body) is a 422, " +
+	"and while the first request still runs a 409 with Retry-After. A write that failed with a 5xx, 401, 403 or 429 does not keep its key: retry with it. " +
+	"Send a fresh key for each new write and the same key when you retry one after a timeout, a dropped connection or a 503."
+
+// replayHeaders are the headers of an answer that are stored and replayed.
+var replayHeaders = []string{"Content-Type", "Location", "Cache-Control"}
+
+// takesKey reports whether br accepts an Idempotency-Key: every write
+// but the key route, whose answer is a secret shown once that the board
+// must not store (it keeps only the key's hash).
+func (br *boardRoute) takesKey() bool {
+	return br.method != http.MethodGet && br.auth != authKeyRoute
+}
+
+// idempotent wraps the handler of a write route: a request with an
+// Idempotency-Key claims the key, runs once and stores its answer; the
+// same request again gets that answer. Requests without the header, and
+// other routes, go straight to next.
+func (s *API) idempotent(br *boardRoute, next http.Handler) http.Handler {
+	if !br.takesKey() {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		vals := r.Header.Values(IdempotencyHeader)
+		if len(vals) == 0 {
+			next.ServeHTTP(w, r)
+			return
+		}
+		s.host.Handle(func(w http.ResponseWriter, r *http.Request) error {
+			return s.runOnce(br, next, w, r, vals)
+		}).ServeHTTP(w, r)
+	})
+}
+
+// runOnce claims the key, then runs next, or replays the stored answer.
+func (s *API) runOnce(br *boardRoute, next http.Handler, w http.ResponseWriter, r *http.Request, vals []string) error {
+	key, err := parseIdempotencyKey(vals)
+	if err != nil {
+		return err
+	}
+	limit := int64(httpio.MaxBodyBytes)
+	if br.raw != nil {
+		limit = br.raw.maxBytes
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, limit+1))
+	if err != nil {
+		return &httpio.Error{Field: "body", Err: httpio.ErrBadRequest, Problem: "could not be read: " + err.Error(),
+			Hint: "send the whole body with its Content-Length"}
+	}
+	if int64(len(body)) > limit { // the route answers 413 and writes nothing: no key needed
+		r.Body = io.NopCloser(io.MultiReader(bytes.NewReader(body), r.Body))
+		next.ServeHTTP(w, r)
+		return nil
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	k := board.IdemKey{Scope: callerScope(r), Route: br.name, Key: key, RequestHash: requestHash(r, body)}
+	ans, err := s.opt.Store.ClaimKey(r.Context(), k)
+	switch {
+	case errors.Is(err, board.ErrKeyInFlight):
+		w.Header().Set("Retry-After", strconv.Itoa(inFlightRetry))
+		return withStatus(&httpio.Error{Field: IdempotencyHeader, Err: err, Problem: fmt.Sprintf("%q is in use by a request that is still running", key),
+			Hint: fmt.Sprintf("wait for that request's answer, or send this request again with the same key after %d s (Retry-After)", inFlightRetry)})
+	case errors.Is(err, board.ErrKeyReused):
+		return withStatus(&httpio.Error{Field: IdempotencyHeader, Err: err, Problem: fmt.Sprintf("%q was reused with another request (method, path or body) within 24 h", key),
+			Hint: "send a fresh key for each new write; reuse a key only to retry the very same request"})
+	case err != nil:
+		return withStatus(err)
+	case ans != nil:
+		replay(w, ans)
+		return nil
+	}
+
+	rec := &bufferWriter{header: http.Header{}}
+	done := false
+	defer func() {
+		if !done { // a panic: the write did not answer, so a retry may run it
+			s.settleKey(r.Context(), k, nil)
+		}
+	}()
+	next.ServeHTTP(rec, r)
+	done = true
+	if rec.status == 0 {
+		rec.status = http.StatusOK
+	}
+	var keep *board.Answer
+	if keepsKey(rec.status) {
+		keep = &board.Answer{Status: rec.status, Header: map[string]string{}, Body: rec.body.Bytes()}
+		for _, h := range replayHeaders {
+			if v := rec.header.Get(h); v != "" {
+				keep.Header[h] = v
+			}
+		}
+	}
+	s.settleKey(r.Context(), k, keep)
+	for h, v := range rec.header {
+		w.Header()[h] = v
+	}
+	w.WriteHeader(rec.status)
+	_, _ = w.Write(rec.body.Bytes())
+	return nil
+}
+
+// settleKey stores the answer with the key, or releases the key when
+// answer is nil. It runs even when the request was cancelled, for a
+// bounded time: the write is done either way.
+func (s *API) settleKey(ctx context.Context, k board.IdemKey, answer *board.Answer) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), settleTimeout)
+	defer cancel()
+	var err error
+	if answer != nil {
+		err = s.opt.Store.FinishKey(ctx, k, *answer)
+	} else {
+		err = s.opt.Store.ReleaseKey(ctx, k)
+	}
+	if err != nil { // the claim stays in flight until board.KeyLease
+		s.log.Warn("idempotency key not settled", "route", k.Route, "stored", answer != nil, "err", err)
+	}
+}
+
+// settleTimeout bounds storing or releasing a key after the write.
+const settleTimeout = 5 * time.Second
+
+// keepsKey reports whether an answer with status is stored with its key.
+// Answers to the request itself (2xx, and 4xx such as a 400 naming a
+// field or a 409 for a closed question) are kept: the same request would
+// get the same answer, and replaying it saves the write lock. Failures a
+// retry may cure are not, so that the retry runs: a 5xx (the draft leaves
+// the choice to the server; a 503 means nothing was written), 401 and
+// 403 (refused before anything is written; the caller fixes its
+// credential), 408 and 429 (try later).
+func keepsKey(status int) bool {
+	switch {
+	case status >= 500:
+		return false
+	case status == http.StatusUnauthorized, status == http.StatusForbidden,
+		status == http.StatusRequestTimeout, status == http.StatusTooManyRequests:
+		return false
+	}
+	return true
+}
+
+// replay writes a stored answer.
+func replay(w http.ResponseWriter, a *board.Answer) {
+	h := w.Header()
+	for k, v := range a.Header {
+		h.Set(k, v)
+	}
+	h.Set(ReplayedHeader, "true")
+	h.Set("Content-Length", strconv.Itoa(len(a.Body)))
+	h.Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(a.Status)
+	_, _ = w.Write(a.Body)
+}
+
+// callerScope is whom a key belongs to: the SHA-256 of the request's
+// Authorization, that is of the agent id (id mode), the agent's key (key
+// mode) or the moderator token, so that no caller sees another's answers
+// and no credential is stored.
+func callerScope(r *http.Request) string {
+	sum := sha256.Sum256([]byte(strings.Join(r.Header.Values("Authorization"), "\n")))
+	return hex.EncodeToString(sum[:])
+}
+
+// requestHash is the fingerprint of a request that a key is bound to:
+// its method, path and query, and body.
+func requestHash(r *http.Request, body []byte) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\n%s\n%s\n", r.Method, r.URL.EscapedPath(), r.URL.RawQuery)
+	h.Write(body)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// parseIdempotencyKey reads the header's values: one value, either a
+// Structured Field string (RFC 8941 §3.3.3: in double quotes, with \" and
+// \\ escaped), as the draft writes it, or the bare characters, as many
+// clients send them; the key is 1 to MaxIdempotencyKey printable ASCII
+// characters.
+func parseIdempotencyKey(vals []string) (string, error) {
+	bad := func(problem string) error {
+		return &httpio.Error{Field: IdempotencyHeader, Err: httpio.ErrBadRequest, Problem: problem,
+			Hint: fmt.Sprintf("send one key of 1 to %d printable ASCII characters, such as Idempotency-Key: \"8e03978e-40d5-43e8-bc93-6894a57f9324\" (a fresh UUID per write)", MaxIdempotencyKey)}
+	}
+	if len(vals) > 1 {
+		return "", bad("header is given more than once")
+	}
+	v := strings.Trim(vals[0], " \t")
+	if len(v) >= 2 && v[0] == '"' && v[len(v)-1] == '"' {
+		var b strings.Builder
+		for i := 1; i < len(v)-1; i++ {
+			c := v[i]
+			if c == '\\' {
+				if i+1 == len(v)-1 || (v[i+1] != '"' && v[i+1] != '\\') {
+					return "", bad(`is a quoted string with a backslash that escapes neither " nor \`)
+				}
+				i++
+				c = v[i]
+			} else if c == '"' {
+				return "", bad(`is a quoted string with an unescaped " inside`)
+			}
+			b.WriteByte(c)
+		}
+		v = b.String()
+	}
+	if v == "" {
+		return "", bad("is empty")
+	}
+	if len(v) > MaxIdempotencyKey {
+		return "", bad(fmt.Sprintf("is %d characters long; the maximum is %d", len(v), MaxIdempotencyKey))
+	}
+	for i := 0; i < len(v); i++ {
+		if v[i] < 0x20 || v[i] > 0x7e {
+			return "", bad(fmt.Sprintf("has a character that is not printable ASCII at byte %d", i))
+		}
+	}
+	return v, nil
+}
