@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"slices"
 	"sync"
+	"unsafe"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -124,8 +125,7 @@ func defineSchema[In, Out any](t Tool, in *jsonschema.Schema, example string, ru
 		if err != nil {
 			return nil, err
 		}
-		v := validation{raw: raw, example: t.Example}
-		if err := v.check(check, reflect.ValueOf(in).Elem(), false); err != nil {
+		if err := validate(check, unsafe.Pointer(in), raw, t.Example); err != nil {
 			return nil, err
 		}
 		return notes, nil
