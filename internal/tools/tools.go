@@ -242,6 +242,7 @@ func (r *Result) AppendEnvelope(dst []byte, terms string) ([]byte, error) {
 // (by encoding/json, whose bytes the clients and the golden files know):
 // <, > and & escaped, and U+2028 and U+2029; nil slices and maps as null;
 // map keys sorted; omitempty leaving out false, 0, nil and empty values;
+// the escapes in what a MarshalJSON method returns kept as it wrote them;
 // invalid UTF-8, which no input carries (the decoder refuses it), written
 // as U+FFFD rather than refused.
 var outputOptions = json.JoinOptions(
@@ -252,11 +253,20 @@ var outputOptions = json.JoinOptions(
 	json.Deterministic(true),
 	jsonv1.OmitEmptyWithLegacySemantics(true),
 	jsontext.AllowInvalidUTF8(true),
+	jsontext.PreserveRawStrings(true),
 )
 
-// textOptions write the envelope's own strings (summary, notes,
-// disclaimer, terms), which are not HTML-escaped.
-var textOptions = json.JoinOptions(jsontext.EscapeForJS(true), jsontext.AllowInvalidUTF8(true))
+// plainOptions are outputOptions without HTML escaping: the envelope's
+// own strings (summary, notes, disclaimer, terms) and every other JSON
+// body the service writes ([AppendJSON]), as encoding/json wrote them with
+// SetEscapeHTML(false).
+var plainOptions = json.JoinOptions(outputOptions, jsontext.EscapeForHTML(false))
+
+// AppendJSON appends v to dst as the service writes the JSON bodies that
+// are not a tool's answer (problems, health, published documents), with
+// the library that writes the answers. On error, the bytes after len(dst)
+// are not to be used.
+func AppendJSON(dst []byte, v any) ([]byte, error) { return marshalAppend(dst, v, plainOptions) }
 
 // writers are the bytes.Buffer headers marshalAppend lends to
 // json.MarshalWrite.
@@ -276,7 +286,7 @@ func appendText(b []byte, s string) []byte {
 			return q
 		}
 	}
-	b, _ = marshalAppend(b, s, textOptions) // a string always encodes
+	b, _ = marshalAppend(b, s, plainOptions) // a string always encodes
 	return b
 }
 
