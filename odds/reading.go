@@ -78,12 +78,13 @@ type item struct {
 
 const readingHint = `send fractions such as 0.62, or percents as strings such as "62%"`
 
-// parseSent reads the number of s; name is the field's name for errors.
-func parseSent(s Sent, name string) (item, error) {
+// parseSent reads the number of s, item i; name(i) is the field's name,
+// asked for an error only.
+func parseSent(s Sent, i int, name func(int) string) (item, error) {
 	in := strings.TrimSpace(s.Text)
 	it := item{text: in, quoted: s.Quoted}
 	bad := func(err error, reason, hint string) error {
-		return &Error{Input: in, Err: err, Reason: name + " " + reason, Hint: hint}
+		return &Error{Input: in, Err: err, Reason: name(i) + " " + reason, Hint: hint}
 	}
 	if len(in) > MaxLen {
 		return it, bad(ErrSyntax, "is longer than "+strconv.Itoa(MaxLen)+" bytes", readingHint)
@@ -176,7 +177,7 @@ func ReadGroup(sent []Sent, name func(int) string) ([]Reading, []string, error) 
 	items := make([]item, len(sent))
 	var fr, pc []int
 	for i, s := range sent {
-		it, err := parseSent(s, name(i))
+		it, err := parseSent(s, i, name)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -231,7 +232,7 @@ func ReadGroup(sent []Sent, name func(int) string) ([]Reading, []string, error) 
 // [ErrCertain] whose hint offers "1%", 0.01 and 0.999, since it could be
 // either. name names the field in errors and notes.
 func ReadLone(s Sent, name string) (Reading, []string, error) {
-	it, err := parseSent(s, name)
+	it, err := parseSent(s, 0, func(int) string { return name })
 	if err != nil {
 		return Reading{}, nil, err
 	}
@@ -252,7 +253,7 @@ func ReadLone(s Sent, name string) (Reading, []string, error) {
 // number is a fraction in [0, 1] (75 is an [*Error] wrapping [ErrRange]
 // whose hint offers 0.75 or "75%"), and a string ending in % is a percent.
 func ReadFraction(s Sent, name string) (Reading, error) {
-	it, err := parseSent(s, name)
+	it, err := parseSent(s, 0, func(int) string { return name })
 	if err != nil {
 		return Reading{}, err
 	}
