@@ -199,8 +199,8 @@ func (r *Result) Envelope(terms string) ([]byte, error) {
 // buffer. On error, dst is returned unchanged.
 //
 // The envelope is written with JSON v2 (github.com/go-json-experiment/json,
-// the library that reads every input), straight into dst: the output is
-// written after the summary as an object, whose braces then give way to
+// the library that reads every input): the output is appended after the
+// summary as an object (see marshalAppend), whose braces then give way to
 // the envelope's comma and the notes.
 func (r *Result) AppendEnvelope(dst []byte, terms string) ([]byte, error) {
 	start := len(dst)
@@ -268,10 +268,6 @@ var plainOptions = json.JoinOptions(outputOptions, jsontext.EscapeForHTML(false)
 // are not to be used.
 func AppendJSON(dst []byte, v any) ([]byte, error) { return marshalAppend(dst, v, plainOptions) }
 
-// writers are the bytes.Buffer headers marshalAppend lends to
-// json.MarshalWrite.
-var writers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
-
 // envelopeSize is the buffer an envelope starts with: enough for most
 // results, which are about 1 KB.
 const envelopeSize = 2048
@@ -290,18 +286,29 @@ func appendText(b []byte, s string) []byte {
 	return b
 }
 
-// marshalAppend appends v to b by json.MarshalWrite, written straight
-// into b's array (only the bytes.Buffer header is pooled). On error, the
-// bytes after len(b) are not to be used.
+// marshalAppend appends v to b, written by json.MarshalWrite into a
+// pooled buffer and copied once, so that b grows at most once, to the
+// size of the whole answer, however large the output (check_forecast_md
+// answers reach hundreds of KB). On error, b is returned unchanged.
 func marshalAppend(b []byte, v any, opts json.Options) ([]byte, error) {
-	w := writers.Get().(*bytes.Buffer)
-	*w = *bytes.NewBuffer(b)
+	w := scratch.Get().(*bytes.Buffer)
+	w.Reset()
 	err := json.MarshalWrite(w, v, opts)
-	b = w.Bytes()
-	*w = bytes.Buffer{}
-	writers.Put(w)
+	if err == nil {
+		b = append(b, w.Bytes()...)
+	}
+	if w.Cap() <= maxScratch {
+		scratch.Put(w)
+	}
 	return b, err
 }
+
+// scratch holds the buffers marshalAppend writes into.
+var scratch = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// maxScratch is the largest buffer scratch keeps: room for the answer of
+// a 60,000-character forecast file; larger ones are rare and dropped.
+const maxScratch = 256 << 10
 
 // plainASCII reports whether s needs no escaping in JSON: printable ASCII
 // without quotes or backslashes.
