@@ -114,9 +114,9 @@ type failure struct {
 //     that can use a certainty.
 func Parse(s string, from Notation) (Value, error) { return parse(s, from, true) }
 
-// parse is Parse; fast = false skips the int64 fast path, so that the
+// parse is Parse; int64s = false skips the int64 path, so that the
 // tests can compare it with the big.Rat code.
-func parse(s string, from Notation, fast bool) (Value, error) {
+func parse(s string, from Notation, int64s bool) (Value, error) {
 	in := strings.TrimSpace(s)
 	if from == "" {
 		from = Auto
@@ -135,7 +135,7 @@ func parse(s string, from Notation, fast bool) (Value, error) {
 		return Value{}, &Error{Input: in[:20] + "...", Notation: from, Err: ErrSyntax,
 			Reason: "is longer than " + strconv.Itoa(MaxLen) + " bytes", Hint: defaultHint(from)}
 	}
-	if fast {
+	if int64s {
 		if v, ok := parseSmall(in, from); ok {
 			return v, nil
 		}

@@ -9,14 +9,14 @@ import (
 	"strings"
 )
 
-// This file is the fast path of Parse, Formats, Format, Decimal and
+// This file is the int64 path of Parse, Formats, Format, Decimal and
 // Compare: the exact probability of almost every real
 // input ("+150", "3/2", "1.91", "40%") is a fraction of int64s, and
 // int64 arithmetic gives the same rationals as big.Rat without its
 // allocations. Every function here reports ok = false when a number could
 // overflow or the text is not plainly valid, and the caller then runs the
-// big.Rat code, which stays the reference: the fast path must give exactly
-// its results (see TestFastMatchesBig and FuzzFastMatchesBig).
+// big.Rat code, which stays the reference: the int64 path must give
+// exactly its results (see TestInt64MatchesBig and FuzzInt64MatchesBig).
 
 // rat64 is the exact rational n/d with d > 0, in lowest terms unless said.
 type rat64 struct{ n, d int64 }
