@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/predictions-md/predictions/board"
+	"github.com/predictions-md/predictions/board/boardtest"
 )
 
 // feedIDs lists the ids of a page.
@@ -100,7 +101,7 @@ func TestFeedFilters(t *testing.T) {
 }
 
 func TestFeedBadInput(t *testing.T) {
-	s := mustOpen(t, t.TempDir()+"/board.db", board.Options{})
+	s := mustOpen(t, boardtest.SQLite(t), board.Options{})
 	ctx := context.Background()
 	for i := range 3 {
 		np := newPrediction("scout")
@@ -190,7 +191,7 @@ func TestFeedCursorWalk(t *testing.T) {
 			}
 			return p
 		}
-		const n = 40
+		const n = 24 // every residue of the cycles above (3, 4, 5 and 7), over several pages of each query
 		for i := range n {
 			post(i)
 		}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/predictions-md/predictions/board"
+	"github.com/predictions-md/predictions/board/boardtest"
 	"github.com/predictions-md/predictions/forecastfile"
 )
 
@@ -389,7 +390,7 @@ func FuzzImport(f *testing.F) {
 	now := func() time.Time { return time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC) }
 	f.Fuzz(func(t *testing.T, text string) {
 		ctx := context.Background()
-		s := mustOpen(t, filepath.Join(t.TempDir(), "a.db"), board.Options{Now: now})
+		s := mustOpen(t, boardtest.SQLite(t), board.Options{Now: now})
 		res, err := s.Import(ctx, strings.NewReader(text))
 		var ie *board.ImportError
 		if err != nil {
@@ -411,7 +412,7 @@ func FuzzImport(f *testing.F) {
 		if fs := findings(t, out); len(fs) > 0 {
 			t.Fatalf("export has findings %v:\n%s", fs, out)
 		}
-		fresh := mustOpen(t, filepath.Join(t.TempDir(), "b.db"), board.Options{Now: now})
+		fresh := mustOpen(t, boardtest.SQLite(t), board.Options{Now: now})
 		if _, err := fresh.Import(ctx, strings.NewReader(out)); err != nil {
 			t.Fatalf("Import of the export: %v\n%s", err, out)
 		}

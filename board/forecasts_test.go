@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/predictions-md/predictions/board"
+	"github.com/predictions-md/predictions/board/boardtest"
 	"github.com/predictions-md/predictions/pool"
 )
 
@@ -240,7 +241,7 @@ func TestForecastFlow(t *testing.T) {
 
 // TestForecastValidation: every rule of p and note at its boundary.
 func TestForecastValidation(t *testing.T) {
-	s := mustOpen(t, t.TempDir()+"/b.db", board.Options{})
+	s := mustOpen(t, boardtest.SQLite(t), board.Options{})
 	ctx := context.Background()
 	p := mustCreate(t, s, newPrediction("alice"))
 	tests := []struct {

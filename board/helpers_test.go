@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/predictions-md/predictions/board"
+	"github.com/predictions-md/predictions/board/boardtest"
 	"github.com/uptrace/bun/driver/pgdriver"
 )
 
@@ -23,7 +24,12 @@ const pgEnv = "PREDICTIONS_TEST_POSTGRES"
 // backend opens fresh, empty stores of one kind.
 type backend struct {
 	name string
-	dsn  func(tb testing.TB) string
+	// dsn names an empty database, for the tests of migrations.
+	dsn func(tb testing.TB) string
+	// migrated names a migrated, empty database: a copy of a template
+	// board.Open made once (see boardtest), which spares every store test
+	// the migrations.
+	migrated func(tb testing.TB) string
 }
 
 // backends lists SQLite always and PostgreSQL when pgEnv is set; every store
@@ -31,9 +37,9 @@ type backend struct {
 func backends(t *testing.T) []backend {
 	bs := []backend{{"sqlite", func(tb testing.TB) string {
 		return filepath.Join(tb.TempDir(), "board.db")
-	}}}
-	if os.Getenv(pgEnv) != "" {
-		bs = append(bs, backend{"postgres", pgDatabase})
+	}, boardtest.SQLite}}
+	if admin := os.Getenv(pgEnv); admin != "" {
+		bs = append(bs, backend{"postgres", pgDatabase, func(tb testing.TB) string { return boardtest.Postgres(tb, admin) }})
 	} else {
 		pgSkipOnce.Do(func() { t.Logf("%s is not set: PostgreSQL store tests are skipped", pgEnv) })
 	}
@@ -47,7 +53,7 @@ func forEachStore(t *testing.T, fn func(t *testing.T, open func(opt board.Option
 	t.Helper()
 	for _, b := range backends(t) {
 		t.Run(b.name, func(t *testing.T) {
-			fn(t, func(opt board.Options) *board.Store { return mustOpen(t, b.dsn(t), opt) })
+			fn(t, func(opt board.Options) *board.Store { return mustOpen(t, b.migrated(t), opt) })
 		})
 	}
 }
@@ -64,6 +70,13 @@ func mustOpen(tb testing.TB, dsn string, opt board.Options) *board.Store {
 		}
 	})
 	return s
+}
+
+// TestMain drops the PostgreSQL template of boardtest after the tests.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	boardtest.Cleanup()
+	os.Exit(code)
 }
 
 // pgDatabase creates a database with a random name on the server named by

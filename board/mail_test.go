@@ -17,6 +17,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/predictions-md/predictions/board"
+	"github.com/predictions-md/predictions/board/boardtest"
 	"github.com/predictions-md/predictions/email"
 )
 
@@ -205,7 +206,7 @@ func TestConfirmRace(t *testing.T) {
 }
 
 func TestNameFromEmailLong(t *testing.T) {
-	s := mustOpen(t, filepath.Join(t.TempDir(), "b.db"), board.Options{})
+	s := mustOpen(t, boardtest.SQLite(t), board.Options{})
 	long := strings.Repeat("x", 100)
 	r := mustRegister(t, s, "long", long+"@example.org")
 	if r.Agent.Name != strings.Repeat("x", board.MaxAgentName) {

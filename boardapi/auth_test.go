@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/predictions-md/predictions/board"
+	"github.com/predictions-md/predictions/board/boardtest"
 	"github.com/predictions-md/predictions/boardapi"
 	"github.com/predictions-md/predictions/httpapi"
 	"github.com/predictions-md/predictions/internal/apitest"
@@ -136,8 +137,9 @@ func TestImpersonation(t *testing.T) {
 
 func newKeyEnv(t *testing.T) (*apitest.Env, string) {
 	t.Helper()
-	dir := t.TempDir()
-	s, err := board.Open(t.Context(), filepath.Join(dir, "board.db"), board.Options{Now: apitest.TickClock()})
+	path := boardtest.SQLite(t)
+	dir := filepath.Dir(path)
+	s, err := board.Open(t.Context(), path, board.Options{Now: apitest.TickClock()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/predictions-md/predictions/board"
+	"github.com/predictions-md/predictions/board/boardtest"
 	"github.com/predictions-md/predictions/boardapi"
 	"github.com/predictions-md/predictions/forecastfile"
 	"github.com/predictions-md/predictions/httpapi"
@@ -83,7 +84,7 @@ func TestRegisterAgent(t *testing.T) {
 // whose id replaces the one in the email package's test messages.
 func mailEnv(t *testing.T) (*apitest.Env, string) {
 	t.Helper()
-	s, err := board.Open(context.Background(), filepath.Join(t.TempDir(), "board.db"), board.Options{
+	s, err := board.Open(context.Background(), boardtest.SQLite(t), board.Options{
 		Now: apitest.TickClock(), Flag: forecastfile.Flags,
 		Mail: &board.MailOptions{From: mail.Address{Address: "board@predictions.example.org"}, BaseURL: "https://predictions.example.org"},
 	})

@@ -5,7 +5,6 @@ import (
 	"context"
 	"net/http"
 	"net/mail"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"sync/atomic"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	"github.com/predictions-md/predictions/board"
+	"github.com/predictions-md/predictions/board/boardtest"
 	"github.com/predictions-md/predictions/boardapi"
 	"github.com/predictions-md/predictions/email"
 	"github.com/predictions-md/predictions/httpapi"
@@ -88,7 +88,7 @@ func optInEnv(t *testing.T) (*apitest.Env, *board.Store, *clockAt) {
 	t.Helper()
 	clk := &clockAt{}
 	clk.ns.Store(time.Date(2026, 11, 25, 8, 0, 0, 0, time.UTC).UnixNano())
-	s, err := board.Open(context.Background(), filepath.Join(t.TempDir(), "board.db"), board.Options{Now: clk.Now,
+	s, err := board.Open(context.Background(), boardtest.SQLite(t), board.Options{Now: clk.Now,
 		Mail: &board.MailOptions{From: mail.Address{Address: "board@predictions.example.org"}, BaseURL: "https://predictions.example.org"}})
 	if err != nil {
 		t.Fatal(err)

@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"net"
 	"net/mail"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/predictions-md/predictions/board"
+	"github.com/predictions-md/predictions/board/boardtest"
 	"github.com/predictions-md/predictions/email"
 	"github.com/predictions-md/predictions/internal/smtptest"
 	"github.com/predictions-md/predictions/notify"
@@ -97,7 +97,7 @@ type fixture struct {
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
 	clk := &clock{t: time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)}
-	s, err := board.Open(context.Background(), filepath.Join(t.TempDir(), "board.db"), board.Options{
+	s, err := board.Open(context.Background(), boardtest.SQLite(t), board.Options{
 		Now:  clk.Now,
 		Mail: &board.MailOptions{From: mail.Address{Name: "Board", Address: "board@predictions.example.org"}, BaseURL: "https://predictions.example.org"},
 	})
@@ -296,7 +296,7 @@ func TestRun(t *testing.T) {
 // message goes out once.
 func TestLeaseHeartbeat(t *testing.T) {
 	ctx := context.Background()
-	s, err := board.Open(ctx, filepath.Join(t.TempDir(), "board.db"), board.Options{
+	s, err := board.Open(ctx, boardtest.SQLite(t), board.Options{
 		Mail: &board.MailOptions{From: mail.Address{Address: "board@predictions.example.org"}, BaseURL: "https://predictions.example.org"},
 	})
 	if err != nil {

@@ -75,8 +75,10 @@
 // a mix is a [*ScaleError] naming the items), [ReadLone] reads a
 // probability that stands alone (a bare 1 is refused as ambiguous) and
 // [ReadFraction] is the board's reading (a bare number is a fraction in
-// [0, 1], a string with % a percent). Percents are divided by 100 exactly
-// and rounded once, so "99.9%" is the float64 nearest 0.999; positive
+// [0, 1], a string with % a percent). A number is read as the decimal it
+// spells, so a percent is the same digits with the point moved two places
+// and rounded once ("99.9%" is the float64 nearest 0.999, by
+// strconv.ParseFloat, which rounds correctly), without math/big; positive
 // numbers below 1e-300 are refused. [ReadProbability] and
 // [ReadProbabilityText] apply ReadLone to one number or text.
 //

@@ -114,9 +114,9 @@ type failure struct {
 //     that can use a certainty.
 func Parse(s string, from Notation) (Value, error) { return parse(s, from, true) }
 
-// parse is Parse; fast = false skips the int64 fast path, so that the
+// parse is Parse; int64s = false skips the int64 path, so that the
 // tests can compare it with the big.Rat code.
-func parse(s string, from Notation, fast bool) (Value, error) {
+func parse(s string, from Notation, int64s bool) (Value, error) {
 	in := strings.TrimSpace(s)
 	if from == "" {
 		from = Auto
@@ -135,7 +135,7 @@ func parse(s string, from Notation, fast bool) (Value, error) {
 		return Value{}, &Error{Input: in[:20] + "...", Notation: from, Err: ErrSyntax,
 			Reason: "is longer than " + strconv.Itoa(MaxLen) + " bytes", Hint: defaultHint(from)}
 	}
-	if fast {
+	if int64s {
 		if v, ok := parseSmall(in, from); ok {
 			return v, nil
 		}
@@ -146,14 +146,14 @@ func parse(s string, from Notation, fast bool) (Value, error) {
 	if auto {
 		n = shape(in)
 		if n == "" {
-			r, f := parseNumber(in)
+			d, f := parseNumber(in)
 			if f != nil {
 				if f.hint == "" {
 					f.hint = autoHint(in)
 				}
 				return Value{}, &Error{Input: in, Notation: Auto, Err: f.err, Reason: f.reason, Hint: f.hint}
 			}
-			if r.Cmp(ratOne) <= 0 {
+			if d.cmpPow10(0) <= 0 {
 				n = Probability
 			} else {
 				n = Decimal
@@ -290,111 +290,13 @@ func isDigits(s string) bool {
 	return true
 }
 
-// parseNumber reads an unsigned decimal number: digits with an optional
-// point and an optional exponent (e or E, a sign, digits; ±maxExponent).
-func parseNumber(s string) (*big.Rat, *failure) {
-	bad := func() *failure {
-		if strings.Contains(s, ",") {
-			return &failure{err: ErrSyntax, reason: "has a comma",
-				hint: "write decimals with a point and no thousands separator, such as 1.91 or 1000"}
-		}
-		if s == "" {
-			return &failure{err: ErrSyntax, reason: "has no number"}
-		}
-		return &failure{err: ErrSyntax, reason: "is not a number"}
-	}
-	mant := make([]byte, 0, len(s))
-	frac := 0
-	point := false
-	i := 0
-	for ; i < len(s); i++ {
-		c := s[i]
-		if c >= '0' && c <= '9' {
-			mant = append(mant, c)
-			if point {
-				frac++
-			}
-		} else if c == '.' && !point {
-			point = true
-		} else {
-			break
-		}
-	}
-	if len(mant) == 0 {
-		return nil, bad()
-	}
-	exp, i, ok := readExponent(s, i)
-	if !ok {
-		return nil, bad()
-	}
-	if exp > maxExponent || exp < -maxExponent {
-		if i != len(s) {
-			return nil, bad()
-		}
-		return nil, &failure{err: ErrRange, reason: "has an exponent beyond ±" + strconv.Itoa(maxExponent),
-			hint: "write the number with a smaller exponent, such as 1e-6"}
-	}
-	if i != len(s) {
-		return nil, bad()
-	}
-	scale := exp - frac
-	if len(mant) <= 18 && scale <= 0 && scale >= -18 { // fast path: fits in int64
-		m, _ := strconv.ParseInt(string(mant), 10, 64)
-		return big.NewRat(m, pow10[-scale]), nil
-	}
-	m, _ := new(big.Int).SetString(string(mant), 10)
-	r := new(big.Rat).SetInt(m)
-	if scale != 0 {
-		pow := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(abs(scale))), nil)
-		if scale > 0 {
-			r.Mul(r, new(big.Rat).SetInt(pow))
-		} else {
-			r.Quo(r, new(big.Rat).SetInt(pow))
-		}
-	}
-	return r, nil
-}
-
-// pow10[i] is 10^i.
-var pow10 = func() (t [19]int64) {
-	t[0] = 1
-	for i := 1; i < len(t); i++ {
-		t[i] = 10 * t[i-1]
-	}
-	return t
-}()
-
-func abs(x int) int {
-	if x < 0 {
-		return -x
-	}
-	return x
-}
-
-// cutSign removes a leading +, - or Unicode minus sign and the spaces after it.
-func cutSign(s string) (rest string, sign int) {
-	switch {
-	case strings.HasPrefix(s, "+"):
-		return strings.TrimSpace(s[1:]), 1
-	case strings.HasPrefix(s, "-"):
-		return strings.TrimSpace(s[1:]), -1
-	case strings.HasPrefix(s, "−"):
-		return strings.TrimSpace(s[len("−"):]), -1
-	}
-	return s, 0
-}
-
-// unsigned reads a number that may carry a "+" but must not be negative.
-func unsigned(s string) (*big.Rat, *failure) {
-	rest, sign := cutSign(s)
-	r, f := parseNumber(rest)
+// unsignedRat is unsigned as a big.Rat, for the readers of the big.Rat code.
+func unsignedRat(s string) (*big.Rat, *failure) {
+	d, f := unsigned(s)
 	if f != nil {
 		return nil, f
 	}
-	if sign < 0 && r.Sign() != 0 {
-		return nil, &failure{err: ErrRange, reason: "is negative"}
-	}
-	return r, nil
+	return d.rat(), nil
 }
 
 func certain(p *big.Rat, reason, hint string) *failure {
@@ -408,7 +310,7 @@ func readProbability(in string, auto bool) (*big.Rat, *failure) {
 		return nil, &failure{err: ErrSyntax, reason: "ends with %",
 			hint: "write 0.4 for 40%, or read it with notation percent or auto"}
 	}
-	r, f := unsigned(in)
+	r, f := unsignedRat(in)
 	if f != nil {
 		return nil, f
 	}
@@ -434,7 +336,7 @@ func readPercent(in string) (*big.Rat, *failure) {
 	if strings.HasSuffix(t, "%") {
 		return nil, &failure{err: ErrSyntax, reason: "has more than one %"}
 	}
-	r, f := unsigned(t)
+	r, f := unsignedRat(t)
 	if f != nil {
 		return nil, f
 	}
@@ -454,7 +356,7 @@ func readDecimal(in string) (*big.Rat, *failure) {
 	if isEvens(in) {
 		return new(big.Rat).Set(ratHalf), nil
 	}
-	r, f := unsigned(in)
+	r, f := unsignedRat(in)
 	if f != nil {
 		if f.err == ErrRange && f.reason == "is negative" {
 			f.reason = "is negative, and decimal odds are above 1"
@@ -492,7 +394,7 @@ func readPair(in, sep string, n Notation) (*big.Rat, *failure) {
 		if part == "" {
 			return nil, &failure{err: ErrSyntax, reason: "has an empty side of " + sep}
 		}
-		r, f := unsigned(part)
+		r, f := unsignedRat(part)
 		if f != nil {
 			if f.reason == "is negative" {
 				f.reason = "has a negative number"
@@ -535,10 +437,11 @@ func readAmerican(in string, auto bool) (*big.Rat, *failure) {
 		return new(big.Rat).Set(ratHalf), nil
 	}
 	rest, sign := cutSign(in)
-	r, f := parseNumber(rest)
+	a, f := parseNumber(rest)
 	if f != nil {
 		return nil, f
 	}
+	r := a.rat()
 	if r.Cmp(ratHundred) < 0 {
 		fl := &failure{err: ErrRange,
 			reason: "is between -100 and +100, and American odds are +100 or more (+150 wins 150 for 100 staked) or -100 or less (-200 stakes 200 to win 100)"}

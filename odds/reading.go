@@ -27,21 +27,34 @@ type Reading struct {
 	P float64
 	// ReadAs is [Probability] (a fraction) or [Percent].
 	ReadAs Notation
-	// Exact is the exact probability the text spells.
-	Exact *big.Rat
+
+	// The exact probability: the number as written, times 10^shift
+	// (-2 for a percent). The zero value means only P is known.
+	exact decimal
+	shift int
 }
 
 // Odds returns the odds P/(1-P) computed from the exact value, rounded
 // once, so that a prior of 0.999999999999 keeps its digits (+Inf for 1).
 func (r Reading) Odds() float64 {
-	if r.Exact == nil {
+	d, shift := r.exact, r.shift
+	if d.isZero() {
 		return r.P / (1 - r.P)
 	}
-	one := new(big.Rat).Sub(ratOne, r.Exact)
-	if one.Sign() == 0 {
+	switch d.cmpPow10(-shift) {
+	case 0:
 		return math.Inf(1)
+	case 1:
+		return math.NaN() // above 1: no reader returns it
 	}
-	o, _ := new(big.Rat).Quo(r.Exact, one).Float64()
+	// p = m 10^low < 1, so low < 0 and the odds are m / (10^-low - m).
+	low := d.low() + shift
+	if m, ok := d.uint64(); ok && -low < len(pow10) {
+		return ratFloat(m, uint64(pow10[-low])-m)
+	}
+	p := d.rat()
+	p.Mul(p, new(big.Rat).SetFrac(big.NewInt(1), new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(-shift)), nil)))
+	o, _ := p.Quo(p, new(big.Rat).Sub(ratOne, p)).Float64()
 	return o
 }
 
@@ -56,8 +69,8 @@ const (
 
 // item is one parsed input.
 type item struct {
-	r      *big.Rat // the number as written (before any /100)
-	pct    bool     // a string with %
+	d      decimal // the number as written (before any /100)
+	pct    bool    // a string with %
 	says   scale
 	text   string
 	quoted bool
@@ -65,12 +78,13 @@ type item struct {
 
 const readingHint = `send fractions such as 0.62, or percents as strings such as "62%"`
 
-// parseSent reads the number of s; name is the field's name for errors.
-func parseSent(s Sent, name string) (item, error) {
+// parseSent reads the number of s, item i; name(i) is the field's name,
+// asked for an error only.
+func parseSent(s Sent, i int, name func(int) string) (item, error) {
 	in := strings.TrimSpace(s.Text)
 	it := item{text: in, quoted: s.Quoted}
 	bad := func(err error, reason, hint string) error {
-		return &Error{Input: in, Err: err, Reason: name + " " + reason, Hint: hint}
+		return &Error{Input: in, Err: err, Reason: name(i) + " " + reason, Hint: hint}
 	}
 	if len(in) > MaxLen {
 		return it, bad(ErrSyntax, "is longer than "+strconv.Itoa(MaxLen)+" bytes", readingHint)
@@ -80,7 +94,7 @@ func parseSent(s Sent, name string) (item, error) {
 		it.pct = true
 		num = strings.TrimSpace(strings.TrimSuffix(in, "%"))
 	}
-	r, f := unsigned(num)
+	d, f := unsigned(num)
 	if f != nil {
 		hint := f.hint
 		if hint == "" {
@@ -88,23 +102,23 @@ func parseSent(s Sent, name string) (item, error) {
 		}
 		return it, bad(f.err, f.reason, hint)
 	}
-	it.r = r
-	if r.Sign() > 0 && r.Cmp(minReadable) < 0 {
+	it.d = d
+	if !d.isZero() && d.cmpPow10(-300) < 0 {
 		// Below 1e-300 a probability's odds and logarithms reach subnormal
 		// doubles, which lose digits (Go issue 56600): refused, not flushed.
 		return it, bad(ErrRange, "is above 0 but below 1e-300, too small to compute with", "send 0 for impossible, or at least 1e-300")
 	}
 	switch {
 	case it.pct:
-		if r.Cmp(ratHundred) > 0 {
+		if d.cmpPow10(2) > 0 {
 			return it, bad(ErrRange, "is above 100%", `send a percent from "0%" to "100%"`)
 		}
 		it.says = percent
-	case r.Cmp(ratHundred) > 0:
+	case d.cmpPow10(2) > 0:
 		return it, bad(ErrRange, "is above 100, and a probability is 0 to 1 or 0% to 100%", readingHint)
-	case r.Sign() == 0 || r.Cmp(ratOne) == 0:
+	case d.isZero() || d.cmpPow10(0) == 0:
 		it.says = neutral
-	case r.Cmp(ratOne) < 0:
+	case d.cmpPow10(0) < 0:
 		it.says = fraction
 	default:
 		it.says = percent
@@ -114,14 +128,10 @@ func parseSent(s Sent, name string) (item, error) {
 
 // reading turns an item into a Reading on the given scale.
 func (it item) reading(asPercent bool) Reading {
-	r := it.r
-	as := Probability
 	if it.pct || asPercent {
-		r = new(big.Rat).Quo(r, ratHundred)
-		as = Percent
+		return Reading{P: it.d.float(-2), ReadAs: Percent, exact: it.d, shift: -2}
 	}
-	p, _ := r.Float64()
-	return Reading{P: p, ReadAs: as, Exact: r}
+	return Reading{P: it.d.float(0), ReadAs: Probability, exact: it.d}
 }
 
 // ScaleError is a group of probabilities whose bare numbers say both
@@ -167,7 +177,7 @@ func ReadGroup(sent []Sent, name func(int) string) ([]Reading, []string, error) 
 	items := make([]item, len(sent))
 	var fr, pc []int
 	for i, s := range sent {
-		it, err := parseSent(s, name(i))
+		it, err := parseSent(s, i, name)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -187,15 +197,15 @@ func ReadGroup(sent []Sent, name func(int) string) ([]Reading, []string, error) 
 			if it.pct {
 				continue
 			}
-			q := it.r
+			shift := 0 // of the fraction
 			if it.says == percent {
 				e.Percents = append(e.Percents, name(i)+" = "+it.text)
-				q = new(big.Rat).Quo(it.r, ratHundred)
+				shift = -2
 			} else if it.says == fraction {
 				e.Fractions = append(e.Fractions, name(i)+" = "+it.text)
 			}
-			e.fracText = append(e.fracText, ratText(q))
-			e.pctText = append(e.pctText, strconv.Quote(ratText(new(big.Rat).Mul(q, ratHundred))+"%"))
+			e.fracText = append(e.fracText, it.d.textAt(shift))
+			e.pctText = append(e.pctText, strconv.Quote(it.d.textAt(shift+2)+"%"))
 		}
 		return nil, nil, e
 	}
@@ -222,11 +232,11 @@ func ReadGroup(sent []Sent, name func(int) string) ([]Reading, []string, error) 
 // [ErrCertain] whose hint offers "1%", 0.01 and 0.999, since it could be
 // either. name names the field in errors and notes.
 func ReadLone(s Sent, name string) (Reading, []string, error) {
-	it, err := parseSent(s, name)
+	it, err := parseSent(s, 0, func(int) string { return name })
 	if err != nil {
 		return Reading{}, nil, err
 	}
-	if !it.pct && it.r.Cmp(ratOne) == 0 {
+	if !it.pct && it.d.cmpPow10(0) == 0 {
 		return Reading{}, nil, &Error{Input: it.text, Err: ErrCertain,
 			Reason: name + " is 1, which could mean 1% or certainty",
 			Hint:   `send "1%" or 0.01 for one percent, or 0.999 for near-certainty`}
@@ -234,7 +244,7 @@ func ReadLone(s Sent, name string) (Reading, []string, error) {
 	r := it.reading(!it.pct && it.says == percent)
 	if !it.pct && it.says == percent {
 		return r, []string{name + " = " + it.text + ` was read as a percent (` + it.text + `%), because it is above 1; send ` +
-			ratText(r.Exact) + ` or "` + it.text + `%" to be explicit`}, nil
+			it.d.textAt(-2) + ` or "` + it.text + `%" to be explicit`}, nil
 	}
 	return r, nil, nil
 }
@@ -243,29 +253,15 @@ func ReadLone(s Sent, name string) (Reading, []string, error) {
 // number is a fraction in [0, 1] (75 is an [*Error] wrapping [ErrRange]
 // whose hint offers 0.75 or "75%"), and a string ending in % is a percent.
 func ReadFraction(s Sent, name string) (Reading, error) {
-	it, err := parseSent(s, name)
+	it, err := parseSent(s, 0, func(int) string { return name })
 	if err != nil {
 		return Reading{}, err
 	}
-	if !it.pct && it.r.Cmp(ratOne) > 0 {
-		q := new(big.Rat).Quo(it.r, ratHundred)
+	if !it.pct && it.d.cmpPow10(0) > 0 {
+		q := it.d.textAt(-2)
 		return Reading{}, &Error{Input: it.text, Err: ErrRange,
 			Reason: name + " is " + it.text + ", outside 0 to 1",
-			Hint:   name + " is a fraction, not a percent: " + ratText(q) + " means " + it.text + "%; send " + ratText(q) + ` or "` + it.text + `%" for ` + it.text + "%"}
+			Hint:   name + " is a fraction, not a percent: " + q + " means " + it.text + "%; send " + q + ` or "` + it.text + `%" for ` + it.text + "%"}
 	}
 	return it.reading(false), nil
-}
-
-// minReadable is the smallest positive number a probability input may
-// have: 1e-300.
-var minReadable = new(big.Rat).SetFrac(big.NewInt(1), new(big.Int).Exp(big.NewInt(10), big.NewInt(300), nil))
-
-// ratText writes r as a terminating decimal, or as the shortest float64
-// text when it does not terminate within MaxLen places.
-func ratText(r *big.Rat) string {
-	if s, ok := terminating(r, MaxLen); ok {
-		return s
-	}
-	f, _ := r.Float64()
-	return floatText(f)
 }

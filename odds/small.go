@@ -9,14 +9,14 @@ import (
 	"strings"
 )
 
-// This file is the fast path of Parse, Formats, Format, Decimal, Compare
-// and ReadProbabilityText: the exact probability of almost every real
+// This file is the int64 path of Parse, Formats, Format, Decimal and
+// Compare: the exact probability of almost every real
 // input ("+150", "3/2", "1.91", "40%") is a fraction of int64s, and
 // int64 arithmetic gives the same rationals as big.Rat without its
 // allocations. Every function here reports ok = false when a number could
 // overflow or the text is not plainly valid, and the caller then runs the
-// big.Rat code, which stays the reference: the fast path must give exactly
-// its results (see TestFastMatchesBig and FuzzFastMatchesBig).
+// big.Rat code, which stays the reference: the int64 path must give
+// exactly its results (see TestInt64MatchesBig and FuzzInt64MatchesBig).
 
 // rat64 is the exact rational n/d with d > 0, in lowest terms unless said.
 type rat64 struct{ n, d int64 }
@@ -121,48 +121,13 @@ func (r rat64) float() float64 {
 }
 
 // smallNumber reads the unsigned decimal number that parseNumber reads,
-// when parseNumber would succeed and the value fits in int64s.
+// when parseNumber succeeds and the value fits in int64s.
 func smallNumber(s string) (rat64, bool) {
-	var m int64
-	digits, frac := 0, 0
-	point := false
-	i := 0
-	for ; i < len(s); i++ {
-		c := s[i]
-		if c >= '0' && c <= '9' {
-			d := int64(c - '0')
-			if m > (math.MaxInt64-d)/10 {
-				return rat64{}, false
-			}
-			m = m*10 + d
-			digits++
-			if point {
-				frac++
-			}
-		} else if c == '.' && !point {
-			point = true
-		} else {
-			break
-		}
-	}
-	if digits == 0 {
+	d, f := parseNumber(s)
+	if f != nil {
 		return rat64{}, false
 	}
-	exp, i, ok := readExponent(s, i)
-	if !ok || exp > maxExponent || exp < -maxExponent || i != len(s) {
-		return rat64{}, false
-	}
-	scale := exp - frac
-	switch {
-	case m == 0:
-		return rat64{0, 1}, true
-	case scale > 18 || scale < -18:
-		return rat64{}, false
-	case scale >= 0:
-		n, ok := mul(m, pow10[scale])
-		return rat64{n, 1}, ok
-	}
-	return reduce(m, pow10[-scale]), true
+	return d.rat64()
 }
 
 // smallUnsigned is unsigned for numbers that fit: a "+" but no "-" (except

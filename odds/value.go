@@ -29,7 +29,7 @@ type Value struct {
 	Note string `json:"note,omitempty"`
 
 	// The exact probability, when known: num/den in lowest terms when it
-	// fits in int64s (den > 0; the fast path, see small.go), else exact
+	// fits in int64s (den > 0; the int64 path, see small.go), else exact
 	// (nil when not known exactly).
 	num, den int64
 	exact    *big.Rat

@@ -8,12 +8,12 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/predictions-md/predictions/board"
+	"github.com/predictions-md/predictions/board/boardtest"
 	"github.com/predictions-md/predictions/forecastfile"
 	"github.com/predictions-md/predictions/web"
 )
@@ -64,7 +64,7 @@ func seed(tb testing.TB) *fixture {
 	tb.Helper()
 	ctx := context.Background()
 	c := &clock{t: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
-	s, err := board.Open(ctx, filepath.Join(tb.TempDir(), "board.db"), board.Options{Now: c.Now, Flag: forecastfile.Flags})
+	s, err := board.Open(ctx, boardtest.SQLite(tb), board.Options{Now: c.Now, Flag: forecastfile.Flags})
 	if err != nil {
 		tb.Fatalf("board.Open: %v", err)
 	}

@@ -13,8 +13,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -24,6 +24,7 @@ import (
 	"github.com/getkin/kin-openapi/routers"
 	"github.com/getkin/kin-openapi/routers/gorillamux"
 	"github.com/predictions-md/predictions/board"
+	"github.com/predictions-md/predictions/board/boardtest"
 	"github.com/predictions-md/predictions/boardapi"
 	"github.com/predictions-md/predictions/forecastfile"
 	"github.com/predictions-md/predictions/httpapi"
@@ -68,6 +69,29 @@ func NewEnv(t testing.TB, opt httpapi.Options) *Env {
 	}
 	b, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
+	doc := loadDoc(t, b, ts.URL)
+	router, err := gorillamux.NewRouter(doc)
+	if err != nil {
+		t.Fatalf("router from openapi.json: %v", err)
+	}
+	return &Env{TS: ts, Doc: doc, router: router}
+}
+
+// docs are the descriptions already loaded and validated, by their text
+// without the server's address: servers that differ only by their port
+// publish the same description, which kin-openapi loads and validates
+// once (about a second under the race detector).
+var docs sync.Map // string → *openapi3.T
+
+// loadDoc loads and validates openapi.json (b), served at base.
+func loadDoc(t testing.TB, b []byte, base string) *openapi3.T {
+	t.Helper()
+	key := strings.ReplaceAll(string(b), base, "")
+	if d, ok := docs.Load(key); ok {
+		doc := *d.(*openapi3.T) // the same description, at this server's address
+		doc.Servers = openapi3.Servers{{URL: base}}
+		return &doc
+	}
 	doc, err := openapi3.NewLoader().LoadFromData(b)
 	if err != nil {
 		t.Fatalf("load openapi.json: %v", err)
@@ -75,11 +99,8 @@ func NewEnv(t testing.TB, opt httpapi.Options) *Env {
 	if err := doc.Validate(context.Background()); err != nil {
 		t.Fatalf("openapi.json does not validate: %v", err)
 	}
-	router, err := gorillamux.NewRouter(doc)
-	if err != nil {
-		t.Fatalf("router from openapi.json: %v", err)
-	}
-	return &Env{TS: ts, Doc: doc, router: router}
+	docs.Store(key, doc)
+	return doc
 }
 
 // ReqValid says what the request validation against openapi.json must give.
@@ -253,7 +274,7 @@ func TickClock() func() time.Time {
 // [TickClock]; it is closed when the test ends.
 func OpenStore(tb testing.TB) *board.Store {
 	tb.Helper()
-	s, err := board.Open(context.Background(), filepath.Join(tb.TempDir(), "board.db"),
+	s, err := board.Open(context.Background(), boardtest.SQLite(tb),
 		board.Options{Now: TickClock(), Flag: forecastfile.Flags})
 	if err != nil {
 		tb.Fatal(err)

@@ -11,8 +11,6 @@
 package httpio
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -152,15 +150,15 @@ func (e *Error) Unwrap() error { return e.Err }
 type Handler func(w http.ResponseWriter, r *http.Request) error
 
 // Marshal encodes v as JSON without escaping <, > and &, and without a
-// trailing newline, as the envelope of every answer ends.
+// trailing newline, as the envelope of every answer ends: by
+// [tools.AppendJSON], with the library that reads the requests and writes
+// the answers.
 func Marshal(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	b, err := tools.AppendJSON(nil, v)
+	if err != nil {
 		return nil, err
 	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+	return b, nil
 }
 
 // Document encodes v as a published document (openapi.json, the

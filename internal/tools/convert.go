@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/predictions-md/predictions/odds"
 )
@@ -14,10 +15,10 @@ import (
 // (read as its text: 2.5, 0.4).
 type OddsText string
 
-// UnmarshalJSON accepts a string or a number.
-func (o *OddsText) UnmarshalJSON(b []byte) error {
-	s, _, err := scalarText(b)
-	*o = OddsText(s)
+// UnmarshalJSONFrom accepts a string or a number.
+func (o *OddsText) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	text, _, err := readScalar(dec, `"0`)
+	*o = OddsText(text)
 	return err
 }
 

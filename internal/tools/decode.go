@@ -16,49 +16,20 @@ import (
 
 // strict is how every input is decoded: the defaults of JSON v2 (names
 // matched case-sensitively, duplicate names and invalid UTF-8 refused),
-// unknown names reported so that they can be named in notes, and the
-// types that take more than one kind of JSON value checked for the kind
-// before they read it.
-var strict = json.JoinOptions(
-	json.RejectUnknownMembers(true),
-	json.WithUnmarshalers(json.JoinUnmarshalers(
-		kindGuard[Prob](`"0`),
-		kindGuard[OddsText](`"0`),
-		kindGuard[Outcome](`"0tf`),
-	)),
-)
+// with unknown names reported so that they can be named in notes. The
+// types that take more than one kind of JSON value ([Prob], [OddsText],
+// [Outcome]) check the kind as they read the value, once.
+var strict = json.RejectUnknownMembers(true)
 
 // lenient is strict with unknown names ignored: the second decode of an
 // input whose unknown names have been noted.
-var lenient = json.JoinOptions(strict, json.RejectUnknownMembers(false))
+var lenient = json.RejectUnknownMembers(false)
 
 // kindError is a value of a JSON kind its Go type does not take; the
 // error names the kinds the schema allows.
 type kindError struct{ got jsontext.Kind }
 
 func (e *kindError) Error() string { return "wrong kind of JSON value: " + kindName(e.got) }
-
-// kindGuard reads a T (which has an UnmarshalJSON method) only from the
-// given kinds of JSON value ('"' string, '0' number, 't' and 'f' booleans).
-func kindGuard[T any, PT interface {
-	*T
-	UnmarshalJSON([]byte) error
-}](kinds string) *json.Unmarshalers {
-	return json.UnmarshalFromFunc(func(dec *jsontext.Decoder, v PT) error {
-		k := dec.PeekKind()
-		if !strings.ContainsRune(kinds, rune(k)) {
-			if err := dec.SkipValue(); err != nil {
-				return err
-			}
-			return &kindError{got: k}
-		}
-		raw, err := dec.ReadValue()
-		if err != nil {
-			return err
-		}
-		return v.UnmarshalJSON(raw)
-	})
-}
 
 // Decode reads raw, which must hold exactly one JSON object, into v (a
 // pointer) strictly: names are matched case-sensitively, and a duplicate

@@ -27,7 +27,7 @@ func TestCaseVariantNames(t *testing.T) {
 		if err != nil {
 			t.Fatalf("Call(%s): %v", tc.in, err)
 		}
-		if got := res.Output.(convertOutput).Input; got != tc.wantInput {
+		if got := res.Output.(*convertOutput).Input; got != tc.wantInput {
 			t.Errorf("Call(%s) read value %q, want %q", tc.in, got, tc.wantInput)
 		}
 		if !strings.Contains(strings.Join(res.Notes, "\n"), tc.wantNote) {
@@ -75,7 +75,8 @@ func TestDecodeStrict(t *testing.T) {
 // failure is an *InputError naming a field (or the body) with a hint, or
 // else an error of the service only for input the tool accepted; and an
 // input the decoder and validator accept decodes to the same call when it
-// is sent again re-encoded (a round trip through encoding/json).
+// is sent again re-encoded (a round trip through encoding/json); and the
+// answer has the bytes encoding/json wrote (see checkEnvelope).
 func FuzzCall(f *testing.F) {
 	for _, t := range All() {
 		f.Add(t.Name, string(t.Example))
@@ -111,6 +112,9 @@ func FuzzCall(f *testing.F) {
 		}
 		if err == nil && res.Tool != name {
 			t.Fatalf("Call(%q).Tool = %q", in, res.Tool)
+		}
+		if err == nil {
+			checkEnvelope(t, res, "https://x.test/terms") // the answer's bytes are encoding/json's
 		}
 	})
 }

@@ -1,13 +1,12 @@
 package tools
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/predictions-md/predictions/odds"
 )
 
@@ -21,12 +20,11 @@ type Prob struct {
 	isString bool
 }
 
-// UnmarshalJSON accepts a JSON number or a JSON string.
-// The text is read by [Prob.Read], whose errors the tools report with the
-// field's name.
-func (p *Prob) UnmarshalJSON(b []byte) error {
-	s, quoted, err := scalarText(b)
-	*p = Prob{text: s, isString: quoted}
+// UnmarshalJSONFrom accepts a JSON number or a JSON string; the text is
+// read later, with its neighbours (see readGroup and readLone).
+func (p *Prob) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	text, kind, err := readScalar(dec, `"0`)
+	*p = Prob{text: text, isString: kind == '"'}
 	return err
 }
 
@@ -92,30 +90,22 @@ func probError(err error, first string) error {
 	return e
 }
 
-// plainString reports whether s, the inside of a JSON string, needs no
-// unescaping: valid UTF-8 without backslashes, quotes or control characters.
-func plainString(s []byte) bool {
-	for _, c := range s {
-		if c < 0x20 || c == '\\' || c == '"' {
-			return false
+// readScalar reads a JSON value of one of the given kinds ('"' string,
+// '0' number, 't' and 'f' booleans) as text, reading it once: a string's
+// contents, or the literal as written (a number keeps its digits, so 0.10
+// is not rewritten as 0.1). A value of another kind is skipped and
+// reported as a [*kindError], which the decoder's errors word.
+func readScalar(dec *jsontext.Decoder, kinds string) (string, jsontext.Kind, error) {
+	k := dec.PeekKind()
+	if strings.IndexByte(kinds, byte(k)) < 0 {
+		if err := dec.SkipValue(); err != nil {
+			return "", 0, err
 		}
+		return "", 0, &kindError{got: k}
 	}
-	return utf8.Valid(s)
-}
-
-// scalarText reads a JSON string or any other JSON scalar as text: the
-// string's contents (quoted is true), or the literal as written (a number
-// keeps its digits, so 0.10 is not rewritten as 0.1).
-func scalarText(b []byte) (text string, quoted bool, err error) {
-	b = bytes.TrimSpace(b)
-	if len(b) > 0 && b[0] == '"' {
-		// A plain string (no escapes, valid UTF-8) is its own text; other
-		// strings go through the decoder, which unescapes them.
-		if len(b) >= 2 && b[len(b)-1] == '"' && plainString(b[1:len(b)-1]) {
-			return string(b[1 : len(b)-1]), true, nil
-		}
-		err := json.Unmarshal(b, &text)
-		return text, true, err
+	tok, err := dec.ReadToken()
+	if err != nil {
+		return "", 0, err
 	}
-	return string(b), false, nil
+	return tok.String(), k, nil
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/predictions-md/predictions/scoring"
 )
@@ -16,10 +17,10 @@ type Outcome struct {
 	text string
 }
 
-// UnmarshalJSON accepts a string, a number or a boolean.
-func (o *Outcome) UnmarshalJSON(b []byte) error {
-	s, _, err := scalarText(b)
-	o.text = s
+// UnmarshalJSONFrom accepts a string, a number or a boolean.
+func (o *Outcome) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	text, _, err := readScalar(dec, `"0tf`)
+	o.text = text
 	return err
 }
 

@@ -3,12 +3,16 @@ package tools
 import (
 	"bytes"
 	"context"
-	"encoding/json"
+	stdjson "encoding/json"
 	"fmt"
 	"reflect"
-	"slices"
+	"strings"
 	"sync"
+	"unsafe"
 
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+	jsonv1 "github.com/go-json-experiment/json/v1"
 	"github.com/google/jsonschema-go/jsonschema"
 )
 
@@ -45,7 +49,7 @@ type Tool struct {
 	// OutputSchema is the JSON Schema of the Result object the tool returns.
 	OutputSchema *jsonschema.Schema
 	// Example is an example input object, valid against InputSchema.
-	Example json.RawMessage
+	Example stdjson.RawMessage
 
 	// queryKinds tells how FromQuery reads each property.
 	queryKinds map[string]queryKind
@@ -116,7 +120,7 @@ func defineSchema[In, Out any](t Tool, in *jsonschema.Schema, example string, ru
 	}
 	t.OutputSchema = out
 	t.queryKinds = queryKinds(in)
-	t.Example = json.RawMessage(example)
+	t.Example = stdjson.RawMessage(example)
 	check := validatorFor(reflect.TypeFor[In](), in)
 	name := t.Name
 	read := func(raw []byte, in *In) ([]string, error) {
@@ -124,8 +128,7 @@ func defineSchema[In, Out any](t Tool, in *jsonschema.Schema, example string, ru
 		if err != nil {
 			return nil, err
 		}
-		v := validation{raw: raw, example: t.Example}
-		if err := v.check(check, reflect.ValueOf(in).Elem(), false); err != nil {
+		if err := validate(check, unsafe.Pointer(in), raw, t.Example); err != nil {
 			return nil, err
 		}
 		return notes, nil
@@ -145,7 +148,7 @@ func defineSchema[In, Out any](t Tool, in *jsonschema.Schema, example string, ru
 		if err != nil {
 			return nil, err
 		}
-		return &Result{Tool: name, Summary: r.Summary, Output: out, Notes: r.Notes}, nil
+		return &Result{Tool: name, Summary: r.Summary, Output: &out, Notes: r.Notes}, nil
 	}
 	if _, err := t.run(context.Background(), []byte(example)); err != nil {
 		panic(fmt.Sprintf("tools: %s: example fails: %v", t.Name, err))
@@ -194,83 +197,121 @@ func (r *Result) Envelope(terms string) ([]byte, error) {
 // AppendEnvelope appends the envelope that [Result.Envelope] returns to
 // dst and returns the extended slice, so that a caller can reuse a
 // buffer. On error, dst is returned unchanged.
+//
+// The envelope is written with JSON v2 (github.com/go-json-experiment/json,
+// the library that reads every input): the output is appended after the
+// summary as an object (see marshalAppend), whose braces then give way to
+// the envelope's comma and the notes.
 func (r *Result) AppendEnvelope(dst []byte, terms string) ([]byte, error) {
-	notes := r.Notes
-	if notes == nil {
-		notes = []string{}
-	}
-	// The output is encoded first (as json.Marshal does: HTML escaped) so
-	// that dst grows once, to the size of the whole envelope, however
-	// large the output (check_forecast_md answers reach hundreds of KB);
-	// its braces are dropped, so that its fields follow the summary.
-	out, err := json.Marshal(r.Output)
-	if err != nil {
-		return dst, err
-	}
-	if len(out) < 2 || out[0] != '{' || out[len(out)-1] != '}' {
-		return dst, fmt.Errorf("tools: %s output is not a JSON object", r.Tool)
-	}
-	inner := out[1 : len(out)-1]
-	b := bytes.NewBuffer(slices.Grow(dst, len(inner)+len(r.Summary)+len(Disclaimer)+len(terms)+envelopeExtra(notes)))
+	start := len(dst)
+	b := dst
 	if r.Tool != "" {
-		b.WriteString(`{"tool":`)
-		writeJSON(b, r.Tool)
-		b.WriteString(`,"summary":`)
+		b = appendText(append(b, `{"tool":`...), r.Tool)
+		b = append(b, `,"summary":`...)
 	} else {
-		b.WriteString(`{"summary":`)
+		b = append(b, `{"summary":`...)
 	}
-	writeJSON(b, r.Summary)
-	if len(inner) > 0 {
-		b.WriteByte(',')
-		b.Write(inner)
+	b = appendText(b, r.Summary)
+	at := len(b)
+	b, err := marshalAppend(b, r.Output, outputOptions)
+	if err != nil {
+		return dst[:start], err
 	}
-	b.WriteString(`,"notes":`)
-	writeJSON(b, notes)
-	b.WriteString(`,"disclaimer":`)
-	writeJSON(b, Disclaimer)
-	b.WriteString(`,"terms":`)
-	writeJSON(b, terms)
-	b.WriteByte('}')
-	return b.Bytes(), nil
+	if len(b)-at < 2 || b[at] != '{' || b[len(b)-1] != '}' {
+		return dst[:start], fmt.Errorf("tools: %s output is not a JSON object", r.Tool)
+	}
+	if len(b)-at == 2 { // {}: no fields
+		b = b[:at]
+	} else {
+		b[at] = ','
+		b = b[:len(b)-1]
+	}
+	b = append(b, `,"notes":[`...)
+	for i, n := range r.Notes {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendText(b, n)
+	}
+	b = appendText(append(b, `],"disclaimer":`...), Disclaimer)
+	b = appendText(append(b, `,"terms":`...), terms)
+	return append(b, '}'), nil
 }
 
-// envelopeExtra is room for the notes, the names and the punctuation of
-// an envelope beyond its long strings.
-func envelopeExtra(notes []string) int {
-	n := 128
-	for _, s := range notes {
-		n += len(s) + 8
-	}
-	return n
-}
+// outputOptions write a tool's output as every answer has been written
+// (by encoding/json, whose bytes the clients and the golden files know):
+// <, > and & escaped, and U+2028 and U+2029; nil slices and maps as null;
+// map keys sorted; omitempty leaving out false, 0, nil and empty values;
+// the escapes in what a MarshalJSON method returns kept as it wrote them;
+// invalid UTF-8, which no input carries (the decoder refuses it), written
+// as U+FFFD rather than refused.
+var outputOptions = json.JoinOptions(
+	jsontext.EscapeForHTML(true),
+	jsontext.EscapeForJS(true),
+	json.FormatNilSliceAsNull(true),
+	json.FormatNilMapAsNull(true),
+	json.Deterministic(true),
+	jsonv1.OmitEmptyWithLegacySemantics(true),
+	jsontext.AllowInvalidUTF8(true),
+	jsontext.PreserveRawStrings(true),
+)
+
+// plainOptions are outputOptions without HTML escaping: the envelope's
+// own strings (summary, notes, disclaimer, terms) and every other JSON
+// body the service writes ([AppendJSON]), as encoding/json wrote them with
+// SetEscapeHTML(false).
+var plainOptions = json.JoinOptions(outputOptions, jsontext.EscapeForHTML(false))
+
+// AppendJSON appends v to dst as the service writes the JSON bodies that
+// are not a tool's answer (problems, health, published documents), with
+// the library that writes the answers. On error, the bytes after len(dst)
+// are not to be used.
+func AppendJSON(dst []byte, v any) ([]byte, error) { return marshalAppend(dst, v, plainOptions) }
 
 // envelopeSize is the buffer an envelope starts with: enough for most
 // results, which are about 1 KB.
 const envelopeSize = 2048
 
-func writeJSON(b *bytes.Buffer, v any) {
-	switch x := v.(type) {
-	case string:
-		if plainASCII(x) {
-			b.WriteByte('"')
-			b.WriteString(x)
-			b.WriteByte('"')
-			return
-		}
-	case []string:
-		if len(x) == 0 {
-			b.WriteString("[]")
-			return
+// appendText appends s as a JSON string of the envelope.
+func appendText(b []byte, s string) []byte {
+	if plainASCII(s) {
+		return append(append(append(b, '"'), s...), '"')
+	}
+	if !strings.ContainsAny(s, "\u2028\u2029") {
+		if q, err := jsontext.AppendQuote(b, s); err == nil {
+			return q
 		}
 	}
-	enc := json.NewEncoder(b)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(v)       // strings and string slices always encode
-	b.Truncate(b.Len() - 1) // Encode adds a newline
+	b, _ = marshalAppend(b, s, plainOptions) // a string always encodes
+	return b
 }
 
+// marshalAppend appends v to b, written by json.MarshalWrite into a
+// pooled buffer and copied once, so that b grows at most once, to the
+// size of the whole answer, however large the output (check_forecast_md
+// answers reach hundreds of KB). On error, b is returned unchanged.
+func marshalAppend(b []byte, v any, opts json.Options) ([]byte, error) {
+	w := scratch.Get().(*bytes.Buffer)
+	w.Reset()
+	err := json.MarshalWrite(w, v, opts)
+	if err == nil {
+		b = append(b, w.Bytes()...)
+	}
+	if w.Cap() <= maxScratch {
+		scratch.Put(w)
+	}
+	return b, err
+}
+
+// scratch holds the buffers marshalAppend writes into.
+var scratch = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// maxScratch is the largest buffer scratch keeps: room for the answer of
+// a 60,000-character forecast file; larger ones are rare and dropped.
+const maxScratch = 256 << 10
+
 // plainASCII reports whether s needs no escaping in JSON: printable ASCII
-// without quotes or backslashes. Anything else goes through the encoder.
+// without quotes or backslashes.
 func plainASCII(s string) bool {
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' {

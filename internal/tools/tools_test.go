@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"net/url"
+	"strings"
 	"testing"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -246,25 +248,29 @@ func TestSchemaCarriesLimits(t *testing.T) {
 	}
 }
 
-func TestScalarText(t *testing.T) {
+func TestReadScalar(t *testing.T) {
 	for _, tc := range []struct {
-		in     string
-		text   string
-		quoted bool
-		err    bool
+		in, kinds string
+		text      string
+		kind      jsontext.Kind
+		err       bool
 	}{
-		{`"62%"`, "62%", true, false},
-		{` "a\"b" `, `a"b`, true, false},
-		{`"\u00e9t\u00e9"`, "été", true, false},
-		{`"été"`, "été", true, false},
-		{"\"\xff\"", "\ufffd", true, false},
-		{`""`, "", true, false},
-		{`"`, "", true, true},
-		{`0.10`, "0.10", false, false},
+		{`"62%"`, `"0`, "62%", '"', false},
+		{` "a\"b" `, `"0`, `a"b`, '"', false},
+		{`"\u00e9t\u00e9"`, `"0`, "été", '"', false},
+		{`"été"`, `"0`, "été", '"', false},
+		{"\"\xff\"", `"0`, "", 0, true}, // invalid UTF-8: refused by the decoder
+		{`""`, `"0`, "", '"', false},
+		{`"`, `"0`, "", 0, true},
+		{`0.10`, `"0`, "0.10", '0', false},
+		{`1e-3`, `"0`, "1e-3", '0', false},
+		{`true`, `"0tf`, "true", 't', false},
+		{`true`, `"0`, "", 0, true}, // a kindError
+		{`[1]`, `"0`, "", 0, true},
 	} {
-		text, quoted, err := scalarText([]byte(tc.in))
-		if text != tc.text || quoted != tc.quoted || (err != nil) != tc.err {
-			t.Errorf("scalarText(%s) = %q, %v, %v; want %q, %v, error %v", tc.in, text, quoted, err, tc.text, tc.quoted, tc.err)
+		text, kind, err := readScalar(jsontext.NewDecoder(strings.NewReader(tc.in)), tc.kinds)
+		if text != tc.text || kind != tc.kind || (err != nil) != tc.err {
+			t.Errorf("readScalar(%s, %q) = %q, %q, %v; want %q, %q, error %v", tc.in, tc.kinds, text, kind, err, tc.text, tc.kind, tc.err)
 		}
 	}
 }

@@ -5,23 +5,23 @@ import (
 	"fmt"
 	"math"
 	"reflect"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/google/jsonschema-go/jsonschema"
 )
 
 // The validator checks a decoded input against the limits its schema
-// carries (required fields, lengths, item counts, ranges, allowed values),
-// the schema that [schemaFor] built from the tool's []Limit. It walks the
-// typed value in the order the schema lists its properties, items by
-// index, a field before the fields inside it, and reports the first
-// problem. Types were checked by the decoder.
+// carries (required fields, lengths, item counts, ranges, allowed values,
+// patterns), the schema that [schemaFor] built from the tool's []Limit.
+// It is built once per tool ([validatorFor]) and walks the typed value in
+// the order the schema lists its properties, items by index, a field
+// before the fields inside it, and reports the first problem, worded by
+// the functions of errors.go. Types were checked by the decoder.
 
 // A textValue is an input type that keeps the JSON value as text and
 // takes more than one kind of JSON value (a probability, odds, an outcome).
@@ -62,57 +62,216 @@ func (o Outcome) jsonText() (string, jsontext.Kind) {
 
 var textValueType = reflect.TypeFor[textValue]()
 
-// vnode is the validator of one value: its schema and, for objects and
-// arrays, the validators of what they hold.
-type vnode struct {
-	s      *jsonschema.Schema
-	text   bool     // the type is a textValue
-	fields []vfield // struct: in the schema's property order
-	elem   *vnode   // slice or pointer
+// textOf reads a textValue of type T at p.
+func textOf[T any, PT interface {
+	*T
+	textValue
+}](p unsafe.Pointer) (string, jsontext.Kind) {
+	return PT(p).jsonText()
 }
 
-type vfield struct {
-	name     string
-	index    int
-	required bool
-	n        *vnode
+// textValues are the textValue types, each with its reader.
+var textValues = map[reflect.Type]func(unsafe.Pointer) (string, jsontext.Kind){
+	typeOf[Prob]():     textOf[Prob],
+	typeOf[OddsText](): textOf[OddsText],
+	typeOf[Outcome]():  textOf[Outcome],
 }
 
-// validatorFor builds the validator of values of type t described by s.
-func validatorFor(t reflect.Type, s *jsonschema.Schema) *vnode {
-	n := &vnode{s: s, text: t.Implements(textValueType)}
-	if s == nil || n.text {
-		return n
+// A check validates one value of the Go type it was built for, at p;
+// required says whether the schema of the object holding it requires it.
+//
+// The checks of a tool's input are built once, when the tool is defined,
+// from its schema and its Go type ([validatorFor]): each knows where its
+// fields lie in memory, which limits apply and how they are worded, so a
+// call reads the values and compares them, with no reflection and no
+// regular expression per value. Pointer arithmetic stays within the
+// value, at the offsets and sizes reflect gave for its type.
+type check func(v *validation, p unsafe.Pointer, required bool) *InputError
+
+// validatorFor builds the check of values of type t described by s; nil
+// means nothing to check.
+func validatorFor(t reflect.Type, s *jsonschema.Schema) check {
+	if s == nil {
+		return nil
+	}
+	if t.Implements(textValueType) {
+		read, ok := textValues[t]
+		if !ok {
+			panic(fmt.Sprintf("tools: %v is a textValue without a reader in textValues", t))
+		}
+		scalar := scalarCheck(s)
+		isString := t.Kind() == reflect.String
+		emptyMatters := refusesEmpty(s)
+		return func(v *validation, p unsafe.Pointer, required bool) *InputError {
+			text, kind := read(p)
+			if kind == 0 {
+				// Nothing sent, or (for odds, kept as a string) an empty string.
+				switch {
+				case isString && (required || emptyMatters) && hasMember(v.raw, v.field()):
+					kind = '"'
+				case required:
+					return requiredError(v.field(), v.example)
+				default:
+					return nil
+				}
+			}
+			return scalar(v, text, kind)
+		}
 	}
 	switch t.Kind() {
-	case reflect.Pointer, reflect.Slice:
-		es := s
-		if t.Kind() == reflect.Slice {
-			es = s.Items
+	case reflect.Pointer:
+		elem := validatorFor(t.Elem(), s)
+		return func(v *validation, p unsafe.Pointer, required bool) *InputError {
+			q := *(*unsafe.Pointer)(p)
+			switch {
+			case q == nil && required:
+				return requiredError(v.field(), v.example)
+			case q == nil || elem == nil:
+				return nil
+			}
+			return elem(v, q, false)
 		}
-		n.elem = validatorFor(t.Elem(), es)
 	case reflect.Struct:
-		for i := range t.NumField() {
-			f := t.Field(i)
-			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-			if name == "" {
-				name = f.Name
+		return structCheck(t, s)
+	case reflect.Slice:
+		elem := validatorFor(t.Elem(), s.Items)
+		size := t.Elem().Size()
+		return func(v *validation, p unsafe.Pointer, required bool) *InputError {
+			h := (*sliceHeader)(p)
+			if h.data == nil && required {
+				return requiredError(v.field(), v.example)
 			}
-			ps := s.Properties[name]
-			if !f.IsExported() || name == "-" || ps == nil {
-				continue
+			if err := itemCount(s, h.len); err != nil {
+				err.Field = v.field()
+				return err
 			}
-			n.fields = append(n.fields, vfield{name: name, index: i, required: slices.Contains(s.Required, name), n: validatorFor(f.Type, ps)})
+			if elem == nil {
+				return nil
+			}
+			for i := range h.len {
+				v.path = append(v.path, step{index: i})
+				if err := elem(v, unsafe.Add(h.data, uintptr(i)*size), false); err != nil {
+					return err
+				}
+				v.path = v.path[:len(v.path)-1]
+			}
+			return nil
 		}
-		rank := func(name string) int {
-			if i := slices.Index(s.PropertyOrder, name); i >= 0 {
-				return i
+	case reflect.String:
+		scalar := scalarCheck(s)
+		emptyMatters := refusesEmpty(s)
+		return func(v *validation, p unsafe.Pointer, required bool) *InputError {
+			text := *(*string)(p)
+			// An empty string is also what an absent field decodes to: look
+			// in the input only when "" would break a limit.
+			if text == "" && (required || emptyMatters) && !hasMember(v.raw, v.field()) {
+				if required {
+					return requiredError(v.field(), v.example)
+				}
+				return nil
 			}
-			return len(s.PropertyOrder)
+			return scalar(v, text, '"')
 		}
-		slices.SortStableFunc(n.fields, func(a, b vfield) int { return cmp.Compare(rank(a.name), rank(b.name)) })
+	case reflect.Float64:
+		return floatCheck(s, func(p unsafe.Pointer) float64 { return *(*float64)(p) })
+	case reflect.Float32:
+		return floatCheck(s, func(p unsafe.Pointer) float64 { return float64(*(*float32)(p)) })
+	case reflect.Int:
+		return intCheck(s, func(p unsafe.Pointer) int64 { return int64(*(*int)(p)) })
+	case reflect.Int64:
+		return intCheck(s, func(p unsafe.Pointer) int64 { return *(*int64)(p) })
+	case reflect.Int32:
+		return intCheck(s, func(p unsafe.Pointer) int64 { return int64(*(*int32)(p)) })
+	case reflect.Map:
+		if t != reflect.TypeFor[map[string]any]() {
+			panic(fmt.Sprintf("tools: the validator reads maps of type map[string]any, not %v", t))
+		}
+		return objectCheck(s)
 	}
-	return n
+	return nil
+}
+
+// sliceHeader is the layout of a slice, as the runtime and reflect lay it out.
+type sliceHeader struct {
+	data     unsafe.Pointer
+	len, cap int
+}
+
+// structCheck checks the fields of a struct of type t in the order the
+// schema s lists its properties (a field before the fields inside it).
+func structCheck(t reflect.Type, s *jsonschema.Schema) check {
+	type field struct {
+		name     string
+		offset   uintptr
+		required bool
+		check    check
+	}
+	var fields []field
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "" {
+			name = f.Name
+		}
+		ps := s.Properties[name]
+		if !f.IsExported() || name == "-" || ps == nil {
+			continue
+		}
+		if c := validatorFor(f.Type, ps); c != nil {
+			fields = append(fields, field{name: name, offset: f.Offset, required: slices.Contains(s.Required, name), check: c})
+		}
+	}
+	rank := func(name string) int {
+		if i := slices.Index(s.PropertyOrder, name); i >= 0 {
+			return i
+		}
+		return len(s.PropertyOrder)
+	}
+	slices.SortStableFunc(fields, func(a, b field) int { return cmp.Compare(rank(a.name), rank(b.name)) })
+	return func(v *validation, p unsafe.Pointer, _ bool) *InputError {
+		for _, f := range fields {
+			v.path = append(v.path, step{name: f.name})
+			if err := f.check(v, unsafe.Add(p, f.offset), f.required); err != nil {
+				return err
+			}
+			v.path = v.path[:len(v.path)-1]
+		}
+		return nil
+	}
+}
+
+// floatCheck checks a number held as a float; its text is written only
+// for an error.
+func floatCheck(s *jsonschema.Schema, read func(unsafe.Pointer) float64) check {
+	if s.Minimum == nil && s.Maximum == nil {
+		return nil
+	}
+	return func(v *validation, p unsafe.Pointer, _ bool) *InputError {
+		f := read(p)
+		if outside(s, f) {
+			return v.number(s, fmtNum(f), f)
+		}
+		return nil
+	}
+}
+
+// intCheck checks a number held as an integer.
+func intCheck(s *jsonschema.Schema, read func(unsafe.Pointer) int64) check {
+	if s.Minimum == nil && s.Maximum == nil {
+		return nil
+	}
+	return func(v *validation, p unsafe.Pointer, _ bool) *InputError {
+		n := read(p)
+		if f := float64(n); outside(s, f) {
+			return v.number(s, strconv.FormatInt(n, 10), f)
+		}
+		return nil
+	}
+}
+
+// outside reports whether f breaks the bounds of s.
+func outside(s *jsonschema.Schema, f float64) bool {
+	return s.Minimum != nil && f < *s.Minimum || s.Maximum != nil && f > *s.Maximum
 }
 
 // validation is one run of the validator over the input raw.
@@ -121,11 +280,22 @@ type validation struct {
 	// path is where the walk is, as names and (name "") indices; the
 	// field's name is built from it only when a problem is found.
 	path []step
+	buf  [8]step // path's first steps: deep enough for every input
 }
 
 type step struct {
 	name  string
 	index int
+}
+
+// validate runs c over the input at p, decoded from raw.
+func validate(c check, p unsafe.Pointer, raw, example []byte) *InputError {
+	if c == nil {
+		return nil
+	}
+	v := &validation{raw: raw, example: example}
+	v.path = v.buf[:0]
+	return c(v, p, false)
 }
 
 // field is the path of the value being checked: forecasts[2].p.
@@ -144,91 +314,37 @@ func (v *validation) field() string {
 	return b.String()
 }
 
-func (v *validation) check(n *vnode, rv reflect.Value, required bool) *InputError {
-	s := n.s
-	if s == nil {
-		return nil
+// objectCheck checks a value decoded into a map (the input of
+// build_settings, whose fields come from the settings catalog), property
+// by property in the schema's order.
+func objectCheck(s *jsonschema.Schema) check {
+	type property struct {
+		name     string
+		required bool
+		check    func(v *validation, x any) *InputError
 	}
-	if n.text {
-		// Through the pointer: an interface holding it needs no copy.
-		text, kind := rv.Addr().Interface().(textValue).jsonText()
-		if kind == 0 {
-			// Nothing sent, or (for odds, kept as a string) an empty string.
-			sent := rv.Kind() == reflect.String && (required || refusesEmpty(s)) && hasMember(v.raw, v.field())
-			switch {
-			case sent:
-				kind = '"'
-			case required:
-				return requiredError(v.field(), v.example)
-			default:
-				return nil
-			}
-		}
-		return v.scalar(s, text, kind)
+	var props []property
+	for _, name := range s.PropertyOrder {
+		props = append(props, property{name: name, required: slices.Contains(s.Required, name), check: dynamicCheck(s.Properties[name])})
 	}
-	switch rv.Kind() {
-	case reflect.Pointer:
-		if rv.IsNil() {
-			if required {
-				return requiredError(v.field(), v.example)
-			}
-			return nil
-		}
-		return v.check(n.elem, rv.Elem(), false)
-	case reflect.Struct:
-		for _, f := range n.fields {
-			v.path = append(v.path, step{name: f.name})
-			if err := v.check(f.n, rv.Field(f.index), f.required); err != nil {
-				return err
-			}
-			v.path = v.path[:len(v.path)-1]
-		}
-	case reflect.Slice:
-		if rv.IsNil() && required {
-			return requiredError(v.field(), v.example)
-		}
-		if err := itemCount(s, rv.Len()); err != nil {
-			err.Field = v.field()
-			return err
-		}
-		for i := range rv.Len() {
-			v.path = append(v.path, step{index: i})
-			if err := v.check(n.elem, rv.Index(i), false); err != nil {
-				return err
-			}
-			v.path = v.path[:len(v.path)-1]
-		}
-	case reflect.String:
-		// An empty string is also what an absent field decodes to: look
-		// in the input only when "" would break a limit.
-		if rv.Len() == 0 && (required || refusesEmpty(s)) && !hasMember(v.raw, v.field()) {
-			if required {
-				return requiredError(v.field(), v.example)
-			}
-			return nil
-		}
-		return v.scalar(s, rv.String(), '"')
-	case reflect.Float64, reflect.Float32:
-		return v.number(s, fmtNum(rv.Float()), rv.Float())
-	case reflect.Int, reflect.Int64, reflect.Int32:
-		return v.number(s, strconv.FormatInt(rv.Int(), 10), float64(rv.Int()))
-	case reflect.Map:
-		for _, name := range s.PropertyOrder {
-			e := rv.MapIndex(reflect.ValueOf(name))
-			if !e.IsValid() {
-				if slices.Contains(s.Required, name) {
-					return requiredError(joinField(v.field(), name), v.example)
+	return func(v *validation, p unsafe.Pointer, _ bool) *InputError {
+		m := *(*map[string]any)(p)
+		for _, pr := range props {
+			x, ok := m[pr.name]
+			if !ok {
+				if pr.required {
+					return requiredError(joinField(v.field(), pr.name), v.example)
 				}
 				continue
 			}
-			v.path = append(v.path, step{name: name})
-			if err := v.dynamic(s.Properties[name], e.Interface()); err != nil {
+			v.path = append(v.path, step{name: pr.name})
+			if err := pr.check(v, x); err != nil {
 				return err
 			}
 			v.path = v.path[:len(v.path)-1]
 		}
+		return nil
 	}
-	return nil
 }
 
 // refusesEmpty reports whether s refuses the empty string.
@@ -262,42 +378,97 @@ func branch(s *jsonschema.Schema, kind jsontext.Kind) *jsonschema.Schema {
 	return nil
 }
 
-// scalar checks a string, number or boolean given as its text.
-func (v *validation) scalar(s *jsonschema.Schema, text string, kind jsontext.Kind) *InputError {
-	b := branch(s, kind)
-	if b == nil {
-		return typeError(v.field(), s, kind, v.example, nil)
+// scalarCheck builds the check of a string, number or boolean given as
+// its text and its JSON kind, against s and the branch of s that takes
+// the kind.
+func scalarCheck(s *jsonschema.Schema) func(v *validation, text string, kind jsontext.Kind) *InputError {
+	str, num := stringCheck(s), numberCheck(s)
+	return func(v *validation, text string, kind jsontext.Kind) *InputError {
+		switch kind {
+		case '"':
+			return str(v, text)
+		case '0':
+			return num(v, text)
+		}
+		if branch(s, kind) == nil {
+			return typeError(v.field(), s, kind, v.example, nil)
+		}
+		return nil
 	}
-	switch kind {
-	case '"':
-		for _, ls := range []*jsonschema.Schema{s, b} {
-			if ls.MinLength != nil || ls.MaxLength != nil {
-				n := utf8.RuneCountInString(text)
-				if ls.MinLength != nil && n < *ls.MinLength {
-					return minLengthError(v.field(), n, *ls.MinLength, v.example)
-				}
-				if ls.MaxLength != nil && n > *ls.MaxLength {
-					return maxLengthError(v.field(), n, *ls.MaxLength)
-				}
+}
+
+// stringCheck builds the check of a JSON string against s: its lengths
+// (those of s, then those of the branch), its allowed values, its pattern.
+func stringCheck(s *jsonschema.Schema) func(v *validation, text string) *InputError {
+	b := branch(s, '"')
+	if b == nil {
+		return func(v *validation, _ string) *InputError { return typeError(v.field(), s, '"', v.example, nil) }
+	}
+	var lengths []*jsonschema.Schema
+	for _, ls := range []*jsonschema.Schema{s, b} {
+		if ls.MinLength != nil || ls.MaxLength != nil {
+			lengths = append(lengths, ls)
+		}
+	}
+	var enum []string // nil: any value
+	for _, e := range b.Enum {
+		if e, ok := e.(string); ok {
+			enum = append(enum, e)
+		}
+	}
+	if len(b.Enum) > 0 && enum == nil {
+		enum = []string{} // no string is allowed
+	}
+	var match func(string) bool
+	if b.Pattern != "" {
+		match = compilePattern(b.Pattern)
+	}
+	description := cmp.Or(b.Description, s.Description)
+	return func(v *validation, text string) *InputError {
+		for _, ls := range lengths {
+			n := utf8.RuneCountInString(text)
+			if ls.MinLength != nil && n < *ls.MinLength {
+				return minLengthError(v.field(), n, *ls.MinLength, v.example)
+			}
+			if ls.MaxLength != nil && n > *ls.MaxLength {
+				return maxLengthError(v.field(), n, *ls.MaxLength)
 			}
 		}
-		if len(b.Enum) > 0 && !slices.ContainsFunc(b.Enum, func(e any) bool { return e == any(text) }) {
+		if enum != nil && !slices.Contains(enum, text) {
 			return enumError(v.field(), strconv.Quote(text), b)
 		}
-		if b.Pattern != "" && !patternOf(b.Pattern).MatchString(text) {
-			return patternError(v.field(), strconv.Quote(text), cmp.Or(b.Description, s.Description))
+		if match != nil && !match(text) {
+			return patternError(v.field(), strconv.Quote(text), description)
 		}
-	case '0':
+		return nil
+	}
+}
+
+// numberCheck builds the check of a JSON number, given as its literal,
+// against s: the branch's type (integer), allowed values and bounds.
+func numberCheck(s *jsonschema.Schema) func(v *validation, text string) *InputError {
+	b := branch(s, '0')
+	if b == nil {
+		return func(v *validation, _ string) *InputError { return typeError(v.field(), s, '0', v.example, nil) }
+	}
+	integer := b.Type == "integer"
+	var enum []string // the allowed values as fmtNum writes them
+	for _, e := range b.Enum {
+		enum = append(enum, fmt.Sprint(e))
+	}
+	return func(v *validation, text string) *InputError {
 		f, _ := strconv.ParseFloat(text, 64) // ±Inf when out of range: beyond any bound
-		if b.Type == "integer" && f != math.Trunc(f) {
+		if integer && f != math.Trunc(f) {
 			return typeError(v.field(), s, '0', v.example, nil)
 		}
-		if len(b.Enum) > 0 && !slices.ContainsFunc(b.Enum, func(e any) bool { return fmt.Sprint(e) == fmtNum(f) }) {
-			return enumError(v.field(), text, b)
+		if len(enum) > 0 {
+			var buf [32]byte
+			if !slices.Contains(enum, string(strconv.AppendFloat(buf[:0], f+0, 'g', -1, 64))) { // fmtNum
+				return enumError(v.field(), text, b)
+			}
 		}
 		return v.number(b, text, f)
 	}
-	return nil
 }
 
 func (v *validation) number(s *jsonschema.Schema, text string, f float64) *InputError {
@@ -322,43 +493,32 @@ func itemCount(s *jsonschema.Schema, n int) *InputError {
 	return nil
 }
 
-// dynamic checks a value decoded into an interface (the inputs of
-// build_settings, whose fields come from the settings catalog).
-func (v *validation) dynamic(s *jsonschema.Schema, x any) *InputError {
+// dynamicCheck builds the check of a value decoded into an interface
+// (a property of build_settings' input) described by s.
+func dynamicCheck(s *jsonschema.Schema) func(v *validation, x any) *InputError {
 	if s == nil {
+		return func(*validation, any) *InputError { return nil }
+	}
+	scalar := scalarCheck(s)
+	return func(v *validation, x any) *InputError {
+		switch x := x.(type) {
+		case string:
+			return scalar(v, x, '"')
+		case float64:
+			return scalar(v, fmtNum(x), '0')
+		case bool:
+			return scalar(v, strconv.FormatBool(x), 't')
+		case nil:
+			return scalar(v, "null", 'n')
+		case []any:
+			if b := branch(s, '['); b == nil {
+				return typeError(v.field(), s, '[', v.example, nil)
+			}
+		case map[string]any:
+			if b := branch(s, '{'); b == nil {
+				return typeError(v.field(), s, '{', v.example, nil)
+			}
+		}
 		return nil
 	}
-	switch x := x.(type) {
-	case string:
-		return v.scalar(s, x, '"')
-	case float64:
-		return v.scalar(s, fmtNum(x), '0')
-	case bool:
-		return v.scalar(s, strconv.FormatBool(x), 't')
-	case nil:
-		return v.scalar(s, "null", 'n')
-	case []any:
-		if b := branch(s, '['); b == nil {
-			return typeError(v.field(), s, '[', v.example, nil)
-		}
-	case map[string]any:
-		if b := branch(s, '{'); b == nil {
-			return typeError(v.field(), s, '{', v.example, nil)
-		}
-	}
-	return nil
-}
-
-// patterns holds the compiled patterns of the declared schemas. The
-// patterns are written in the common subset of RE2 and ECMA-262, so that
-// the published schema and this validator agree.
-var patterns sync.Map // string → *regexp.Regexp
-
-func patternOf(expr string) *regexp.Regexp {
-	if re, ok := patterns.Load(expr); ok {
-		return re.(*regexp.Regexp)
-	}
-	re := regexp.MustCompile(expr) // declared by the tools: a bad one is a programming error
-	patterns.Store(expr, re)
-	return re
 }

@@ -10,16 +10,15 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
-// The fast path (small.go) must give exactly what the big.Rat code gives.
-// These tests run both on the same inputs: parse(s, n, false) and
-// readProbabilityText(s, false) skip the fast path, and a Value made by
-// them holds its exact probability as a *big.Rat, so its methods run the
-// big.Rat code.
+// The int64 path (small.go) must give exactly what the big.Rat code gives.
+// These tests run both on the same inputs: parse(s, n, false) skips the
+// int64 path, and a Value it makes holds its exact probability as a
+// *big.Rat, so its methods run the big.Rat code.
 
 // bitsEqual compares floats bit for bit, so 0 and -0 differ.
 var bitsEqual = cmp.Comparer(func(a, b float64) bool { return math.Float64bits(a) == math.Float64bits(b) })
 
-// diffNumbers are the numbers of fastInputs: plain, edge cases of every
+// diffNumbers are the numbers of diffInputs: plain, edge cases of every
 // notation, numbers that do not fit in int64 and texts that are not numbers.
 var diffNumbers = []string{
 	"0", "1", "1.0", "1.00", "1.01", "2", "2.5", "1.91", "0.4", ".5", "5.", "3", "7", "10", "25", "50", "100", "99", "101",
@@ -63,37 +62,58 @@ var diffNotations = []Notation{Auto, Probability, Percent, Decimal, Fractional, 
 // diffRefs are the values the tests compare each input with.
 var diffRefs = []string{"+150", "1.91", "1e-300", "0.9999999", "999999999999999999/1", "evens"}
 
-// refs are diffRefs by the fast path and by the big.Rat code.
+// refs are diffRefs by the int64 path and by the big.Rat code.
 var refs = func() (r [][2]Value) {
 	for _, s := range diffRefs {
-		vf, _, vb, _ := fastAndBig(s, Auto)
+		vf, _, vb, _ := int64AndBig(s, Auto)
 		r = append(r, [2]Value{vf, vb})
 	}
 	inexact, _ := FromProbability(0.3)
 	return append(r, [2]Value{inexact, inexact})
 }()
 
-// fastAndBig returns Parse(s, n) by the fast path (when it applies) and
+// int64AndBig returns Parse(s, n) by the int64 path (when it applies) and
 // by the big.Rat code.
-func fastAndBig(s string, n Notation) (vf Value, ef error, vb Value, eb error) {
+func int64AndBig(s string, n Notation) (vf Value, ef error, vb Value, eb error) {
 	vf, ef = parse(s, n, true)
 	vb, eb = parse(s, n, false)
 	return
 }
 
 // checkSame fails t unless both paths give the same results for s in n.
-func checkSame(t *testing.T, s string, n Notation) {
+func checkSame(t *testing.T, s string, n Notation) { checkSameOnce(t, s, n, nil) }
+
+// derivedKey is what the results computed from the two values of an
+// input depend on: the values, and whether the int64 path holds its value
+// in int64s.
+type derivedKey struct {
+	int64s, big valueView
+	small       bool
+}
+
+// checkSameOnce is checkSame; with seen, what is computed from the two
+// values (Formats, Format, Decimal, Compare) is checked once per pair of
+// values, since it depends on them alone (not on the text they came from).
+func checkSameOnce(t *testing.T, s string, n Notation, seen map[derivedKey]bool) {
 	t.Helper()
-	vf, ef, vb, eb := fastAndBig(s, n)
+	vf, ef, vb, eb := int64AndBig(s, n)
 	if diff := diffErrors(eb, ef); diff != "" {
-		t.Fatalf("Parse(%q, %q) error mismatch (-big +fast):\n%s", s, n, diff)
+		t.Fatalf("Parse(%q, %q) error mismatch (-big +int64):\n%s", s, n, diff)
 	}
 	if wb, wf := view(vb), view(vf); !same(wb, wf, wb.P, wf.P) {
-		t.Fatalf("Parse(%q, %q) mismatch (-big +fast):\n%s", s, n, cmp.Diff(wb, wf, bitsEqual))
+		t.Fatalf("Parse(%q, %q) mismatch (-big +int64):\n%s", s, n, cmp.Diff(wb, wf, bitsEqual))
+	}
+	if seen != nil {
+		key := derivedKey{view(vf), view(vb), vf.den != 0}
+		key.int64s.Input, key.int64s.Note, key.big.Input, key.big.Note = "", "", "", ""
+		if seen[key] {
+			return
+		}
+		seen[key] = true
 	}
 	if fb, ff := vb.Formats(), vf.Formats(); !same(fb, ff, fb.Probability, ff.Probability, fb.Percent, ff.Percent,
 		fb.Decimal, ff.Decimal, fb.American, ff.American, fb.LogOdds, ff.LogOdds) {
-		t.Fatalf("Parse(%q, %q).Formats() mismatch (-big +fast):\n%s", s, n, cmp.Diff(fb, ff, bitsEqual))
+		t.Fatalf("Parse(%q, %q).Formats() mismatch (-big +int64):\n%s", s, n, cmp.Diff(fb, ff, bitsEqual))
 	}
 	for _, to := range diffNotations {
 		if got, want := vf.Format(to), vb.Format(to); got != want {
@@ -112,10 +132,10 @@ func checkSame(t *testing.T, s string, n Notation) {
 			cf, errf := Compare(pair[0], pair[1])
 			cb, errb := Compare(pair[2], pair[3])
 			if diff := diffErrors(errb, errf); diff != "" {
-				t.Fatalf("Compare(%q, %q) error mismatch (-big +fast):\n%s", pair[0].Input, pair[1].Input, diff)
+				t.Fatalf("Compare(%q, %q) error mismatch (-big +int64):\n%s", pair[0].Input, pair[1].Input, diff)
 			}
 			if !same(cb, cf, cb.OddsRatio, cf.OddsRatio, cb.RiskRatio, cf.RiskRatio, cb.DifferencePoints, cf.DifferencePoints) {
-				t.Fatalf("Compare(%q, %q) mismatch (-big +fast):\n%s", pair[0].Input, pair[1].Input, cmp.Diff(cb, cf, bitsEqual))
+				t.Fatalf("Compare(%q, %q) mismatch (-big +int64):\n%s", pair[0].Input, pair[1].Input, cmp.Diff(cb, cf, bitsEqual))
 			}
 		}
 	}
@@ -180,23 +200,24 @@ func diffErrors(want, got error) string {
 	return ""
 }
 
-func TestFastMatchesBig(t *testing.T) {
+func TestInt64MatchesBig(t *testing.T) {
 	ins := diffInputs()
-	fast := 0
+	int64s := 0
+	seen := map[derivedKey]bool{}
 	for _, s := range ins {
 		for _, n := range diffNotations {
-			checkSame(t, s, n)
+			checkSameOnce(t, s, n, seen)
 			if v, _ := Parse(s, n); v.den != 0 {
-				fast++
+				int64s++
 			}
 		}
 	}
-	t.Logf("%d inputs in %d notations, %d parsed by the fast path", len(ins), len(diffNotations), fast)
+	t.Logf("%d inputs in %d notations, %d parsed by the int64 path, %d pairs of values", len(ins), len(diffNotations), int64s, len(seen))
 }
 
-// TestFastPathUsed checks that the common inputs take the fast path: no
+// TestInt64PathUsed checks that the common inputs take the int64 path: no
 // allocation to parse, one string for Formats and Format.
-func TestFastPathUsed(t *testing.T) {
+func TestInt64PathUsed(t *testing.T) {
 	for _, s := range []string{"0.4", "40%", "2.5", "3/2", "+150", "-110", "2:3", "1.91", "evens", "0.1234567890123", "1e-5"} {
 		v, err := Parse(s, Auto)
 		if err != nil {
@@ -264,9 +285,9 @@ func FuzzRatFloat(f *testing.F) {
 	f.Fuzz(checkRatFloat)
 }
 
-// FuzzFastMatchesBig checks that, for any text in any notation, the fast
+// FuzzInt64MatchesBig checks that, for any text in any notation, the int64
 // path gives exactly what the big.Rat code gives (see checkSame).
-func FuzzFastMatchesBig(f *testing.F) {
+func FuzzInt64MatchesBig(f *testing.F) {
 	for _, s := range []string{"0.4", "40%", "2.5", "3/2", "+150", "-150", "2:3", "evens", "EVS", "1.91",
 		"0", "1", "1.0", "+0", "-99", "5/0", "0:5", "100%", "1e-3", "1e-300", "+1e330", ".5", "5.", "1,91",
 		"3 to 2", "5-2", "−110", " 7 / 4 ", "0.9999999999999999", "1e-100/1e100", "abc", "",

@@ -1,0 +1,165 @@
+package boardtest
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/predictions-md/predictions/board"
+	"github.com/uptrace/bun/driver/pgdriver"
+)
+
+// sqliteTemplate is the file of a migrated, empty SQLite board.
+var sqliteTemplate = sync.OnceValues(func() ([]byte, error) {
+	dir, err := os.MkdirTemp("", "boardtest-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "board.db")
+	s, err := board.Open(context.Background(), path, board.Options{})
+	if err != nil {
+		return nil, err
+	}
+	if err := s.Close(); err != nil { // the last connection checkpoints the WAL into the file
+		return nil, err
+	}
+	if st, err := os.Stat(path + "-wal"); err == nil && st.Size() > 0 {
+		return nil, fmt.Errorf("%s-wal holds %d bytes after Close: the file alone is not the board", path, st.Size())
+	}
+	return os.ReadFile(path)
+})
+
+// SQLite returns the path of a new SQLite board in tb's temporary
+// directory, migrated and empty.
+func SQLite(tb testing.TB) string {
+	tb.Helper()
+	b, err := sqliteTemplate()
+	if err != nil {
+		tb.Fatalf("boardtest: making the SQLite template: %v", err)
+	}
+	path := filepath.Join(tb.TempDir(), "board.db")
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		tb.Fatal(err)
+	}
+	return path
+}
+
+// templates are the PostgreSQL template databases, by server URL.
+var (
+	mu        sync.Mutex
+	templates = map[string]*pgTemplate{}
+)
+
+type pgTemplate struct {
+	once sync.Once
+	name string
+	err  error
+}
+
+// Postgres returns the URL of a new database on the PostgreSQL server
+// named by admin (a URL whose user may create databases), migrated and
+// empty; it is dropped when tb's test ends.
+func Postgres(tb testing.TB, admin string) string {
+	tb.Helper()
+	mu.Lock()
+	t := templates[admin]
+	if t == nil {
+		t = &pgTemplate{}
+		templates[admin] = t
+	}
+	mu.Unlock()
+	t.once.Do(func() { t.name, t.err = makeTemplate(admin) })
+	if t.err != nil {
+		tb.Fatalf("boardtest: making the PostgreSQL template: %v", t.err)
+	}
+	name := "predictions_test_" + randomHex()
+	db := sql.OpenDB(pgdriver.NewConnector(pgdriver.WithDSN(admin)))
+	ctx := context.Background()
+	err := createFrom(ctx, db, name, t.name)
+	if err != nil {
+		db.Close()
+		tb.Fatalf("boardtest: creating a test database: %v", err)
+	}
+	tb.Cleanup(func() { // registered before the store's Close, so it runs after it
+		defer db.Close()
+		if _, err := db.ExecContext(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil {
+			tb.Errorf("boardtest: dropping %s: %v", name, err)
+		}
+	})
+	return withDatabase(admin, name)
+}
+
+// makeTemplate creates and migrates a template database on admin.
+func makeTemplate(admin string) (string, error) {
+	name := "predictions_template_" + randomHex()
+	db := sql.OpenDB(pgdriver.NewConnector(pgdriver.WithDSN(admin)))
+	defer db.Close()
+	ctx := context.Background()
+	if _, err := db.ExecContext(ctx, "CREATE DATABASE "+name); err != nil {
+		return "", err
+	}
+	s, err := board.Open(ctx, withDatabase(admin, name), board.Options{})
+	if err == nil {
+		err = s.Close()
+	}
+	if err != nil {
+		_, _ = db.ExecContext(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
+		return "", err
+	}
+	return name, nil
+}
+
+// createFrom creates database name as a copy of template. PostgreSQL
+// refuses while a session is still connected to the template; the
+// store's sessions end just after it closes, so it tries again a while.
+func createFrom(ctx context.Context, db *sql.DB, name, template string) error {
+	var err error
+	for range 50 {
+		if _, err = db.ExecContext(ctx, "CREATE DATABASE "+name+" TEMPLATE "+template); err == nil || !strings.Contains(err.Error(), "being accessed by other users") {
+			return err
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return err
+}
+
+// Cleanup drops the PostgreSQL templates. A TestMain calls it after
+// m.Run; the SQLite template is only ever in memory.
+func Cleanup() {
+	mu.Lock()
+	defer mu.Unlock()
+	for admin, t := range templates {
+		if t.name == "" {
+			continue
+		}
+		db := sql.OpenDB(pgdriver.NewConnector(pgdriver.WithDSN(admin)))
+		_, _ = db.ExecContext(context.Background(), "DROP DATABASE IF EXISTS "+t.name+" WITH (FORCE)")
+		db.Close()
+	}
+	templates = map[string]*pgTemplate{}
+}
+
+func withDatabase(admin, name string) string {
+	u, err := url.Parse(admin)
+	if err != nil {
+		return admin
+	}
+	u.Path = "/" + name
+	return u.String()
+}
+
+func randomHex() string {
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
