@@ -157,3 +157,39 @@ func FuzzReadGroup(f *testing.F) {
 		}
 	})
 }
+
+// TestReadingTexts pins the texts the readers write a number in: the
+// other scale of a ScaleError's items, the exact value in ReadLone's note
+// and in ReadFraction's hint (a decimal's digits with the point moved, or
+// the float's text past MaxLen places).
+func TestReadingTexts(t *testing.T) {
+	for _, tc := range []struct {
+		in          []odds.Sent
+		error, hint string
+	}{
+		{[]odds.Sent{{Text: "1e-3"}, {Text: "100"}, {Text: "0"}, {Text: "25%", Quoted: true}},
+			"probabilities mix fractions and percents: forecasts[0].p = 1e-3 read as fractions but forecasts[1].p = 100 as percents",
+			`write all as fractions (0.001, 1, 0) or all as percent strings ("0.1%", "100%", "0%")`},
+		{[]odds.Sent{{Text: "1e-200"}, {Text: "50"}},
+			"probabilities mix fractions and percents: forecasts[0].p = 1e-200 read as fractions but forecasts[1].p = 50 as percents",
+			`write all as fractions (1e-200, 0.5) or all as percent strings ("1e-198%", "50%")`},
+	} {
+		_, _, err := odds.ReadGroup(tc.in, itemName)
+		var se *odds.ScaleError
+		if !errors.As(err, &se) {
+			t.Fatalf("ReadGroup(%+v) error = %v, want a ScaleError", tc.in, err)
+		}
+		if diff := cmp.Diff([]string{tc.error, tc.hint}, []string{se.Error(), se.Hint()}); diff != "" {
+			t.Errorf("ReadGroup(%+v) error and hint (-want +got):\n%s", tc.in, diff)
+		}
+	}
+	_, notes, _ := odds.ReadLone(odds.Sent{Text: "75"}, "prior")
+	if diff := cmp.Diff([]string{`prior = 75 was read as a percent (75%), because it is above 1; send 0.75 or "75%" to be explicit`}, notes); diff != "" {
+		t.Errorf("ReadLone(75) notes (-want +got):\n%s", diff)
+	}
+	_, err := odds.ReadFraction(odds.Sent{Text: "62.5"}, "confidence")
+	var e *odds.Error
+	if !errors.As(err, &e) || e.Hint != `confidence is a fraction, not a percent: 0.625 means 62.5%; send 0.625 or "62.5%" for 62.5%` {
+		t.Errorf("ReadFraction(62.5) error = %#v", err)
+	}
+}

@@ -173,15 +173,15 @@ func validatorFor(t reflect.Type, s *jsonschema.Schema) check {
 			return scalar(v, text, '"')
 		}
 	case reflect.Float64:
-		return floatCheck(s, func(p unsafe.Pointer) float64 { return *(*float64)(p) })
+		return boundsCheck(s, func(p unsafe.Pointer) float64 { return *(*float64)(p) }, fmtNum)
 	case reflect.Float32:
-		return floatCheck(s, func(p unsafe.Pointer) float64 { return float64(*(*float32)(p)) })
+		return boundsCheck(s, func(p unsafe.Pointer) float64 { return float64(*(*float32)(p)) }, fmtNum)
 	case reflect.Int:
-		return intCheck(s, func(p unsafe.Pointer) int64 { return int64(*(*int)(p)) })
+		return boundsCheck(s, func(p unsafe.Pointer) int64 { return int64(*(*int)(p)) }, intText)
 	case reflect.Int64:
-		return intCheck(s, func(p unsafe.Pointer) int64 { return *(*int64)(p) })
+		return boundsCheck(s, func(p unsafe.Pointer) int64 { return *(*int64)(p) }, intText)
 	case reflect.Int32:
-		return intCheck(s, func(p unsafe.Pointer) int64 { return int64(*(*int32)(p)) })
+		return boundsCheck(s, func(p unsafe.Pointer) int64 { return int64(*(*int32)(p)) }, intText)
 	case reflect.Map:
 		if t != reflect.TypeFor[map[string]any]() {
 			panic(fmt.Sprintf("tools: the validator reads maps of type map[string]any, not %v", t))
@@ -240,34 +240,22 @@ func structCheck(t reflect.Type, s *jsonschema.Schema) check {
 	}
 }
 
-// floatCheck checks a number held as a float; its text is written only
-// for an error.
-func floatCheck(s *jsonschema.Schema, read func(unsafe.Pointer) float64) check {
-	if s.Minimum == nil && s.Maximum == nil {
-		return nil
-	}
-	return func(v *validation, p unsafe.Pointer, _ bool) *InputError {
-		f := read(p)
-		if outside(s, f) {
-			return v.number(s, fmtNum(f), f)
-		}
-		return nil
-	}
-}
-
-// intCheck checks a number held as an integer.
-func intCheck(s *jsonschema.Schema, read func(unsafe.Pointer) int64) check {
+// boundsCheck checks a number held as a Go number against the bounds of
+// s; text writes it, for an error only.
+func boundsCheck[N float64 | int64](s *jsonschema.Schema, read func(unsafe.Pointer) N, text func(N) string) check {
 	if s.Minimum == nil && s.Maximum == nil {
 		return nil
 	}
 	return func(v *validation, p unsafe.Pointer, _ bool) *InputError {
 		n := read(p)
 		if f := float64(n); outside(s, f) {
-			return v.number(s, strconv.FormatInt(n, 10), f)
+			return v.number(s, text(n), f)
 		}
 		return nil
 	}
 }
+
+func intText(n int64) string { return strconv.FormatInt(n, 10) }
 
 // outside reports whether f breaks the bounds of s.
 func outside(s *jsonschema.Schema, f float64) bool {
