@@ -248,18 +248,16 @@ func standingP(ctx context.Context, tx bun.Tx, predictionID, agentID string) (*f
 // after closeAt (zero: no scheduled close) is refused with a
 // *[ValidationError] wrapping [ErrClosed] that names close_at.
 func addForecast(ctx context.Context, tx bun.Tx, predictionID, agentID, id string, p float64, note string, now, closeAt time.Time) (Forecast, pooled, error) {
-	var next []struct {
-		Seq  int          `bun:"seq"`
-		Last bun.NullTime `bun:"last"`
-	}
-	if err := tx.NewRaw(`SELECT COALESCE(MAX(seq), 0) + 1 AS seq, MAX(created_at) AS last FROM forecasts WHERE prediction_id = ?`, predictionID).Scan(ctx, &next); err != nil {
-		return Forecast{}, pooled{}, err
-	}
+	// The previous forecast is the one of the highest seq (an index
+	// lookup on forecasts_history); its time is the latest, since every
+	// forecast's time is at least its predecessor's.
 	seq, at := 1, now
-	if len(next) > 0 {
-		seq = next[0].Seq
-		if next[0].Last.After(at) {
-			at = next[0].Last.UTC()
+	if prev, err := lastForecast(ctx, tx, predictionID); err != nil {
+		return Forecast{}, pooled{}, err
+	} else if prev.Seq > 0 {
+		seq = prev.Seq + 1
+		if prev.CreatedAt.After(at) {
+			at = prev.CreatedAt.UTC()
 		}
 	}
 	if !closeAt.IsZero() && !at.Before(closeAt) {
@@ -282,6 +280,23 @@ func addForecast(ctx context.Context, tx bun.Tx, predictionID, agentID, id strin
 		return Forecast{}, pooled{}, err
 	}
 	return Forecast{ID: id, PredictionID: predictionID, AgentID: agentID, Seq: seq, P: p, Note: note, CreatedAt: at}, c, nil
+}
+
+// latest is a prediction's latest forecast: its seq and time.
+type latest struct {
+	Seq       int       `bun:"seq"`
+	CreatedAt time.Time `bun:"created_at"`
+}
+
+// lastForecast returns a prediction's latest forecast, the zero value
+// when it has none.
+func lastForecast(ctx context.Context, tx bun.Tx, predictionID string) (latest, error) {
+	var rows []latest
+	err := tx.NewRaw(`SELECT seq, created_at FROM forecasts WHERE prediction_id = ? ORDER BY seq DESC LIMIT 1`, predictionID).Scan(ctx, &rows)
+	if err != nil || len(rows) == 0 {
+		return latest{}, err
+	}
+	return rows[0], nil
 }
 
 // closedAt is the error of a forecast on a prediction past its close.

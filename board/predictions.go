@@ -382,15 +382,13 @@ func (s *Store) Resolve(ctx context.Context, id string, nr NewResolution) (Predi
 		}
 		c := cur[0]
 		if Outcome(c.Outcome.String) != outcome {
-			var last []struct {
-				At bun.NullTime `bun:"last"`
-			}
-			if err := tx.NewRaw(`SELECT MAX(created_at) AS last FROM forecasts WHERE prediction_id = ?`, id).Scan(ctx, &last); err != nil {
+			last, err := lastForecast(ctx, tx, id)
+			if err != nil {
 				return err
 			}
 			at := s.clock() // under the row lock: after every forecast committed before
-			if len(last) > 0 && last[0].At.After(at) {
-				at = last[0].At.UTC()
+			if last.CreatedAt.After(at) {
+				at = last.CreatedAt.UTC()
 			}
 			if err := s.recordResolution(ctx, tx, id, c.AgentID, c.Domain, Status(c.Status), Outcome(c.Outcome.String), outcome, c.CloseAt.Time, at, by); err != nil {
 				return err
