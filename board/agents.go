@@ -63,19 +63,52 @@ func (w agentWrite) upsert(ctx context.Context, tx bun.Tx) (string, error) {
 
 // stmt is upsert's statement; it returns the agent's name.
 func (w agentWrite) stmt() stmt {
-	q := `INSERT INTO agents AS a (id, name, flags, first_seen, last_seen, predictions, replies, reactions, forecasts)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-	ON CONFLICT (id) DO UPDATE SET
+	return stmt{agentInsert + `(?, ?, ?, ?, ?, ?, ?, ?, ?)` + agentConflict(w.nameGiven) + ` RETURNING name`, w.values()}
+}
+
+// agentInsert and agentConflict make the statement that creates agents or
+// updates last_seen, their counters and, when a name was given, their
+// name: agentInsert + one row of [agentWrite.values] or more +
+// agentConflict.
+const agentInsert = `INSERT INTO agents AS a (id, name, flags, first_seen, last_seen, predictions, replies, reactions, forecasts) VALUES `
+
+func agentConflict(nameGiven bool) string {
+	q := ` ON CONFLICT (id) DO UPDATE SET
 	last_seen = excluded.last_seen,
 	predictions = a.predictions + excluded.predictions,
 	replies = a.replies + excluded.replies,
 	reactions = a.reactions + excluded.reactions,
 	forecasts = a.forecasts + excluded.forecasts`
-	if w.nameGiven {
+	if nameGiven {
 		q += `, name = excluded.name, flags = excluded.flags`
 	}
-	q += ` RETURNING name`
-	return stmt{q, []any{w.id, w.name, w.flags, w.now, w.now, w.predictions, w.replies, w.reactions, w.forecasts}}
+	return q
+}
+
+func (w agentWrite) values() []any {
+	return []any{w.id, w.name, w.flags, w.now, w.now, w.predictions, w.replies, w.reactions, w.forecasts}
+}
+
+// upsertAgents runs [agentWrite.upsert] for many agents, in the order
+// given, in multi-row statements: each run of agents with a name given,
+// or without, is one statement (of at most [rowsPerInsert] rows), so that
+// rows are locked in the order given. An agent appears at most once.
+func upsertAgents(ctx context.Context, tx bun.Tx, ws []agentWrite) error {
+	for len(ws) > 0 {
+		n := 1
+		for n < len(ws) && ws[n].nameGiven == ws[0].nameGiven {
+			n++
+		}
+		rows := make([][]any, n)
+		for i, w := range ws[:n] {
+			rows[i] = w.values()
+		}
+		if err := insertRows(ctx, tx, agentInsert, rows, agentConflict(ws[0].nameGiven)); err != nil {
+			return err
+		}
+		ws = ws[n:]
+	}
+	return nil
 }
 
 // rescore recomputes an agent's scoring columns from its resolved

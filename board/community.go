@@ -78,10 +78,25 @@ func recomputeCommunity(ctx context.Context, tx bun.Tx, predictionID string, now
 	if err != nil {
 		return pooled{}, err
 	}
-	_, err = tx.ExecContext(ctx, `UPDATE predictions SET community_geo = ?, community_mean = ?, community_median = ?,
+	return c, c.store(ctx, tx, predictionID, now)
+}
+
+// storeCommunity pools standing forecasts st (in agent id order) and
+// stores the result on the prediction's row, with updated_at = now.
+func storeCommunity(ctx context.Context, tx bun.Tx, predictionID string, st []standing, now time.Time) error {
+	c, err := combine(st)
+	if err != nil {
+		return err
+	}
+	return c.store(ctx, tx, predictionID, now)
+}
+
+// store writes c on the prediction's row, with updated_at = now.
+func (c pooled) store(ctx context.Context, tx bun.Tx, predictionID string, now time.Time) error {
+	_, err := tx.ExecContext(ctx, `UPDATE predictions SET community_geo = ?, community_mean = ?, community_median = ?,
 	forecasters = ?, community_spread = ?, community_disagree = ?, community_notes = ?, community_updated_at = ?
 	WHERE id = ?`, c.geo, c.mean, c.median, c.n, c.spread, c.disagree, c.notes, now, predictionID)
-	return c, err
+	return err
 }
 
 // pick returns the value of the store's method.

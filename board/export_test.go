@@ -3,8 +3,10 @@ package board
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 	"time"
 
+	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/migrate"
 )
 
@@ -169,3 +171,27 @@ func HealthChecks(ctx context.Context, s *Store) (int, error) {
 	}
 	return n[0], nil
 }
+
+// ExecRaw runs one statement on the store's write connection, for tests
+// that set up a fault (a trigger that refuses a row).
+func ExecRaw(ctx context.Context, s *Store, q string) error {
+	_, err := s.write.ExecContext(ctx, q)
+	return err
+}
+
+// CountWrites counts the statements the store's write connection runs
+// from now on; the function returned reads the count.
+func CountWrites(s *Store) func() int64 {
+	h := &countHook{}
+	s.write = s.write.WithQueryHook(h)
+	return h.n.Load
+}
+
+type countHook struct{ n atomic.Int64 }
+
+func (h *countHook) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) context.Context {
+	h.n.Add(1)
+	return ctx
+}
+
+func (h *countHook) AfterQuery(context.Context, *bun.QueryEvent) {}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"sort"
 	"strconv"
@@ -111,8 +112,7 @@ type importForecast struct {
 }
 
 // Import reads a forecast file (package forecastfile) and adds its
-// questions to the board as predictions, with their forecasts, in one
-// transaction. A question whose id the board already has is not created
+// questions to the board as predictions, with their forecasts. A question whose id the board already has is not created
 // again (listed in [ImportResult.Existing]); its forecast lines are
 // matched to the board's by forecaster and time (to the microsecond), and
 // those the board lacks are added as [Store.Forecast] adds them when they
@@ -162,6 +162,16 @@ type importForecast struct {
 // letters, digits, dots, underscores or hyphens, text over the board's
 // limits), so that the checker reports whatever import refuses. Nothing is
 // written then. Other errors are from reading r or from the database.
+//
+// A file the checks accept is stored in transactions of whole questions,
+// in file order, of about [importBatchLines] forecast lines each (a
+// question with more lines is one transaction of its own), so that other
+// writes wait for one batch rather than for the whole file; the cost of
+// each grows with its lines, not with their square. Each question is
+// stored whole or not at all. An error from the database after some
+// batches were stored says how many questions were; sending the same file
+// again stores the rest, since the questions the board has are not
+// created again and the forecast lines it has are not stored twice.
 // Import reads r to its end: the caller bounds it (http.MaxBytesReader).
 func (s *Store) Import(ctx context.Context, r io.Reader) (ImportResult, error) {
 	text, err := io.ReadAll(r)
@@ -197,24 +207,58 @@ func (s *Store) Import(ctx context.Context, r io.Reader) (ImportResult, error) {
 		return ImportResult{}, &ImportError{Findings: findings}
 	}
 	res.Notes = append(res.Notes, notes...)
-	out := res
-	for attempt := 1; ; attempt++ {
-		err = s.inTx(ctx, func(ctx context.Context, tx bun.Tx) error {
-			res = out // a transaction run again starts afresh
-			res.Created, res.Existing, res.Updated, res.NewAgents = []ImportedPrediction{}, []string{}, []ImportedPrediction{}, []string{}
-			res.Notes = slices.Clone(out.Notes)
-			return s.importTx(ctx, tx, qs, names, now, &res)
-		})
-		// A concurrent import of the same question committed first
-		// (PostgreSQL): run again, and find it there.
-		if attempt == 2 || !uniqueViolation(err) {
-			break
+	stored := 0 // questions of the batches committed
+	for _, batch := range batches(qs, importBatchLines) {
+		done := res
+		for attempt := 1; ; attempt++ {
+			err = s.inTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+				res = done // a transaction run again starts afresh
+				res.Created, res.Existing, res.Updated = slices.Clone(done.Created), slices.Clone(done.Existing), slices.Clone(done.Updated)
+				res.NewAgents, res.Notes = slices.Clone(done.NewAgents), slices.Clone(done.Notes)
+				return s.importTx(ctx, tx, batch, names, now, &res)
+			})
+			// A concurrent import of the same question committed first
+			// (PostgreSQL): run again, and find it there.
+			if attempt == 2 || !uniqueViolation(err) {
+				break
+			}
 		}
+		if err != nil {
+			if stored > 0 {
+				return ImportResult{}, fmt.Errorf("board: import: the first %d of the file's %d questions were stored before this error (send the file again to store the rest: what the board has is not stored twice): %w",
+					stored, len(qs), err)
+			}
+			return ImportResult{}, fmt.Errorf("board: import: %w", err)
+		}
+		stored += len(batch)
 	}
-	if err != nil {
-		return ImportResult{}, fmt.Errorf("board: import: %w", err)
-	}
+	slices.Sort(res.NewAgents)
 	return res, nil
+}
+
+// importBatchLines is about the most forecast lines one import
+// transaction stores: the file's questions go to the board in
+// transactions of whole questions of at most this many lines together
+// (a longer question alone), so that other writes wait for one batch, not
+// for the whole file.
+const importBatchLines = 2000
+
+// batches splits qs, in order, into runs of whole questions of at most
+// max forecast lines together, or of one longer question.
+func batches(qs []importQuestion, max int) [][]importQuestion {
+	var out [][]importQuestion
+	start, lines := 0, 0
+	for i, q := range qs {
+		if i > start && lines+len(q.all) > max {
+			out = append(out, qs[start:i])
+			start, lines = i, 0
+		}
+		lines += len(q.all)
+	}
+	if start < len(qs) || len(out) == 0 {
+		out = append(out, qs[start:])
+	}
+	return out
 }
 
 // importTx stores the planned questions the board does not have yet.
@@ -286,35 +330,56 @@ func (s *Store) importTx(ctx context.Context, tx bun.Tx, qs []importQuestion, na
 	for _, id := range old {
 		existed[id] = true
 	}
-	for _, id := range order {
-		ag := s.agentWrite(id, names[id], now)
-		ag.predictions, ag.forecasts = agents[id].predictions, agents[id].forecasts
-		if _, err := ag.upsert(ctx, tx); err != nil {
-			return err
-		}
+	ws := make([]agentWrite, len(order))
+	for i, id := range order {
+		ws[i] = s.agentWrite(id, names[id], now)
+		ws[i].predictions, ws[i].forecasts = agents[id].predictions, agents[id].forecasts
 		if !existed[id] {
 			res.NewAgents = append(res.NewAgents, id)
 		}
 	}
+	if err := upsertAgents(ctx, tx, ws); err != nil {
+		return err
+	}
+	// The domains' counters change last, once a domain, in name order
+	// (counters come last in the lock order, and are then held for the
+	// least time).
+	domains := map[string]*domainDelta{}
+	for _, q := range todo {
+		if domains[q.v.domain] == nil {
+			domains[q.v.domain] = &domainDelta{}
+		}
+	}
 	for _, q := range todo {
 		flags := s.flags(q.v.title, q.v.body, q.v.timeframe)
-		if _, err := insertPrediction(ctx, tx, q.id, q.v, flags, q.note, q.created, q.first); err != nil {
+		if err := insertPredictionRow(ctx, tx, q.id, q.v, flags, q.created); err != nil {
 			return err
 		}
-		for _, fc := range q.rest {
-			id, err := newID()
+		// The first forecast is the author's and has the prediction's id,
+		// as [Store.CreatePrediction] stores it.
+		lines := make([]line, len(q.all))
+		for i, fc := range q.all {
+			id := q.id
+			if i > 0 {
+				var err error
+				if id, err = newID(); err != nil {
+					return err
+				}
+			}
+			lines[i] = line{id: id, agentID: fc.agentID, note: fc.note, p: fc.p, at: fc.at}
+		}
+		if err := appendForecasts(ctx, tx, q.id, 0, map[string]float64{}, lines); err != nil {
+			return err
+		}
+		d := domains[q.v.domain]
+		d.predictions++
+		status := StatusOpen
+		if q.outcome != "" {
+			r, err := s.recordResolution(ctx, tx, q.id, q.v.agentID, StatusOpen, "", q.outcome, derefTime(q.v.closeAt), q.closed, "import")
 			if err != nil {
 				return err
 			}
-			if _, _, err := addForecast(ctx, tx, q.id, fc.agentID, id, fc.p, fc.note, fc.at, time.Time{}); err != nil {
-				return err
-			}
-		}
-		status := StatusOpen
-		if q.outcome != "" {
-			if err := s.recordResolution(ctx, tx, q.id, q.v.agentID, q.v.domain, StatusOpen, "", q.outcome, derefTime(q.v.closeAt), q.closed, "import"); err != nil {
-				return err
-			}
+			d.plus(r)
 			status = StatusResolved
 			if q.outcome == OutcomeVoid {
 				status = StatusVoid
@@ -323,6 +388,11 @@ func (s *Store) importTx(ctx context.Context, tx bun.Tx, qs []importQuestion, na
 		n := 1 + len(q.rest)
 		res.Forecasts += n
 		res.Created = append(res.Created, ImportedPrediction{ID: q.id, Line: q.line, Status: status, Forecasts: n})
+	}
+	for _, domain := range slices.Sorted(maps.Keys(domains)) {
+		if err := bumpDomain(ctx, tx, domain, *domains[domain]); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -497,7 +567,16 @@ func (s *Store) importForecasts(ctx context.Context, tx bun.Tx, q importQuestion
 		res.Notes = append(res.Notes, fmt.Sprintf("question %s (line %d): the file says %s, but import does not resolve a prediction the board has; a moderator resolves it with POST /api/predictions/%s/resolve",
 			q.id, q.line, q.outcome, q.id))
 	}
-	added := 0
+	var stand []standing
+	if err := tx.NewRaw(`SELECT agent_id, p FROM standings WHERE prediction_id = ?`, q.id).Scan(ctx, &stand); err != nil {
+		return err
+	}
+	current := make(map[string]float64, len(stand))
+	for _, st := range stand {
+		current[st.AgentID] = st.P
+	}
+	var lines []line
+	newcomer := map[string]bool{} // forecasters new to the prediction: their forecasts counter goes up
 	for _, fc := range q.all {
 		at := fc.at.Truncate(time.Microsecond)
 		if have[key{fc.agentID, at.UnixMicro()}] {
@@ -517,33 +596,47 @@ func (s *Store) importForecasts(ctx context.Context, tx bun.Tx, q importQuestion
 		case at.After(now):
 			skip("it is in the future")
 		default:
-			prev, err := standingP(ctx, tx, q.id, fc.agentID)
-			if err != nil {
-				return err
-			}
-			ag := s.agentWrite(fc.agentID, names[fc.agentID], now)
-			if prev == nil {
-				ag.forecasts = 1
-			}
-			if _, err := ag.upsert(ctx, tx); err != nil {
-				return err
-			}
 			id, err := newID()
 			if err != nil {
 				return err
 			}
-			if _, _, err := addForecast(ctx, tx, q.id, fc.agentID, id, fc.p, fc.note, at, closeAt); err != nil {
-				return err
+			if _, ok := current[fc.agentID]; !ok {
+				newcomer[fc.agentID] = true
 			}
+			lines = append(lines, line{id: id, agentID: fc.agentID, note: fc.note, p: fc.p, at: at})
 			have[key{fc.agentID, at.UnixMicro()}] = true
 			last = at
-			added++
 		}
 	}
-	if added > 0 {
-		res.Forecasts += added
-		res.Updated = append(res.Updated, ImportedPrediction{ID: q.id, Line: q.line, Status: st, Forecasts: added})
+	if len(lines) == 0 {
+		return nil
 	}
+	// The forecasters' rows first, in id order (the lock order of scoring).
+	var agents []string
+	for _, l := range lines {
+		agents = append(agents, l.agentID)
+	}
+	slices.Sort(agents)
+	agents = slices.Compact(agents)
+	ws := make([]agentWrite, len(agents))
+	for i, a := range agents {
+		ws[i] = s.agentWrite(a, names[a], now)
+		if newcomer[a] {
+			ws[i].forecasts = 1
+		}
+	}
+	if err := upsertAgents(ctx, tx, ws); err != nil {
+		return err
+	}
+	prev, err := lastForecast(ctx, tx, q.id)
+	if err != nil {
+		return err
+	}
+	if err := appendForecasts(ctx, tx, q.id, prev.Seq, current, lines); err != nil {
+		return err
+	}
+	res.Forecasts += len(lines)
+	res.Updated = append(res.Updated, ImportedPrediction{ID: q.id, Line: q.line, Status: st, Forecasts: len(lines)})
 	return nil
 }
 

@@ -275,23 +275,14 @@ func (s *Store) CreatePrediction(ctx context.Context, np NewPrediction) (Predict
 	return p, nil
 }
 
-// insertPrediction stores a validated prediction, created (opened) at
-// created, whose author's agent row exists: the row, the author's
-// confidence as its first forecast, made at first (with the prediction's
-// id and the given note), and the count of its domain. It returns the
-// community forecast after that first forecast.
-func insertPrediction(ctx context.Context, tx bun.Tx, id string, v validPrediction, flags, note string, created, first time.Time) (pooled, error) {
-	if _, err := tx.ExecContext(ctx, `INSERT INTO predictions
+// insertPredictionRow inserts a prediction's row, created at created,
+// without its first forecast or the domain's counters.
+func insertPredictionRow(ctx context.Context, tx bun.Tx, id string, v validPrediction, flags string, created time.Time) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO predictions
 	(id, agent_id, title, body, confidence, timeframe, domain, created_at, flags, resolves, resolve_by, close_at)
 	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		id, v.agentID, v.title, v.body, v.confidence, v.timeframe, v.domain, created, flags, v.resolves, v.resolveBy, nullTime(v.closeAt)); err != nil {
-		return pooled{}, err
-	}
-	_, c, err := addForecast(ctx, tx, id, v.agentID, id, v.confidence, note, first, time.Time{})
-	if err != nil {
-		return pooled{}, err
-	}
-	return c, bumpDomain(ctx, tx, v.domain, domainDelta{predictions: 1})
+		id, v.agentID, v.title, v.body, v.confidence, v.timeframe, v.domain, created, flags, v.resolves, v.resolveBy, nullTime(v.closeAt))
+	return err
 }
 
 // Prediction returns the prediction with the given id.
@@ -390,7 +381,11 @@ func (s *Store) Resolve(ctx context.Context, id string, nr NewResolution) (Predi
 			if last.CreatedAt.After(at) {
 				at = last.CreatedAt.UTC()
 			}
-			if err := s.recordResolution(ctx, tx, id, c.AgentID, c.Domain, Status(c.Status), Outcome(c.Outcome.String), outcome, c.CloseAt.Time, at, by); err != nil {
+			d, err := s.recordResolution(ctx, tx, id, c.AgentID, Status(c.Status), Outcome(c.Outcome.String), outcome, c.CloseAt.Time, at, by)
+			if err != nil {
+				return err
+			}
+			if err := bumpDomain(ctx, tx, c.Domain, d); err != nil {
 				return err
 			}
 		}
@@ -410,32 +405,35 @@ func (s *Store) Resolve(ctx context.Context, id string, nr NewResolution) (Predi
 // (it was: status and outcome, with the scheduled close closeAt, zero for
 // none) with outcome at the time at, by the name by: setOutcome, with
 // the actual close at the earlier of at and closeAt for a first
-// resolution, and the resolution's row.
-func (s *Store) recordResolution(ctx context.Context, tx bun.Tx, id, authorID, domain string, was Status, wasOutcome, outcome Outcome, closeAt, at time.Time, by string) error {
+// resolution, and the resolution's row. It returns the change to the
+// domain's counters, for the caller to make ([bumpDomain]).
+func (s *Store) recordResolution(ctx context.Context, tx bun.Tx, id, authorID string, was Status, wasOutcome, outcome Outcome, closeAt, at time.Time, by string) (domainDelta, error) {
 	closed := at
 	if was == StatusOpen && !closeAt.IsZero() && closeAt.Before(at) {
 		closed = closeAt.UTC()
 	}
-	if err := s.setOutcome(ctx, tx, id, authorID, domain, was, outcome, at, closed); err != nil {
-		return err
+	d, err := s.setOutcome(ctx, tx, id, authorID, was, outcome, at, closed)
+	if err != nil {
+		return d, err
 	}
 	var previous any // NULL for the first resolution
 	if was != StatusOpen {
 		previous = string(wasOutcome)
 	}
-	_, err := tx.ExecContext(ctx, `INSERT INTO resolutions (prediction_id, seq, outcome, previous, by_name, at)
+	_, err = tx.ExecContext(ctx, `INSERT INTO resolutions (prediction_id, seq, outcome, previous, by_name, at)
 	VALUES (?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM resolutions WHERE prediction_id = ?), ?, ?, ?, ?)`,
 		id, id, string(outcome), previous, by, at)
-	return err
+	return d, err
 }
 
 // setOutcome records a checked outcome on a prediction whose row the
 // caller has locked (status was its status before), at the time at: the
 // first resolution (was open) sets resolved_at to at and the actual close
 // closed_at to closed; a correction changes neither. It scores every
-// forecaster, rescores the author and moves the prediction between its
-// domain's counters.
-func (s *Store) setOutcome(ctx context.Context, tx bun.Tx, id, authorID, domain string, was Status, outcome Outcome, at, closed time.Time) error {
+// forecaster and rescores the author. It returns the change to the
+// domain's counters, for the caller to make last (domain counters come
+// last in the lock order).
+func (s *Store) setOutcome(ctx context.Context, tx bun.Tx, id, authorID string, was Status, outcome Outcome, at, closed time.Time) (domainDelta, error) {
 	status := StatusResolved
 	if outcome == OutcomeVoid {
 		status = StatusVoid
@@ -446,20 +444,20 @@ func (s *Store) setOutcome(ctx context.Context, tx bun.Tx, id, authorID, domain 
 			[]any{string(status), string(outcome), at, closed, id}
 	}
 	if _, err := tx.ExecContext(ctx, q, args...); err != nil {
-		return err
+		return domainDelta{}, err
 	}
 	// Lock order: prediction, agents (in id order, the author among them:
 	// its confidence is a forecast), domain counters.
 	if err := scorePrediction(ctx, tx, s.pg, id); err != nil {
-		return err
+		return domainDelta{}, err
 	}
 	if err := s.rescore(ctx, tx, authorID); err != nil {
-		return err
+		return domainDelta{}, err
 	}
 	var d domainDelta
 	d.add(was, -1)
 	d.add(status, +1)
-	return bumpDomain(ctx, tx, domain, d)
+	return d, nil
 }
 
 // derefTime is *t, or the zero time for nil.
@@ -481,6 +479,16 @@ func nullTime(t *time.Time) any {
 // domainDelta changes the counters of one domain.
 type domainDelta struct {
 	predictions, replies, reactions, threads, resolved, void int
+}
+
+// plus adds e to d.
+func (d *domainDelta) plus(e domainDelta) {
+	d.predictions += e.predictions
+	d.replies += e.replies
+	d.reactions += e.reactions
+	d.threads += e.threads
+	d.resolved += e.resolved
+	d.void += e.void
 }
 
 func (d *domainDelta) add(st Status, n int) {

@@ -66,12 +66,9 @@ func scorePrediction(ctx context.Context, tx bun.Tx, pg bool, id string) error {
 	if len(ps) == 0 {
 		return notFound("prediction", id)
 	}
-	var agents []string
-	if err := tx.NewRaw(`SELECT agent_id FROM standings WHERE prediction_id = ? ORDER BY agent_id`, id).Scan(ctx, &agents); err != nil {
-		return err
-	}
-	if pg && len(agents) > 0 {
-		if _, err := tx.ExecContext(ctx, `SELECT id FROM agents WHERE id IN (?) ORDER BY id FOR UPDATE`, bun.List(agents)); err != nil {
+	if pg {
+		if _, err := tx.ExecContext(ctx, `SELECT a.id FROM agents AS a
+	WHERE a.id IN (SELECT agent_id FROM standings WHERE prediction_id = ?) ORDER BY a.id FOR UPDATE`, id); err != nil {
 			return err
 		}
 	}
@@ -88,16 +85,13 @@ func scorePrediction(ctx context.Context, tx bun.Tx, pg bool, id string) error {
 			return err
 		}
 	}
-	for _, a := range agents {
-		if _, err := tx.ExecContext(ctx, `UPDATE agents SET (scored, peer_sum, baseline_sum, fbrier_sum, flog_sum) = (
-	SELECT COUNT(*), COALESCE(SUM(peer_score), 0), COALESCE(SUM(baseline_score), 0),
-		COALESCE(SUM(brier), 0), COALESCE(SUM(log_score), 0)
-	FROM scores WHERE agent_id = ?
-) WHERE id = ?`, a, a); err != nil {
-			return err
-		}
-	}
-	return nil
+	// One statement for every forecaster: their rows are locked above.
+	_, err := tx.ExecContext(ctx, `UPDATE agents SET (scored, peer_sum, baseline_sum, fbrier_sum, flog_sum) = (
+	SELECT COUNT(*), COALESCE(SUM(sc.peer_score), 0), COALESCE(SUM(sc.baseline_score), 0),
+		COALESCE(SUM(sc.brier), 0), COALESCE(SUM(sc.log_score), 0)
+	FROM scores AS sc WHERE sc.agent_id = agents.id
+) WHERE id IN (SELECT agent_id FROM standings WHERE prediction_id = ?)`, id)
+	return err
 }
 
 // insertScores scores every forecaster of a prediction resolved yes or
@@ -139,16 +133,13 @@ func insertScores(ctx context.Context, tx bun.Tx, id string, life scoring.Life, 
 	for _, f := range res.Forecasters {
 		by[f.Who] = f.Summary
 	}
-	for _, t := range ts {
+	rows := make([][]any, len(ts))
+	for i, t := range ts {
 		sum := by[t.Who]
-		if _, err := tx.ExecContext(ctx, `INSERT INTO scores
-	(prediction_id, agent_id, p, outcome, brier, log_score, baseline_score, peer_score, coverage, resolved_at)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			id, t.Who, final[t.Who], string(outcome), sum.Brier, sum.LogScore, t.Baseline, t.Peer, t.Coverage, resolved); err != nil {
-			return err
-		}
+		rows[i] = []any{id, t.Who, final[t.Who], string(outcome), sum.Brier, sum.LogScore, t.Baseline, t.Peer, t.Coverage, resolved}
 	}
-	return nil
+	return insertRows(ctx, tx, `INSERT INTO scores
+	(prediction_id, agent_id, p, outcome, brier, log_score, baseline_score, peer_score, coverage, resolved_at) VALUES `, rows, "")
 }
 
 type scoreRow struct {

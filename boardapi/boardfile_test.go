@@ -1,6 +1,7 @@
 package boardapi_test
 
 import (
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/predictions-md/predictions/boardapi"
 	"github.com/predictions-md/predictions/forecastfile"
 	"github.com/predictions-md/predictions/internal/apitest"
 )
@@ -88,7 +90,8 @@ func TestBoardFileErrors(t *testing.T) {
 		{"agent token", "POST", "/api/import", bad, markdownH("scout"), 403, ""},
 		{"JSON", "POST", "/api/import", []byte(`{}`), apitest.BearerH(mod), 415, "Content-Type"},
 		{"findings", "POST", "/api/import", bad, markdownH(mod), 400, "file: has"},
-		{"too large", "POST", "/api/import", []byte(strings.Repeat("x", 1<<20+1)), markdownH(mod), 413, "body"},
+		{"at the limit", "POST", "/api/import", []byte(strings.Repeat("x", boardapi.MaxImportBytes)), markdownH(mod), 200, ""}, // no questions: a warning
+		{"too large", "POST", "/api/import", []byte(strings.Repeat("x", boardapi.MaxImportBytes+1)), markdownH(mod), 413, "body"},
 		{"limit over", "GET", "/api/predictions.md?limit=1001", nil, nil, 400, "limit"},
 		{"unknown domain", "GET", "/api/predictions.md?domain=Cooking", nil, nil, 400, "domain"},
 	}
@@ -98,12 +101,18 @@ func TestBoardFileErrors(t *testing.T) {
 			if resp.StatusCode != tt.status {
 				t.Fatalf("%d, want %d: %s", resp.StatusCode, tt.status, body)
 			}
+			if tt.status == 200 {
+				return
+			}
 			p := apitest.ProblemOf(t, body)
 			if !strings.HasPrefix(p.Error, tt.errPrefix) || p.Hint == "" {
 				t.Errorf("Problem %+v, want an error starting %q and a hint", p, tt.errPrefix)
 			}
 			if tt.name == "findings" && !strings.Contains(p.Error, "line ") {
 				t.Errorf("findings without their lines: %q", p.Error)
+			}
+			if limit := fmt.Sprint(boardapi.MaxImportBytes); tt.status == 413 && !strings.Contains(p.Error, limit) {
+				t.Errorf("413 %q does not name the limit, %s bytes", p.Error, limit)
 			}
 		})
 	}

@@ -43,7 +43,11 @@
 //	spread 32 points, disagree true
 //
 // [Combine] is the one entry point; [Options] tune it and [Result] holds
-// every pool, the spread and the notes. The runnable program examples/pool
+// every pool, the spread and the notes. [Standing] keeps the pool of one
+// question's standing forecasts up to date as forecasters add and replace
+// theirs, for a store that pools after every forecast: Combine's result
+// on the set, up to rounding in the last bits of the two means, at about
+// one step a change instead of one a forecaster. The runnable program examples/pool
 // in the repository reads forecasts from its arguments.
 //
 // # Weights

@@ -55,3 +55,25 @@ func ExampleCombine_options() {
 	// note: forecasts[3] ("agent:stale") has weight 0 and was left out
 	// note: every pooled result extremized: log-odds multiplied by 1.5
 }
+
+// A board pools after every forecast; a forecaster who forecasts again
+// replaces their standing forecast.
+func ExampleStanding() {
+	var s pool.Standing
+	for _, f := range []pool.Forecast{
+		{Who: "scout", P: 0.62},
+		{Who: "skeptic", P: 0.30},
+		{Who: "scout", P: 0.55}, // scout changes their mind
+	} {
+		if err := s.Set(f.Who, f.P); err != nil {
+			fmt.Println(err)
+			return
+		}
+		res, _ := s.Result()
+		fmt.Printf("%s %.2f: pooled %.3f from %d, median %.3f\n", f.Who, f.P, res.GeoOdds, res.N, res.Median)
+	}
+	// Output:
+	// scout 0.62: pooled 0.620 from 1, median 0.620
+	// skeptic 0.30: pooled 0.455 from 2, median 0.460
+	// scout 0.55: pooled 0.420 from 2, median 0.425
+}

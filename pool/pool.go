@@ -114,7 +114,7 @@ var (
 )
 
 // ForecastError reports a bad forecast. Index is its 0-based position in
-// the slice given to [Combine]; Field is "p" or "weight"; Err is
+// the slice given to [Combine] (-1 from [Standing.Set]); Field is "p" or "weight"; Err is
 // [ErrProbability] or [ErrWeight].
 type ForecastError struct {
 	Index int
@@ -126,17 +126,17 @@ type ForecastError struct {
 
 // Error names the forecast, says what is wrong and how to fix it.
 func (e *ForecastError) Error() string {
-	who := ""
-	if e.Who != "" {
-		who = fmt.Sprintf(" (%q)", e.Who)
+	which := fmt.Sprintf("forecasts[%d]%s", e.Index, whoSuffix(e.Who))
+	if e.Index < 0 { // from Standing.Set, which has no slice
+		which = fmt.Sprintf("forecast of %q", e.Who)
 	}
 	switch {
 	case errors.Is(e.Err, ErrProbability):
-		return fmt.Sprintf("pool: forecasts[%d]%s: p = %v is not a probability in [0, 1]: write 70%% as 0.7", e.Index, who, e.Value)
+		return fmt.Sprintf("pool: %s: p = %v is not a probability in [0, 1]: write 70%% as 0.7", which, e.Value)
 	case errors.Is(e.Err, ErrWeight):
-		return fmt.Sprintf("pool: forecasts[%d]%s: weight = %v must be a finite number, 0 or more (0 leaves the forecast out)", e.Index, who, e.Value)
+		return fmt.Sprintf("pool: %s: weight = %v must be a finite number, 0 or more (0 leaves the forecast out)", which, e.Value)
 	}
-	return fmt.Sprintf("pool: forecasts[%d]%s: %s = %v: %v", e.Index, who, e.Field, e.Value, e.Err)
+	return fmt.Sprintf("pool: %s: %s = %v: %v", which, e.Field, e.Value, e.Err)
 }
 
 // Unwrap returns Err, so that errors.Is(err, ErrProbability) and the like hold.
@@ -220,7 +220,7 @@ func Combine(forecasts []Forecast, opt Options) (Result, error) {
 		items = append(items, item{p: f.P, w: w})
 		sumW += w
 		sumWP += w * f.P
-		c := min(max(f.P, ClipLow), ClipHigh)
+		c := clip(f.P)
 		if c != f.P {
 			res.Notes = append(res.Notes, fmt.Sprintf("forecasts[%d]%s: p = %v clipped to %v for the geometric mean of odds (odds of 0 or 1 are infinite)", i, whoSuffix(f.Who), f.P, c))
 		}
@@ -237,7 +237,7 @@ func Combine(forecasts []Forecast, opt Options) (Result, error) {
 		// Pooling identical forecasts returns that forecast exactly, by
 		// every method (the sums above round: ten of 0.01 gave
 		// 0.009999999999999941); extremizing still applies.
-		res.GeoOdds = extremize(min(max(same, ClipLow), ClipHigh), k)
+		res.GeoOdds = extremize(clip(same), k)
 		res.Mean = extremize(same, k)
 		res.Median = extremize(same, k)
 	}

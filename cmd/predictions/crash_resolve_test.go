@@ -19,8 +19,10 @@ import (
 // forecast file is imported, kill the process with SIGKILL in mid-load and
 // open the database: every acknowledged resolution is there, every
 // prediction is wholly resolved (its actual close, its resolution row, a
-// score for each forecaster) or wholly open (none of them), the import is
-// all there or not at all, and every counter equals a recount.
+// score for each forecaster) or wholly open (none of them), the import
+// stored whole questions from the top of the file (it goes to the board
+// in batches of whole questions) and all of them when acknowledged, every
+// counter equals a recount, and the same file sent again stores the rest.
 func TestCrashResolveImportSQLite(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the binary under load; skipped with -short")
@@ -41,7 +43,7 @@ func crashResolveImport(t *testing.T, db string) {
 	const (
 		mod         = "crash-moderator"
 		predictions = 60
-		questions   = 400 // in the imported file, five forecasts each
+		questions   = 800 // in the imported file, five forecasts each: two batches of import
 		resolveAcks = 25  // killed once this many resolutions are acknowledged
 	)
 	bin := buildBinary(t)
@@ -175,8 +177,18 @@ func crashResolveImport(t *testing.T, db string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f.Total != 0 && f.Total != questions {
-		t.Errorf("%d of the %d imported questions are on the board: an import is all or nothing", f.Total, questions)
+	stored := 0 // imported-0, imported-1, ... as far as they go
+	for ; stored < questions; stored++ {
+		pr, err := s.Prediction(ctx, fmt.Sprintf("imported-%d", stored))
+		if err != nil {
+			break
+		}
+		if pr.Status != board.StatusResolved || pr.Community.Forecasters != 5 {
+			t.Errorf("imported-%d stored half way: %s, %d forecasters", stored, pr.Status, pr.Community.Forecasters)
+		}
+	}
+	if f.Total != stored {
+		t.Errorf("%d imported questions are on the board, but the first %d of the file: the batches go in file order", f.Total, stored)
 	}
 	mu.Lock()
 	if imported && f.Total != questions {
@@ -185,6 +197,16 @@ func crashResolveImport(t *testing.T, db string) {
 	mu.Unlock()
 	if bad, err := s.CounterMismatches(ctx); err != nil || len(bad) > 0 {
 		t.Errorf("counters after the crash: %v, %v", bad, err)
+	}
+	res, err := s.Import(ctx, strings.NewReader(file.String()))
+	if err != nil {
+		t.Fatalf("importing the file again after the crash: %v", err)
+	}
+	if len(res.Created) != questions-f.Total || len(res.Existing) != f.Total {
+		t.Errorf("importing again after the crash: %d created, %d existing; want %d and %d", len(res.Created), len(res.Existing), questions-f.Total, f.Total)
+	}
+	if bad, err := s.CounterMismatches(ctx); err != nil || len(bad) > 0 {
+		t.Errorf("counters after importing again: %v, %v", bad, err)
 	}
 	t.Logf("crash (%s): %d resolutions acknowledged, %d stored; import acknowledged %v, %d questions stored",
 		dbKind(db), len(acked), done, imported, f.Total)
