@@ -20,4 +20,17 @@
 // asymmetric) are skipped. Every refusal is an *[Error] naming the
 // header, wrapping [ErrHeader] (missing or malformed), [ErrTimestamp]
 // (outside the tolerance) or [ErrSignature] (no signature matches).
+//
+// # Sending
+//
+// [NewClient] is the http.Client of deliveries, guarded against
+// server-side request forgery: each connection is checked after DNS
+// resolution (so a name that resolves, or later re-resolves, to a
+// refused address is refused too) and refused unless the address is
+// public unicast ([Allowed]; [ClientOptions.AllowPrivate] opens the
+// operator's own networks); only https is spoken
+// ([ClientOptions.AllowHTTPLoopback] lets http reach loopback for
+// development); no redirect is followed and no proxy is used; each
+// delivery is bounded by [DefaultTimeout]. [Post] reads at most
+// [MaxAnswer] bytes of an answer.
 package webhook
