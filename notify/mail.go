@@ -54,10 +54,6 @@ func NewMail(o *outbox.Outbox, from mail.Address, baseURL string) (*Mail, error)
 	return &Mail{outbox: o, from: from, domain: d, baseURL: baseURL}, nil
 }
 
-// From is the board's address: the From of every message and the
-// envelope sender.
-func (m *Mail) From() mail.Address { return m.from }
-
 // Record queues the e-mail that follows from c through tx and returns how
 // many messages it queued.
 func (m *Mail) Record(ctx context.Context, tx bun.Tx, c board.Change) (int, error) {

@@ -502,3 +502,42 @@ func TestUpgrade(t *testing.T) {
 		}
 	})
 }
+
+// TestUpgradeRace: two processes (two stores, two write pools) opening
+// the outbox of one SQLite board at once both succeed, and the board's
+// rows move once: the board's write pool takes the write lock at BEGIN
+// (_txlock=immediate), so the second migration reads what the first did.
+func TestUpgradeRace(t *testing.T) {
+	ctx := context.Background()
+	path := boardtest.SQLite(t)
+	var stores [2]*board.Store
+	for i := range stores {
+		s, err := board.Open(ctx, path, board.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		stores[i] = s
+	}
+	at := time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC)
+	if _, err := stores[0].DB().ExecContext(ctx, `INSERT INTO outbox (id, kind, recipient, message, status, next_attempt_at, created_at)
+	VALUES ('m1', 'confirmation', 'ada@example.org', ?, 'pending', ?, ?)`, []byte("x"), at, at); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	var boxes [2]*outbox.Outbox
+	var errs [2]error
+	for i := range stores {
+		wg.Go(func() { boxes[i], errs[i] = outbox.Open(ctx, stores[i].DB(), outbox.Options{}) })
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("Open %d: %v", i, err)
+		}
+	}
+	rows, err := boxes[1].List(ctx, "")
+	if err != nil || len(rows) != 1 || rows[0].ID != "m1" || rows[0].Status != outbox.Pending {
+		t.Errorf("rows after two opens at once = %+v, %v; want m1 pending", rows, err)
+	}
+}
