@@ -367,8 +367,9 @@ type Unsubscribed struct {
 
 // Unsubscribe stops all e-mail to the address whose unsubscribe token
 // this is (the List-Unsubscribe link of every message): no notification
-// is queued for it, the recorder is told to give up its pending messages, its pending
-// registrations can no longer be confirmed, and no confirmation message
+// is queued for it, the [Recorder] is told to give up its pending
+// messages, its pending registrations can no longer be confirmed, and no
+// confirmation message
 // goes to it for [QuietAfterUnsubscribe]. Confirming a new registration
 // of the address later subscribes it again. Unsubscribing twice is not an
 // error.

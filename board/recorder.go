@@ -20,6 +20,13 @@ type Recorder interface {
 	Record(ctx context.Context, tx bun.Tx, c Change) (queued int, err error)
 }
 
+// Filter, when a [Recorder] implements it, says which kinds of change it
+// is told of; the others skip it (on PostgreSQL a new prediction then
+// needs no transaction of its own).
+type Filter interface {
+	Wants(ChangeKind) bool
+}
+
 // ChangeKind names a change given to a [Recorder].
 type ChangeKind string
 
@@ -111,9 +118,18 @@ func Followers(ctx context.Context, db bun.IDB, predictionID, poster string) ([]
 // database ([Store.DB]), so it is made after [Open].
 func (s *Store) SetRecorder(r Recorder) { s.recorder = r }
 
-// record tells the recorder of c, in tx; nothing without one.
-func (s *Store) record(ctx context.Context, tx bun.Tx, c Change) (int, error) {
+// wants reports whether the recorder is told of changes of kind k.
+func (s *Store) wants(k ChangeKind) bool {
 	if s.recorder == nil {
+		return false
+	}
+	f, ok := s.recorder.(Filter)
+	return !ok || f.Wants(k)
+}
+
+// record tells the recorder of c, in tx, if it wants it.
+func (s *Store) record(ctx context.Context, tx bun.Tx, c Change) (int, error) {
+	if !s.wants(c.Kind) {
 		return 0, nil
 	}
 	return s.recorder.Record(ctx, tx, c)

@@ -109,8 +109,8 @@ func (s *Store) afterReply(ctx context.Context, tx bun.Tx, r *Reply) error {
 // replace the agent's reaction, returned in Reaction; [DEBATE] opens a
 // debate, and a reply whose parent is in a debate joins it (DebateID).
 //
-// With [Options.Recorder], the recorder is told of the reply in the same
-// transaction (it queues the notification to the prediction's followers;
+// The store's [Recorder] ([Store.SetRecorder]) is told of the reply in the
+// same transaction (it queues the notification to the prediction's followers;
 // see the package documentation, "E-mail threads").
 //
 // Errors: [ErrNotFound] (wrapped) for an unknown prediction; a

@@ -83,10 +83,31 @@ func (m *Mail) Record(ctx context.Context, tx bun.Tx, c board.Change) (int, erro
 	case board.AddressRegistered:
 		return m.confirm(ctx, tx, c)
 	case board.AddressUnsubscribed:
-		_, err := m.outbox.Cancel(ctx, tx, outbox.Email, c.Addresses, "the address unsubscribed")
-		return 0, err
+		return Cancel{Outbox: m.outbox}.Record(ctx, tx, c)
 	}
 	return 0, nil
+}
+
+// Cancel is the recorder of a board that sends no e-mail for now (serve
+// without --smtp-url): it queues nothing, but gives up the pending
+// messages of an address that unsubscribes, queued while e-mail was on,
+// so that they are not sent once it is on again. It is told of
+// unsubscriptions only ([board.Filter]).
+type Cancel struct {
+	Outbox *outbox.Outbox
+}
+
+// Wants reports whether k is an unsubscription.
+func (Cancel) Wants(k board.ChangeKind) bool { return k == board.AddressUnsubscribed }
+
+// Record gives up the pending e-mail to the addresses of an
+// unsubscription; it queues nothing.
+func (c Cancel) Record(ctx context.Context, tx bun.Tx, ch board.Change) (int, error) {
+	if ch.Kind != board.AddressUnsubscribed {
+		return 0, nil
+	}
+	_, err := c.Outbox.Cancel(ctx, tx, outbox.Email, ch.Addresses, "the address unsubscribed")
+	return 0, err
 }
 
 // notification is the common part of a post's notification.

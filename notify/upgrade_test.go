@@ -3,6 +3,8 @@ package notify_test
 import (
 	"bytes"
 	"context"
+	"net/mail"
+	"strings"
 	"testing"
 	"time"
 
@@ -69,4 +71,52 @@ func TestUpgradeDelivers(t *testing.T) {
 	if n := len(srv.Messages()); n != 3 {
 		t.Errorf("%d messages in all, want 3", n)
 	}
+}
+
+// TestCancelWithoutMail: mail queued while e-mail was on, to an address
+// that unsubscribes while the server runs without e-mail (Cancel is the
+// board's recorder), is given up, and is not sent once e-mail is on
+// again; Cancel queues nothing for posts.
+func TestCancelWithoutMail(t *testing.T) {
+	f := newFixture(t) // ada's prediction waits for bob
+	ctx := context.Background()
+	rows, err := f.box.List(ctx, f.pred.ID)
+	if err != nil || len(rows) != 1 {
+		t.Fatalf("queued: %+v, %v", rows, err)
+	}
+	// The next run has no SMTP server.
+	f.store.SetRecorder(notify.Cancel{Outbox: f.box})
+	c := 0.4
+	if _, err := f.store.CreatePrediction(ctx, board.NewPrediction{AgentID: "bob", Title: "Snow in Oslo", Body: "Soon.",
+		Confidence: &c, Timeframe: "soon", Domain: "Climate"}); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := f.box.Backlog(ctx); n != 1 {
+		t.Errorf("backlog after a post without e-mail = %d, want the 1 of before", n)
+	}
+	if _, err := f.store.Unsubscribe(ctx, unsubscribeToken(t, rows[0].Payload)); err != nil {
+		t.Fatal(err)
+	}
+	if r := f.row(t); r.Status != outbox.Failed || r.LastError != "the address unsubscribed" {
+		t.Errorf("bob's message after he unsubscribed = %s %q, want failed: the address unsubscribed", r.Status, r.LastError)
+	}
+	// E-mail on again: nothing goes to bob.
+	withMail(t, f.store, f.clk.Now)
+	srv := smtptest.Start(t, smtptest.Options{})
+	drain(t, &notify.Sender{Outbox: f.box, From: boardFrom, SMTP: server(srv), Log: quiet}, notify.Result{})
+}
+
+// unsubscribeToken reads the token of a message's List-Unsubscribe link.
+func unsubscribeToken(t *testing.T, msg []byte) string {
+	t.Helper()
+	m, err := mail.ReadMessage(bytes.NewReader(msg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	link := strings.Trim(m.Header.Get("List-Unsubscribe"), "<>")
+	_, tok, ok := strings.Cut(link, "?token=")
+	if !ok {
+		t.Fatalf("List-Unsubscribe %q has no token", link)
+	}
+	return tok
 }
