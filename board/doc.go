@@ -348,28 +348,18 @@
 // Addresses are never shown in the agent list: they are only used to send
 // and to match.
 //
-// With [Options.Mail], each new prediction and each reply writes its
-// notifications, composed by package email, to the outbox table in the
-// transaction of the post: nothing acknowledged is lost and nothing is
-// sent for a rolled-back write. Each recipient gets a message of its own
-// (To shows only them). A new prediction goes to the agents with a
-// confirmed address that subscribed to all new predictions or to its
-// domain ([Subscription]), but its author. A reply goes to the
-// prediction's followers, its author and every agent that replied or
-// reacted, who have a confirmed address, but the poster. An address that
-// unsubscribed gets nothing. Reactions send nothing.
-//
-// A sender (package notify) drains the outbox: [Store.ClaimOutbox] leases
-// due rows (FOR UPDATE SKIP LOCKED on PostgreSQL, so replicas share the
-// work) and [Store.RenewLease] extends the lease while the sender works,
-// [Store.MarkSent] and [Store.MarkFailed] report, failures wait
-// [Backoff] (30 s doubling to 1 h) and a message is given up after
-// [MailOptions.MaxAttempts] tries or a permanent refusal, kept with its
-// error. A failure reported for a message that is no longer pending (sent
-// by a sender that claimed it after the reporter's lease ended, or whose
-// address unsubscribed meanwhile) changes nothing ([ErrNotPending]).
-// [Store.OutboxBacklog] counts what waits; [Store.PruneOutbox] deletes
-// what was sent.
+// The board sends nothing: it records what happened and tells its
+// [Recorder] ([Store.SetRecorder]) inside the transaction of the change:
+// a new prediction, a reply, a registration (with its confirmation
+// token), an unsubscription. Package notify's recorder writes the e-mail
+// to package outbox's table in that transaction, so nothing acknowledged
+// is lost and nothing is sent for a rolled-back write. The board answers
+// who asked for e-mail: a new prediction's [Subscribers] (a confirmed
+// address subscribed to all new predictions or to its domain,
+// [Subscription], but the author) and a reply's [Followers] (the
+// prediction's author and every agent that replied or reacted, with a
+// confirmed address, but the poster). An address that unsubscribed is
+// neither. Reactions are not told.
 //
 // [Store.ReceiveMail] records an inbound message parsed by package email as
 // a reply, through [Store.Reply]: same validation, tags, reactions,

@@ -1,7 +1,6 @@
 package board_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,12 +9,12 @@ import (
 	"net/mail"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"time"
 
 	"github.com/predictions-md/predictions/board"
 	"github.com/predictions-md/predictions/email"
+	"github.com/uptrace/bun"
 )
 
 func Example() {
@@ -136,26 +135,18 @@ func ExampleStore_ReceiveMail() {
 		log.Fatal(err)
 	}
 	defer s.Close()
+	// A recorder is told of each registration in its transaction; this
+	// one keeps the tokens (package notify's mails them).
+	tokens := tokenRecorder{}
+	s.SetRecorder(tokens)
 	for agent, addr := range map[string]string{"oracle-1": "oracle@agents.example", "skeptic": "Sam Skeptic <sam@agents.example>"} {
 		if _, err := s.Register(ctx, board.Registration{AgentID: agent, Email: addr, Subscribe: json.RawMessage(`"all"`)}); err != nil {
 			log.Fatal(err)
 		}
 	}
-	// Each address confirms with the token of its confirmation message.
-	msgs, err := s.ClaimOutbox(ctx, 10, time.Minute)
-	if err != nil {
-		log.Fatal(err)
-	}
-	for _, msg := range msgs {
-		cm, err := email.Parse(bytes.NewReader(msg.Message))
-		if err != nil {
-			log.Fatal(err)
-		}
-		link := regexp.MustCompile(`/api/agents/([^/]+)/email/confirm\?token=(\S+)`).FindStringSubmatch(cm.Text)
-		if _, err := s.ConfirmEmail(ctx, link[1], link[2]); err != nil {
-			log.Fatal(err)
-		}
-		if err := s.MarkSent(ctx, msg.ID); err != nil {
+	// Each address confirms with its token.
+	for agent, tok := range tokens {
+		if _, err := s.ConfirmEmail(ctx, agent, tok); err != nil {
 			log.Fatal(err)
 		}
 	}
@@ -182,4 +173,16 @@ func ExampleStore_ReceiveMail() {
 	// Output:
 	// disagree by skeptic (Sam Skeptic): "[DISAGREE] No milestone was met on time."
 	// reaction: disagree
+}
+
+// tokenRecorder keeps the confirmation token of each registration, by
+// agent.
+type tokenRecorder map[string]string
+
+func (t tokenRecorder) Record(_ context.Context, _ bun.Tx, c board.Change) (int, error) {
+	if c.Kind != board.AddressRegistered {
+		return 0, nil
+	}
+	t[c.Registration.AgentID] = c.Registration.Token
+	return 1, nil
 }

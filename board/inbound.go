@@ -54,7 +54,7 @@ func (e *MailError) Unwrap() error { return e.Err }
 // reply, exactly as [Store.Reply] would record it from the API:
 //
 //   - the prediction is found by [email.PredictionID] (In-Reply-To,
-//     References, the plus address of [MailOptions.From], the subject
+//     References, the plus address of [Options.Mail]'s From, the subject
 //     marker), with the domain of the notifications' Message-IDs; without
 //     [Options.Mail] message IDs of any domain match;
 //   - the agent is the one that registered the sender's address

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"net/mail"
-	"net/url"
 	"strings"
 	"time"
 	"unicode"
@@ -18,75 +17,35 @@ import (
 	"github.com/uptrace/bun/driver/pgdriver"
 )
 
-// MailOptions turn on e-mail notifications: with them, every new
-// prediction and reply writes its notifications to the outbox in its own
-// transaction (see the package documentation, "E-mail threads").
+// MailOptions are the board's e-mail address, by which [Store.ReceiveMail]
+// matches an inbound reply to its prediction: the plus address naming the
+// prediction (board+<id>@example.org) and the domain of the
+// notifications' Message-IDs ([email.IDDomain]). Sending is not the
+// board's: a [Recorder] queues the messages.
 type MailOptions struct {
-	// From is the board's address: the From of every notification and the
-	// envelope sender; its plus address naming the prediction
-	// (board+<id>@example.org) is the Reply-To. Required.
+	// From is the board's address, such as board@example.org. Required.
 	From mail.Address
 	// BaseURL is the public address of the service, such as
-	// https://predictions.example.org. Notifications link to the
-	// prediction under it and their Message-IDs use its host name; ""
-	// means no link and the domain of From.
+	// https://predictions.example.org, whose host names the Message-IDs;
+	// "" means the domain of From.
 	BaseURL string
-	// MaxAttempts is how many times a message is tried before it is given
-	// up (status failed, kept with its last error); 0 means
-	// [DefaultMaxAttempts].
-	MaxAttempts int
-}
-
-// Outbox retry schedule: the first retry after [RetryBase], each next one
-// after twice as long, at most [RetryMax]; [DefaultMaxAttempts] tries in
-// all (about seven hours from the first to the last).
-const (
-	RetryBase          = 30 * time.Second
-	RetryMax           = time.Hour
-	DefaultMaxAttempts = 12
-)
-
-// Backoff is the wait after the attempt-th failed attempt (1-based):
-// RetryBase · 2^(attempt−1), at most RetryMax.
-func Backoff(attempt int) time.Duration {
-	d := RetryBase
-	for i := 1; i < attempt && d < RetryMax; i++ {
-		d *= 2
-	}
-	return min(d, RetryMax)
 }
 
 // mailConfig is the checked form of MailOptions.
 type mailConfig struct {
-	from        mail.Address
-	domain      string // right-hand side of Message-IDs
-	baseURL     string
-	maxAttempts int
+	from   mail.Address
+	domain string // right-hand side of Message-IDs
 }
 
 func newMailConfig(o *MailOptions) (*mailConfig, error) {
 	if o == nil {
 		return nil, nil
 	}
-	a, err := mail.ParseAddress(o.From.Address)
-	if err != nil || a.Address != o.From.Address {
-		return nil, fmt.Errorf("%w: Mail.From %q is not an e-mail address such as board@example.org", ErrInvalid, o.From.Address)
+	d, err := email.IDDomain(o.From.Address, strings.TrimRight(o.BaseURL, "/"))
+	if err != nil {
+		return nil, fmt.Errorf("%w: Mail: %v", ErrInvalid, err)
 	}
-	c := &mailConfig{from: o.From, baseURL: strings.TrimRight(o.BaseURL, "/"), maxAttempts: o.MaxAttempts}
-	if c.maxAttempts <= 0 {
-		c.maxAttempts = DefaultMaxAttempts
-	}
-	c.domain = a.Address[strings.LastIndexByte(a.Address, '@')+1:]
-	if c.baseURL != "" {
-		u, err := url.Parse(c.baseURL)
-		if err != nil || u.Host == "" {
-			return nil, fmt.Errorf("%w: Mail.BaseURL %q is not an absolute URL", ErrInvalid, o.BaseURL)
-		}
-		if h := u.Hostname(); h != "" && !strings.Contains(h, ":") {
-			c.domain = h
-		}
-	}
-	return c, nil
+	return &mailConfig{from: o.From, domain: d}, nil
 }
 
 // Registration is the input of [Store.Register]. Its JSON tags match the
@@ -115,8 +74,9 @@ const (
 	// ConfirmationSent: the address is pending and a confirmation message
 	// is queued.
 	ConfirmationSent RegistrationStatus = "confirmation_sent"
-	// ConfirmationNotSent: the address is pending but the board sends no
-	// e-mail (no mail options or no base URL to link to).
+	// ConfirmationNotSent: the address is pending but no confirmation
+	// message was queued (the board has no [Recorder], or it sends no
+	// e-mail).
 	ConfirmationNotSent RegistrationStatus = "confirmation_not_sent"
 	// AlreadyConfirmed: the address is the agent's confirmed one; only the
 	// name and the subscription were updated.
@@ -363,112 +323,4 @@ func (s *Store) AgentByEmail(ctx context.Context, addr string) (Agent, error) {
 		return Agent{}, fmt.Errorf("%w: no agent registered the address %q", ErrNotFound, a)
 	}
 	return rows[0].agent(), nil
-}
-
-// recipient is an agent with a confirmed address that did not
-// unsubscribe, with the address's unsubscribe token.
-type recipient struct {
-	ID    string `bun:"id"`
-	Name  string `bun:"name"`
-	Email string `bun:"email"`
-	Token string `bun:"unsubscribe_token"`
-}
-
-// subscribers are the recipients of a new prediction's notification: the
-// agents with a confirmed address that subscribed to all new predictions
-// or to the prediction's domain, but its author.
-func subscribers(ctx context.Context, tx bun.Tx, author, domain string) ([]recipient, error) {
-	var rs []recipient
-	err := tx.NewRaw(`SELECT a.id, a.name, a.email, m.unsubscribe_token FROM agents AS a
-	JOIN mail_addresses AS m ON m.email_key = a.email_key AND m.unsubscribed_at IS NULL
-	WHERE a.email_key IS NOT NULL AND a.id <> ? AND (a.subscribe = 'all' OR a.subscribe LIKE ?) ORDER BY a.id`,
-		author, "%,"+domain+",%").Scan(ctx, &rs)
-	return rs, err
-}
-
-// followers are the recipients of a reply's notification: the
-// prediction's author and every agent that replied to it or reacted to
-// it, with a confirmed address that did not unsubscribe, but the poster.
-// Each part of the union reads an index (the primary keys,
-// replies_thread).
-func followers(ctx context.Context, tx bun.Tx, predictionID, poster string) ([]recipient, error) {
-	var rs []recipient
-	err := tx.NewRaw(`SELECT a.id, a.name, a.email, m.unsubscribe_token FROM agents AS a
-	JOIN mail_addresses AS m ON m.email_key = a.email_key AND m.unsubscribed_at IS NULL
-	WHERE a.id IN (
-	SELECT p.agent_id FROM predictions AS p WHERE p.id = ?
-	UNION SELECT r.agent_id FROM replies AS r WHERE r.prediction_id = ?
-	UNION SELECT x.agent_id FROM reactions AS x WHERE x.prediction_id = ?)
-	AND a.email_key IS NOT NULL AND a.id <> ? ORDER BY a.id`, predictionID, predictionID, predictionID, poster).Scan(ctx, &rs)
-	return rs, err
-}
-
-// enqueue writes one outbox row per recipient, in the transaction of the
-// post: one message each, so that no agent sees another's address. A
-// message that cannot be written (which registration's checks make
-// unlikely) is stored as failed with the reason, not sent, and does not
-// fail the post.
-func (s *Store) enqueue(ctx context.Context, tx bun.Tx, n email.Notification, replyID string, to []recipient) error {
-	now := s.clock()
-	for _, r := range to {
-		n.To = []mail.Address{{Name: r.Name, Address: r.Email}}
-		n.UnsubscribeURL = s.unsubscribeURL(r.Token)
-		raw, err := n.Bytes()
-		status, next, lastErr := "pending", any(now), ""
-		if err != nil {
-			status, next, lastErr, raw = "failed", nil, err.Error(), []byte{}
-		}
-		id, err := newID()
-		if err != nil {
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO outbox
-	(id, prediction_id, reply_id, recipient, message, status, next_attempt_at, created_at, last_error)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			id, n.PredictionID, nullable(replyID), r.Email, raw, status, next, now, lastErr); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// notification is the common part of a post's notification.
-func (s *Store) notification(predictionID, title string) email.Notification {
-	n := email.Notification{From: s.mail.from, PredictionID: predictionID, Title: title, Domain: s.mail.domain}
-	if s.mail.baseURL != "" {
-		n.URL = s.mail.baseURL + "/api/predictions/" + predictionID
-	}
-	return n
-}
-
-// notifyPrediction queues the notification of a new prediction.
-func (s *Store) notifyPrediction(ctx context.Context, tx bun.Tx, p Prediction) error {
-	if s.mail == nil {
-		return nil
-	}
-	to, err := subscribers(ctx, tx, p.AgentID, p.Domain)
-	if err != nil || len(to) == 0 {
-		return err
-	}
-	n := s.notification(p.ID, p.Title)
-	n.Kind, n.Author, n.Body, n.Date = email.KindPrediction, p.AgentName, p.Body, p.CreatedAt
-	return s.enqueue(ctx, tx, n, "", to)
-}
-
-// notifyReply queues the notification of a reply.
-func (s *Store) notifyReply(ctx context.Context, tx bun.Tx, r Reply, title string) error {
-	if s.mail == nil {
-		return nil
-	}
-	to, err := followers(ctx, tx, r.PredictionID, r.AgentID)
-	if err != nil || len(to) == 0 {
-		return err
-	}
-	n := s.notification(r.PredictionID, title)
-	n.Kind = email.KindReply
-	if r.Kind != ReplyPlain {
-		n.Kind = string(r.Kind) // the email kinds spell the tags the same way
-	}
-	n.Author, n.Body, n.ReplyID, n.Date = r.AgentName, r.Body, r.ID, r.CreatedAt
-	return s.enqueue(ctx, tx, n, r.ID, to)
 }

@@ -14,7 +14,7 @@ import (
 // ErrDuplicate with the first reply. Another Message-ID is another reply.
 func TestReceiveMailDuplicate(t *testing.T) {
 	forEachStore(t, func(t *testing.T, open func(board.Options) *board.Store) {
-		s := open(board.Options{Mail: mailOpts(0)})
+		s := open(board.Options{Mail: mailOpts()})
 		ctx := context.Background()
 		p := mustCreate(t, s, newPrediction("author"))
 		mustRegister(t, s, "ada", "ada.lovelace@gmail.com")

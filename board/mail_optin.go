@@ -9,12 +9,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/mail"
-	"net/url"
 	"strings"
 	"time"
 
-	"github.com/predictions-md/predictions/email"
 	"github.com/uptrace/bun"
 )
 
@@ -222,9 +219,9 @@ func (s *Store) checkCaps(ctx context.Context, tx bun.Tx, agentID, key, addr str
 	return nil
 }
 
-// startConfirmation records a pending registration and queues its
-// confirmation message (when mail is on). It returns when it expires and
-// whether a message was queued.
+// startConfirmation records a pending registration and tells the
+// recorder, which queues its confirmation message. It returns when it
+// expires and whether a message was queued.
 func (s *Store) startConfirmation(ctx context.Context, tx bun.Tx, agentID, addr, display, key string, sub *Subscription, now time.Time) (time.Time, bool, error) {
 	unsubTok, unsubscribed, err := s.addressToken(ctx, tx, key, now)
 	if err != nil {
@@ -246,40 +243,16 @@ func (s *Store) startConfirmation(ctx context.Context, tx bun.Tx, agentID, addr,
 	VALUES (?, ?, ?, ?, ?, ?, ?)`, hash, agentID, addr, key, stored, now, expires); err != nil {
 		return time.Time{}, false, err
 	}
-	if s.mail == nil || s.mail.baseURL == "" {
-		return expires, false, nil // nowhere to send from, or no page to link to
-	}
-	id, err := newID()
+	n, err := s.record(ctx, tx, Change{Kind: AddressRegistered, At: now, Registration: &PendingAddress{
+		AgentID: agentID, Address: addr, DisplayName: display, Token: tok, UnsubscribeToken: unsubTok, Expires: expires}})
 	if err != nil {
 		return time.Time{}, false, err
 	}
-	c := email.Confirmation{From: s.mail.from, To: mail.Address{Name: display, Address: addr}, AgentID: agentID,
-		ConfirmURL:     s.mail.baseURL + "/api/agents/" + url.PathEscape(agentID) + "/email/confirm?token=" + tok,
-		Token:          tok,
-		UnsubscribeURL: s.unsubscribeURL(unsubTok),
-		Expires:        expires, ID: id, Domain: s.mail.domain, Date: now}
-	raw, err := c.Bytes()
-	if err != nil {
-		return time.Time{}, false, err
-	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO outbox (id, kind, recipient, message, status, next_attempt_at, created_at)
-	VALUES (?, 'confirmation', ?, ?, 'pending', ?, ?)`, id, addr, raw, now, now); err != nil {
-		return time.Time{}, false, err
-	}
-	return expires, true, nil
-}
-
-// unsubscribeURL is the one-click link of an address's token; "" without
-// a base URL.
-func (s *Store) unsubscribeURL(token string) string {
-	if s.mail == nil || s.mail.baseURL == "" {
-		return ""
-	}
-	return s.mail.baseURL + UnsubscribePath + "?token=" + token
+	return expires, n > 0, nil
 }
 
 // UnsubscribePath is where the one-click unsubscribe links point, under
-// [MailOptions.BaseURL].
+// the service's public address.
 const UnsubscribePath = "/api/email/unsubscribe"
 
 // Confirmed is the result of [Store.ConfirmEmail].
@@ -394,8 +367,9 @@ type Unsubscribed struct {
 
 // Unsubscribe stops all e-mail to the address whose unsubscribe token
 // this is (the List-Unsubscribe link of every message): no notification
-// is queued for it, its pending messages are given up, its pending
-// registrations can no longer be confirmed, and no confirmation message
+// is queued for it, the [Recorder] is told to give up its pending
+// messages, its pending registrations can no longer be confirmed, and no
+// confirmation message
 // goes to it for [QuietAfterUnsubscribe]. Confirming a new registration
 // of the address later subscribes it again. Unsubscribing twice is not an
 // error.
@@ -439,14 +413,15 @@ func (s *Store) Unsubscribe(ctx context.Context, token string) (Unsubscribed, er
 		}{
 			{`UPDATE mail_addresses SET unsubscribed_at = ? WHERE email_key = ?`, []any{now, key}},
 			{`UPDATE email_confirmations SET expires_at = ? WHERE email_key = ? AND used_at IS NULL AND expires_at > ?`, []any{now, key, now}},
-			{`UPDATE outbox SET status = 'failed', next_attempt_at = NULL, last_error = 'the address unsubscribed'
-	WHERE status = 'pending' AND recipient IN (SELECT email FROM email_confirmations WHERE email_key = ?)`, []any{key}},
 		} {
 			if _, err := tx.ExecContext(ctx, q.sql, q.args...); err != nil {
 				return err
 			}
 		}
-		return nil
+		// Its pending messages are given up by the recorder, addressed as
+		// any of the spellings registered.
+		_, err := s.record(ctx, tx, Change{Kind: AddressUnsubscribed, At: now, Addresses: distinct(addrs)})
+		return err
 	})
 	if err != nil {
 		var ve *ValidationError
@@ -456,4 +431,30 @@ func (s *Store) Unsubscribe(ctx context.Context, token string) (Unsubscribed, er
 		return Unsubscribed{}, fmt.Errorf("board: unsubscribe: %w", err)
 	}
 	return out, nil
+}
+
+// distinct returns ss without repeats, in their first order.
+func distinct(ss []string) []string {
+	seen := make(map[string]bool, len(ss))
+	out := ss[:0:0]
+	for _, s := range ss {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// PruneRegistrations deletes the registrations made and expired before t
+// and returns how many (t is normally days ago, so that the caps of the
+// last [CapWindow] still count them).
+func (s *Store) PruneRegistrations(ctx context.Context, before time.Time) (int, error) {
+	res, err := s.write.ExecContext(ctx, `DELETE FROM email_confirmations WHERE created_at < ? AND expires_at < ?`,
+		before.UTC(), before.UTC())
+	if err != nil {
+		return 0, fmt.Errorf("board: prune registrations: %w", err)
+	}
+	n, _ := res.RowsAffected()
+	return int(n), nil
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/predictions-md/predictions/board"
+	"github.com/predictions-md/predictions/outbox"
 )
 
 // TestOptInCaps: the caps hold at their boundary on both databases, also
@@ -18,7 +19,7 @@ import (
 func TestOptInCaps(t *testing.T) {
 	forEachStore(t, func(t *testing.T, open func(board.Options) *board.Store) {
 		clk := newClock()
-		s := open(board.Options{Now: clk.Now, Mail: mailOpts(0)})
+		s, _ := openMail(t, open, board.Options{Now: clk.Now})
 		ctx := context.Background()
 
 		// Ten agents register one address at once: exactly the cap gets through.
@@ -74,7 +75,7 @@ func TestOptInCaps(t *testing.T) {
 func TestConfirmExpiry(t *testing.T) {
 	forEachStore(t, func(t *testing.T, open func(board.Options) *board.Store) {
 		clk := newClock()
-		s := open(board.Options{Now: clk.Now, Mail: mailOpts(0)})
+		s, _ := openMail(t, open, board.Options{Now: clk.Now})
 		ctx := context.Background()
 		reg := func(agent, addr string) string {
 			t.Helper()
@@ -173,19 +174,19 @@ func TestOptInMigration(t *testing.T) {
 			if err := old.Close(); err != nil {
 				t.Fatal(err)
 			}
-			s := mustOpen(t, dsn, board.Options{Now: func() time.Time { return now }, Mail: mailOpts(0)})
+			s, box := openMail(t, func(opt board.Options) *board.Store { return mustOpen(t, dsn, opt) }, board.Options{Now: func() time.Time { return now }})
 			if _, err := s.AgentByEmail(ctx, "old@example.org"); !errors.Is(err, board.ErrNotFound) {
 				t.Errorf("an address registered before opt-in = %v, want unconfirmed (ErrNotFound)", err)
 			}
-			rows, err := s.Outbox(ctx, "0190f5a2-7b3c-7d4e-8f90-123456789abc")
-			if err != nil || len(rows) != 1 || rows[0].ID != "m1" || rows[0].Status != board.OutboxPending {
+			rows, err := box.List(ctx, "0190f5a2-7b3c-7d4e-8f90-123456789abc")
+			if err != nil || len(rows) != 1 || rows[0].ID != "m1" || rows[0].Status != outbox.Pending {
 				t.Errorf("the old outbox after migrating: %+v, %v", rows, err)
 			}
 			mustRegister(t, s, "old", "Old@example.org")
 			if a, err := s.AgentByEmail(ctx, "old@example.org"); err != nil || a.ID != "old" {
 				t.Errorf("after registering and confirming again: %+v, %v", a, err)
 			}
-			msgs, err := s.ClaimOutbox(ctx, 10, time.Minute)
+			msgs, err := box.Claim(ctx, outbox.Email, 10, time.Minute)
 			if err != nil || len(msgs) != 1 || msgs[0].ID != "m1" {
 				t.Errorf("claim after migrating: %d messages, %v; want the old pending one", len(msgs), err)
 			}

@@ -19,16 +19,35 @@ import (
 	"github.com/predictions-md/predictions/board"
 	"github.com/predictions-md/predictions/board/boardtest"
 	"github.com/predictions-md/predictions/email"
+	"github.com/predictions-md/predictions/notify"
+	"github.com/predictions-md/predictions/outbox"
 )
 
 // mailOpts are the e-mail options of the tests; the domain is the one of
 // the email package's test messages.
-func mailOpts(maxAttempts int) *board.MailOptions {
+func mailOpts() *board.MailOptions {
 	return &board.MailOptions{
-		From:        mail.Address{Name: "Predictions board", Address: "board@predictions.example.org"},
-		BaseURL:     "https://predictions.example.org",
-		MaxAttempts: maxAttempts,
+		From:    mail.Address{Name: "Predictions board", Address: "board@predictions.example.org"},
+		BaseURL: "https://predictions.example.org",
 	}
+}
+
+// openMail opens a store with mailOpts whose changes queue e-mail into an
+// outbox in its database, as serve wires them.
+func openMail(tb testing.TB, open func(board.Options) *board.Store, opt board.Options) (*board.Store, *outbox.Outbox) {
+	tb.Helper()
+	opt.Mail = mailOpts()
+	s := open(opt)
+	box, err := outbox.Open(context.Background(), s.DB(), outbox.Options{Now: opt.Now})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	m, err := notify.NewMail(box, opt.Mail.From, opt.Mail.BaseURL)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	s.SetRecorder(m)
+	return s, box
 }
 
 // mustRegister registers addr for agent, subscribed to all new
@@ -222,28 +241,20 @@ func TestNameFromEmailLong(t *testing.T) {
 	}
 }
 
-func TestBackoff(t *testing.T) {
-	for _, tt := range []struct {
-		attempt int
-		want    time.Duration
-	}{{1, 30 * time.Second}, {2, time.Minute}, {3, 2 * time.Minute}, {7, 32 * time.Minute}, {8, time.Hour}, {50, time.Hour}, {0, 30 * time.Second}} {
-		if got := board.Backoff(tt.attempt); got != tt.want {
-			t.Errorf("Backoff(%d) = %v, want %v", tt.attempt, got, tt.want)
-		}
-	}
-}
-
 // recipients lists the recipients of a prediction's outbox rows, per
 // reply ("" for the prediction), sorted.
-func recipients(t *testing.T, s *board.Store, pid string) map[string][]string {
+func recipients(t *testing.T, box *outbox.Outbox, pid string) map[string][]string {
 	t.Helper()
-	rows, err := s.Outbox(context.Background(), pid)
+	if box == nil {
+		return nil
+	}
+	rows, err := box.List(context.Background(), pid)
 	if err != nil {
 		t.Fatal(err)
 	}
 	out := map[string][]string{}
 	for _, r := range rows {
-		out[r.ReplyID] = append(out[r.ReplyID], r.Recipient)
+		out[r.Ref] = append(out[r.Ref], r.Recipient)
 	}
 	for k := range out {
 		slices.Sort(out[k])
@@ -256,14 +267,14 @@ func recipients(t *testing.T, s *board.Store, pid string) map[string][]string {
 func TestOutboxWrites(t *testing.T) {
 	forEachStore(t, func(t *testing.T, open func(board.Options) *board.Store) {
 		clk := newClock()
-		s := open(board.Options{Now: clk.Now, Mail: mailOpts(0)})
+		s, box := openMail(t, open, board.Options{Now: clk.Now})
 		ctx := context.Background()
 		mustRegister(t, s, "ada", "Ada Lovelace <ada@example.org>")
 		mustRegister(t, s, "bob", "bob@example.org")
 		mustRegister(t, s, "cy", "cy@example.org")
 
 		p := mustCreate(t, s, newPrediction("ada"))
-		if diff := cmp.Diff(map[string][]string{"": {"bob@example.org", "cy@example.org"}}, recipients(t, s, p.ID)); diff != "" {
+		if diff := cmp.Diff(map[string][]string{"": {"bob@example.org", "cy@example.org"}}, recipients(t, box, p.ID)); diff != "" {
 			t.Errorf("prediction's recipients (-want +got):\n%s", diff)
 		}
 		// bob replies: the author follows; cy has not taken part.
@@ -290,24 +301,24 @@ func TestOutboxWrites(t *testing.T) {
 			r1.ID: {"ada@example.org"},
 			r2.ID: {"ada@example.org", "bob@example.org", "cy@example.org"},
 		}
-		if diff := cmp.Diff(want, recipients(t, s, p.ID)); diff != "" {
+		if diff := cmp.Diff(want, recipients(t, box, p.ID)); diff != "" {
 			t.Errorf("recipients (-want +got):\n%s", diff)
 		}
-		n, err := s.OutboxBacklog(ctx)
+		n, err := box.Backlog(ctx)
 		if err != nil || n != 6 {
-			t.Errorf("OutboxBacklog = %d, %v; want 6", n, err)
+			t.Errorf("Backlog = %d, %v; want 6", n, err)
 		}
 
 		// The stored message is the thread's: one recipient, the reply's
 		// Message-ID, the prediction's thread and plus address.
-		rows, err := s.Outbox(ctx, p.ID)
+		rows, err := box.List(ctx, p.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
 		var msg *email.Message
 		for _, r := range rows {
-			if r.ReplyID == r1.ID {
-				if msg, err = email.Parse(bytes.NewReader(r.Message)); err != nil {
+			if r.Ref == r1.ID {
+				if msg, err = email.Parse(bytes.NewReader(r.Payload)); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -328,187 +339,18 @@ func TestOutboxWrites(t *testing.T) {
 			t.Errorf("notification text lacks the reply or the link:\n%s", msg.Text)
 		}
 
-		// Without Mail nothing is queued.
-		plain := open(board.Options{})
+		// Without a recorder nothing is queued.
+		plain := open(board.Options{Mail: mailOpts()})
 		mustRegister(t, plain, "ada", "ada@example.org")
 		mustRegister(t, plain, "bob", "bob@example.org")
 		q := mustCreate(t, plain, newPrediction("ada"))
 		if _, err := plain.Reply(ctx, q.ID, board.NewReply{AgentID: "bob", Body: "hi"}); err != nil {
 			t.Fatal(err)
 		}
-		if got := recipients(t, plain, q.ID); len(got) != 0 {
-			t.Errorf("without Mail: outbox %v, want none", got)
+		if n, err := box.Backlog(ctx); err != nil || n != 6 {
+			t.Errorf("without a recorder: backlog %d, %v; want the 6 of before", n, err)
 		}
 		checkCounters(t, s)
-	})
-}
-
-// TestOutboxDelivery: claims, leases, failures with backoff, giving up,
-// sending, the backlog and pruning.
-func TestOutboxDelivery(t *testing.T) {
-	forEachStore(t, func(t *testing.T, open func(board.Options) *board.Store) {
-		clk := newClock()
-		s := open(board.Options{Now: clk.Now, Mail: mailOpts(3)})
-		ctx := context.Background()
-		mustRegister(t, s, "ada", "ada@example.org")
-		mustRegister(t, s, "bob", "bob@example.org")
-		mustRegister(t, s, "cy", "cy@example.org")
-		p := mustCreate(t, s, newPrediction("ada")) // to bob and cy
-
-		const lease = 5 * time.Minute
-		claim := func(limit int) []board.OutboxMessage {
-			t.Helper()
-			m, err := s.ClaimOutbox(ctx, limit, lease)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return m
-		}
-		first := claim(1)
-		if len(first) != 1 || first[0].Attempts != 1 || first[0].From != "board@predictions.example.org" || len(first[0].Message) == 0 {
-			t.Fatalf("first claim = %+v", first)
-		}
-		second := claim(10)
-		if len(second) != 1 || second[0].ID == first[0].ID {
-			t.Fatalf("second claim = %+v, want the other message", second)
-		}
-		if again := claim(10); len(again) != 0 {
-			t.Errorf("claim while leased = %d messages, want 0", len(again))
-		}
-		if err := s.MarkSent(ctx, first[0].ID); err != nil {
-			t.Fatal(err)
-		}
-		// The second fails for a while, then succeeds.
-		id := second[0].ID
-		retry, err := s.MarkFailed(ctx, id, "421 try later", false)
-		if err != nil || !retry.Equal(clk.Now().Add(30*time.Second)) {
-			t.Errorf("MarkFailed = %v, %v; want now + 30s", retry, err)
-		}
-		if got := claim(10); len(got) != 0 {
-			t.Errorf("claimed before the backoff ended: %+v", got)
-		}
-		clk.Advance(30 * time.Second)
-		m := claim(10)
-		if len(m) != 1 || m[0].ID != id || m[0].Attempts != 2 {
-			t.Fatalf("claim after backoff = %+v", m)
-		}
-		if retry, _ := s.MarkFailed(ctx, id, "421 still down", false); !retry.Equal(clk.Now().Add(time.Minute)) {
-			t.Errorf("second backoff until %v, want now + 1m", retry)
-		}
-		// A lease that ends without a report makes the message due again.
-		clk.Advance(time.Minute)
-		if m := claim(10); len(m) != 1 || m[0].Attempts != 3 {
-			t.Fatalf("claim = %+v, want attempt 3", m)
-		}
-		clk.Advance(lease)
-		m = claim(10)
-		if len(m) != 1 || m[0].Attempts != 4 {
-			t.Fatalf("claim after an expired lease = %+v, want attempt 4", m)
-		}
-		// MaxAttempts is 3: this failure gives up.
-		if retry, err := s.MarkFailed(ctx, id, "421 down for good", false); err != nil || !retry.IsZero() {
-			t.Errorf("MarkFailed after max attempts = %v, %v; want zero (given up)", retry, err)
-		}
-		rows, err := s.Outbox(ctx, p.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		byID := map[string]board.OutboxEntry{}
-		for _, r := range rows {
-			byID[r.ID] = r
-		}
-		if r := byID[first[0].ID]; r.Status != board.OutboxSent || r.SentAt == nil || r.NextAttemptAt != nil {
-			t.Errorf("sent row = %+v", r)
-		}
-		if r := byID[id]; r.Status != board.OutboxFailed || r.LastError != "421 down for good" || r.Attempts != 4 || r.NextAttemptAt != nil {
-			t.Errorf("given-up row = %+v", r)
-		}
-		if n, _ := s.OutboxBacklog(ctx); n != 0 {
-			t.Errorf("backlog = %d, want 0", n)
-		}
-
-		// A permanent failure gives up at once.
-		clk.Advance(time.Second)
-		q := mustCreate(t, s, newPrediction("ada"))
-		if n, _ := s.OutboxBacklog(ctx); n != 2 {
-			t.Errorf("backlog = %d, want 2", n)
-		}
-		m = claim(10)
-		if retry, _ := s.MarkFailed(ctx, m[0].ID, "550 no such user", true); !retry.IsZero() {
-			t.Errorf("permanent failure retries at %v", retry)
-		}
-		if n, _ := s.OutboxBacklog(ctx); n != 1 {
-			t.Errorf("backlog = %d, want 1", n)
-		}
-		if _, err := s.MarkFailed(ctx, "nope", "x", false); !errors.Is(err, board.ErrNotFound) {
-			t.Errorf("MarkFailed(unknown) = %v", err)
-		}
-		if err := s.MarkSent(ctx, "nope"); !errors.Is(err, board.ErrNotFound) {
-			t.Errorf("MarkSent(unknown) = %v", err)
-		}
-
-		// Pruning deletes sent messages only.
-		n, err := s.PruneOutbox(ctx, clk.Now().Add(time.Hour))
-		if err != nil || n != 1 {
-			t.Errorf("PruneOutbox = %d, %v; want 1", n, err)
-		}
-		if rows, _ := s.Outbox(ctx, p.ID); len(rows) != 1 || rows[0].Status != board.OutboxFailed {
-			t.Errorf("after pruning: %+v, want the failed row only", rows)
-		}
-		if rows, _ := s.Outbox(ctx, q.ID); len(rows) != 2 {
-			t.Errorf("after pruning: %d rows of the second prediction, want 2", len(rows))
-		}
-	})
-}
-
-// TestClaimConcurrent: senders claiming at once (replicas on PostgreSQL)
-// never get the same message twice.
-func TestClaimConcurrent(t *testing.T) {
-	forEachStore(t, func(t *testing.T, open func(board.Options) *board.Store) {
-		s := open(board.Options{Mail: mailOpts(0)})
-		ctx := context.Background()
-		const agents, predictions = 12, 5
-		for i := range agents {
-			mustRegister(t, s, fmt.Sprintf("a%d", i), fmt.Sprintf("a%d@example.org", i))
-		}
-		for i := range predictions {
-			mustCreate(t, s, newPrediction(fmt.Sprintf("a%d", i)))
-		}
-		want := predictions * (agents - 1)
-		var mu sync.Mutex
-		seen := map[string]int{}
-		var wg sync.WaitGroup
-		for range 4 {
-			wg.Go(func() {
-				for {
-					m, err := s.ClaimOutbox(ctx, 3, time.Hour)
-					if err != nil {
-						t.Error(err)
-						return
-					}
-					if len(m) == 0 {
-						return
-					}
-					for _, x := range m {
-						mu.Lock()
-						seen[x.ID]++
-						mu.Unlock()
-						if err := s.MarkSent(ctx, x.ID); err != nil {
-							t.Error(err)
-						}
-					}
-				}
-			})
-		}
-		wg.Wait()
-		if len(seen) != want {
-			t.Errorf("%d messages claimed, want %d", len(seen), want)
-		}
-		for id, n := range seen {
-			if n != 1 {
-				t.Errorf("message %s claimed %d times", id, n)
-			}
-		}
 	})
 }
 
@@ -534,7 +376,7 @@ func testMessage(t *testing.T, name, predictionID, replyID string) *email.Messag
 func TestReceiveMail(t *testing.T) {
 	forEachStore(t, func(t *testing.T, open func(board.Options) *board.Store) {
 		clk := newClock()
-		s := open(board.Options{Now: clk.Now, Mail: mailOpts(0)})
+		s := open(board.Options{Now: clk.Now, Mail: mailOpts()})
 		ctx := context.Background()
 		p := mustCreate(t, s, newPrediction("author"))
 		debate, err := s.Reply(ctx, p.ID, board.NewReply{AgentID: "author", Body: "[DEBATE] What counts as on the grid?"})

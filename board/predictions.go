@@ -191,9 +191,9 @@ func (c floatCol) Scan(v any) error {
 //
 // The agent's display name becomes np.AgentName when given (the latest
 // given name wins) and is the agent id for a new agent without one. The
-// agent's last_seen is set to now. With [Options.Mail], the notification
-// to every agent with a registered address but the author is queued in the
-// same transaction.
+// agent's last_seen is set to now. The store's [Recorder]
+// ([Store.SetRecorder]) is told of the prediction in the same transaction
+// (it queues the notification to the subscribers).
 //
 // Errors: a *[ValidationError] (wrapping [ErrInvalid]) for invalid input,
 // otherwise a database error.
@@ -250,7 +250,7 @@ func (s *Store) CreatePrediction(ctx context.Context, np NewPrediction) (Predict
 	VALUES (?, ?, ?, 1, ?, '', ?, ?, ?, ?, ?)`, []any{id, id, v.agentID, v.confidence, now, c.geo, c.mean, c.median, c.n}},
 		domainStmt(v.domain, domainDelta{predictions: 1}),
 	}
-	if s.pg && s.mail == nil {
+	if s.pg && !s.wants(PredictionCreated) {
 		// Nothing to read or queue around the writes: their one statement
 		// is a transaction of its own, without BEGIN and COMMIT round trips.
 		err = s.retry(ctx, func() error {
@@ -267,7 +267,8 @@ func (s *Store) CreatePrediction(ctx context.Context, np NewPrediction) (Predict
 		if p.AgentName, err = s.execReturning(ctx, tx, writes); err != nil {
 			return err
 		}
-		return s.notifyPrediction(ctx, tx, p)
+		_, err := s.record(ctx, tx, Change{Kind: PredictionCreated, At: now, Prediction: &p})
+		return err
 	})
 	if err != nil {
 		return Prediction{}, fmt.Errorf("board: create prediction: %w", err)

@@ -109,9 +109,9 @@ func (s *Store) afterReply(ctx context.Context, tx bun.Tx, r *Reply) error {
 // replace the agent's reaction, returned in Reaction; [DEBATE] opens a
 // debate, and a reply whose parent is in a debate joins it (DebateID).
 //
-// With [Options.Mail], the notification to the prediction's followers is
-// queued in the same transaction (see the package documentation, "E-mail
-// threads").
+// The store's [Recorder] ([Store.SetRecorder]) is told of the reply in the
+// same transaction (it queues the notification to the prediction's followers;
+// see the package documentation, "E-mail threads").
 //
 // Errors: [ErrNotFound] (wrapped) for an unknown prediction; a
 // *[ValidationError] for invalid input, including a parent_id that is not
@@ -208,7 +208,8 @@ func (s *Store) reply(ctx context.Context, predictionID string, nr NewReply, inb
 		if err := recordInbound(ctx, tx, inboundKey, r.ID, now); err != nil {
 			return err
 		}
-		return s.notifyReply(ctx, tx, r, res[0].Title)
+		_, err := s.record(ctx, tx, Change{Kind: ReplyCreated, At: now, Reply: &r, Title: res[0].Title})
+		return err
 	})
 	if err != nil {
 		var ve *ValidationError

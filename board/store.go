@@ -59,10 +59,9 @@ type Options struct {
 	// store opened so is for [Store.Backup] and Close; reading or writing
 	// a board whose schema is not current fails.
 	SkipMigrations bool
-	// Mail, when set, turns on e-mail notifications: each new prediction
-	// and reply writes its messages to the outbox in its own transaction.
-	// nil means no outbox rows (inbound mail is still accepted, matched
-	// on message IDs of any domain).
+	// Mail is the board's e-mail address, by which inbound replies are
+	// matched to their predictions ([Store.ReceiveMail]); nil matches
+	// message IDs of any domain and no plus address.
 	Mail *MailOptions
 	// Pool is the method of the community forecast: geo_odds ("" means
 	// it), mean or median. Every method is stored with each write, so it
@@ -84,7 +83,9 @@ type Store struct {
 	pg    bool
 	now   func() time.Time
 	flag  func(string) []string
-	mail  *mailConfig // nil: no notifications
+	mail  *mailConfig // nil: inbound mail matched on message IDs of any domain
+	// recorder is told of changes in their transactions; nil: none.
+	recorder Recorder
 	// method chooses which stored community value is shown.
 	method pool.Method
 

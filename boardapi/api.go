@@ -21,6 +21,10 @@ type Options struct {
 	// "Authorization: Bearer <token>". Empty means moderator routes
 	// answer 403.
 	ModeratorToken string
+	// Outbox, when set, has its backlog (deliveries waiting) read at each
+	// metrics scrape; *outbox.Outbox implements it. nil means no such
+	// series.
+	Outbox Backlogger
 	// Logger receives what the metrics cannot read (the outbox backlog).
 	// Nil means slog.Default().
 	Logger *slog.Logger
@@ -50,5 +54,5 @@ func New(opt Options) *API {
 // Collector is the board's Prometheus metrics: its database pools and
 // outbox backlog, read at each scrape.
 func (s *API) Collector() prometheus.Collector {
-	return &boardCollector{board: s.opt.Store, log: s.log}
+	return &boardCollector{board: s.opt.Store, outbox: s.opt.Outbox, log: s.log}
 }

@@ -92,6 +92,7 @@ func mailEnv(t *testing.T) (*apitest.Env, string) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
+	withMail(t, s)
 	e := apitest.NewEnv(t, httpapi.Options{Board: boardapi.New(boardapi.Options{Store: s, ModeratorToken: apitest.ModToken})})
 	id := apitest.CreatePred(t, e, "agent_id", "author")
 	e.Post(t, "/api/agents", "ada", map[string]any{"agent_id": "ada", "email": "ada.lovelace@gmail.com"}, apitest.MustPass, 201)

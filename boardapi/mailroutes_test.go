@@ -17,6 +17,8 @@ import (
 	"github.com/predictions-md/predictions/email"
 	"github.com/predictions-md/predictions/httpapi"
 	"github.com/predictions-md/predictions/internal/apitest"
+	"github.com/predictions-md/predictions/notify"
+	"github.com/predictions-md/predictions/outbox"
 )
 
 // sentMail is a message as parsed and as sent (Header: the raw bytes, for
@@ -31,7 +33,8 @@ type sentMail struct {
 func mailMessages(t *testing.T, s *board.Store, addr string) []sentMail {
 	t.Helper()
 	ctx := context.Background()
-	msgs, err := s.ClaimOutbox(ctx, 1000, time.Nanosecond)
+	box := openOutbox(t, s)
+	msgs, err := box.Claim(ctx, outbox.Email, 1000, time.Nanosecond)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,16 +43,37 @@ func mailMessages(t *testing.T, s *board.Store, addr string) []sentMail {
 		if m.Recipient != addr {
 			continue
 		}
-		pm, err := email.Parse(bytes.NewReader(m.Message))
+		pm, err := email.Parse(bytes.NewReader(m.Payload))
 		if err != nil {
 			t.Fatal(err)
 		}
-		out = append(out, sentMail{pm, m.Message})
-		if err := s.MarkSent(ctx, m.ID); err != nil {
+		out = append(out, sentMail{pm, m.Payload})
+		if err := box.MarkSent(ctx, m.ID); err != nil {
 			t.Fatal(err)
 		}
 	}
 	return out
+}
+
+// openOutbox opens the outbox in the store's database.
+func openOutbox(t *testing.T, s *board.Store) *outbox.Outbox {
+	t.Helper()
+	box, err := outbox.Open(context.Background(), s.DB(), outbox.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return box
+}
+
+// withMail makes the e-mail recorder the store's, queueing into the
+// outbox in its database, as serve does.
+func withMail(t *testing.T, s *board.Store) {
+	t.Helper()
+	m, err := notify.NewMail(openOutbox(t, s), mail.Address{Address: "board@predictions.example.org"}, "https://predictions.example.org")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.SetRecorder(m)
 }
 
 var confirmLink = regexp.MustCompile(`https://predictions\.example\.org(/api/agents/[^/\s]+/email/confirm\?token=[A-Za-z0-9_-]+)`)
@@ -94,6 +118,7 @@ func optInEnv(t *testing.T) (*apitest.Env, *board.Store, *clockAt) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
+	withMail(t, s)
 	return apitest.NewEnv(t, httpapi.Options{Board: boardapi.New(boardapi.Options{Store: s, ModeratorToken: apitest.ModToken})}), s, clk
 }
 

@@ -15,11 +15,12 @@ import (
 type (
 	poolStatser interface{ PoolStats() board.PoolStats }
 	dialecter   interface{ Dialect() string }
-	// outboxBacklogger reports the messages waiting in the outbox.
-	outboxBacklogger interface {
-		OutboxBacklog(ctx context.Context) (int, error)
-	}
 )
+
+// Backlogger reports the deliveries waiting in an outbox.
+type Backlogger interface {
+	Backlog(ctx context.Context) (int, error)
+}
 
 // collectTimeout bounds the database query of a scrape.
 const collectTimeout = 2 * time.Second
@@ -38,8 +39,9 @@ var (
 // boardCollector reads the board's pool statistics and outbox backlog at
 // each scrape.
 type boardCollector struct {
-	board Board
-	log   *slog.Logger
+	board  Board
+	outbox Backlogger // nil: no backlog series
+	log    *slog.Logger
 }
 
 func (c *boardCollector) Describe(ch chan<- *prometheus.Desc) {
@@ -60,10 +62,10 @@ func (c *boardCollector) Collect(ch chan<- prometheus.Metric) {
 			collectPool(ch, "read", st.Read)
 		}
 	}
-	if ob, ok := c.board.(outboxBacklogger); ok {
+	if c.outbox != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), collectTimeout)
 		defer cancel()
-		n, err := ob.OutboxBacklog(ctx)
+		n, err := c.outbox.Backlog(ctx)
 		if err != nil {
 			c.log.Warn("metrics: outbox backlog", "error", err.Error())
 			return

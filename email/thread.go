@@ -1,7 +1,9 @@
 package email
 
 import (
+	"fmt"
 	"net/mail"
+	"net/url"
 	"regexp"
 	"strings"
 )
@@ -141,4 +143,32 @@ func ParentReplyID(m *Message, domain string) (replyID string, ok bool) {
 		}
 	}
 	return "", false
+}
+
+// IDDomain is the right-hand side of the board's Message-IDs: the host
+// name of baseURL (the service's public address, such as
+// https://predictions.example.org) when it has one that is not an IPv6
+// literal, else the domain of from, the board's address. baseURL may be
+// "".
+//
+// Errors: an *[Error] wrapping [ErrInvalid] on From when from is not a bare
+// address such as board@example.org, on BaseURL when baseURL is not an
+// absolute URL.
+func IDDomain(from string, baseURL string) (string, error) {
+	a, err := mail.ParseAddress(from)
+	if err != nil || a.Address != from {
+		return "", invalid("From", fmt.Sprintf("%q is not an e-mail address", from), "give an address such as board@example.org")
+	}
+	domain := a.Address[strings.LastIndexByte(a.Address, '@')+1:]
+	if baseURL == "" {
+		return domain, nil
+	}
+	u, err := url.Parse(baseURL)
+	if err != nil || u.Host == "" {
+		return "", invalid("BaseURL", fmt.Sprintf("%q is not an absolute URL", baseURL), "give the service's public address, such as https://predictions.example.org")
+	}
+	if h := u.Hostname(); h != "" && !strings.Contains(h, ":") {
+		domain = h
+	}
+	return domain, nil
 }

@@ -98,8 +98,8 @@
 // route; requests in flight; 429s by limit and the number of limiters
 // held; Go and process statistics; the board's connection pools
 // (PoolStats: pools write and read on SQLite, shared on PostgreSQL); and
-// predictions_outbox_backlog when the board has an
-// OutboxBacklog(ctx) (int, error) method. [Options.Metrics] serves them at
+// predictions_outbox_backlog when the board's adapter has an outbox
+// (boardapi.Options.Outbox). [Options.Metrics] serves them at
 // /metrics ([MetricsHere], the zero value), leaves them to
 // [Server.MetricsHandler] for another listener ([MetricsElsewhere]) or
 // turns them off ([MetricsOff]).

@@ -82,18 +82,13 @@ func pick(all map[string]float64, prefixes ...string) map[string]float64 {
 	return out
 }
 
-// plainBoard hides the store's OutboxBacklog: a board without an outbox.
+// plainBoard is the store alone.
 type plainBoard struct{ *board.Store }
 
-func (plainBoard) OutboxBacklog() {} // not the signature the metrics look for
+// backlog is an outbox holding n deliveries.
+type backlog struct{ n int }
 
-// outboxBoard is a board with an outbox.
-type outboxBoard struct {
-	boardapi.Board
-	n int
-}
-
-func (b outboxBoard) OutboxBacklog(context.Context) (int, error) { return b.n, nil }
+func (b backlog) Backlog(context.Context) (int, error) { return b.n, nil }
 
 // pgBoard reports PostgreSQL's one shared pool.
 type pgBoard struct{ boardapi.Board }
@@ -199,7 +194,7 @@ func TestMetrics(t *testing.T) {
 	}
 
 	// A board with an outbox publishes its backlog.
-	ob := httpapi.New(httpapi.Options{Board: boardapi.New(boardapi.Options{Store: outboxBoard{Board: store, n: 7}}), Logger: apitest.Discard})
+	ob := httpapi.New(httpapi.Options{Board: boardapi.New(boardapi.Options{Store: store, Outbox: backlog{n: 7}}), Logger: apitest.Discard})
 	if n, ok := scrape(t, ob)["predictions_outbox_backlog"]; !ok || n != 7 {
 		t.Errorf("outbox backlog = %v (%v), want 7", n, ok)
 	}

@@ -1,29 +1,34 @@
-// Package notify sends the board's e-mail notifications: a [Sender] drains
-// the outbox that package board fills in the transaction of each post,
-// through an SMTP server described by [ParseURL]. It is an adapter
-// (board, net/smtp and the network), run by `predictions serve` next to
-// the HTTP server and never in the path of a request.
+// Package notify is the board's e-mail: [Mail], the board's
+// [board.Recorder], composes the messages (package email) of each post
+// and registration into package outbox's table in the change's own
+// transaction, and a [Sender] drains them through an SMTP server
+// described by [ParseURL]. It is an adapter (board, outbox, net/smtp and
+// the network), run by `predictions serve` next to the HTTP server; the
+// sender is never in the path of a request.
 //
-//	cfg, err := notify.ParseURL("smtp://user:pass@mail.example.org:587?from=board@example.org")
-//	snd := &notify.Sender{Outbox: store, SMTP: cfg}
+//	box, err := outbox.Open(ctx, store.DB(), outbox.Options{})
+//	m, err := notify.NewMail(box, cfg.From, "https://predictions.example.org")
+//	store.SetRecorder(m)
+//	snd := &notify.Sender{Outbox: box, SMTP: cfg, From: cfg.From.Address}
 //	go snd.Run(ctx) // returns when ctx is done
 //
 // # Delivery
 //
 // [Sender.Run] polls every [Sender.Interval]. Each [Sender.Drain] claims
-// due messages in batches with a lease ([board.Store.ClaimOutbox]), sends
+// due messages in batches with a lease ([outbox.Outbox.Claim]), sends
 // them over one SMTP session and reports each: sent, or failed. A
 // connection that cannot be opened, a 4xx reply, a broken session or a 5xx
 // reply to MAIL FROM (the board's own account or address, which the
 // operator fixes) is temporary: the message is due again after the
-// board's backoff, 30 s doubling to 1 h, until the store's attempt limit.
+// outbox's backoff ([outbox.Backoff], 30 s doubling to 1 h, with jitter),
+// until the outbox's attempt limit.
 // A 5xx reply to RCPT TO or to the message (no such user, message
 // refused) is permanent and gives up at once. Given-up messages stay in
 // the outbox with their last error.
 //
 // The lease is short ([DefaultLease], 30 s) and the sender renews it every
 // third of a lease for the messages it still holds (a heartbeat,
-// [board.Store.RenewLease]), so a batch may take longer than a lease while
+// [outbox.Heartbeat]), so a batch may take longer than a lease while
 // a sender that dies leaves its messages due again within a lease, and
 // another replica sends them within a minute. Delivery is at least once:
 // a sender that dies between the mail server's acceptance and its report

@@ -7,8 +7,8 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/predictions-md/predictions/board"
 	"github.com/predictions-md/predictions/notify"
+	"github.com/predictions-md/predictions/outbox"
 )
 
 func ExampleParseURL() {
@@ -26,26 +26,27 @@ func ExampleParseURL() {
 // oneMessage is an outbox holding one message, for the example.
 type oneMessage struct{ claimed bool }
 
-func (o *oneMessage) ClaimOutbox(context.Context, int, time.Duration) ([]board.OutboxMessage, error) {
+func (o *oneMessage) Claim(context.Context, outbox.Kind, int, time.Duration) ([]outbox.Message, error) {
 	if o.claimed {
 		return nil, nil
 	}
 	o.claimed = true
-	return []board.OutboxMessage{{ID: "1", Recipient: "ada@example.org", From: "board@example.org", Message: []byte("Subject: hi\r\n\r\nhi\r\n")}}, nil
+	return []outbox.Message{{ID: "1", Kind: outbox.Email, Recipient: "ada@example.org", Payload: []byte("Subject: hi\r\n\r\nhi\r\n")}}, nil
 }
-func (o *oneMessage) RenewLease(_ context.Context, msgs []board.OutboxMessage, _ time.Duration) (int, error) {
+func (o *oneMessage) Renew(_ context.Context, msgs []outbox.Message, _ time.Duration) (int, error) {
 	return len(msgs), nil
 }
 func (o *oneMessage) MarkSent(context.Context, string) error { return nil }
 func (o *oneMessage) MarkFailed(context.Context, string, string, bool) (time.Time, error) {
-	return time.Now().Add(board.Backoff(1)), nil
+	return time.Now().Add(outbox.Backoff(1)), nil
 }
-func (o *oneMessage) PruneOutbox(context.Context, time.Time) (int, error) { return 0, nil }
+func (o *oneMessage) Prune(context.Context, time.Time) (int, error) { return 0, nil }
 
 // A mail server that cannot be reached leaves the message for later.
 func ExampleSender_Drain() {
 	snd := &notify.Sender{
 		Outbox: &oneMessage{},
+		From:   "board@example.org",
 		SMTP:   notify.SMTP{Host: "127.0.0.1", Port: "1", Timeout: time.Second}, // nothing listens on port 1
 		Log:    slog.New(slog.NewTextHandler(io.Discard, nil)),
 	}

@@ -4,19 +4,25 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"sync"
 	"time"
 
-	"github.com/predictions-md/predictions/board"
+	"github.com/predictions-md/predictions/outbox"
 )
 
-// Outbox is what a [Sender] needs of the store; *board.Store implements it.
+// Outbox is what a [Sender] needs of the outbox; *outbox.Outbox
+// implements it.
 type Outbox interface {
-	ClaimOutbox(ctx context.Context, limit int, lease time.Duration) ([]board.OutboxMessage, error)
-	RenewLease(ctx context.Context, msgs []board.OutboxMessage, lease time.Duration) (int, error)
+	Claim(ctx context.Context, kind outbox.Kind, limit int, lease time.Duration) ([]outbox.Message, error)
+	Renew(ctx context.Context, msgs []outbox.Message, lease time.Duration) (int, error)
 	MarkSent(ctx context.Context, id string) error
 	MarkFailed(ctx context.Context, id, reason string, permanent bool) (time.Time, error)
-	PruneOutbox(ctx context.Context, before time.Time) (int, error)
+	Prune(ctx context.Context, before time.Time) (int, error)
+}
+
+// Registrations is the board's part of the hourly pruning: the
+// registrations that expired; *board.Store implements it.
+type Registrations interface {
+	PruneRegistrations(ctx context.Context, before time.Time) (int, error)
 }
 
 // Defaults of [Sender]. The lease is short because a working sender
@@ -36,9 +42,11 @@ const (
 type Sender struct {
 	Outbox Outbox
 	SMTP   SMTP
-	// From is the envelope sender (MAIL FROM) used when a message carries
-	// none; normally each carries the board's address.
+	// From is the envelope sender (MAIL FROM): the board's address.
 	From string
+	// Registrations, when set, has its expired registrations pruned with
+	// the sent messages.
+	Registrations Registrations
 	// Log receives a line per failure; nil means slog.Default().
 	Log *slog.Logger
 	// Interval is the wait between polls of the outbox; 0 means
@@ -93,14 +101,14 @@ func (s *Sender) Drain(ctx context.Context) (Result, error) {
 	if lease <= 0 {
 		lease = DefaultLease
 	}
-	hb := s.heartbeat(ctx, lease)
-	defer hb.stop()
+	hb := outbox.StartHeartbeat(ctx, s.Outbox, lease, s.log())
+	defer hb.Stop()
 	for ctx.Err() == nil {
-		msgs, err := s.Outbox.ClaimOutbox(ctx, batch, lease)
+		msgs, err := s.Outbox.Claim(ctx, outbox.Email, batch, lease)
 		if err != nil || len(msgs) == 0 {
 			return res, err
 		}
-		hb.hold(msgs)
+		hb.Hold(msgs)
 		for i, m := range msgs {
 			if ctx.Err() != nil {
 				return res, nil
@@ -110,7 +118,7 @@ func (s *Sender) Drain(ctx context.Context) (Result, error) {
 					// The server cannot be reached: every claimed message
 					// waits for its backoff.
 					for _, rest := range msgs[i:] {
-						hb.release(rest.ID)
+						hb.Release(rest.ID)
 						if err := s.failed(ctx, rest, "connecting to "+s.SMTP.String()+": "+err.Error(), false, &res); err != nil {
 							return res, err
 						}
@@ -118,12 +126,8 @@ func (s *Sender) Drain(ctx context.Context) (Result, error) {
 					return res, nil
 				}
 			}
-			from := m.From
-			if from == "" {
-				from = s.From
-			}
-			err := c.send(from, m.Recipient, m.Message)
-			hb.release(m.ID)
+			err := c.send(s.From, m.Recipient, m.Payload)
+			hb.Release(m.ID)
 			if err == nil {
 				if err := s.Outbox.MarkSent(ctx, m.ID); err != nil {
 					return res, err
@@ -145,75 +149,12 @@ func (s *Sender) Drain(ctx context.Context) (Result, error) {
 	return res, nil
 }
 
-// heartbeat renews the lease of the messages a Drain holds (claimed, not
-// yet sent or failed) every lease/3 until stopped.
-type heartbeat struct {
-	mu     sync.Mutex
-	held   map[string]board.OutboxMessage
-	cancel context.CancelFunc
-	done   chan struct{}
-}
-
-func (s *Sender) heartbeat(ctx context.Context, lease time.Duration) *heartbeat {
-	ctx, cancel := context.WithCancel(ctx)
-	h := &heartbeat{held: map[string]board.OutboxMessage{}, cancel: cancel, done: make(chan struct{})}
-	go func() {
-		defer close(h.done)
-		t := time.NewTicker(max(lease/3, time.Millisecond))
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-			}
-			// The lock is held through the renewal so that a message
-			// released meanwhile (and then marked failed with its backoff)
-			// is not renewed after its report.
-			h.mu.Lock()
-			msgs := make([]board.OutboxMessage, 0, len(h.held))
-			for _, m := range h.held {
-				msgs = append(msgs, m)
-			}
-			_, err := s.Outbox.RenewLease(ctx, msgs, lease)
-			h.mu.Unlock()
-			if err != nil && ctx.Err() == nil {
-				// The lease then ends as claimed: another sender may send
-				// the message too (at least once).
-				s.log().Warn("renewing the e-mail lease", "messages", len(msgs), "error", err.Error())
-			}
-		}
-	}()
-	return h
-}
-
-func (h *heartbeat) hold(msgs []board.OutboxMessage) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	for _, m := range msgs {
-		h.held[m.ID] = m
-	}
-}
-
-// release stops renewing a message once its attempt is over: the
-// mail server answered, and MarkSent or MarkFailed follows.
-func (h *heartbeat) release(id string) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	delete(h.held, id)
-}
-
-func (h *heartbeat) stop() {
-	h.cancel()
-	<-h.done
-}
-
-func (s *Sender) failed(ctx context.Context, m board.OutboxMessage, reason string, permanent bool, res *Result) error {
+func (s *Sender) failed(ctx context.Context, m outbox.Message, reason string, permanent bool, res *Result) error {
 	retry, err := s.Outbox.MarkFailed(ctx, m.ID, reason, permanent)
-	if errors.Is(err, board.ErrNotPending) {
+	if errors.Is(err, outbox.ErrNotPending) {
 		// Sent by another sender after this one's lease ended, or its
 		// address unsubscribed meanwhile: nothing to retry.
-		s.log().Info("e-mail not sent, and no longer pending", "outbox_id", m.ID, "prediction_id", m.PredictionID,
+		s.log().Info("e-mail not sent, and no longer pending", "outbox_id", m.ID, "prediction_id", m.Topic,
 			"recipient", m.Recipient, "error", reason, "status", err.Error())
 		return nil
 	}
@@ -222,12 +163,12 @@ func (s *Sender) failed(ctx context.Context, m board.OutboxMessage, reason strin
 	}
 	if retry.IsZero() {
 		res.GaveUp++
-		s.log().Error("e-mail given up", "outbox_id", m.ID, "prediction_id", m.PredictionID, "recipient", m.Recipient,
+		s.log().Error("e-mail given up", "outbox_id", m.ID, "prediction_id", m.Topic, "recipient", m.Recipient,
 			"attempts", m.Attempts, "error", reason)
 		return nil
 	}
 	res.Retried++
-	s.log().Warn("e-mail not sent; will retry", "outbox_id", m.ID, "prediction_id", m.PredictionID, "recipient", m.Recipient,
+	s.log().Warn("e-mail not sent; will retry", "outbox_id", m.ID, "prediction_id", m.Topic, "recipient", m.Recipient,
 		"attempts", m.Attempts, "retry_at", retry.Format(time.RFC3339), "error", reason)
 	return nil
 }
@@ -257,7 +198,7 @@ func (s *Sender) Run(ctx context.Context) {
 			s.log().Error("draining the e-mail outbox", "error", err.Error())
 		}
 		if n := now(); ctx.Err() == nil && n.Sub(pruned) >= time.Hour {
-			if _, err := s.Outbox.PruneOutbox(ctx, n.Add(-keep)); err != nil && ctx.Err() == nil {
+			if err := s.prune(ctx, n.Add(-keep)); err != nil && ctx.Err() == nil {
 				s.log().Error("pruning the e-mail outbox", "error", err.Error())
 			} else {
 				pruned = n
@@ -269,4 +210,16 @@ func (s *Sender) Run(ctx context.Context) {
 		case <-t.C:
 		}
 	}
+}
+
+// prune deletes the messages sent before t and the registrations made and
+// expired before it.
+func (s *Sender) prune(ctx context.Context, before time.Time) error {
+	if s.Registrations != nil {
+		if _, err := s.Registrations.PruneRegistrations(ctx, before); err != nil {
+			return err
+		}
+	}
+	_, err := s.Outbox.Prune(ctx, before)
+	return err
 }

@@ -21,10 +21,19 @@ import (
 	"github.com/predictions-md/predictions/email"
 	"github.com/predictions-md/predictions/internal/smtptest"
 	"github.com/predictions-md/predictions/notify"
+	"github.com/predictions-md/predictions/outbox"
 )
 
-// The store is an outbox.
-var _ notify.Outbox = (*board.Store)(nil)
+// The outbox is a sender's outbox, the store its registrations and the
+// mail a board's recorder.
+var (
+	_ notify.Outbox        = (*outbox.Outbox)(nil)
+	_ notify.Registrations = (*board.Store)(nil)
+	_ board.Recorder       = (*notify.Mail)(nil)
+)
+
+// boardFrom is the board's address in the tests.
+const boardFrom = "board@predictions.example.org"
 
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 
@@ -90,6 +99,7 @@ func (c *clock) Advance(d time.Duration) {
 // prediction by ada, whose notification to bob waits in the outbox.
 type fixture struct {
 	store *board.Store
+	box   *outbox.Outbox
 	clk   *clock
 	pred  board.Prediction
 }
@@ -105,12 +115,29 @@ func newFixture(t *testing.T) *fixture {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	return &fixture{store: s, clk: clk, pred: seedOne(t, s)}
+	box := withMail(t, s, clk.Now)
+	return &fixture{store: s, box: box, clk: clk, pred: seedOne(t, s, box)}
+}
+
+// withMail opens the outbox in the store's database (backoff without
+// jitter) and makes the e-mail recorder the store's, as serve does.
+func withMail(t *testing.T, s *board.Store, now func() time.Time) *outbox.Outbox {
+	t.Helper()
+	box, err := outbox.Open(context.Background(), s.DB(), outbox.Options{Now: now, Rand: func() float64 { return 0 }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := notify.NewMail(box, mail.Address{Name: "Board", Address: boardFrom}, "https://predictions.example.org")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.SetRecorder(m)
+	return box
 }
 
 // seedOne registers ada and bob and posts ada's prediction, whose
 // notification to bob waits in the outbox.
-func seedOne(t *testing.T, s *board.Store) board.Prediction {
+func seedOne(t *testing.T, s *board.Store, box *outbox.Outbox) board.Prediction {
 	t.Helper()
 	ctx := context.Background()
 	for id, addr := range map[string]string{"ada": "Ada <ada@example.org>", "bob": "Bob <bob@example.org>"} {
@@ -119,12 +146,12 @@ func seedOne(t *testing.T, s *board.Store) board.Prediction {
 		}
 	}
 	// Each confirms with the link of its confirmation message.
-	msgs, err := s.ClaimOutbox(ctx, 10, time.Minute)
+	msgs, err := box.Claim(ctx, outbox.Email, 10, time.Minute)
 	if err != nil || len(msgs) != 2 {
 		t.Fatalf("confirmation messages: %d, %v", len(msgs), err)
 	}
 	for _, m := range msgs {
-		pm, err := email.Parse(bytes.NewReader(m.Message))
+		pm, err := email.Parse(bytes.NewReader(m.Payload))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -132,7 +159,7 @@ func seedOne(t *testing.T, s *board.Store) board.Prediction {
 		if _, err := s.ConfirmEmail(ctx, link[1], link[2]); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.MarkSent(ctx, m.ID); err != nil {
+		if err := box.MarkSent(ctx, m.ID); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -145,9 +172,9 @@ func seedOne(t *testing.T, s *board.Store) board.Prediction {
 	return p
 }
 
-func (f *fixture) row(t *testing.T) board.OutboxEntry {
+func (f *fixture) row(t *testing.T) outbox.Entry {
 	t.Helper()
-	rows, err := f.store.Outbox(context.Background(), f.pred.ID)
+	rows, err := f.box.List(context.Background(), f.pred.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,7 +203,7 @@ func drain(t *testing.T, snd *notify.Sender, want notify.Result) {
 func TestSend(t *testing.T) {
 	f := newFixture(t)
 	srv := smtptest.Start(t, smtptest.Options{})
-	snd := &notify.Sender{Outbox: f.store, SMTP: server(srv), Log: quiet}
+	snd := &notify.Sender{Outbox: f.box, From: boardFrom, SMTP: server(srv), Log: quiet}
 	drain(t, snd, notify.Result{Sent: 1})
 	msgs := srv.Messages()
 	if len(msgs) != 1 {
@@ -189,7 +216,7 @@ func TestSend(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("message (-want +got):\n%s", diff)
 	}
-	if r := f.row(t); r.Status != board.OutboxSent || r.Attempts != 1 {
+	if r := f.row(t); r.Status != outbox.Sent || r.Attempts != 1 {
 		t.Errorf("row = %+v, want sent after 1 attempt", r)
 	}
 	drain(t, snd, notify.Result{}) // nothing left
@@ -201,28 +228,28 @@ func TestOutage(t *testing.T) {
 	f := newFixture(t)
 	srv := smtptest.Start(t, smtptest.Options{})
 	srv.Refuse(451, "local error, try again later")
-	snd := &notify.Sender{Outbox: f.store, SMTP: server(srv), Log: quiet}
+	snd := &notify.Sender{Outbox: f.box, From: boardFrom, SMTP: server(srv), Log: quiet}
 
 	drain(t, snd, notify.Result{Retried: 1})
 	r := f.row(t)
-	wantNext := f.clk.Now().Add(board.RetryBase)
-	if r.Status != board.OutboxPending || r.Attempts != 1 || r.NextAttemptAt == nil || !r.NextAttemptAt.Equal(wantNext) ||
+	wantNext := f.clk.Now().Add(outbox.RetryBase)
+	if r.Status != outbox.Pending || r.Attempts != 1 || r.NextAttemptAt == nil || !r.NextAttemptAt.Equal(wantNext) ||
 		!strings.Contains(r.LastError, "451") {
 		t.Errorf("after a refusal: %+v; want pending, 1 attempt, next at %v, the 451 kept", r, wantNext)
 	}
-	if n, _ := f.store.OutboxBacklog(context.Background()); n != 1 {
+	if n, _ := f.box.Backlog(context.Background()); n != 1 {
 		t.Errorf("backlog = %d, want 1", n)
 	}
 	drain(t, snd, notify.Result{}) // not due yet
 
 	srv.Accept()
-	f.clk.Advance(board.RetryBase)
+	f.clk.Advance(outbox.RetryBase)
 	drain(t, snd, notify.Result{Sent: 1})
 	drain(t, snd, notify.Result{})
 	if n := len(srv.Messages()); n != 1 {
 		t.Errorf("the server got %d messages, want 1", n)
 	}
-	if r := f.row(t); r.Status != board.OutboxSent || r.Attempts != 2 || r.LastError != "" {
+	if r := f.row(t); r.Status != outbox.Sent || r.Attempts != 2 || r.LastError != "" {
 		t.Errorf("after the outage: %+v; want sent after 2 attempts", r)
 	}
 }
@@ -236,9 +263,9 @@ func TestUnreachable(t *testing.T) {
 	addr := ln.Addr().String()
 	ln.Close() // nothing listens there now
 	host, port, _ := net.SplitHostPort(addr)
-	snd := &notify.Sender{Outbox: f.store, SMTP: notify.SMTP{Host: host, Port: port, Timeout: 5 * time.Second}, Log: quiet}
+	snd := &notify.Sender{Outbox: f.box, From: boardFrom, SMTP: notify.SMTP{Host: host, Port: port, Timeout: 5 * time.Second}, Log: quiet}
 	drain(t, snd, notify.Result{Retried: 1})
-	if r := f.row(t); r.Status != board.OutboxPending || !strings.Contains(r.LastError, "connecting to smtp://"+addr) {
+	if r := f.row(t); r.Status != outbox.Pending || !strings.Contains(r.LastError, "connecting to smtp://"+addr) {
 		t.Errorf("row = %+v", r)
 	}
 }
@@ -247,9 +274,9 @@ func TestPermanentRefusal(t *testing.T) {
 	f := newFixture(t)
 	srv := smtptest.Start(t, smtptest.Options{})
 	srv.Refuse(550, "no such user")
-	snd := &notify.Sender{Outbox: f.store, SMTP: server(srv), Log: quiet}
+	snd := &notify.Sender{Outbox: f.box, From: boardFrom, SMTP: server(srv), Log: quiet}
 	drain(t, snd, notify.Result{GaveUp: 1})
-	if r := f.row(t); r.Status != board.OutboxFailed || !strings.Contains(r.LastError, "550") {
+	if r := f.row(t); r.Status != outbox.Failed || !strings.Contains(r.LastError, "550") {
 		t.Errorf("row = %+v, want failed with the 550", r)
 	}
 }
@@ -260,13 +287,13 @@ func TestStartTLSAndAuth(t *testing.T) {
 	cfg := server(srv)
 	cfg.Username, cfg.Password = "board", "wrong"
 	cfg.TLSConfig = srv.ClientTLS()
-	snd := &notify.Sender{Outbox: f.store, SMTP: cfg, Log: quiet}
+	snd := &notify.Sender{Outbox: f.box, From: boardFrom, SMTP: cfg, Log: quiet}
 	drain(t, snd, notify.Result{Retried: 1}) // a wrong password is retried: the operator fixes it
 	if r := f.row(t); !strings.Contains(r.LastError, "AUTH") {
 		t.Errorf("last error %q, want the AUTH failure", r.LastError)
 	}
 	snd.SMTP.Password = "s3cret"
-	f.clk.Advance(board.RetryBase)
+	f.clk.Advance(outbox.RetryBase)
 	drain(t, snd, notify.Result{Sent: 1})
 	if m := srv.Messages(); len(m) != 1 || !m[0].TLS || m[0].User != "board" {
 		t.Errorf("messages = %+v, want one over STARTTLS as board", m)
@@ -277,7 +304,7 @@ func TestStartTLSAndAuth(t *testing.T) {
 func TestRun(t *testing.T) {
 	f := newFixture(t)
 	srv := smtptest.Start(t, smtptest.Options{})
-	snd := &notify.Sender{Outbox: f.store, SMTP: server(srv), Log: quiet, Interval: 10 * time.Millisecond, Now: f.clk.Now}
+	snd := &notify.Sender{Outbox: f.box, From: boardFrom, SMTP: server(srv), Log: quiet, Interval: 10 * time.Millisecond, Now: f.clk.Now}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
@@ -296,18 +323,16 @@ func TestRun(t *testing.T) {
 // message goes out once.
 func TestLeaseHeartbeat(t *testing.T) {
 	ctx := context.Background()
-	s, err := board.Open(ctx, boardtest.SQLite(t), board.Options{
-		Mail: &board.MailOptions{From: mail.Address{Address: "board@predictions.example.org"}, BaseURL: "https://predictions.example.org"},
-	})
+	s, err := board.Open(ctx, boardtest.SQLite(t), board.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	f := &fixture{store: s}
-	f.pred = seedOne(t, s)
+	f := &fixture{store: s, box: withMail(t, s, nil)}
+	f.pred = seedOne(t, s, f.box)
 	const lease = 300 * time.Millisecond
 	srv := smtptest.Start(t, smtptest.Options{Delay: 4 * lease})
-	snd := &notify.Sender{Outbox: s, SMTP: server(srv), Log: quiet, Lease: lease}
+	snd := &notify.Sender{Outbox: f.box, From: boardFrom, SMTP: server(srv), Log: quiet, Lease: lease}
 	done := make(chan notify.Result)
 	go func() {
 		res, err := snd.Drain(ctx)
@@ -318,13 +343,13 @@ func TestLeaseHeartbeat(t *testing.T) {
 	}()
 	// Two leases into the slow send, a second replica finds nothing due.
 	time.Sleep(2 * lease)
-	if got, err := s.ClaimOutbox(ctx, 10, lease); err != nil || len(got) != 0 {
+	if got, err := f.box.Claim(ctx, outbox.Email, 10, lease); err != nil || len(got) != 0 {
 		t.Errorf("second sender claimed %d messages (%v) while the first renewed its lease", len(got), err)
 	}
 	if res := <-done; res != (notify.Result{Sent: 1}) {
 		t.Errorf("Drain = %+v, want 1 sent", res)
 	}
-	if r := f.row(t); r.Status != board.OutboxSent || r.Attempts != 1 || len(srv.Messages()) != 1 {
+	if r := f.row(t); r.Status != outbox.Sent || r.Attempts != 1 || len(srv.Messages()) != 1 {
 		t.Errorf("row %s after %d attempts, %d messages; want sent once after 1 attempt", r.Status, r.Attempts, len(srv.Messages()))
 	}
 }
@@ -339,37 +364,38 @@ func TestDeadSenderLease(t *testing.T) {
 	if notify.DefaultLease+notify.DefaultInterval > time.Minute {
 		t.Fatalf("DefaultLease %v + DefaultInterval %v is over a minute", notify.DefaultLease, notify.DefaultInterval)
 	}
-	claimed, err := f.store.ClaimOutbox(ctx, 10, notify.DefaultLease) // the sender that dies
+	claimed, err := f.box.Claim(ctx, outbox.Email, 10, notify.DefaultLease) // the sender that dies
 	if err != nil || len(claimed) != 1 {
 		t.Fatalf("claim: %d, %v", len(claimed), err)
 	}
 	srv := smtptest.Start(t, smtptest.Options{})
-	snd := &notify.Sender{Outbox: f.store, SMTP: server(srv), Log: quiet}
+	snd := &notify.Sender{Outbox: f.box, From: boardFrom, SMTP: server(srv), Log: quiet}
 	f.clk.Advance(notify.DefaultLease - time.Second)
 	drain(t, snd, notify.Result{}) // still leased
 	f.clk.Advance(time.Second)
 	drain(t, snd, notify.Result{Sent: 1})
-	if r := f.row(t); r.Status != board.OutboxSent || r.Attempts != 2 {
+	if r := f.row(t); r.Status != outbox.Sent || r.Attempts != 2 {
 		t.Errorf("row %s after %d attempts, want sent on the 2nd attempt", r.Status, r.Attempts)
 	}
 	// A renewal by the dead sender's stale claim changes nothing now.
-	if n, err := f.store.RenewLease(ctx, claimed, notify.DefaultLease); err != nil || n != 0 {
-		t.Errorf("RenewLease of a stale claim = %d, %v; want 0", n, err)
+	if n, err := f.box.Renew(ctx, claimed, notify.DefaultLease); err != nil || n != 0 {
+		t.Errorf("Renew of a stale claim = %d, %v; want 0", n, err)
 	}
 }
 
 // unsubscribing is an outbox whose recipient unsubscribes while a message
 // is in flight: just before the sender reports the failed attempt.
 type unsubscribing struct {
-	*board.Store
+	*outbox.Outbox
+	store    *board.Store
 	msgs     map[string][]byte // id → message, as claimed
 	reported int               // failures reported
 }
 
-func (u *unsubscribing) ClaimOutbox(ctx context.Context, limit int, lease time.Duration) ([]board.OutboxMessage, error) {
-	msgs, err := u.Store.ClaimOutbox(ctx, limit, lease)
+func (u *unsubscribing) Claim(ctx context.Context, kind outbox.Kind, limit int, lease time.Duration) ([]outbox.Message, error) {
+	msgs, err := u.Outbox.Claim(ctx, kind, limit, lease)
 	for _, m := range msgs {
-		u.msgs[m.ID] = m.Message
+		u.msgs[m.ID] = m.Payload
 	}
 	return msgs, err
 }
@@ -382,10 +408,10 @@ func (u *unsubscribing) MarkFailed(ctx context.Context, id, reason string, perma
 	}
 	link := strings.Trim(m.Header.Get("List-Unsubscribe"), "<>")
 	_, tok, _ := strings.Cut(link, "?token=")
-	if _, err := u.Unsubscribe(ctx, tok); err != nil {
+	if _, err := u.store.Unsubscribe(ctx, tok); err != nil {
 		return time.Time{}, err
 	}
-	return u.Store.MarkFailed(ctx, id, reason, permanent)
+	return u.Outbox.MarkFailed(ctx, id, reason, permanent)
 }
 
 // TestFailureAfterUnsubscribe: a message whose address unsubscribed while
@@ -401,15 +427,15 @@ func TestFailureAfterUnsubscribe(t *testing.T) {
 	}
 	srv := smtptest.Start(t, smtptest.Options{})
 	srv.Refuse(451, "try again later")
-	out := &unsubscribing{Store: f.store, msgs: map[string][]byte{}}
-	snd := &notify.Sender{Outbox: out, SMTP: server(srv), Log: quiet}
+	out := &unsubscribing{Outbox: f.box, store: f.store, msgs: map[string][]byte{}}
+	snd := &notify.Sender{Outbox: out, From: boardFrom, SMTP: server(srv), Log: quiet}
 	drain(t, snd, notify.Result{}) // both addresses unsubscribed in flight: nothing to retry
-	if r := f.row(t); r.Status != board.OutboxFailed || r.LastError != "the address unsubscribed" {
+	if r := f.row(t); r.Status != outbox.Failed || r.LastError != "the address unsubscribed" {
 		t.Errorf("bob's row = %s %q, want failed: the address unsubscribed", r.Status, r.LastError)
 	}
 	srv.Accept()
 	f.clk.Advance(time.Hour)
-	drain(t, &notify.Sender{Outbox: f.store, SMTP: server(srv), Log: quiet}, notify.Result{})
+	drain(t, &notify.Sender{Outbox: f.box, From: boardFrom, SMTP: server(srv), Log: quiet}, notify.Result{})
 	if n := len(srv.Messages()); n != 0 {
 		t.Errorf("%d messages went to addresses that unsubscribed", n)
 	}

@@ -119,6 +119,10 @@ func runMail(ctx context.Context, env *cmdEnv, args []string) int {
 		return exitTempFail
 	}
 	defer store.Close()
+	if _, err := openOutbox(ctx, store, mailOpt); err != nil {
+		fmt.Fprintf(env.stderr, "predictions mail: database unavailable, try again later: opening the outbox in %s: %v\n", redactDSN(cfg.db), err)
+		return exitTempFail
+	}
 	rep, err := store.ReceiveMail(ctx, m)
 	code := mailExit(err)
 	switch {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"net/mail"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/predictions-md/predictions/board"
 	"github.com/predictions-md/predictions/notify"
+	"github.com/predictions-md/predictions/outbox"
 )
 
 // mailFlags adds --smtp-url and --mail-from, shared by serve and mail.
@@ -63,4 +65,28 @@ func parseMailDuration(name, s string, least time.Duration) (time.Duration, erro
 		return 0, fmt.Errorf("%s %q: give a duration of at least %s, such as 30s, or leave it empty for the default", name, s, least)
 	}
 	return d, nil
+}
+
+// openOutbox opens the outbox in the board's database (moving into it
+// the rows of a board made before it had one) and, with mail options,
+// makes the e-mail recorder the board's, so that posts and registrations
+// queue their messages in their own transactions; without, a recorder
+// that only gives up the pending mail of addresses that unsubscribe.
+func openOutbox(ctx context.Context, store *board.Store, mailOpt *board.MailOptions) (*outbox.Outbox, error) {
+	box, err := outbox.Open(ctx, store.DB(), outbox.Options{})
+	if err != nil {
+		return nil, err
+	}
+	if mailOpt == nil {
+		// No e-mail now; an unsubscription still gives up what was
+		// queued while it was on.
+		store.SetRecorder(notify.Cancel{Outbox: box})
+		return box, nil
+	}
+	m, err := notify.NewMail(box, mailOpt.From, mailOpt.BaseURL)
+	if err != nil {
+		return nil, err
+	}
+	store.SetRecorder(m)
+	return box, nil
 }

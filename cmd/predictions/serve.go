@@ -287,14 +287,18 @@ func serve(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 			log.Error("closing the board database", "error", err.Error())
 		}
 	}()
-	boardAPI := boardapi.New(boardapi.Options{Store: store, Auth: cfg.auth, ModeratorToken: cfg.moderatorToken, Logger: log})
+	box, err := openOutbox(ctx, store, mailOpt)
+	if err != nil {
+		return fmt.Errorf("opening the outbox in %s: %w", redactDSN(cfg.db), err)
+	}
+	boardAPI := boardapi.New(boardapi.Options{Store: store, Outbox: box, Auth: cfg.auth, ModeratorToken: cfg.moderatorToken, Logger: log})
 	opt.Board = boardAPI
 
 	// E-mail: the sender drains the outbox in its own goroutine, never in
 	// a request; it stops after the HTTP server (so that replies accepted
 	// during the grace period are queued) and before the store closes.
 	if smtpCfg != nil {
-		snd := &notify.Sender{Outbox: store, SMTP: *smtpCfg, From: mailOpt.From.Address, Log: log,
+		snd := &notify.Sender{Outbox: box, Registrations: store, SMTP: *smtpCfg, From: mailOpt.From.Address, Log: log,
 			Interval: cfg.mailInterval, Lease: cfg.mailLease}
 		sctx, stopSender := context.WithCancel(context.WithoutCancel(ctx))
 		stopped := make(chan struct{})

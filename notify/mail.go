@@ -1,0 +1,186 @@
+package notify
+
+import (
+	"context"
+	"fmt"
+	"net/mail"
+	"net/url"
+	"strings"
+
+	"github.com/google/uuid"
+	"github.com/uptrace/bun"
+
+	"github.com/predictions-md/predictions/board"
+	"github.com/predictions-md/predictions/email"
+	"github.com/predictions-md/predictions/outbox"
+)
+
+// Mail turns the board's changes into e-mail in the outbox: it is the
+// board's [board.Recorder], so each message is queued in the transaction
+// of the post or registration that causes it, and a change is
+// acknowledged only with its messages stored. A [Sender] then sends them.
+//
+//   - a new prediction: one notification to each subscriber
+//     ([board.Subscribers]);
+//   - a reply: one notification to each follower of the prediction
+//     ([board.Followers]);
+//   - a registration: the confirmation message with its token (only with
+//     a base URL to link to);
+//   - an unsubscription: the address's pending messages are given up.
+//
+// One message per recipient, so that no agent sees another's address.
+type Mail struct {
+	outbox  *outbox.Outbox
+	from    mail.Address
+	domain  string // right-hand side of Message-IDs
+	baseURL string
+}
+
+// NewMail returns the recorder that queues e-mail from the board's address
+// from into o. baseURL is the public address of the service, such as
+// https://predictions.example.org: notifications link to the prediction
+// under it, confirmation and unsubscribe links point to it, and its host
+// names the Message-IDs; "" means no links, no confirmation messages and
+// the domain of from.
+//
+// Errors: an *[email.Error] when from is not a bare address or baseURL not
+// an absolute URL.
+func NewMail(o *outbox.Outbox, from mail.Address, baseURL string) (*Mail, error) {
+	baseURL = strings.TrimRight(baseURL, "/")
+	d, err := email.IDDomain(from.Address, baseURL)
+	if err != nil {
+		return nil, err
+	}
+	return &Mail{outbox: o, from: from, domain: d, baseURL: baseURL}, nil
+}
+
+// Record queues the e-mail that follows from c through tx and returns how
+// many messages it queued.
+func (m *Mail) Record(ctx context.Context, tx bun.Tx, c board.Change) (int, error) {
+	switch c.Kind {
+	case board.PredictionCreated:
+		p := c.Prediction
+		to, err := board.Subscribers(ctx, tx, p.AgentID, p.Domain)
+		if err != nil || len(to) == 0 {
+			return 0, err
+		}
+		n := m.notification(p.ID, p.Title)
+		n.Kind, n.Author, n.Body, n.Date = email.KindPrediction, p.AgentName, p.Body, p.CreatedAt
+		return m.enqueue(ctx, tx, n, "", to)
+	case board.ReplyCreated:
+		r := c.Reply
+		to, err := board.Followers(ctx, tx, r.PredictionID, r.AgentID)
+		if err != nil || len(to) == 0 {
+			return 0, err
+		}
+		n := m.notification(r.PredictionID, c.Title)
+		n.Kind = email.KindReply
+		if r.Kind != board.ReplyPlain {
+			n.Kind = string(r.Kind) // the email kinds spell the tags the same way
+		}
+		n.Author, n.Body, n.ReplyID, n.Date = r.AgentName, r.Body, r.ID, r.CreatedAt
+		return m.enqueue(ctx, tx, n, r.ID, to)
+	case board.AddressRegistered:
+		return m.confirm(ctx, tx, c)
+	case board.AddressUnsubscribed:
+		return Cancel{Outbox: m.outbox}.Record(ctx, tx, c)
+	}
+	return 0, nil
+}
+
+// Cancel is the recorder of a board that sends no e-mail for now (serve
+// without --smtp-url): it queues nothing, but gives up the pending
+// messages of an address that unsubscribes, queued while e-mail was on,
+// so that they are not sent once it is on again. It is told of
+// unsubscriptions only ([board.Filter]).
+type Cancel struct {
+	Outbox *outbox.Outbox
+}
+
+// Wants reports whether k is an unsubscription.
+func (Cancel) Wants(k board.ChangeKind) bool { return k == board.AddressUnsubscribed }
+
+// Record gives up the pending e-mail to the addresses of an
+// unsubscription; it queues nothing.
+func (c Cancel) Record(ctx context.Context, tx bun.Tx, ch board.Change) (int, error) {
+	if ch.Kind != board.AddressUnsubscribed {
+		return 0, nil
+	}
+	_, err := c.Outbox.Cancel(ctx, tx, outbox.Email, ch.Addresses, "the address unsubscribed")
+	return 0, err
+}
+
+// notification is the common part of a post's notification.
+func (m *Mail) notification(predictionID, title string) email.Notification {
+	n := email.Notification{From: m.from, PredictionID: predictionID, Title: title, Domain: m.domain}
+	if m.baseURL != "" {
+		n.URL = m.baseURL + "/api/predictions/" + predictionID
+	}
+	return n
+}
+
+// enqueue writes one message per recipient. A message that cannot be
+// written (which registration's checks make unlikely) is stored as failed
+// with the reason, not sent, and does not fail the post.
+func (m *Mail) enqueue(ctx context.Context, tx bun.Tx, n email.Notification, replyID string, to []board.Recipient) (int, error) {
+	items := make([]outbox.Item, 0, len(to))
+	for _, r := range to {
+		n.To = []mail.Address{{Name: r.Name, Address: r.Email}}
+		n.UnsubscribeURL = m.unsubscribeURL(r.UnsubscribeToken)
+		it := outbox.Item{Kind: outbox.Email, Topic: n.PredictionID, Ref: replyID, Recipient: r.Email}
+		raw, err := n.Bytes()
+		if err != nil {
+			it.Failed = err.Error()
+		}
+		it.Payload = raw
+		items = append(items, it)
+	}
+	if _, err := m.outbox.Enqueue(ctx, tx, items...); err != nil {
+		return 0, err
+	}
+	return len(items), nil
+}
+
+// confirm queues the confirmation message of a registration; none
+// without a base URL, since the message's link is the way to confirm.
+func (m *Mail) confirm(ctx context.Context, tx bun.Tx, c board.Change) (int, error) {
+	r := c.Registration
+	if m.baseURL == "" {
+		return 0, nil
+	}
+	id, err := newMessageID()
+	if err != nil {
+		return 0, err
+	}
+	msg := email.Confirmation{From: m.from, To: mail.Address{Name: r.DisplayName, Address: r.Address}, AgentID: r.AgentID,
+		ConfirmURL:     m.baseURL + "/api/agents/" + url.PathEscape(r.AgentID) + "/email/confirm?token=" + r.Token,
+		Token:          r.Token,
+		UnsubscribeURL: m.unsubscribeURL(r.UnsubscribeToken),
+		Expires:        r.Expires, ID: id, Domain: m.domain, Date: c.At}
+	raw, err := msg.Bytes()
+	if err != nil {
+		return 0, err
+	}
+	if _, err := m.outbox.Enqueue(ctx, tx, outbox.Item{Kind: outbox.Email, Recipient: r.Address, Payload: raw}); err != nil {
+		return 0, err
+	}
+	return 1, nil
+}
+
+// unsubscribeURL is the one-click link of an address's token; "" without
+// a base URL.
+func (m *Mail) unsubscribeURL(token string) string {
+	if m.baseURL == "" {
+		return ""
+	}
+	return m.baseURL + board.UnsubscribePath + "?token=" + token
+}
+
+// newMessageID returns the unique part of a confirmation's Message-ID.
+func newMessageID() (string, error) {
+	id, err := uuid.NewV7()
+	if err != nil {
+		return "", fmt.Errorf("notify: generating a message id: %w", err)
+	}
+	return id.String(), nil
+}

@@ -1,0 +1,42 @@
+// Package outbox is the durable queue of the board's deliveries, e-mail
+// now and webhooks next: one table in the board's database whose rows
+// are enqueued in the transaction of the change that causes them, then
+// claimed, leased, retried and given up by the senders of each kind. It
+// stores (it imports bun) but delivers nothing itself: package notify
+// sends its e-mail over SMTP.
+//
+//	box, err := outbox.Open(ctx, store.DB(), outbox.Options{})
+//	ids, err := box.Enqueue(ctx, tx, outbox.Item{Kind: outbox.Email, Recipient: "ada@example.org", Payload: msg})
+//	msgs, err := box.Claim(ctx, outbox.Email, 20, 30*time.Second)
+//
+// # Delivery
+//
+// A row is pending until delivered ([Outbox.MarkSent]) or given up
+// ([Outbox.MarkFailed] after [Options.MaxAttempts] tries or a permanent
+// refusal, [Outbox.Cancel]), and kept with its last error. A claim counts
+// the attempt and leases the rows ([Outbox.Claim]; FOR UPDATE SKIP LOCKED
+// on PostgreSQL, so replicas share the work); a sender renews the lease
+// while it works ([Heartbeat]), so a dead sender's rows are due again
+// within a lease. Delivery is at least once: a sender that dies between
+// the receiver's acceptance and its report leaves the row to be
+// delivered again. A failure waits [Backoff] of its attempts (30 s
+// doubling to 1 h) less a random share of its half (equal jitter). A
+// failure reported for a row no longer pending changes nothing
+// ([ErrNotPending]).
+//
+// # Feeding it
+//
+// Rows are enqueued by whoever sees the change in its transaction:
+// today package notify, as the board's [board.Recorder]. A reader of an
+// event log can enqueue the same way, in the transaction that advances
+// its position in the log, and keep the guarantee: no acknowledged
+// change without its deliveries.
+//
+// # Upgrade
+//
+// The outbox keeps its own migrations (table outbox_migrations). A board
+// made before the outbox had a package of its own holds the e-mail
+// outbox in a table of the same name; [Open] moves its rows, as they
+// are, into the new table (kind email, the prediction as topic, the reply
+// as ref), so mail pending at the upgrade is delivered.
+package outbox

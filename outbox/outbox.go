@@ -1,0 +1,412 @@
+package outbox
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect"
+)
+
+// Kind says who delivers a row: the sender that claims that kind.
+type Kind string
+
+// The kinds of delivery.
+const (
+	Email   Kind = "email"   // an RFC 5322 message, sent over SMTP (package notify)
+	Webhook Kind = "webhook" // an HTTP POST signed as Standard Webhooks (package webhook)
+)
+
+// Status is the state of a row.
+type Status string
+
+// The states of a row.
+const (
+	Pending Status = "pending" // to be delivered, at next_attempt_at
+	Sent    Status = "sent"
+	Failed  Status = "failed" // given up; last_error says why
+)
+
+// Errors of the outbox's methods.
+var (
+	// ErrNotFound: no row has the id given.
+	ErrNotFound = errors.New("outbox: no such row")
+	// ErrNotPending: a failure was reported for a row that is no longer
+	// pending: another sender, whose claim came after the reporter's lease
+	// had ended, delivered it or gave it up, or it was cancelled while in
+	// flight. The report changes nothing.
+	ErrNotPending = errors.New("outbox: row no longer pending")
+)
+
+// Retry schedule: the wait after the n-th failed attempt is [Backoff](n),
+// RetryBase doubling up to RetryMax, with jitter; [DefaultMaxAttempts]
+// tries in all (about seven hours from the first to the last).
+const (
+	RetryBase          = 30 * time.Second
+	RetryMax           = time.Hour
+	DefaultMaxAttempts = 12
+)
+
+// Backoff is the longest wait after the attempt-th failed attempt
+// (1-based): RetryBase · 2^(attempt−1), at most RetryMax. The wait
+// [Outbox.MarkFailed] schedules is between half of it and all of it.
+func Backoff(attempt int) time.Duration {
+	d := RetryBase
+	for i := 1; i < attempt && d < RetryMax; i++ {
+		d *= 2
+	}
+	return min(d, RetryMax)
+}
+
+// jittered is "equal jitter" (Brooker, "Exponential Backoff And Jitter",
+// AWS Architecture Blog, 2015): the backoff less a uniform share of its
+// half, so that rows that failed together (a receiver that was down) do
+// not all come due in the same instant. u is in [0, 1); 0 waits the whole
+// backoff.
+func jittered(d time.Duration, u float64) time.Duration {
+	return d - time.Duration(u*float64(d/2))
+}
+
+// Options configure an [Outbox]. The zero value is usable.
+type Options struct {
+	// Now returns the current time; nil means time.Now. Stored times are
+	// truncated to microseconds and kept in UTC.
+	Now func() time.Time
+	// MaxAttempts is how many times a row is tried before it is given up;
+	// 0 means [DefaultMaxAttempts].
+	MaxAttempts int
+	// Rand returns a number in [0, 1) for the jitter of the backoff (0
+	// waits the whole [Backoff]); nil means math/rand/v2's Float64.
+	Rand func() float64
+}
+
+// Outbox is the durable queue of deliveries, kept in a table of the
+// database it is given. It is safe for concurrent use.
+type Outbox struct {
+	db          *bun.DB
+	pg          bool
+	now         func() time.Time
+	rand        func() float64
+	maxAttempts int
+}
+
+// Open returns the outbox kept in db, creating its table or moving into
+// it the rows of the board's former e-mail outbox (see the package
+// documentation, "Upgrade"). db is the pool that writes: on SQLite the
+// board's single writer ([board.Store.DB]), so that enqueueing inside a
+// board transaction and claiming take turns on one connection.
+func Open(ctx context.Context, db *bun.DB, opt Options) (*Outbox, error) {
+	o := &Outbox{db: db, pg: db.Dialect().Name() == dialect.PG, now: opt.Now, rand: opt.Rand, maxAttempts: opt.MaxAttempts}
+	if o.now == nil {
+		o.now = time.Now
+	}
+	if o.rand == nil {
+		o.rand = rand.Float64
+	}
+	if o.maxAttempts <= 0 {
+		o.maxAttempts = DefaultMaxAttempts
+	}
+	if err := migrateDB(ctx, db); err != nil {
+		return nil, err
+	}
+	return o, nil
+}
+
+func (o *Outbox) clock() time.Time { return o.now().UTC().Truncate(time.Microsecond) }
+
+func (o *Outbox) forUpdate() string {
+	if o.pg {
+		return " FOR UPDATE"
+	}
+	return ""
+}
+
+// Item is a delivery to enqueue.
+type Item struct {
+	Kind      Kind
+	Topic     string // what it is about, for [Outbox.List]; may be ""
+	Ref       string // the record that caused it; may be ""
+	Recipient string // an address, or an endpoint
+	Payload   []byte // what the sender delivers, as it is
+	// Failed, when not "", stores the item given up at once with this
+	// reason: a payload that could not be made is kept for the operator to
+	// read, not delivered.
+	Failed string
+}
+
+// Enqueue writes items through db, normally the transaction of the change
+// that caused them, so that they are stored if and only if it commits. It
+// returns their ids, in order. A pending item is due at once.
+func (o *Outbox) Enqueue(ctx context.Context, db bun.IDB, items ...Item) ([]string, error) {
+	now := o.clock()
+	ids := make([]string, 0, len(items))
+	for _, it := range items {
+		id, err := uuid.NewV7()
+		if err != nil {
+			return nil, fmt.Errorf("outbox: generating an id: %w", err)
+		}
+		status, next, payload := Pending, any(now), it.Payload
+		if it.Failed != "" {
+			status, next = Failed, nil
+		}
+		if payload == nil {
+			payload = []byte{}
+		}
+		if _, err := db.ExecContext(ctx, `INSERT INTO outbox
+	(id, kind, topic, ref, recipient, payload, status, next_attempt_at, created_at, last_error)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			id.String(), string(it.Kind), it.Topic, it.Ref, it.Recipient, payload, string(status), next, now, it.Failed); err != nil {
+			return nil, fmt.Errorf("outbox: enqueue: %w", err)
+		}
+		ids = append(ids, id.String())
+	}
+	return ids, nil
+}
+
+// Message is a row claimed for one delivery attempt by [Outbox.Claim].
+type Message struct {
+	ID        string
+	Kind      Kind
+	Topic     string
+	Ref       string
+	Recipient string
+	Payload   []byte
+	Attempts  int // including this one
+}
+
+// Claim claims up to limit pending rows of kind that are due, oldest due
+// first, for one delivery attempt: it counts the attempt and moves their
+// next_attempt_at ahead by lease, so that no other sender claims them
+// meanwhile. The caller then reports each with [Outbox.MarkSent] or
+// [Outbox.MarkFailed]; a row neither reported (the sender died) is due
+// again when the lease ends, so delivery is at least once: a sender that
+// dies after the receiver accepted a payload and before MarkSent
+// committed leaves it to be delivered again, a duplicate. A sender
+// working longer than the lease renews it ([Outbox.Renew], [Heartbeat]).
+//
+// On PostgreSQL several replicas may claim at once: the rows are picked
+// with FOR UPDATE SKIP LOCKED, so each claim gets different rows without
+// waiting. On SQLite the single writer serialises claims.
+func (o *Outbox) Claim(ctx context.Context, kind Kind, limit int, lease time.Duration) ([]Message, error) {
+	if limit <= 0 {
+		limit = 1
+	}
+	now := o.clock()
+	skip := ""
+	if o.pg {
+		skip = " FOR UPDATE SKIP LOCKED"
+	}
+	var rows []struct {
+		ID        string `bun:"id"`
+		Kind      string `bun:"kind"`
+		Topic     string `bun:"topic"`
+		Ref       string `bun:"ref"`
+		Recipient string `bun:"recipient"`
+		Payload   []byte `bun:"payload"`
+		Attempts  int    `bun:"attempts"`
+	}
+	err := o.db.NewRaw(`UPDATE outbox SET attempts = attempts + 1, next_attempt_at = ?
+	WHERE id IN (SELECT id FROM outbox WHERE kind = ? AND status = 'pending' AND next_attempt_at <= ?
+		ORDER BY next_attempt_at, id LIMIT ?`+skip+`)
+	RETURNING id, kind, topic, ref, recipient, payload, attempts`, now.Add(lease), string(kind), now, limit).Scan(ctx, &rows)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("outbox: claim: %w", err)
+	}
+	out := make([]Message, 0, len(rows))
+	for _, r := range rows {
+		out = append(out, Message{ID: r.ID, Kind: Kind(r.Kind), Topic: r.Topic, Ref: r.Ref, Recipient: r.Recipient,
+			Payload: r.Payload, Attempts: r.Attempts})
+	}
+	return out, nil
+}
+
+// Renew moves the lease of claimed rows ahead to now + lease: a sender
+// calls it while it works (its heartbeat), so that the lease can be short
+// and a dead sender's rows are due again soon. A row is renewed only
+// while it is still pending with the attempt count of its claim; one
+// another sender has claimed since (its attempt count grew) or that was
+// reported is left alone. It returns how many were renewed.
+func (o *Outbox) Renew(ctx context.Context, msgs []Message, lease time.Duration) (int, error) {
+	if len(msgs) == 0 {
+		return 0, nil
+	}
+	until := o.clock().Add(lease)
+	n := 0
+	err := o.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		n = 0
+		for _, m := range msgs {
+			res, err := tx.ExecContext(ctx, `UPDATE outbox SET next_attempt_at = ?
+	WHERE id = ? AND status = 'pending' AND attempts = ?`, until, m.ID, m.Attempts)
+			if err != nil {
+				return err
+			}
+			k, _ := res.RowsAffected()
+			n += int(k)
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("outbox: renew lease: %w", err)
+	}
+	return n, nil
+}
+
+// MarkSent records that a claimed row was accepted by its receiver.
+//
+// Errors: [ErrNotFound] (wrapped) for an unknown id.
+func (o *Outbox) MarkSent(ctx context.Context, id string) error {
+	res, err := o.db.ExecContext(ctx, `UPDATE outbox SET status = 'sent', sent_at = ?, next_attempt_at = NULL, last_error = ''
+	WHERE id = ?`, o.clock(), id)
+	if err != nil {
+		return fmt.Errorf("outbox: mark sent: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return fmt.Errorf("%w: %q", ErrNotFound, id)
+	}
+	return nil
+}
+
+// MarkFailed records a failed attempt to deliver a claimed row. A
+// temporary failure makes it due again after a jittered [Backoff] of its
+// attempts, until [Options.MaxAttempts] attempts have failed; a permanent
+// one (the receiver refused it) gives up at once. A row given up keeps
+// status failed and the reason. It returns when the row is due again,
+// zero when given up. A report on a row that is no longer pending changes
+// nothing: it must neither deliver again what another sender delivered
+// after this one's lease ended, nor what was cancelled meanwhile.
+//
+// Errors: [ErrNotFound] (wrapped) for an unknown id; [ErrNotPending]
+// (wrapped) for a row delivered, given up or cancelled meanwhile.
+func (o *Outbox) MarkFailed(ctx context.Context, id, reason string, permanent bool) (time.Time, error) {
+	now := o.clock()
+	var retry time.Time
+	err := o.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		retry = time.Time{}
+		var rows []struct {
+			Attempts int    `bun:"attempts"`
+			Status   string `bun:"status"`
+		}
+		if err := tx.NewRaw(`SELECT attempts, status FROM outbox WHERE id = ?`+o.forUpdate(), id).Scan(ctx, &rows); err != nil {
+			return err
+		}
+		if len(rows) == 0 {
+			return fmt.Errorf("%w: %q", ErrNotFound, id)
+		}
+		if rows[0].Status != string(Pending) {
+			return fmt.Errorf("%w: %s is %s", ErrNotPending, id, rows[0].Status)
+		}
+		status, next := Failed, any(nil)
+		if !permanent && rows[0].Attempts < o.maxAttempts {
+			retry = now.Add(jittered(Backoff(rows[0].Attempts), o.rand())).Truncate(time.Microsecond)
+			status, next = Pending, retry
+		}
+		_, err := tx.ExecContext(ctx, `UPDATE outbox SET status = ?, next_attempt_at = ?, last_error = ? WHERE id = ?`,
+			string(status), next, reason, id)
+		return err
+	})
+	if err != nil {
+		if errors.Is(err, ErrNotFound) || errors.Is(err, ErrNotPending) {
+			return time.Time{}, err
+		}
+		return time.Time{}, fmt.Errorf("outbox: mark failed: %w", err)
+	}
+	return retry, nil
+}
+
+// Cancel gives up, through db (normally the transaction of the change
+// that asks for it, such as an address unsubscribing), every pending row
+// of kind to one of recipients, with reason as its last error. It returns
+// how many it gave up. A sender holding one of them finds it no longer
+// pending when it reports.
+func (o *Outbox) Cancel(ctx context.Context, db bun.IDB, kind Kind, recipients []string, reason string) (int, error) {
+	if len(recipients) == 0 {
+		return 0, nil
+	}
+	res, err := db.NewRaw(`UPDATE outbox SET status = 'failed', next_attempt_at = NULL, last_error = ?
+	WHERE kind = ? AND status = 'pending' AND recipient IN (?)`, reason, string(kind), bun.List(recipients)).Exec(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("outbox: cancel: %w", err)
+	}
+	n, _ := res.RowsAffected()
+	return int(n), nil
+}
+
+// Backlog is the number of rows waiting to be delivered (pending, due or
+// not), of every kind, for metrics.
+func (o *Outbox) Backlog(ctx context.Context) (int, error) {
+	var n int
+	if err := o.db.NewRaw(`SELECT COUNT(*) FROM outbox WHERE status = 'pending'`).Scan(ctx, &n); err != nil {
+		return 0, fmt.Errorf("outbox: backlog: %w", err)
+	}
+	return n, nil
+}
+
+// Prune deletes the rows delivered before t and returns how many. Rows
+// given up are kept for the operator to read.
+func (o *Outbox) Prune(ctx context.Context, before time.Time) (int, error) {
+	res, err := o.db.ExecContext(ctx, `DELETE FROM outbox WHERE status = 'sent' AND sent_at < ?`, before.UTC())
+	if err != nil {
+		return 0, fmt.Errorf("outbox: prune: %w", err)
+	}
+	n, _ := res.RowsAffected()
+	return int(n), nil
+}
+
+// Entry is a row, as listed by [Outbox.List].
+type Entry struct {
+	ID            string     `json:"id"`
+	Kind          Kind       `json:"kind"`
+	Topic         string     `json:"topic,omitempty"`
+	Ref           string     `json:"ref,omitempty"`
+	Recipient     string     `json:"recipient"`
+	Status        Status     `json:"status"`
+	Attempts      int        `json:"attempts"`
+	NextAttemptAt *time.Time `json:"next_attempt_at,omitempty"` // pending rows only
+	CreatedAt     time.Time  `json:"created_at"`
+	SentAt        *time.Time `json:"sent_at,omitempty"`
+	LastError     string     `json:"last_error,omitempty"`
+	Payload       []byte     `json:"-"`
+}
+
+// List returns the rows about topic ("" lists those about nothing, such
+// as confirmation messages), oldest first, for operators and tests.
+func (o *Outbox) List(ctx context.Context, topic string) ([]Entry, error) {
+	var rows []struct {
+		ID          string       `bun:"id"`
+		Kind        string       `bun:"kind"`
+		Topic       string       `bun:"topic"`
+		Ref         string       `bun:"ref"`
+		Recipient   string       `bun:"recipient"`
+		Status      string       `bun:"status"`
+		Attempts    int          `bun:"attempts"`
+		NextAttempt bun.NullTime `bun:"next_attempt_at"`
+		CreatedAt   time.Time    `bun:"created_at"`
+		SentAt      bun.NullTime `bun:"sent_at"`
+		LastError   string       `bun:"last_error"`
+		Payload     []byte       `bun:"payload"`
+	}
+	if err := o.db.NewRaw(`SELECT id, kind, topic, ref, recipient, status, attempts, next_attempt_at,
+	created_at, sent_at, last_error, payload FROM outbox WHERE topic = ? ORDER BY created_at, id`, topic).Scan(ctx, &rows); err != nil {
+		return nil, fmt.Errorf("outbox: list: %w", err)
+	}
+	out := make([]Entry, 0, len(rows))
+	for _, r := range rows {
+		e := Entry{ID: r.ID, Kind: Kind(r.Kind), Topic: r.Topic, Ref: r.Ref, Recipient: r.Recipient,
+			Status: Status(r.Status), Attempts: r.Attempts, CreatedAt: r.CreatedAt.UTC(), LastError: r.LastError, Payload: r.Payload}
+		if !r.NextAttempt.IsZero() {
+			t := r.NextAttempt.UTC()
+			e.NextAttemptAt = &t
+		}
+		if !r.SentAt.IsZero() {
+			t := r.SentAt.UTC()
+			e.SentAt = &t
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}

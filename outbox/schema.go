@@ -1,0 +1,158 @@
+package outbox
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect"
+	"github.com/uptrace/bun/migrate"
+)
+
+// migrationLockKey is the PostgreSQL advisory lock that serialises the
+// outbox's migrations between replicas ("outboxmg" in ASCII).
+const migrationLockKey int64 = 0x6f7574626f786d67
+
+// migrations lists the outbox's schema changes, kept apart from the
+// board's (their own bun_migrations table, outbox_migrations), since the
+// outbox may share the board's database without belonging to it. Append
+// new migrations; never edit an applied one.
+func migrations() *migrate.Migrations {
+	ms := migrate.NewMigrations()
+	ms.Add(migrate.Migration{
+		Name:    "20261128000020",
+		Comment: "outbox_of_its_own", // one table for every kind of delivery, the board's e-mail rows moved in
+		Up:      migrateOwn,
+		Down:    func(context.Context, *migrate.Migrator, *migrate.Migration) error { return nil },
+	})
+	return ms
+}
+
+// schema is the outbox table. A row is one payload to one recipient:
+//
+//   - kind says who delivers it ([Email], [Webhook]);
+//   - topic is what it is about, for listing (the prediction of an
+//     e-mail notification; "" for none) and ref the record that caused it
+//     (the reply); both are opaque to the outbox;
+//   - status is pending until sent (sent_at set) or given up (failed,
+//     last_error kept); next_attempt_at is when a pending row is due,
+//     moved ahead by a claim (the lease) and by a failure (the backoff).
+//
+// BLOB becomes BYTEA and TIMESTAMP TIMESTAMPTZ on PostgreSQL.
+func schema(pg bool) []string {
+	blob := "BLOB"
+	if pg {
+		blob = "BYTEA"
+	}
+	return []string{
+		`CREATE TABLE IF NOT EXISTS outbox (
+	id TEXT PRIMARY KEY,
+	kind TEXT NOT NULL,
+	topic TEXT NOT NULL DEFAULT '',
+	ref TEXT NOT NULL DEFAULT '',
+	recipient TEXT NOT NULL,
+	payload ` + blob + ` NOT NULL,
+	status TEXT NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'sent', 'failed')),
+	attempts BIGINT NOT NULL DEFAULT 0,
+	next_attempt_at TIMESTAMP,
+	created_at TIMESTAMP NOT NULL,
+	sent_at TIMESTAMP,
+	last_error TEXT NOT NULL DEFAULT ''
+)`,
+		// Claims read one kind's pending rows in due order; the backlog
+		// counts them.
+		`CREATE INDEX IF NOT EXISTS outbox_due ON outbox (kind, status, next_attempt_at, id)`,
+		`CREATE INDEX IF NOT EXISTS outbox_topic ON outbox (topic, created_at)`,
+		`CREATE INDEX IF NOT EXISTS outbox_recipient ON outbox (recipient)`,
+	}
+}
+
+// migrateOwn creates the outbox table. A board made before the outbox had
+// a package of its own holds the e-mail outbox in a table of the same
+// name (prediction_id, reply_id, message, kind notification or
+// confirmation): its rows move into the new table unchanged, as kind
+// email, with the prediction as topic and the reply as ref, so that
+// pending mail is delivered after the upgrade.
+func migrateOwn(ctx context.Context, m *migrate.Migrator, _ *migrate.Migration) error {
+	db := m.DB()
+	pg := db.Dialect().Name() == dialect.PG
+	return db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		var old int
+		q := `SELECT COUNT(*) FROM pragma_table_info('outbox') WHERE name = 'message'`
+		if pg {
+			q = `SELECT COUNT(*) FROM information_schema.columns
+	WHERE table_schema = current_schema() AND table_name = 'outbox' AND column_name = 'message'`
+		}
+		if err := tx.NewRaw(q).Scan(ctx, &old); err != nil {
+			return fmt.Errorf("outbox: migrate: reading the old table: %w", err)
+		}
+		var stmts []string
+		if old > 0 {
+			stmts = append(stmts,
+				`DROP INDEX IF EXISTS outbox_due`,
+				`DROP INDEX IF EXISTS outbox_prediction`,
+				`ALTER TABLE outbox RENAME TO outbox_board`)
+		}
+		stmts = append(stmts, schema(pg)...)
+		if old > 0 {
+			stmts = append(stmts,
+				`INSERT INTO outbox (id, kind, topic, ref, recipient, payload, status, attempts, next_attempt_at, created_at, sent_at, last_error)
+	SELECT id, 'email', COALESCE(prediction_id, ''), COALESCE(reply_id, ''), recipient, message, status, attempts,
+	next_attempt_at, created_at, sent_at, last_error FROM outbox_board`,
+				`DROP TABLE outbox_board`)
+		}
+		for _, q := range stmts {
+			if pg {
+				q = strings.ReplaceAll(q, "TIMESTAMP", "TIMESTAMPTZ")
+			}
+			if _, err := tx.ExecContext(ctx, q); err != nil {
+				return fmt.Errorf("%w\n%s", err, q)
+			}
+		}
+		return nil
+	})
+}
+
+// migrate applies the outbox's pending migrations; on PostgreSQL one
+// replica at a time, under an advisory lock.
+func migrateDB(ctx context.Context, db *bun.DB) error {
+	if db.Dialect().Name() == dialect.PG {
+		conn, err := db.Conn(ctx)
+		if err != nil {
+			return fmt.Errorf("outbox: migrate: %w", err)
+		}
+		defer conn.Close()
+		for {
+			var ok bool
+			if err := conn.QueryRowContext(ctx, "SELECT pg_try_advisory_lock(?)", migrationLockKey).Scan(&ok); err != nil {
+				return fmt.Errorf("outbox: migrate: taking the lock: %w", err)
+			}
+			if ok {
+				break
+			}
+			select {
+			case <-ctx.Done():
+				return fmt.Errorf("outbox: migrate: waiting for another replica's migration: %w", ctx.Err())
+			case <-time.After(50 * time.Millisecond):
+			}
+		}
+		defer func() {
+			_, _ = conn.ExecContext(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock(?)", migrationLockKey)
+		}()
+	}
+	m := migrate.NewMigrator(db, migrations(),
+		migrate.WithTableName("outbox_migrations"),
+		migrate.WithLocksTableName("outbox_migration_locks"),
+		migrate.WithMarkAppliedOnSuccess(true),
+		migrate.WithUpsert(true),
+	)
+	if err := m.Init(ctx); err != nil {
+		return fmt.Errorf("outbox: migrate: init: %w", err)
+	}
+	if _, err := m.Migrate(ctx); err != nil {
+		return fmt.Errorf("outbox: migrate: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,197 @@
+package webhook
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"syscall"
+	"time"
+)
+
+// Defaults of [NewClient] and [Post].
+const (
+	// DefaultTimeout bounds a delivery, from dialing to the end of the
+	// answer: a receiver that is slow is a failed attempt, retried later.
+	DefaultTimeout = 10 * time.Second
+	// MaxAnswer is how much of a receiver's answer [Post] reads: enough
+	// for an error message, never a receiver's whole page.
+	MaxAnswer = 4 << 10
+)
+
+// More sentinel errors, of the client.
+var (
+	// ErrAddress: the URL's host resolves to an address a webhook may not
+	// reach (loopback, private, link-local, unspecified, multicast,
+	// shared CGNAT), unless the operator allowed it.
+	ErrAddress = errors.New("webhook: address not allowed")
+	// ErrScheme: the URL is not https (nor http to a loopback address
+	// when that is allowed).
+	ErrScheme = errors.New("webhook: scheme not allowed")
+)
+
+// ClientOptions configure [NewClient]. The zero value reaches public
+// https addresses only.
+type ClientOptions struct {
+	// AllowPrivate lets deliveries reach the addresses refused by
+	// default: loopback, private (RFC 1918, RFC 4193), link-local,
+	// unspecified, multicast and shared (RFC 6598, CGNAT) addresses, for
+	// an operator whose receivers live on its own network.
+	AllowPrivate bool
+	// AllowHTTPLoopback lets http:// URLs through when they reach a
+	// loopback address, for a receiver on the same machine during
+	// development; any other http:// URL is refused.
+	AllowHTTPLoopback bool
+	// Timeout bounds each delivery; 0 means [DefaultTimeout].
+	Timeout time.Duration
+	// RootCAs are the authorities trusted for https; nil means the
+	// system's.
+	RootCAs *x509.CertPool
+}
+
+// blocked are the networks a webhook may not reach by default, beyond
+// what netip.Addr's predicates name: "this network" (RFC 791), shared
+// address space (RFC 6598, CGNAT), the limited broadcast address, and
+// the IPv6 prefixes that embed an IPv4 address (NAT64, RFC 6052; 6to4,
+// RFC 3056), whose IPv4 part could be private.
+var blocked = []netip.Prefix{
+	netip.MustParsePrefix("0.0.0.0/8"),
+	netip.MustParsePrefix("100.64.0.0/10"),
+	netip.MustParsePrefix("255.255.255.255/32"),
+	netip.MustParsePrefix("64:ff9b::/96"),
+	netip.MustParsePrefix("2002::/16"),
+}
+
+// Allowed reports whether a webhook may reach addr by default: a public
+// unicast address. IPv4 addresses mapped into IPv6 are judged as IPv4.
+func Allowed(addr netip.Addr) bool {
+	a := addr.Unmap()
+	if !a.IsValid() || a.IsLoopback() || a.IsPrivate() || a.IsLinkLocalUnicast() || a.IsLinkLocalMulticast() ||
+		a.IsInterfaceLocalMulticast() || a.IsMulticast() || a.IsUnspecified() {
+		return false
+	}
+	for _, p := range blocked {
+		if p.Contains(a) {
+			return false
+		}
+	}
+	return true
+}
+
+// guard is a net.Dialer Control that checks the address about to be
+// dialled, after DNS resolution, so that a name resolving to a refused
+// address (at registration or later, DNS rebinding) is refused too.
+func guard(allow func(netip.Addr) bool) func(network, address string, _ syscall.RawConn) error {
+	return func(network, address string, _ syscall.RawConn) error {
+		ap, err := netip.ParseAddrPort(address)
+		if err != nil {
+			return fmt.Errorf("%w: %s %s is not an IP address and port", ErrAddress, network, address)
+		}
+		if !allow(ap.Addr()) {
+			return fmt.Errorf("%w: %s", ErrAddress, ap.Addr())
+		}
+		return nil
+	}
+}
+
+// NewClient returns an http.Client for deliveries that refuses, at each
+// connection, the addresses a webhook may not reach (see [Allowed],
+// [ClientOptions.AllowPrivate]), answers https only (see
+// [ClientOptions.AllowHTTPLoopback]), follows no redirect (the Standard
+// Webhooks specification counts a 3xx as a failure; the receiver updates
+// its URL instead), uses no proxy from the environment, and gives up
+// after the timeout. A refused URL fails with an error wrapping
+// [ErrAddress] or [ErrScheme].
+func NewClient(opt ClientOptions) *http.Client {
+	timeout := opt.Timeout
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	transport := func(allow func(netip.Addr) bool) *http.Transport {
+		d := &net.Dialer{Timeout: timeout, Control: guard(allow)}
+		return &http.Transport{
+			Proxy:                 nil, // a proxy would be dialled instead of the receiver, past the guard
+			DialContext:           d.DialContext,
+			TLSClientConfig:       &tls.Config{RootCAs: opt.RootCAs, MinVersion: tls.VersionTLS12},
+			TLSHandshakeTimeout:   timeout,
+			ResponseHeaderTimeout: timeout,
+			MaxIdleConnsPerHost:   2,
+			IdleConnTimeout:       90 * time.Second,
+		}
+	}
+	secure := Allowed
+	if opt.AllowPrivate {
+		secure = func(a netip.Addr) bool { return a.IsValid() }
+	}
+	rt := &schemes{https: transport(secure)}
+	if opt.AllowHTTPLoopback {
+		rt.http = transport(func(a netip.Addr) bool { return a.Unmap().IsLoopback() })
+	}
+	return &http.Client{
+		Transport: rt,
+		Timeout:   timeout,
+		CheckRedirect: func(*http.Request, []*http.Request) error {
+			return http.ErrUseLastResponse
+		},
+	}
+}
+
+// schemes sends https through one transport and, when allowed, http
+// through another that reaches loopback addresses only.
+type schemes struct{ https, http *http.Transport }
+
+func (s *schemes) RoundTrip(r *http.Request) (*http.Response, error) {
+	switch {
+	case r.URL.Scheme == "https":
+		return s.https.RoundTrip(r)
+	case r.URL.Scheme == "http" && s.http != nil:
+		return s.http.RoundTrip(r)
+	}
+	if r.Body != nil {
+		r.Body.Close()
+	}
+	return nil, fmt.Errorf("%w: %q; webhook URLs are https", ErrScheme, r.URL.Scheme)
+}
+
+// Answer is a receiver's answer to a delivery.
+type Answer struct {
+	Status int
+	Body   []byte // at most MaxAnswer bytes of it
+}
+
+// OK reports a 2xx status, the only success the specification counts.
+func (a Answer) OK() bool { return a.Status >= 200 && a.Status < 300 }
+
+// Post delivers body (JSON) to target with the headers of h (the
+// signature's, [SetHeaders]) through c, and returns the status and at
+// most [MaxAnswer] bytes of the answer; the rest is not read. The error
+// is the transport's (refused address or scheme, timeout, connection);
+// a non-2xx answer is not an error ([Answer.OK]).
+func Post(ctx context.Context, c *http.Client, target string, h http.Header, body []byte) (Answer, error) {
+	u, err := url.Parse(target)
+	if err != nil {
+		return Answer{}, fmt.Errorf("webhook: URL %q: %w", target, err)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u.String(), bytes.NewReader(body))
+	if err != nil {
+		return Answer{}, err
+	}
+	for k, vs := range h {
+		req.Header[k] = vs
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := c.Do(req)
+	if err != nil {
+		return Answer{}, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, MaxAnswer))
+	return Answer{Status: resp.StatusCode, Body: b}, err
+}
