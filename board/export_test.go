@@ -169,3 +169,8 @@ func HealthChecks(ctx context.Context, s *Store) (int, error) {
 	}
 	return n[0], nil
 }
+
+// SetAfterAppend makes every write with events run f after appending
+// them, before it commits; an error from f rolls the write back.
+// Test-only; set it before the store is used concurrently.
+func SetAfterAppend(s *Store, f func() error) { s.afterAppend = f }
