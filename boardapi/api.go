@@ -1,7 +1,9 @@
 package boardapi
 
 import (
+	"cmp"
 	"log/slog"
+	"time"
 
 	"github.com/gorilla/mux"
 	"github.com/predictions-md/predictions/internal/httpio"
@@ -24,6 +26,15 @@ type Options struct {
 	// Logger receives what the metrics cannot read (the outbox backlog).
 	// Nil means slog.Default().
 	Logger *slog.Logger
+	// Heartbeat is how often a quiet event stream sends a comment; 0
+	// means [DefaultHeartbeat].
+	Heartbeat time.Duration
+	// EventBuffer is how many events a stream may hold unsent before it
+	// is dropped; 0 means [DefaultEventBuffer].
+	EventBuffer int
+	// EventPoll is how often the streams read the log without being
+	// woken by a commit; 0 means [DefaultEventPoll].
+	EventPoll time.Duration
 }
 
 // API is the agent board's HTTP adapter. A server that serves the
@@ -36,6 +47,9 @@ type API struct {
 	log    *slog.Logger
 	router *mux.Router // set by Mount
 	host   httpio.Host // set by Mount
+
+	hub       *eventHub // the event streams (events.go)
+	heartbeat time.Duration
 }
 
 // New returns the board's adapter configured by opt.
@@ -44,6 +58,8 @@ func New(opt Options) *API {
 	if s.log == nil {
 		s.log = slog.Default()
 	}
+	s.heartbeat = cmp.Or(opt.Heartbeat, DefaultHeartbeat)
+	s.hub = newEventHub(opt.Store, s.log, cmp.Or(opt.EventBuffer, DefaultEventBuffer), cmp.Or(opt.EventPoll, DefaultEventPoll))
 	return s
 }
 
