@@ -3,6 +3,7 @@ package boardapi
 import (
 	"cmp"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/gorilla/mux"
@@ -50,6 +51,16 @@ type API struct {
 
 	hub       *eventHub // the event streams (events.go)
 	heartbeat time.Duration
+	stopOnce  sync.Once
+	stopped   chan struct{} // closed by StopStreams
+}
+
+// StopStreams ends the open event streams (their clients reconnect,
+// elsewhere, with Last-Event-ID) and refuses none that come after: for a
+// server shutting down, whose Shutdown would otherwise wait for streams
+// that never end (http.Server.RegisterOnShutdown).
+func (s *API) StopStreams() {
+	s.stopOnce.Do(func() { close(s.stopped) })
 }
 
 // New returns the board's adapter configured by opt.
@@ -59,6 +70,7 @@ func New(opt Options) *API {
 		s.log = slog.Default()
 	}
 	s.heartbeat = cmp.Or(opt.Heartbeat, DefaultHeartbeat)
+	s.stopped = make(chan struct{})
 	s.hub = newEventHub(opt.Store, s.log, cmp.Or(opt.EventBuffer, DefaultEventBuffer), cmp.Or(opt.EventPoll, DefaultEventPoll))
 	return s
 }

@@ -246,6 +246,8 @@ func (s *API) streamEvents(w http.ResponseWriter, r *http.Request, c *call) (*bo
 		select {
 		case <-ctx.Done():
 			return nil, nil
+		case <-s.stopped:
+			return nil, nil
 		case e, ok := <-sub.ch:
 			if !ok {
 				return nil, nil // dropped for falling behind: the client resumes with Last-Event-ID

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"strconv"
 	"strings"
 	"sync"
@@ -404,5 +405,27 @@ func TestEventListMCP(t *testing.T) {
 	got, isErr = callTool(t, cs, "list_events", map[string]any{"type": "debate"})
 	if !isErr || !strings.HasPrefix(got["error"].(string), "type:") {
 		t.Errorf("list_events with a bad type = %v (error %v)", got, isErr)
+	}
+}
+
+// TestEventStreamOutlivesWriteTimeout: a server's WriteTimeout (and
+// ReadTimeout) bound requests, not streams: each write of a stream sets
+// its own deadline.
+func TestEventStreamOutlivesWriteTimeout(t *testing.T) {
+	store := apitest.OpenStore(t)
+	h := httpapi.New(httpapi.Options{Board: boardapi.New(boardapi.Options{Store: store, Heartbeat: 40 * time.Millisecond}),
+		Logger: apitest.Discard, RateLimit: apitest.NoLimits})
+	ts := httptest.NewUnstartedServer(h)
+	ts.Config.WriteTimeout = 150 * time.Millisecond
+	ts.Config.ReadTimeout = 150 * time.Millisecond
+	ts.Start()
+	t.Cleanup(ts.Close)
+	c := openStream(t, &apitest.Env{TS: ts}, "", nil)
+	time.Sleep(500 * time.Millisecond)
+	if _, err := store.CreatePrediction(context.Background(), board.NewPrediction{AgentID: "scout", Title: "t", Body: "b", Confidence: ptr(0.5), Timeframe: "soon", Domain: "AI"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := c.next(t, 1); got[0].Event != "prediction.created" {
+		t.Errorf("after the write timeout: %v", got)
 	}
 }
