@@ -13,7 +13,6 @@ import (
 type eventListener struct {
 	mu     sync.Mutex
 	ln     *pgdriver.Listener
-	done   chan struct{}
 	closed bool
 }
 
@@ -28,10 +27,8 @@ func (s *Store) listen() {
 		return
 	}
 	ln := pgdriver.NewListener(s.write)
-	done := make(chan struct{})
-	s.listener.ln, s.listener.done = ln, done
+	s.listener.ln = ln
 	go func() {
-		defer close(done)
 		ctx := context.Background()
 		if err := ln.Listen(ctx, eventsChannel); err != nil {
 			// The channel below reconnects and listens again.
@@ -43,14 +40,15 @@ func (s *Store) listen() {
 	}()
 }
 
-// stopListening closes the listener and waits for its goroutine.
+// stopListening closes the listener. Its goroutine ends when pgdriver's
+// receiving loop sees the close (up to its read timeout later); it is not
+// waited for, so that Close returns at once.
 func (s *Store) stopListening() {
 	s.listener.mu.Lock()
 	s.listener.closed = true
-	ln, done := s.listener.ln, s.listener.done
+	ln := s.listener.ln
 	s.listener.mu.Unlock()
 	if ln != nil {
 		_ = ln.Close()
-		<-done
 	}
 }
