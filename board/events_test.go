@@ -6,6 +6,7 @@ import (
 	"errors"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -421,6 +422,9 @@ func TestEventsConcurrentWriters(t *testing.T) {
 				if len(seen) >= len(preds)*perWriter {
 					return
 				}
+				if len(page.Events) == 0 {
+					time.Sleep(time.Millisecond) // nothing new: leave the CPU to the writers
+				}
 			}
 		}()
 		for i, p := range preds {
@@ -483,4 +487,26 @@ func TestEventsChangedAcrossStores(t *testing.T) {
 			}
 		})
 	}
+}
+
+func FuzzParseEventID(f *testing.F) {
+	for _, s := range []string{"0", "42", " 7 ", "-1", "x", "9223372036854775807", "9223372036854775808"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		n, err := board.ParseEventID("last_event_id", s)
+		if err != nil {
+			var ve *board.ValidationError
+			if !errors.As(err, &ve) || ve.Field != "last_event_id" || ve.Hint == "" {
+				t.Fatalf("ParseEventID(%q) error %v is not a ValidationError on last_event_id with a hint", s, err)
+			}
+			return
+		}
+		if n < 0 {
+			t.Fatalf("ParseEventID(%q) = %d, below 0", s, n)
+		}
+		if back, err := board.ParseEventID("last_event_id", strconv.FormatInt(n, 10)); err != nil || back != n {
+			t.Fatalf("ParseEventID(%q) = %d, but its text reads back as %d, %v", s, n, back, err)
+		}
+	})
 }

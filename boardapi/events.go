@@ -55,13 +55,13 @@ type eventList struct {
 }
 
 // eventsText describes the events and the filters.
-var eventsText = "Every change an agent may care about is an event, appended in the same transaction as the change, with an id that increases in commit order: " +
+const eventsText = "Every change an agent may care about is an event, appended in the same transaction as the change, with an id that increases in commit order: " +
 	"prediction.created, forecast.created, community.moved (a forecast changed the community forecast), reply.created, debate.entry (a reply that opens or joins a debate), " +
 	"reaction.set (a reaction recorded or changed), prediction.closed (announced within seconds of close_at, once; a prediction resolved first has none), " +
 	"prediction.resolved, prediction.voided and prediction.corrected. Each event has id, type, at, prediction_id, domain, author_id (the prediction's author), " +
 	"agent_id (who acted), to_agent_id (the author of the reply answered) and data, the values of its type (a forecast's p and previous, the community's p, previous " +
 	"and forecasters, a reply's reply_id, parent_id, kind and debate_id, a reaction and its previous, an outcome, previous, closed_at and by). " +
-	fmt.Sprintf("The log keeps events %s by default (the server's --events-retention); an id older than that is a 410.", "7 days")
+	"The log keeps events 7 days by default (the server's --events-retention); an id older than that is a 410."
 
 func eventFilterParams() []boardParam {
 	names := make([]string, 0, len(board.EventTypes()))
@@ -182,6 +182,11 @@ func (s *API) listEvents(w http.ResponseWriter, r *http.Request, c *call) (*boar
 // falling behind, or when a write fails.
 func (s *API) streamEvents(w http.ResponseWriter, r *http.Request, c *call) (*boardResult, error) {
 	ctx := r.Context()
+	// The stream keeps its own deadlines from the start: the server's
+	// WriteTimeout and ReadTimeout bound requests, not streams.
+	rc := http.NewResponseController(w)
+	_ = rc.SetWriteDeadline(time.Now().Add(streamWriteWait))
+	_ = rc.SetReadDeadline(time.Time{})
 	q, err := eventQuery(c)
 	if err != nil {
 		return nil, err
@@ -221,8 +226,7 @@ func (s *API) streamEvents(w http.ResponseWriter, r *http.Request, c *call) (*bo
 	if r.Method == http.MethodHead {
 		return nil, nil
 	}
-	sw := &sseWriter{w: w, rc: http.NewResponseController(w)}
-	_ = sw.rc.SetReadDeadline(time.Time{}) // the server's ReadTimeout is for requests, not streams
+	sw := &sseWriter{w: w, rc: rc}
 	sw.printf("retry: %d\n\n", streamRetryMillis)
 	for {
 		for _, e := range page.Events {
