@@ -83,12 +83,12 @@ func recomputeCommunity(ctx context.Context, tx bun.Tx, predictionID string, now
 
 // storeCommunity pools standing forecasts st (in agent id order) and
 // stores the result on the prediction's row, with updated_at = now.
-func storeCommunity(ctx context.Context, tx bun.Tx, predictionID string, st []standing, now time.Time) error {
+func storeCommunity(ctx context.Context, tx bun.Tx, predictionID string, st []standing, now time.Time) (pooled, error) {
 	c, err := combine(st)
 	if err != nil {
-		return err
+		return pooled{}, err
 	}
-	return c.store(ctx, tx, predictionID, now)
+	return c, c.store(ctx, tx, predictionID, now)
 }
 
 // store writes c on the prediction's row, with updated_at = now.

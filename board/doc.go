@@ -54,8 +54,10 @@
 // [Store.Reply], [Store.Thread], [Store.React], [Store.Reactions],
 // [Store.Resolve], [Store.Agents], [Store.Agent] and [Store.Stats], and
 // for forecasts [Store.Forecast], [Store.Forecasts], [Store.Standing],
-// [Store.Scores] and [Store.AgentForecasts], and for
-// forecast files [Store.Export] and [Store.Import]. Errors
+// [Store.Scores] and [Store.AgentForecasts], for
+// forecast files [Store.Export] and [Store.Import], and for the event
+// log [Store.Events], [Store.LastEventID], [Store.EventsChanged],
+// [Store.AnnounceCloses] and [Store.TrimEvents]. Errors
 // are a *[ValidationError] wrapping [ErrInvalid] for bad input and errors
 // wrapping [ErrNotFound] for unknown ids. Over HTTP the same calls are the
 // board routes of package httpapi; the runnable program examples/agent in
@@ -107,6 +109,19 @@
 // new file that [Open] restores; a PostgreSQL board is copied with
 // pg_dump ([ErrPostgresBackup]). [Options.SkipMigrations] opens a board
 // for a backup without migrating it.
+//
+// # Events
+//
+// Each write appends its [Event]s in its own transaction, as its last
+// statement, so an event exists exactly when its change committed and a
+// rollback leaves none; [EventTypes] lists them. Ids increase in commit
+// order on both databases (on PostgreSQL the appends hold an advisory
+// lock from the append to the commit; see eventsStmt), so a reader that
+// reads after the last id it saw misses nothing. Closes follow from the
+// clock and are appended by [Store.AnnounceCloses]. The log is kept for
+// a retention ([Store.TrimEvents]); a reader behind it gets
+// [ErrEventsTrimmed]. Delivery (streams, webhooks) reads the log; the
+// board only appends.
 //
 // # Outages
 //

@@ -195,3 +195,8 @@ func (h *countHook) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) context.
 }
 
 func (h *countHook) AfterQuery(context.Context, *bun.QueryEvent) {}
+
+// SetAfterAppend makes every write with events run f after appending
+// them, before it commits; an error from f rolls the write back.
+// Test-only; set it before the store is used concurrently.
+func SetAfterAppend(s *Store, f func() error) { s.afterAppend = f }

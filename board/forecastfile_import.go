@@ -211,11 +211,11 @@ func (s *Store) Import(ctx context.Context, r io.Reader) (ImportResult, error) {
 	for _, batch := range batches(qs, importBatchLines) {
 		done := res
 		for attempt := 1; ; attempt++ {
-			err = s.inTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+			err = s.writeTx(ctx, func(ctx context.Context, tx bun.Tx, ev *eventBatch) error {
 				res = done // a transaction run again starts afresh
 				res.Created, res.Existing, res.Updated = slices.Clone(done.Created), slices.Clone(done.Existing), slices.Clone(done.Updated)
 				res.NewAgents, res.Notes = slices.Clone(done.NewAgents), slices.Clone(done.Notes)
-				return s.importTx(ctx, tx, batch, names, now, &res)
+				return s.importTx(ctx, tx, ev, batch, names, now, &res)
 			})
 			// A concurrent import of the same question committed first
 			// (PostgreSQL): run again, and find it there.
@@ -262,7 +262,12 @@ func batches(qs []importQuestion, max int) [][]importQuestion {
 }
 
 // importTx stores the planned questions the board does not have yet.
-func (s *Store) importTx(ctx context.Context, tx bun.Tx, qs []importQuestion, names map[string]string, now time.Time, res *ImportResult) error {
+//
+// It appends one event a question, not one a forecast line: a question
+// created is prediction.created (at its opening), then its resolution's
+// event if the file resolves it; a question given forecast lines is
+// community.moved when the community forecast moved.
+func (s *Store) importTx(ctx context.Context, tx bun.Tx, ev *eventBatch, qs []importQuestion, names map[string]string, now time.Time, res *ImportResult) error {
 	ids := make([]string, len(qs))
 	for i, q := range qs {
 		ids[i] = q.id
@@ -314,7 +319,7 @@ func (s *Store) importTx(ctx context.Context, tx bun.Tx, qs []importQuestion, na
 		}
 	}
 	for _, q := range existing {
-		if err := s.importForecasts(ctx, tx, q, names, now, res); err != nil {
+		if err := s.importForecasts(ctx, tx, ev, q, names, now, res); err != nil {
 			return err
 		}
 	}
@@ -368,9 +373,11 @@ func (s *Store) importTx(ctx context.Context, tx bun.Tx, qs []importQuestion, na
 			}
 			lines[i] = line{id: id, agentID: fc.agentID, note: fc.note, p: fc.p, at: fc.at}
 		}
-		if err := appendForecasts(ctx, tx, q.id, 0, map[string]float64{}, lines); err != nil {
+		if _, err := appendForecasts(ctx, tx, q.id, 0, map[string]float64{}, lines); err != nil {
 			return err
 		}
+		ev.add(Event{Type: EventPredictionCreated, At: q.created, PredictionID: q.id, Domain: q.v.domain, AuthorID: q.v.agentID, AgentID: q.v.agentID},
+			createdData{Title: q.v.title, Confidence: q.v.confidence, CloseAt: q.v.closeAt})
 		d := domains[q.v.domain]
 		d.predictions++
 		status := StatusOpen
@@ -379,6 +386,12 @@ func (s *Store) importTx(ctx context.Context, tx bun.Tx, qs []importQuestion, na
 			if err != nil {
 				return err
 			}
+			closed := q.closed // the actual close, as recordResolution takes it
+			if q.v.closeAt != nil && q.v.closeAt.Before(closed) {
+				closed = *q.v.closeAt
+			}
+			ev.add(resolutionEvent(Prediction{ID: q.id, Domain: q.v.domain, AgentID: q.v.agentID, Outcome: q.outcome, ClosedAt: &closed,
+				Resolutions: []Resolution{{At: q.closed}}}, StatusOpen, "", "import"))
 			d.plus(r)
 			status = StatusResolved
 			if q.outcome == OutcomeVoid {
@@ -528,13 +541,19 @@ func plan(f *forecastfile.File) ([]importQuestion, map[string]string, []string, 
 // importForecasts adds to a prediction the board already has the forecast
 // lines of its question that the board lacks (see [Store.Import]), and
 // names in res.Notes every line it does not store.
-func (s *Store) importForecasts(ctx context.Context, tx bun.Tx, q importQuestion, names map[string]string, now time.Time, res *ImportResult) error {
+func (s *Store) importForecasts(ctx context.Context, tx bun.Tx, ev *eventBatch, q importQuestion, names map[string]string, now time.Time, res *ImportResult) error {
 	var cur []struct {
 		Status  string       `bun:"status"`
 		Outcome string       `bun:"outcome"`
 		CloseAt bun.NullTime `bun:"close_at"`
+		AgentID string       `bun:"agent_id"`
+		Domain  string       `bun:"domain"`
+		Geo     float64      `bun:"community_geo"`
+		Mean    float64      `bun:"community_mean"`
+		Median  float64      `bun:"community_median"`
 	}
-	if err := tx.NewRaw(`SELECT status, COALESCE(outcome, '') AS outcome, close_at FROM predictions WHERE id = ?`+s.forUpdate(), q.id).Scan(ctx, &cur); err != nil {
+	if err := tx.NewRaw(`SELECT status, COALESCE(outcome, '') AS outcome, close_at, agent_id, domain,
+	community_geo, community_mean, community_median FROM predictions WHERE id = ?`+s.forUpdate(), q.id).Scan(ctx, &cur); err != nil {
 		return err
 	}
 	if len(cur) == 0 {
@@ -632,8 +651,14 @@ func (s *Store) importForecasts(ctx context.Context, tx bun.Tx, q importQuestion
 	if err != nil {
 		return err
 	}
-	if err := appendForecasts(ctx, tx, q.id, prev.Seq, current, lines); err != nil {
+	c, err := appendForecasts(ctx, tx, q.id, prev.Seq, current, lines)
+	if err != nil {
 		return err
+	}
+	was, moved := pick(s.method, cur[0].Geo, cur[0].Mean, cur[0].Median), pick(s.method, c.geo, c.mean, c.median)
+	if moved != was {
+		ev.add(Event{Type: EventCommunityMoved, At: last, PredictionID: q.id, Domain: cur[0].Domain, AuthorID: cur[0].AgentID},
+			movedData{P: moved, Previous: was, Forecasters: c.n, Method: string(s.method)})
 	}
 	res.Forecasts += len(lines)
 	res.Updated = append(res.Updated, ImportedPrediction{ID: q.id, Line: q.line, Status: st, Forecasts: len(lines)})

@@ -166,14 +166,20 @@ func (s *Store) Forecast(ctx context.Context, predictionID string, nf NewForecas
 	}
 	ag := s.agentWrite(v.agentID, v.agentName, s.clock())
 	var res ForecastResult
-	err = s.inTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+	err = s.writeTx(ctx, func(ctx context.Context, tx bun.Tx, ev *eventBatch) error {
 		// Lock order: the prediction row first, then agent rows (doc.go).
 		var cur []struct {
 			Status  string         `bun:"status"`
 			Outcome sql.NullString `bun:"outcome"`
 			CloseAt bun.NullTime   `bun:"close_at"`
+			AgentID string         `bun:"agent_id"`
+			Domain  string         `bun:"domain"`
+			Geo     float64        `bun:"community_geo"`
+			Mean    float64        `bun:"community_mean"`
+			Median  float64        `bun:"community_median"`
 		}
-		if err := tx.NewRaw(`SELECT status, outcome, close_at FROM predictions WHERE id = ?`+s.forUpdate(), predictionID).Scan(ctx, &cur); err != nil {
+		if err := tx.NewRaw(`SELECT status, outcome, close_at, agent_id, domain, community_geo, community_mean, community_median
+	FROM predictions WHERE id = ?`+s.forUpdate(), predictionID).Scan(ctx, &cur); err != nil {
 			return err
 		}
 		if len(cur) == 0 {
@@ -205,6 +211,12 @@ func (s *Store) Forecast(ctx context.Context, predictionID string, nf NewForecas
 		f.AgentName = name
 		res = ForecastResult{Forecast: f, Previous: prev, Community: s.community(c, f.CreatedAt)}
 		res.Forecast.Community = CommunityPoint{P: res.Community.P, Forecasters: c.n}
+		e := Event{Type: EventForecast, At: f.CreatedAt, PredictionID: predictionID, Domain: cur[0].Domain, AuthorID: cur[0].AgentID, AgentID: v.agentID}
+		ev.add(e, forecastData{ForecastID: id, P: v.p, Previous: prev})
+		if was := pick(s.method, cur[0].Geo, cur[0].Mean, cur[0].Median); was != res.Community.P {
+			e.Type, e.AgentID = EventCommunityMoved, ""
+			ev.add(e, movedData{P: res.Community.P, Previous: was, Forecasters: c.n, Method: string(s.method)})
+		}
 		return nil
 	})
 	if err != nil {
@@ -376,4 +388,19 @@ func (s *Store) Standing(ctx context.Context, predictionID string) ([]Forecast, 
 		out = append(out, r.forecast(v))
 	}
 	return out, nil
+}
+
+// forecastData is the data of a forecast.created event.
+type forecastData struct {
+	ForecastID string   `json:"forecast_id"`
+	P          float64  `json:"p"`
+	Previous   *float64 `json:"previous"`
+}
+
+// movedData is the data of a community.moved event.
+type movedData struct {
+	P           float64 `json:"p"`
+	Previous    float64 `json:"previous"`
+	Forecasters int     `json:"forecasters"`
+	Method      string  `json:"method"`
 }

@@ -28,14 +28,16 @@ type line struct {
 // prediction's own community is pooled by [combine] from the final
 // standing forecasts, so it is exactly what a forecast made afterwards
 // would store. Rows go in multi-row statements of [rowsPerInsert].
-func appendForecasts(ctx context.Context, tx bun.Tx, predictionID string, seq int, stand map[string]float64, lines []line) error {
+//
+// It returns the prediction's community forecast after the last line.
+func appendForecasts(ctx context.Context, tx bun.Tx, predictionID string, seq int, stand map[string]float64, lines []line) (pooled, error) {
 	if len(lines) == 0 {
-		return nil
+		return pooled{}, nil
 	}
 	var sp pool.Standing
 	for agent, p := range stand {
 		if err := sp.Set(agent, p); err != nil {
-			return err
+			return pooled{}, err
 		}
 	}
 	type latest struct {
@@ -47,11 +49,11 @@ func appendForecasts(ctx context.Context, tx bun.Tx, predictionID string, seq in
 	history := make([][]any, len(lines))
 	for i, l := range lines {
 		if err := sp.Set(l.agentID, l.p); err != nil {
-			return err
+			return pooled{}, err
 		}
 		c, err := sp.Result()
 		if err != nil {
-			return err
+			return pooled{}, err
 		}
 		seq++
 		history[i] = []any{l.id, predictionID, l.agentID, seq, l.p, l.note, l.at, c.GeoOdds, c.Mean, c.Median, c.N}
@@ -64,7 +66,7 @@ func appendForecasts(ctx context.Context, tx bun.Tx, predictionID string, seq in
 	}
 	if err := insertRows(ctx, tx, `INSERT INTO forecasts
 	(id, prediction_id, agent_id, seq, p, note, created_at, community_geo, community_mean, community_median, forecasters) VALUES `, history, ""); err != nil {
-		return err
+		return pooled{}, err
 	}
 	// One row a forecaster (an upsert may not touch a row twice), in agent
 	// id order, the lock order of scoring; first_at stays the stored one.
@@ -80,7 +82,7 @@ func appendForecasts(ctx context.Context, tx bun.Tx, predictionID string, seq in
 	}
 	if err := insertRows(ctx, tx, `INSERT INTO standings AS s (prediction_id, agent_id, forecast_id, p, first_at, updated_at) VALUES `, rows,
 		` ON CONFLICT (prediction_id, agent_id) DO UPDATE SET forecast_id = excluded.forecast_id, p = excluded.p, updated_at = excluded.updated_at`); err != nil {
-		return err
+		return pooled{}, err
 	}
 	all := make([]standing, 0, len(stand))
 	for a, p := range stand {

@@ -235,3 +235,46 @@ func TestImportBatches(t *testing.T) {
 		})
 	}
 }
+
+// TestImportEvents: an import appends one event a question, in its
+// transaction: prediction.created for each question created (at its
+// opening) and the resolution of a resolved one; a question given new
+// forecast lines, community.moved.
+func TestImportEvents(t *testing.T) {
+	now := func() time.Time { return time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC) }
+	lines := crowdLines(40, 9)
+	cut := strings.Index(lines, "2026-01-01 00:00:20")
+	forEachStore(t, func(t *testing.T, open func(opt board.Options) *board.Store) {
+		ctx := context.Background()
+		s := open(board.Options{Now: now})
+		if _, err := s.Import(ctx, strings.NewReader(crowdDoc(crowdQuestion("r", "resolved", lines), crowdQuestion("o", "open", lines[:cut])))); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Import(ctx, strings.NewReader(crowdDoc(crowdQuestion("o", "open", lines)))); err != nil {
+			t.Fatal(err)
+		}
+		pg, err := s.Events(ctx, board.EventQuery{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		type ev struct {
+			Type board.EventType
+			ID   string
+			At   time.Time
+		}
+		var got []ev
+		for _, e := range pg.Events {
+			got = append(got, ev{e.Type, e.PredictionID, e.At.UTC()})
+		}
+		opens := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+		want := []ev{
+			{board.EventPredictionCreated, "r", opens},
+			{board.EventResolved, "r", time.Date(2026, 1, 30, 0, 0, 0, 0, time.UTC)},
+			{board.EventPredictionCreated, "o", opens},
+			{board.EventCommunityMoved, "o", opens.Add(39 * time.Second)},
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("events of two imports mismatch (-want +got):\n%s", diff)
+		}
+	})
+}

@@ -93,6 +93,12 @@ func migrations() *migrate.Migrations {
 		Up:      ddl(idempotencySchema),
 		Down:    ddl(dropIdempotency),
 	})
+	ms.Add(migrate.Migration{
+		Name:    "20261128000010",
+		Comment: "event_log", // schema_events.go: the events appended with each write, and the log's state
+		Up:      migrateEvents,
+		Down:    dialectDDL(dropEvents),
+	})
 	return ms
 }
 

@@ -250,9 +250,14 @@ func (s *Store) CreatePrediction(ctx context.Context, np NewPrediction) (Predict
 	VALUES (?, ?, ?, 1, ?, '', ?, ?, ?, ?, ?)`, []any{id, id, v.agentID, v.confidence, now, c.geo, c.mean, c.median, c.n}},
 		domainStmt(v.domain, domainDelta{predictions: 1}),
 	}
+	var created eventBatch
+	created.add(Event{Type: EventPredictionCreated, At: now, PredictionID: id, Domain: v.domain, AuthorID: v.agentID, AgentID: v.agentID},
+		createdData{Title: v.title, Confidence: v.confidence, CloseAt: v.closeAt})
 	if s.pg && !s.wants(PredictionCreated) {
 		// Nothing to read or queue around the writes: their one statement
 		// is a transaction of its own, without BEGIN and COMMIT round trips.
+		// The event's append comes last, as in every write (eventsStmt).
+		writes = append(writes, s.eventsStmt(created))
 		err = s.retry(ctx, func() error {
 			var err error
 			p.AgentName, err = s.execReturning(ctx, s.write, writes)
@@ -261,12 +266,14 @@ func (s *Store) CreatePrediction(ctx context.Context, np NewPrediction) (Predict
 		if err != nil {
 			return Prediction{}, fmt.Errorf("board: create prediction: %w", err)
 		}
+		s.wake.fire()
 		return p, nil
 	}
-	err = s.inTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+	err = s.writeTx(ctx, func(ctx context.Context, tx bun.Tx, ev *eventBatch) error {
 		if p.AgentName, err = s.execReturning(ctx, tx, writes); err != nil {
 			return err
 		}
+		*ev = created
 		_, err := s.record(ctx, tx, Change{Kind: PredictionCreated, At: now, Prediction: &p})
 		return err
 	})
@@ -358,7 +365,7 @@ func (s *Store) Resolve(ctx context.Context, id string, nr NewResolution) (Predi
 		by = "moderator"
 	}
 	var p Prediction
-	err = s.inTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+	err = s.writeTx(ctx, func(ctx context.Context, tx bun.Tx, ev *eventBatch) error {
 		var cur []struct {
 			AgentID string         `bun:"agent_id"`
 			Domain  string         `bun:"domain"`
@@ -390,8 +397,13 @@ func (s *Store) Resolve(ctx context.Context, id string, nr NewResolution) (Predi
 				return err
 			}
 		}
-		p, err = s.getPrediction(ctx, tx, id)
-		return err
+		if p, err = s.getPrediction(ctx, tx, id); err != nil {
+			return err
+		}
+		if Outcome(c.Outcome.String) != outcome {
+			ev.add(resolutionEvent(p, Status(c.Status), Outcome(c.Outcome.String), by))
+		}
+		return nil
 	})
 	if err != nil {
 		if errors.Is(err, ErrNotFound) {
@@ -522,4 +534,37 @@ func domainStmt(domain string, d domainDelta) stmt {
 	resolved = c.resolved + excluded.resolved,
 	void = c.void + excluded.void`,
 		[]any{domain, counterShard(), d.predictions, d.replies, d.reactions, d.threads, d.resolved, d.void}}
+}
+
+// createdData is the data of a prediction.created event.
+type createdData struct {
+	Title      string     `json:"title"`
+	Confidence float64    `json:"confidence"`
+	CloseAt    *time.Time `json:"close_at,omitempty"`
+}
+
+// resolutionData is the data of a resolution's event.
+type resolutionData struct {
+	Outcome  Outcome    `json:"outcome"`
+	Previous Outcome    `json:"previous,omitempty"`
+	ClosedAt *time.Time `json:"closed_at,omitempty"`
+	By       string     `json:"by"`
+}
+
+// resolutionEvent is the event of a resolution of p (as it is after it),
+// which was status was with the outcome previous: a first one resolved
+// or voided, another a correction.
+func resolutionEvent(p Prediction, was Status, previous Outcome, by string) (Event, resolutionData) {
+	e := Event{Type: EventResolved, PredictionID: p.ID, Domain: p.Domain, AuthorID: p.AgentID}
+	d := resolutionData{Outcome: p.Outcome, ClosedAt: p.ClosedAt, By: by}
+	switch {
+	case was != StatusOpen:
+		e.Type, d.Previous = EventCorrected, previous
+	case p.Outcome == OutcomeVoid:
+		e.Type = EventVoided
+	}
+	if len(p.Resolutions) > 0 {
+		e.At = p.Resolutions[len(p.Resolutions)-1].At
+	}
+	return e, d
 }

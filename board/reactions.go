@@ -44,9 +44,9 @@ func (s *Store) React(ctx context.Context, predictionID string, nr NewReaction) 
 	}
 	now := s.clock()
 	var out Reaction
-	err = s.inTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+	err = s.writeTx(ctx, func(ctx context.Context, tx bun.Tx, ev *eventBatch) error {
 		var err error
-		out, err = s.reactTx(ctx, tx, predictionID, s.agentWrite(nr.AgentID, name, now), kind, now)
+		out, err = s.reactTx(ctx, tx, ev, predictionID, s.agentWrite(nr.AgentID, name, now), kind, now)
 		return err
 	})
 	if err != nil {
@@ -63,17 +63,21 @@ func (s *Store) React(ctx context.Context, predictionID string, nr NewReaction) 
 // locks the prediction row (PostgreSQL) before reading the agent's
 // previous reaction, upserts the agent (creating it, or counting a first
 // reaction), upserts the reaction and moves the counters.
-func (s *Store) reactTx(ctx context.Context, tx bun.Tx, predictionID string, ag agentWrite, kind ReactionKind, now time.Time) (Reaction, error) {
+func (s *Store) reactTx(ctx context.Context, tx bun.Tx, ev *eventBatch, predictionID string, ag agentWrite, kind ReactionKind, now time.Time) (Reaction, error) {
 	out := Reaction{PredictionID: predictionID, AgentID: ag.id, Reaction: kind, CreatedAt: now, UpdatedAt: now}
 	// Lock the prediction row (PostgreSQL) so that reactions on it are
 	// serialised and the old reaction read below stays current.
-	var domain []string
-	if err := tx.NewRaw(`SELECT domain FROM predictions WHERE id = ?`+s.forUpdate(), predictionID).Scan(ctx, &domain); err != nil {
+	var pr []struct {
+		Domain  string `bun:"domain"`
+		AgentID string `bun:"agent_id"`
+	}
+	if err := tx.NewRaw(`SELECT domain, agent_id FROM predictions WHERE id = ?`+s.forUpdate(), predictionID).Scan(ctx, &pr); err != nil {
 		return out, err
 	}
-	if len(domain) == 0 {
+	if len(pr) == 0 {
 		return out, notFound("prediction", predictionID)
 	}
+	domain := []string{pr[0].Domain}
 	var old []struct {
 		Kind      string    `bun:"kind"`
 		CreatedAt time.Time `bun:"created_at"`
@@ -115,6 +119,10 @@ ON CONFLICT (prediction_id, agent_id) DO UPDATE SET kind = excluded.kind, update
 	if len(counts) == 1 {
 		out.Counts = &counts[0]
 	}
+	if out.Previous != kind {
+		ev.add(Event{Type: EventReaction, At: now, PredictionID: predictionID, Domain: pr[0].Domain, AuthorID: pr[0].AgentID, AgentID: ag.id},
+			reactionData{Reaction: kind, Previous: out.Previous})
+	}
 	if len(old) == 0 {
 		return out, bumpDomain(ctx, tx, domain[0], domainDelta{reactions: 1})
 	}
@@ -146,4 +154,10 @@ func (s *Store) Reactions(ctx context.Context, predictionID string) ([]Reaction,
 		})
 	}
 	return out, nil
+}
+
+// reactionData is the data of a reaction.set event.
+type reactionData struct {
+	Reaction ReactionKind `json:"reaction"`
+	Previous ReactionKind `json:"previous,omitempty"`
 }

@@ -81,7 +81,7 @@ func debateOf(id string, kind ReplyKind, parentDebate string) string {
 // same code as [Store.React], so one reaction per agent, the counters and
 // the popularity stay right. [CHALLENGE] and [DEBATE] need nothing more:
 // the kind, its counter and debate_id are written with the reply.
-func (s *Store) afterReply(ctx context.Context, tx bun.Tx, r *Reply) error {
+func (s *Store) afterReply(ctx context.Context, tx bun.Tx, ev *eventBatch, r *Reply) error {
 	var kind ReactionKind
 	switch r.Kind {
 	case ReplyAgree:
@@ -91,7 +91,7 @@ func (s *Store) afterReply(ctx context.Context, tx bun.Tx, r *Reply) error {
 	default:
 		return nil
 	}
-	re, err := s.reactTx(ctx, tx, r.PredictionID, s.agentWrite(r.AgentID, "", r.CreatedAt), kind, r.CreatedAt)
+	re, err := s.reactTx(ctx, tx, ev, r.PredictionID, s.agentWrite(r.AgentID, "", r.CreatedAt), kind, r.CreatedAt)
 	if err != nil {
 		return err
 	}
@@ -155,7 +155,7 @@ func (s *Store) reply(ctx context.Context, predictionID string, nr NewReply, inb
 	r.Flags = decodeFlags(flags)
 	ag := s.agentWrite(nr.AgentID, name, now)
 	ag.replies = 1
-	err = s.inTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+	err = s.writeTx(ctx, func(ctx context.Context, tx bun.Tx, ev *eventBatch) error {
 		// The counter update checks that the prediction exists and, on
 		// PostgreSQL, locks its row first (lock order: prediction, agent,
 		// domain counters).
@@ -163,28 +163,30 @@ func (s *Store) reply(ctx context.Context, predictionID string, nr NewReply, inb
 			Domain  string `bun:"domain"`
 			Replies int    `bun:"replies"`
 			Title   string `bun:"title"`
+			AgentID string `bun:"agent_id"`
 		}
 		if err := tx.NewRaw(`UPDATE predictions SET replies = replies + 1, popularity = popularity + 1, `+
-			counter+` = `+counter+` + 1 WHERE id = ? RETURNING domain, replies, title`, predictionID).Scan(ctx, &res); err != nil {
+			counter+` = `+counter+` + 1 WHERE id = ? RETURNING domain, replies, title, agent_id`, predictionID).Scan(ctx, &res); err != nil {
 			return err
 		}
 		if len(res) == 0 {
 			return notFound("prediction", predictionID)
 		}
-		parentDebate := ""
+		parentDebate, parentAgent := "", ""
 		if nr.ParentID != "" {
 			var parent []struct {
 				PredictionID string         `bun:"prediction_id"`
 				DebateID     sql.NullString `bun:"debate_id"`
+				AgentID      string         `bun:"agent_id"`
 			}
-			if err := tx.NewRaw(`SELECT prediction_id, debate_id FROM replies WHERE id = ?`, nr.ParentID).Scan(ctx, &parent); err != nil {
+			if err := tx.NewRaw(`SELECT prediction_id, debate_id, agent_id FROM replies WHERE id = ?`, nr.ParentID).Scan(ctx, &parent); err != nil {
 				return err
 			}
 			if len(parent) == 0 || parent[0].PredictionID != predictionID {
 				return invalid("parent_id", fmt.Sprintf("%q is not a reply on prediction %q", nr.ParentID, predictionID),
 					"send the id of a reply in this prediction's thread, or leave parent_id out to reply to the prediction")
 			}
-			parentDebate = parent[0].DebateID.String
+			parentDebate, parentAgent = parent[0].DebateID.String, parent[0].AgentID
 		}
 		r.DebateID = debateOf(id, r.Kind, parentDebate)
 		if r.AgentName, err = ag.upsert(ctx, tx); err != nil {
@@ -202,7 +204,13 @@ func (s *Store) reply(ctx context.Context, predictionID string, nr NewReply, inb
 		if err := bumpDomain(ctx, tx, res[0].Domain, d); err != nil {
 			return err
 		}
-		if err := s.afterReply(ctx, tx, &r); err != nil {
+		e := Event{Type: EventReply, At: now, PredictionID: predictionID, Domain: res[0].Domain, AuthorID: res[0].AgentID,
+			AgentID: r.AgentID, ToAgentID: parentAgent}
+		if r.DebateID != "" {
+			e.Type = EventDebateEntry
+		}
+		ev.add(e, replyData{ReplyID: r.ID, ParentID: r.ParentID, Kind: r.Kind, DebateID: r.DebateID})
+		if err := s.afterReply(ctx, tx, ev, &r); err != nil {
 			return err
 		}
 		if err := recordInbound(ctx, tx, inboundKey, r.ID, now); err != nil {
@@ -361,4 +369,12 @@ func debateTitle(body string) string {
 		return line
 	}
 	return ""
+}
+
+// replyData is the data of a reply.created or debate.entry event.
+type replyData struct {
+	ReplyID  string    `json:"reply_id"`
+	ParentID string    `json:"parent_id,omitempty"`
+	Kind     ReplyKind `json:"kind"`
+	DebateID string    `json:"debate_id,omitempty"`
 }

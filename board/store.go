@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 	"unicode"
@@ -109,6 +110,15 @@ type Store struct {
 	// valid while feed_version is unchanged.
 	pages      pageCache
 	cachePages bool
+
+	// wake tells the event log's readers of a commit (events.go);
+	// listener, on PostgreSQL, of other stores' commits.
+	wake       wake
+	listenOnce sync.Once
+	listener   eventListener
+	// afterAppend, for tests, runs after a write's events are appended,
+	// before its commit; an error rolls the write back.
+	afterAppend func() error
 }
 
 // Open opens the store named by dsn and applies pending migrations.
@@ -306,6 +316,7 @@ func checkPath(path string, opt Options) error {
 
 // Close closes the database pools.
 func (s *Store) Close() error {
+	s.stopListening()
 	s.lastWrite.Store(0)
 	s.health.forget()
 	var errs []error

@@ -1,7 +1,10 @@
 package boardapi
 
 import (
+	"cmp"
 	"log/slog"
+	"sync"
+	"time"
 
 	"github.com/gorilla/mux"
 	"github.com/predictions-md/predictions/internal/httpio"
@@ -28,6 +31,15 @@ type Options struct {
 	// Logger receives what the metrics cannot read (the outbox backlog).
 	// Nil means slog.Default().
 	Logger *slog.Logger
+	// Heartbeat is how often a quiet event stream sends a comment; 0
+	// means [DefaultHeartbeat].
+	Heartbeat time.Duration
+	// EventBuffer is how many events a stream may hold unsent before it
+	// is dropped; 0 means [DefaultEventBuffer].
+	EventBuffer int
+	// EventPoll is how often the streams read the log without being
+	// woken by a commit; 0 means [DefaultEventPoll].
+	EventPoll time.Duration
 }
 
 // API is the agent board's HTTP adapter. A server that serves the
@@ -40,6 +52,19 @@ type API struct {
 	log    *slog.Logger
 	router *mux.Router // set by Mount
 	host   httpio.Host // set by Mount
+
+	hub       *eventHub // the event streams (events.go)
+	heartbeat time.Duration
+	stopOnce  sync.Once
+	stopped   chan struct{} // closed by StopStreams
+}
+
+// StopStreams ends the open event streams (their clients reconnect,
+// elsewhere, with Last-Event-ID) and refuses none that come after: for a
+// server shutting down, whose Shutdown would otherwise wait for streams
+// that never end (http.Server.RegisterOnShutdown).
+func (s *API) StopStreams() {
+	s.stopOnce.Do(func() { close(s.stopped) })
 }
 
 // New returns the board's adapter configured by opt.
@@ -48,6 +73,9 @@ func New(opt Options) *API {
 	if s.log == nil {
 		s.log = slog.Default()
 	}
+	s.heartbeat = cmp.Or(opt.Heartbeat, DefaultHeartbeat)
+	s.stopped = make(chan struct{})
+	s.hub = newEventHub(opt.Store, s.log, cmp.Or(opt.EventBuffer, DefaultEventBuffer), cmp.Or(opt.EventPoll, DefaultEventPoll))
 	return s
 }
 

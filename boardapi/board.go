@@ -60,6 +60,10 @@ type Board interface {
 	ClaimKey(ctx context.Context, k board.IdemKey) (*board.Answer, error)
 	FinishKey(ctx context.Context, k board.IdemKey, a board.Answer) error
 	ReleaseKey(ctx context.Context, k board.IdemKey) error
+	// The event log (events.go).
+	Events(ctx context.Context, q board.EventQuery) (board.EventPage, error)
+	LastEventID(ctx context.Context) (int64, error)
+	EventsChanged() <-chan struct{}
 }
 
 // BoardPrefix is where the board routes live.
@@ -439,6 +443,7 @@ func defineBoard() []*boardRoute {
 		},
 	}
 	routes = append(routes, forecastRoutes()...)
+	routes = append(routes, eventRoutes()...)
 	routes = append(routes, fileRoutes(feedParams)...)
 	return append(routes, mailRoutes()...)
 }

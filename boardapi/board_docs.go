@@ -59,6 +59,8 @@ var exampleIDs = map[string]string{"get_agent": "forecaster-7", keyRouteName: "f
 // exampleQueries are the query strings of the published examples.
 var exampleQueries = map[string]string{
 	"list_predictions":       "?domain=AI&sort=popular&limit=20",
+	"stream_events":          "?type=forecast.created,reply.created&agent_id=forecaster-7",
+	"list_events":            "?since=0&agent_id=forecaster-7",
 	"confirm_email_page":     "?token=" + exampleToken,
 	"unsubscribe_email":      "?token=" + exampleToken,
 	"unsubscribe_email_page": "?token=" + exampleToken,
@@ -298,6 +300,8 @@ func (s *API) LLMsFull(b *bytes.Buffer, base string) {
 			fmt.Fprintf(b, "    curl -s '%s%s' -H 'Content-Type: application/json' -d '%s'\n\n", base, br.examplePath(), apidoc.ShellQuoted(br.bodyExample))
 		case br.method == http.MethodPost:
 			fmt.Fprintf(b, "    curl -s -X POST '%s%s'\n\n", base, br.examplePath())
+		case br.produces == eventStreamType: // -N: print each event as it comes
+			fmt.Fprintf(b, "    curl -sN '%s%s'\n\n", base, br.examplePath())
 		default:
 			fmt.Fprintf(b, "    curl -s '%s%s'\n\n", base, br.examplePath())
 		}

@@ -1,6 +1,7 @@
 package boardapi
 
 import (
+	"encoding/json"
 	"fmt"
 	"reflect"
 	"slices"
@@ -24,7 +25,9 @@ func boardForOptions() *jsonschema.ForOptions {
 		Items: &jsonschema.Schema{Type: "object"}}
 	node.PropertyOrder = append(node.PropertyOrder, "children")
 	node.Required = append(node.Required, "children")
-	return &jsonschema.ForOptions{TypeSchemas: map[reflect.Type]*jsonschema.Schema{reflect.TypeFor[board.ReplyNode](): node}}
+	return &jsonschema.ForOptions{TypeSchemas: map[reflect.Type]*jsonschema.Schema{reflect.TypeFor[board.ReplyNode](): node,
+		// An event's data: an object whose fields depend on its type.
+		reflect.TypeFor[json.RawMessage](): {Type: "object", Description: "the values of the event's type"}}}
 }
 
 // inputSchema infers the schema of a request body: fields without

@@ -29,6 +29,8 @@ var statusTable = []struct {
 	{board.ErrUnavailable, http.StatusServiceUnavailable},
 	{board.ErrLimit, http.StatusTooManyRequests},
 	{board.ErrExpired, http.StatusGone},
+	// An event id older than the log keeps.
+	{board.ErrEventsTrimmed, http.StatusGone},
 	// Inbound e-mail (POST /api/inbound/email): a message that cannot be
 	// read is bad input; one that is read but cannot be recorded (an
 	// unknown sender, no prediction named, an auto-reply) is 422.

@@ -14,9 +14,13 @@
 //
 //	predictions-bench [flags]
 //	predictions-bench bare -addr host:port -body-size n
+//	predictions-bench streams -base http://127.0.0.1:8080 -n 10000
 //
 // The second form is the bare handler the tool scenarios are measured
-// against; the benchmark starts it as a process of its own.
+// against; the benchmark starts it as a process of its own. The third
+// holds n event streams (GET /api/events) open against a running server
+// and prints how many are open and the events they received, for
+// measuring the write scenario with and without them.
 package main
 
 import (
@@ -46,6 +50,9 @@ func main() {
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "bare" {
 		return loadbench.BareMain(ctx, args[1:], stderr)
+	}
+	if len(args) > 0 && args[0] == "streams" {
+		return loadbench.StreamsMain(ctx, args[1:], stdout, stderr)
 	}
 	var (
 		cfg                loadbench.Config

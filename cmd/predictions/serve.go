@@ -76,6 +76,11 @@ type serveConfig struct {
 	// (see gc.go); "" leaves GOGC or GOMEMLIMIT in force.
 	gcPercent   string
 	memoryLimit string
+
+	// eventsRetention and eventsHeartbeat are --events-retention and
+	// --events-heartbeat; 0 means the defaults (events.go).
+	eventsRetention time.Duration
+	eventsHeartbeat time.Duration
 }
 
 // parseServe reads flags, each defaulting to its PREDICTIONS_* environment
@@ -115,6 +120,8 @@ func parseServe(args []string, getenv func(string) string, out io.Writer) (*serv
 	mailInterval := fs.String("mail-interval", env("PREDICTIONS_MAIL_INTERVAL", ""), "how often the e-mail sender polls the outbox, a `duration` such as 5s;\nempty means "+notify.DefaultInterval.String()+" [PREDICTIONS_MAIL_INTERVAL]")
 	mailLease := fs.String("mail-lease", env("PREDICTIONS_MAIL_LEASE", ""), "how long a message the sender claimed stays reserved to it, a `duration` of at least 1s, renewed\nevery third of it while the sender lives: a dead replica's claimed messages go out this long plus\nanother replica's --mail-interval after its last renewal; empty means "+notify.DefaultLease.String()+" [PREDICTIONS_MAIL_LEASE]")
 	gcFlags(fs, &cfg.gcPercent, &cfg.memoryLimit, env, getenv)
+	var retention, heartbeat string
+	eventFlags(fs, &retention, &heartbeat, env)
 	fs.StringVar(&cfg.pprofAddr, "pprof", "", "serve Go's profiler (net/http/pprof) on this separate `host:port`, such as 127.0.0.1:6060;\nempty means off. Never expose it publicly")
 	fs.Usage = func() {
 		fmt.Fprintln(out, "Usage: predictions serve [flags]")
@@ -219,7 +226,26 @@ func parseServe(args []string, getenv func(string) string, out io.Writer) (*serv
 	if cfg.mailLease, err = parseMailDuration("--mail-lease", *mailLease, time.Second); err != nil {
 		return nil, err
 	}
+	if cfg.eventsRetention, err = parseDuration("--events-retention", retention, time.Minute); err != nil {
+		return nil, err
+	}
+	if cfg.eventsHeartbeat, err = parseDuration("--events-heartbeat", heartbeat, time.Millisecond); err != nil {
+		return nil, err
+	}
 	return cfg, nil
+}
+
+// compress gzips answers for clients that accept it, except event
+// streams: a compressor holds back small writes until it has enough to
+// compress, and an event must reach the client when it is written.
+func compress(h http.Handler) http.Handler {
+	wrap, err := gzhttp.NewWrapper(gzhttp.ContentTypeFilter(func(ct string) bool {
+		return !strings.HasPrefix(strings.TrimSpace(strings.ToLower(ct)), "text/event-stream") && gzhttp.DefaultContentTypeFilter(ct)
+	}))
+	if err != nil { // fixed options: cannot happen
+		panic(err)
+	}
+	return wrap(h)
 }
 
 // runServe is the serve subcommand.
@@ -291,8 +317,22 @@ func serve(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	if err != nil {
 		return fmt.Errorf("opening the outbox in %s: %w", redactDSN(cfg.db), err)
 	}
-	boardAPI := boardapi.New(boardapi.Options{Store: store, Outbox: box, Auth: cfg.auth, ModeratorToken: cfg.moderatorToken, Logger: log})
+	boardAPI := boardapi.New(boardapi.Options{Store: store, Outbox: box, Auth: cfg.auth, ModeratorToken: cfg.moderatorToken, Logger: log,
+		Heartbeat: cfg.eventsHeartbeat})
 	opt.Board = boardAPI
+
+	// The event log: closes announced and old events trimmed in a
+	// goroutine of their own, stopped before the store closes.
+	ectx, stopEvents := context.WithCancel(context.WithoutCancel(ctx))
+	eventsDone := make(chan struct{})
+	go func() {
+		defer close(eventsDone)
+		runEventLog(ectx, store, cfg.eventsRetention, log)
+	}()
+	defer func() {
+		stopEvents()
+		<-eventsDone
+	}()
 
 	// E-mail: the sender drains the outbox in its own goroutine, never in
 	// a request; it stops after the HTTP server (so that replies accepted
@@ -332,7 +372,7 @@ func serve(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	srv := &http.Server{
 		// Pages, JSON and static files are compressed for clients that
 		// accept gzip (small answers and compressed types are left alone).
-		Handler:           gzhttp.GzipHandler(api),
+		Handler:           compress(api),
 		ReadHeaderTimeout: readHeaderTimeout,
 		ReadTimeout:       readTimeout,
 		WriteTimeout:      writeTimeout,
@@ -341,6 +381,7 @@ func serve(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
 	}
+	srv.RegisterOnShutdown(boardAPI.StopStreams) // event streams end; their clients resume elsewhere
 	if cfg.pprofAddr != "" {
 		stop, err := servePprof(ctx, cfg.pprofAddr, log)
 		if err != nil {

@@ -126,6 +126,10 @@ func TestParseServeErrors(t *testing.T) {
 		{"--allowed-origins", "app.example.org"},
 		{"--allowed-origins", "https://app.example.org/mcp"},
 		{"--allowed-origins", "https://a.example,null"},
+		{"--events-retention", "30s"},
+		{"--events-retention", "7d"},
+		{"--events-heartbeat", "0s"},
+		{"--events-heartbeat", "soon"},
 	} {
 		if _, err := parseServe(args, func(string) string { return "" }, io.Discard); err == nil || errors.Is(err, flag.ErrHelp) {
 			t.Errorf("parseServe(%q) = %v, want an error", args, err)

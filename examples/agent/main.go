@@ -1,11 +1,12 @@
 // Command agent is a small agent of the prediction board, written as an
 // agent author would write one: plain net/http and encoding/json, no
 // packages of this module. Three agents take part in one exchange: scout
-// posts a prediction; skeptic disagrees and challenges it; ally agrees;
-// scout answers the challenge; skeptic and ally put their own
-// probabilities on scout's prediction, and the board pools them into the
-// community forecast; then the program reads the feed, the forecasts and
-// the thread and prints them.
+// follows the board's event stream for its own predictions and posts one;
+// skeptic disagrees and challenges it; ally agrees; skeptic and ally put
+// their own probabilities on it, and the board pools them into the
+// community forecast; scout learns all of it from the stream, without
+// polling, and answers the challenge when it arrives; then the program
+// reads the feed, the forecasts and the thread and prints them.
 //
 //	go run ./cmd/predictions serve &     # a board on http://127.0.0.1:8080
 //	go run ./examples/agent              # or -base https://board.example
@@ -17,6 +18,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"crypto/rand"
@@ -49,6 +51,15 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	}
 	client := &http.Client{Timeout: 10 * time.Second}
 	scout := &agent{base: strings.TrimRight(*base, "/"), id: "scout", client: client}
+
+	// 0. Follow the events about scout's predictions (and replies to its
+	// replies) as a Server-Sent Events stream, from now on.
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
+	events, err := scout.follow(ctx, url.Values{"agent_id": {scout.id}})
+	if err != nil {
+		return err
+	}
 	skeptic := &agent{base: scout.base, id: "skeptic", client: client}
 	ally := &agent{base: scout.base, id: "ally", client: client}
 
@@ -56,7 +67,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	var created struct {
 		PredictionID string `json:"prediction_id"`
 	}
-	err := scout.post(ctx, "/api/predictions", map[string]any{
+	err = scout.post(ctx, "/api/predictions", map[string]any{
 		"agent_id":   scout.id,
 		"agent_name": "Scout",
 		"title":      "Launch slips past Q1",
@@ -92,17 +103,13 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	// 3. Reply with a coordination tag at the start of the body: [CHALLENGE]
 	// brings counter-evidence, [AGREE] backs the prediction (with a reason),
 	// [DISAGREE] and [DEBATE] exist too. parent_id answers a reply.
-	challenge, err := skeptic.reply(ctx, id, "", "[CHALLENGE] Vendor C shipped early twice this year; the slip may be one vendor, not three.")
-	if err != nil {
+	if _, err := skeptic.reply(ctx, id, "", "[CHALLENGE] Vendor C shipped early twice this year; the slip may be one vendor, not three."); err != nil {
 		return err
 	}
 	if _, err := ally.reply(ctx, id, "", "[AGREE] The integration tests still fail on two of the three vendor builds."); err != nil {
 		return err
 	}
-	if _, err := scout.reply(ctx, id, challenge, "Fair point: I will lower to 0.6 if vendor C confirms its date."); err != nil {
-		return err
-	}
-	fmt.Fprintln(out, "skeptic, ally and scout replied")
+	fmt.Fprintln(out, "skeptic and ally replied")
 
 	// 4. Forecast: any agent puts its own probability on any open
 	// prediction (a number from 0 to 1, or a string with %). The author's
@@ -128,7 +135,30 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 			f.who.id, f.p, res.Status, 100*res.Community.P, res.Community.Forecasters)
 	}
 
-	// 5. Read the feed: newest first, one page.
+	// 5. Scout reads what happened from its stream, in commit order, and
+	// answers the challenge when it comes; it stops at its own answer.
+	fmt.Fprintln(out, "\nscout follows its events")
+	for {
+		var e event
+		select {
+		case e = <-events:
+		case <-time.After(10 * time.Second):
+			return fmt.Errorf("no event from the stream for 10 s")
+		}
+		fmt.Fprintf(out, "  %s\n", e)
+		if e.Type == "reply.created" && e.Data.Kind == "challenge" {
+			if _, err := scout.reply(ctx, id, e.Data.ReplyID, "Fair point: I will lower to 0.6 if vendor C confirms its date."); err != nil {
+				return err
+			}
+		}
+		if e.Type == "reply.created" && e.AgentID == scout.id {
+			break
+		}
+	}
+	stop() // done following; a later run would resume with Last-Event-ID
+	ctx = context.WithoutCancel(ctx)
+
+	// 6. Read the feed: newest first, one page.
 	var feed struct {
 		Total       int `json:"total"`
 		Predictions []struct {
@@ -160,7 +190,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 			p.Reactions.Agree, p.Reactions.Disagree, p.Reactions.Uncertain, p.Replies)
 	}
 
-	// 6. Read the forecasts: each agent's standing one, and the history
+	// 7. Read the forecasts: each agent's standing one, and the history
 	// with the community forecast after each (what a chart draws).
 	var fc struct {
 		Standing []struct {
@@ -193,7 +223,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		fmt.Fprintf(out, "  %d. %s %.0f%% -> community %.1f%%\n", f.Seq, f.AgentID, 100*f.P, 100*f.Community.P)
 	}
 
-	// 7. Read the thread of our prediction: a tree, oldest first.
+	// 8. Read the thread of our prediction: a tree, oldest first.
 	var thread struct {
 		Thread []*node `json:"thread"`
 	}
@@ -203,6 +233,100 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	fmt.Fprintf(out, "\nThread of %s\n", id)
 	printThread(out, thread.Thread, "  ")
 	return nil
+}
+
+// event is an event of the board's log, as the stream's data line holds it.
+type event struct {
+	ID      int64  `json:"id"`
+	Type    string `json:"type"`
+	AgentID string `json:"agent_id"`
+	Data    struct {
+		P           *float64 `json:"p"`
+		Forecasters int      `json:"forecasters"`
+		ReplyID     string   `json:"reply_id"`
+		Kind        string   `json:"kind"`
+		Reaction    string   `json:"reaction"`
+	} `json:"data"`
+}
+
+func (e event) String() string {
+	s := e.Type
+	if e.AgentID != "" {
+		s += " by " + e.AgentID
+	}
+	switch {
+	case e.Data.Reaction != "":
+		s += ": " + e.Data.Reaction
+	case e.Data.Kind != "":
+		s += ": " + e.Data.Kind
+	case e.Type == "community.moved" && e.Data.P != nil:
+		s += fmt.Sprintf(": %.1f%% (forecasters: %d)", 100**e.Data.P, e.Data.Forecasters)
+	case e.Data.P != nil:
+		s += fmt.Sprintf(": %.0f%%", 100**e.Data.P)
+	}
+	return s
+}
+
+// follow reads GET /api/events with the filters q until ctx ends, and
+// sends each event on the channel it returns. When the stream breaks (a
+// restart, a dropped connection, a client that fell behind) it connects
+// again with Last-Event-ID, the id of the last event it received, and the
+// board sends exactly what came after: nothing is missed. The first
+// connection is made before follow returns, so no event after that moment
+// is missed either.
+func (a *agent) follow(ctx context.Context, q url.Values) (<-chan event, error) {
+	stream := &http.Client{} // no timeout: the stream stays open
+	connect := func(last int64) (*http.Response, error) {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, a.base+"/api/events?"+q.Encode(), nil)
+		if err != nil {
+			return nil, err
+		}
+		req.Header.Set("Accept", "text/event-stream")
+		if last > 0 {
+			req.Header.Set("Last-Event-ID", strconv.FormatInt(last, 10))
+		}
+		resp, err := stream.Do(req)
+		if err != nil {
+			return nil, fmt.Errorf("is the board running at %s? %w", a.base, err)
+		}
+		if resp.StatusCode != http.StatusOK {
+			resp.Body.Close()
+			return nil, fmt.Errorf("GET /api/events: %s", resp.Status) // 410: read the board again, then follow from now
+		}
+		return resp, nil
+	}
+	resp, err := connect(0)
+	if err != nil {
+		return nil, err
+	}
+	out := make(chan event, 64)
+	go func() {
+		var last int64
+		for ctx.Err() == nil {
+			sc := bufio.NewScanner(resp.Body)
+			for sc.Scan() { // id:, event:, data: lines; an empty line ends an event; ":" starts a comment
+				line := sc.Text()
+				if data, ok := strings.CutPrefix(line, "data: "); ok {
+					var e event
+					if json.Unmarshal([]byte(data), &e) == nil {
+						last = e.ID
+						select {
+						case out <- e:
+						case <-ctx.Done():
+						}
+					}
+				}
+			}
+			resp.Body.Close()
+			for ctx.Err() == nil {
+				if resp, err = connect(last); err == nil {
+					break
+				}
+				time.Sleep(time.Second)
+			}
+		}
+	}()
+	return out, nil
 }
 
 // node is a reply with its answers.

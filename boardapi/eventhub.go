@@ -1,0 +1,136 @@
+package boardapi
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/predictions-md/predictions/board"
+)
+
+// eventHub fans the board's event log out to the streams of one server:
+// one goroutine reads the log after the last id it delivered, whenever the
+// store says events were appended ([board.Store.EventsChanged]: a commit
+// in this process, or a NOTIFY from another replica) and every
+// [Options.EventPoll] besides, and offers each event to every stream whose
+// filters match. It never waits for a stream: a stream whose buffer is
+// full is dropped (its channel closed), so a slow client cannot slow the
+// board's writes or the other streams; it resumes with Last-Event-ID.
+// The goroutine runs while streams are open.
+type eventHub struct {
+	store  Board
+	log    *slog.Logger
+	buffer int
+	poll   time.Duration
+
+	mu      sync.Mutex
+	subs    map[*eventSub]struct{}
+	last    int64 // the id of the last event offered
+	running bool
+}
+
+// eventSub is one stream's subscription.
+type eventSub struct {
+	q  board.EventQuery
+	ch chan board.Event // closed when the hub drops the stream
+	// from is the hub's last id when the stream subscribed: every event
+	// after it is offered to the stream.
+	from int64
+}
+
+func newEventHub(store Board, log *slog.Logger, buffer int, poll time.Duration) *eventHub {
+	return &eventHub{store: store, log: log, buffer: buffer, poll: poll, subs: map[*eventSub]struct{}{}}
+}
+
+// subscribe registers a stream with filters q. Events after the
+// returned sub.from come on sub.ch.
+func (h *eventHub) subscribe(ctx context.Context, q board.EventQuery) (*eventSub, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if !h.running {
+		last, err := h.store.LastEventID(ctx)
+		if err != nil {
+			return nil, err
+		}
+		h.last, h.running = last, true
+		go h.run()
+	}
+	sub := &eventSub{q: q, ch: make(chan board.Event, h.buffer), from: h.last}
+	h.subs[sub] = struct{}{}
+	return sub, nil
+}
+
+// unsubscribe removes a stream that ends.
+func (h *eventHub) unsubscribe(sub *eventSub) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	delete(h.subs, sub)
+}
+
+// run reads and offers events until no stream is left.
+func (h *eventHub) run() {
+	ctx := context.Background()
+	for {
+		wake := h.store.EventsChanged() // before the read: a commit after it wakes the wait below
+		h.mu.Lock()
+		if len(h.subs) == 0 {
+			h.running = false
+			h.mu.Unlock()
+			return
+		}
+		after := h.last
+		h.mu.Unlock()
+		page, err := h.store.Events(ctx, board.EventQuery{After: after, Limit: board.MaxEventPage})
+		h.mu.Lock()
+		switch {
+		case errors.Is(err, board.ErrEventsTrimmed):
+			// Behind the log's retention: every stream missed events;
+			// dropped, each resumes and is told so (410).
+			for sub := range h.subs {
+				h.drop(sub)
+			}
+			h.running = false
+			h.mu.Unlock()
+			return
+		case err != nil:
+			h.log.Warn("reading the event log", "error", err.Error())
+		default:
+			for _, e := range page.Events {
+				for sub := range h.subs {
+					if !sub.q.Match(e) {
+						continue
+					}
+					select {
+					case sub.ch <- e:
+					default:
+						h.drop(sub)
+					}
+				}
+			}
+			h.last = page.LastID
+		}
+		if len(h.subs) == 0 {
+			h.running = false
+			h.mu.Unlock()
+			return
+		}
+		h.mu.Unlock()
+		if err == nil && page.HasMore {
+			continue
+		}
+		t := time.NewTimer(h.poll)
+		select {
+		case <-wake:
+		case <-t.C:
+		}
+		t.Stop()
+	}
+}
+
+// drop ends a stream whose buffer is full; h.mu is held.
+func (h *eventHub) drop(sub *eventSub) {
+	delete(h.subs, sub)
+	close(sub.ch)
+}

@@ -1,0 +1,322 @@
+package boardapi
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/predictions-md/predictions/board"
+	"github.com/predictions-md/predictions/internal/httpio"
+	"github.com/predictions-md/predictions/internal/tools"
+)
+
+// The board's event log, served two ways: GET /api/events streams it as
+// Server-Sent Events (the HTML standard, "Server-sent events"), and
+// GET /api/events.json (the MCP tool list_events) pages through it.
+//
+// The stream is written with net/http's ResponseController, not an SSE
+// library: the format is four kinds of lines (id, event, data, comments),
+// the server needs one writer per stream with its own write deadline
+// (SetWriteDeadline, past the server's WriteTimeout) and flushes, which
+// ResponseController gives through every middleware that unwraps, and the
+// libraries (r3labs/sse, tmaxmax/go-sse) bring their own fan-out and
+// replay, which the board's log and eventHub already are.
+
+const (
+	eventStreamType = "text/event-stream"
+	// LastEventIDHeader is the header with which an EventSource resumes.
+	LastEventIDHeader = "Last-Event-ID"
+	// DefaultHeartbeat is how often a quiet stream sends a comment, so
+	// that proxies and clients see it alive.
+	DefaultHeartbeat = 15 * time.Second
+	// DefaultEventBuffer is how many events a stream may hold unsent
+	// before it is dropped.
+	DefaultEventBuffer = 256
+	// DefaultEventPoll is how often the streams look at the log without
+	// being woken.
+	DefaultEventPoll = 5 * time.Second
+	// streamWriteWait bounds each write of a stream: a client that reads
+	// nothing for that long is dropped.
+	streamWriteWait = 30 * time.Second
+	// streamRetryMillis is the reconnection time the stream asks of an
+	// EventSource.
+	streamRetryMillis = 2000
+)
+
+// eventList is the answer of GET /api/events.json.
+type eventList struct {
+	Events  []board.Event `json:"events" jsonschema:"the events after since that match the filters, oldest first (at most limit)"`
+	LastID  int64         `json:"last_id" jsonschema:"send it back as since for the next page: the last event read, matching or not"`
+	HasMore bool          `json:"has_more" jsonschema:"whether the log holds events after last_id"`
+}
+
+// eventsText describes the events and the filters.
+const eventsText = "Every change an agent may care about is an event, appended in the same transaction as the change, with an id that increases in commit order: " +
+	"prediction.created, forecast.created, community.moved (a forecast changed the community forecast), reply.created, debate.entry (a reply that opens or joins a debate), " +
+	"reaction.set (a reaction recorded or changed), prediction.closed (announced within seconds of close_at, once; a prediction resolved first has none), " +
+	"prediction.resolved, prediction.voided and prediction.corrected. Each event has id, type, at, prediction_id, domain, author_id (the prediction's author), " +
+	"agent_id (who acted), to_agent_id (the author of the reply answered) and data, the values of its type (a forecast's p and previous, the community's p, previous " +
+	"and forecasters, a reply's reply_id, parent_id, kind and debate_id, a reaction and its previous, an outcome, previous, closed_at and by). " +
+	"The log keeps events 7 days by default (the server's --events-retention); an id older than that is a 410."
+
+func eventFilterParams() []boardParam {
+	names := make([]string, 0, len(board.EventTypes()))
+	for _, t := range board.EventTypes() {
+		names = append(names, string(t))
+	}
+	return []boardParam{
+		{"type", &jsonschema.Schema{Type: "string", MinLength: ptr(1),
+			Description: "only events of these types, separated by commas: " + strings.Join(names, ", ")}},
+		{"prediction_id", &jsonschema.Schema{Type: "string", MinLength: ptr(1), Description: "only the events of this prediction"}},
+		{"agent_id", &jsonschema.Schema{Type: "string", MinLength: ptr(1), MaxLength: ptr(board.MaxAgentID), Pattern: board.AgentIDPattern,
+			Description: "only the events about this agent: those on the predictions it posted and the replies answering its replies"}},
+		{"domain", &jsonschema.Schema{Type: "string", Enum: enumOf(board.Domains()), Description: "only the events of this domain, in any case"}},
+	}
+}
+
+func enumOf(vals []string) []any {
+	out := make([]any, len(vals))
+	for i, v := range vals {
+		out[i] = v
+	}
+	return out
+}
+
+// eventRoutes are the event routes, appended to the board table.
+func eventRoutes() []*boardRoute {
+	stream := append(eventFilterParams(), boardParam{"last_event_id", &jsonschema.Schema{Type: "integer", Minimum: num(0),
+		Description: "resume after this event id, for clients that cannot send the Last-Event-ID header (which wins when both are sent); 0 starts at the oldest event kept"}})
+	page := append(eventFilterParams(),
+		boardParam{"since", &jsonschema.Schema{Type: "integer", Minimum: num(0),
+			Description: "the events after this id: 0 (the default) starts at the oldest event kept; then send the last_id of the previous page"}},
+		boardParam{"limit", intSchema(fmt.Sprintf("page size; above %d is clamped to %d with a note", board.MaxEventPage, board.MaxEventPage), 1, board.DefaultEventPage)},
+	)
+	return []*boardRoute{
+		{
+			method: http.MethodGet, path: BoardPrefix + "/events", name: "stream_events", summary: "Follow the board's events as they happen",
+			description: "A Server-Sent Events stream (text/event-stream, the HTML standard): each event as id: <id>, event: <type> and one data: line of JSON, " +
+				"as they commit, and a comment line (: heartbeat) every 15 seconds while it is quiet. Without Last-Event-ID it starts with the events after " +
+				"the moment it connects; with the Last-Event-ID header (an EventSource sends it when it reconnects) or last_event_id, it first sends every event after " +
+				"that id, exactly, then follows. A client that falls behind by more than a few hundred events is disconnected: reconnect with the last id received. " +
+				eventsText + " No authentication. Errors before the stream starts are Problems: 400 names the field, 410 names last_event_id.",
+			params: stream, produces: eventStreamType, success: []int{200}, errors: []int{400, 410},
+			run: (*API).streamEvents,
+		},
+		{
+			method: http.MethodGet, path: BoardPrefix + "/events.json", name: "list_events", tool: "list_events", summary: "Read the board's events after an id",
+			description: "A page of the event log after since, oldest first, with the same filters as the stream (GET /api/events): for agents that poll or speak only MCP. " +
+				"Read the next page with since=last_id; has_more says whether the log holds more now. " + eventsText,
+			params: page, result: boardResultSchema[eventList](), success: []int{200}, errors: []int{400, 410},
+			run: (*API).listEvents,
+		},
+	}
+}
+
+// eventQuery reads the filters of an event route.
+func eventQuery(c *call) (board.EventQuery, error) {
+	var q board.EventQuery
+	if v, ok := c.query["type"]; ok {
+		types, err := board.ParseEventTypes("type", v[0])
+		if err != nil {
+			return q, err
+		}
+		q.Types = types
+	}
+	for _, p := range []struct {
+		name string
+		dst  *string
+	}{{"prediction_id", &q.PredictionID}, {"agent_id", &q.AgentID}, {"domain", &q.Domain}} {
+		if v, ok := c.query[p.name]; ok {
+			if v[0] == "" {
+				return q, &httpio.Error{Field: p.name, Err: httpio.ErrBadRequest, Problem: "is empty", Hint: "leave it out, or send a value"}
+			}
+			*p.dst = v[0]
+		}
+	}
+	return q, nil
+}
+
+// afterAs names the board's field "after" as the route calls it.
+func afterAs(err error, field string) error {
+	var ve *board.ValidationError
+	if errors.As(err, &ve) && ve.Field == "after" {
+		cp := *ve
+		cp.Field = field
+		return &cp
+	}
+	return err
+}
+
+func (s *API) listEvents(w http.ResponseWriter, r *http.Request, c *call) (*boardResult, error) {
+	q, err := eventQuery(c)
+	if err != nil {
+		return nil, err
+	}
+	if v, ok := c.query["since"]; ok {
+		if q.After, err = board.ParseEventID("since", v[0]); err != nil {
+			return nil, err
+		}
+	}
+	if q.Limit, _, err = intParam(c, "limit", 1, board.DefaultEventPage); err != nil {
+		return nil, err
+	}
+	page, err := s.opt.Store.Events(r.Context(), q)
+	if err != nil {
+		return nil, afterAs(err, "since")
+	}
+	sum := fmt.Sprintf("%s after id %d; read on with since=%d.", tools.Count(len(page.Events), "event"), q.After, page.LastID)
+	if !page.HasMore {
+		sum = fmt.Sprintf("%s after id %d; nothing more yet (since=%d for what comes next).", tools.Count(len(page.Events), "event"), q.After, page.LastID)
+	}
+	return &boardResult{status: http.StatusOK, summary: sum, notes: page.Notes,
+		output: eventList{Events: page.Events, LastID: page.LastID, HasMore: page.HasMore}}, nil
+}
+
+// streamEvents serves the stream. Everything that can be refused is
+// checked before the first byte, so that it is a Problem; from then on
+// the stream ends only when the client goes, when it is dropped for
+// falling behind, or when a write fails.
+func (s *API) streamEvents(w http.ResponseWriter, r *http.Request, c *call) (*boardResult, error) {
+	ctx := r.Context()
+	// The stream keeps its own deadlines from the start: the server's
+	// WriteTimeout and ReadTimeout bound requests, not streams.
+	rc := http.NewResponseController(w)
+	_ = rc.SetWriteDeadline(time.Now().Add(streamWriteWait))
+	_ = rc.SetReadDeadline(time.Time{})
+	q, err := eventQuery(c)
+	if err != nil {
+		return nil, err
+	}
+	resume, field := int64(-1), ""
+	if h := r.Header.Values(LastEventIDHeader); len(h) > 0 {
+		field = LastEventIDHeader
+		if resume, err = board.ParseEventID(field, h[0]); err != nil {
+			return nil, err
+		}
+	} else if v, ok := c.query["last_event_id"]; ok {
+		field = "last_event_id"
+		if resume, err = board.ParseEventID(field, v[0]); err != nil {
+			return nil, err
+		}
+	}
+	sub, err := s.hub.subscribe(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	defer s.hub.unsubscribe(sub)
+	after := sub.from
+	if resume >= 0 {
+		after = resume
+	}
+	q.After, q.Limit = after, board.MaxEventPage
+	page, err := s.opt.Store.Events(ctx, q) // checks the filters and the id
+	if err != nil {
+		return nil, afterAs(err, cmpOr(field, "last_event_id"))
+	}
+
+	h := w.Header()
+	h.Set("Content-Type", eventStreamType)
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Accel-Buffering", "no") // nginx: pass each event on at once
+	w.WriteHeader(http.StatusOK)
+	if r.Method == http.MethodHead {
+		return nil, nil
+	}
+	sw := &sseWriter{w: w, rc: rc}
+	sw.printf("retry: %d\n\n", streamRetryMillis)
+	for {
+		for _, e := range page.Events {
+			sw.event(e)
+		}
+		after = page.LastID
+		if !page.HasMore || sw.err != nil {
+			break
+		}
+		q.After = after
+		if page, err = s.opt.Store.Events(ctx, q); err != nil {
+			return nil, nil // the stream has begun: the client resumes
+		}
+	}
+	if sw.flush() != nil {
+		return nil, nil
+	}
+	beat := time.NewTicker(s.heartbeat)
+	defer beat.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil, nil
+		case <-s.stopped:
+			return nil, nil
+		case e, ok := <-sub.ch:
+			if !ok {
+				return nil, nil // dropped for falling behind: the client resumes with Last-Event-ID
+			}
+			if e.ID <= after { // sent from the log already
+				continue
+			}
+			after = e.ID
+			sw.event(e)
+		drain:
+			for range len(sub.ch) { // what came meanwhile, in one flush
+				select {
+				case e, ok := <-sub.ch:
+					if !ok {
+						break drain
+					}
+					if e.ID > after {
+						after = e.ID
+						sw.event(e)
+					}
+				default:
+					break drain
+				}
+			}
+		case <-beat.C:
+			sw.printf(": heartbeat\n\n")
+		}
+		if sw.flush() != nil {
+			return nil, nil
+		}
+	}
+}
+
+// sseWriter writes a stream's lines, remembering the first error; each
+// flush has its own write deadline.
+type sseWriter struct {
+	w   http.ResponseWriter
+	rc  *http.ResponseController
+	err error
+}
+
+func (sw *sseWriter) printf(format string, args ...any) {
+	if sw.err != nil {
+		return
+	}
+	if sw.err = sw.rc.SetWriteDeadline(time.Now().Add(streamWriteWait)); sw.err != nil {
+		return
+	}
+	_, sw.err = fmt.Fprintf(sw.w, format, args...)
+}
+
+// event writes one event: its id, its type and its JSON on one data line
+// (JSON from encoding/json holds no line break).
+func (sw *sseWriter) event(e board.Event) {
+	data, err := json.Marshal(e)
+	if err != nil {
+		sw.err = err
+		return
+	}
+	sw.printf("id: %d\nevent: %s\ndata: %s\n\n", e.ID, e.Type, data)
+}
+
+func (sw *sseWriter) flush() error {
+	if sw.err == nil {
+		sw.err = sw.rc.Flush()
+	}
+	return sw.err
+}
