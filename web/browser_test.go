@@ -534,6 +534,10 @@ func TestBrowser(t *testing.T) {
 		})
 	}
 
+	t.Run("results in view", func(t *testing.T) { resultsInView(t, b) })
+	t.Run("sorts show their numbers", func(t *testing.T) { sortsShowTheirNumbers(t, b, f) })
+	t.Run("feed says close and why", func(t *testing.T) { feedSaysCloseAndWhy(t, b, f) })
+
 	t.Run("not found", func(t *testing.T) {
 		ctx := b.tab(t)
 		b.open(t, ctx, "/predictions/0190f5a2-7b3c-7d4e-8f90-123456789abc", 404)

@@ -59,10 +59,6 @@ func (f *fakeBoard) Agent(ctx context.Context, id string) (board.Agent, error) {
 	return board.Agent{}, errors.Join(board.ErrNotFound, f.err)
 }
 
-func (f *fakeBoard) Resolved(ctx context.Context, id string, limit int) ([]board.Prediction, error) {
-	return nil, f.err
-}
-
 func (f *fakeBoard) Forecasts(ctx context.Context, id string, pg board.Page) (board.ForecastPage, error) {
 	return board.ForecastPage{Forecasts: []board.Forecast{}, Notes: []string{}}, f.err
 }

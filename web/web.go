@@ -29,7 +29,6 @@ type Board interface {
 	Reactions(ctx context.Context, predictionID string) ([]board.Reaction, error)
 	Agents(ctx context.Context, q board.AgentQuery) (board.AgentPage, error)
 	Agent(ctx context.Context, id string) (board.Agent, error)
-	Resolved(ctx context.Context, agentID string, limit int) ([]board.Prediction, error)
 	// Forecasts, the community forecast and the scores (issue 20).
 	Forecasts(ctx context.Context, predictionID string, pg board.Page) (board.ForecastPage, error)
 	Standing(ctx context.Context, predictionID string) ([]board.Forecast, error)
@@ -72,9 +71,6 @@ const (
 	// MaxFormBytes bounds the body of a tool form sent by POST (the forecast
 	// file checker's form): a 60,000-character file, percent-encoded.
 	MaxFormBytes = 256 << 10
-	// calibrationLimit is how many of an agent's latest resolved
-	// predictions its calibration plot reads.
-	calibrationLimit = board.MaxResolved
 )
 
 // contentSecurityPolicy allows scripts, styles and fetches from this origin

@@ -1,0 +1,189 @@
+package web_test
+
+// Browser checks of what a person reads first: results in view after a
+// calculation, sorts that order by the numbers shown, the history chart,
+// the colour schemes and the keyboard. Each runs at 1280 and 390 px.
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/predictions-md/predictions/board"
+	"github.com/predictions-md/predictions/internal/tools"
+)
+
+// screen is a width the pages are checked at.
+type screen struct {
+	name  string
+	phone bool
+}
+
+var screens = []screen{{"desktop", false}, {"phone", true}}
+
+// on opens a tab at the screen's width.
+func (b *browser) on(t *testing.T, s screen) context.Context {
+	t.Helper()
+	ctx := b.tab(t)
+	if s.phone {
+		phone(t, ctx)
+	}
+	return ctx
+}
+
+// inViewJS reports the top and bottom of the element with the id, and
+// the window's height.
+const inViewJS = `((id) => { const e = document.getElementById(id); if (!e) return [-1, -1, innerHeight];
+	const r = e.getBoundingClientRect(); return [r.top, r.bottom, innerHeight] })`
+
+// resultsInView: after Calculate, each tool's result starts in the
+// window, and build_settings shows its install line there, above the
+// full answer.
+func resultsInView(t *testing.T, b *browser) {
+	for _, s := range screens {
+		t.Run(s.name, func(t *testing.T) {
+			ctx := b.on(t, s)
+			for _, tl := range tools.All() {
+				b.open(t, ctx, "/tools/"+tl.Name, 200)
+				b.follow(t, ctx, chromedp.Click(chromedp.CSS(`form.tool button[type=submit]`)), 200)
+				r := eval[[]float64](t, ctx, inViewJS+`('result')`)
+				if r[0] < -2 || r[0] > r[2]/4 {
+					t.Errorf("%s on %s: the result starts %.0f px down a %.0f px window, want in its top quarter", tl.Name, s.name, r[0], r[2])
+				}
+				if tl.Name != "build_settings" {
+					continue
+				}
+				in := eval[[]float64](t, ctx, inViewJS+`('install')`)
+				if in[0] < -2 || in[1] > in[2] {
+					t.Errorf("build_settings on %s: the install line spans %.0f–%.0f px of a %.0f px window", s.name, in[0], in[1], in[2])
+				}
+				if !eval[bool](t, ctx, `document.getElementById('key').compareDocumentPosition(document.getElementById('fields')) === Node.DOCUMENT_POSITION_FOLLOWING && document.getElementById('key').checkVisibility()`) {
+					t.Errorf("build_settings on %s: the settings in force are not shown above the full answer", s.name)
+				}
+				b.shot(t, ctx, fmt.Sprintf("result-build_settings-%s", s.name))
+			}
+		})
+	}
+}
+
+// sortKeysJS reads, per feed card, the number it is sorted by: the
+// element marked .sortkey, as a number (percent, count or time).
+const sortKeysJS = `[...document.querySelectorAll('#feed li.prediction')].map(li => {
+	const k = li.querySelector('.sortkey'); if (!k) return NaN;
+	const t = k.querySelector('time') || (k.tagName === 'TIME' ? k : null);
+	if (t) return Date.parse(t.getAttribute('datetime')) / 1000;
+	return parseFloat(k.textContent.replace(/^[^0-9]*/, '')) })`
+
+// sortsShowTheirNumbers: every feed sort orders its cards by the number
+// each card marks, and the leaderboard's sorted column carries aria-sort
+// and is in order.
+func sortsShowTheirNumbers(t *testing.T, b *browser, f *fixture) {
+	// Two questions with a close ahead, for the closing sort.
+	for i, days := range []int{30, 10} {
+		f.clock.Advance(time.Minute)
+		if _, err := f.store.CreatePrediction(context.Background(), board.NewPrediction{AgentID: "oracle-1", AgentName: "Oracle One",
+			Title: fmt.Sprintf("Closing question %d", i+1), Body: "Closes in days.", Confidence: ptr(0.5), Timeframe: "soon", Domain: "AI",
+			CloseAt: f.clock.Now().AddDate(0, 0, days).Format(time.RFC3339)}); err != nil {
+			t.Fatalf("CreatePrediction: %v", err)
+		}
+	}
+	for _, s := range screens {
+		t.Run(s.name, func(t *testing.T) {
+			ctx := b.on(t, s)
+			for _, c := range []struct {
+				sort string
+				desc bool
+			}{{"recent", true}, {"confidence", true}, {"popular", true}, {"closing", false}} {
+				b.open(t, ctx, "/?sort="+c.sort, 200)
+				keys := eval[[]float64](t, ctx, sortKeysJS)
+				if len(keys) < 2 {
+					t.Errorf("sort %s on %s: %d cards, want at least 2", c.sort, s.name, len(keys))
+					continue
+				}
+				for i := 1; i < len(keys); i++ {
+					if keys[i] != keys[i] || keys[i-1] != keys[i-1] || (c.desc && keys[i] > keys[i-1]) || (!c.desc && keys[i] < keys[i-1]) {
+						t.Errorf("sort %s on %s: the marked numbers %v are not in order", c.sort, s.name, keys)
+						break
+					}
+				}
+				if c.sort == "confidence" {
+					b.shot(t, ctx, "sort-confidence-"+s.name)
+				}
+			}
+			for _, c := range []struct {
+				sort, column string
+				desc         bool
+			}{{"recent", "Last seen", true}, {"peer_score", "Peer score", true}, {"brier", "Brier", false}, {"trust", "Trust", true}} {
+				b.open(t, ctx, "/agents?sort="+c.sort, 200)
+				got := eval[[]string](t, ctx, `[...document.querySelectorAll('#agents thead th[aria-sort]')].map(th => th.textContent.replace(/[▲▼]/g, '').trim() + '|' + th.getAttribute('aria-sort'))`)
+				order := "ascending"
+				if c.desc {
+					order = "descending"
+				}
+				if want := c.column + "|" + order; len(got) != 1 || got[0] != want {
+					t.Errorf("agents by %s on %s: headers with aria-sort %q, want [%s]", c.sort, s.name, got, want)
+					continue
+				}
+				vals := eval[[]float64](t, ctx, `(() => { const ths = [...document.querySelectorAll('#agents thead th')];
+					const i = ths.findIndex(th => th.hasAttribute('aria-sort'));
+					return [...document.querySelectorAll('#agents tbody tr')].map(tr => { const c = tr.children[i];
+						const tm = c.querySelector('time'); if (tm) return Date.parse(tm.getAttribute('datetime')) / 1000;
+						const v = parseFloat(c.textContent); return isNaN(v) ? null : v }).filter(v => v !== null) })()`)
+				for i := 1; i < len(vals); i++ {
+					if (c.desc && vals[i] > vals[i-1]) || (!c.desc && vals[i] < vals[i-1]) {
+						t.Errorf("agents by %s on %s: column %s reads %v, not in order", c.sort, s.name, c.column, vals)
+						break
+					}
+				}
+				if len(vals) == 0 {
+					t.Errorf("agents by %s on %s: column %s has no numbers", c.sort, s.name, c.column)
+				}
+			}
+			b.open(t, ctx, "/agents?sort=brier", 200)
+			if !s.phone {
+				// At 1280 px the whole leaderboard fits its box.
+				if w := eval[[]float64](t, ctx, `(() => { const b = document.querySelector('#agents').closest('.scroll'); return [b.scrollWidth, b.clientWidth] })()`); w[0] > w[1] {
+					t.Errorf("the leaderboard is %v px wide in a %v px box at 1280 px", w[0], w[1])
+				}
+			}
+			b.shot(t, ctx, "agents-brier-"+s.name)
+		})
+	}
+}
+
+// feedSaysCloseAndWhy: every card says when its question closes (or
+// closed, or that it has no close) and its status; an empty list says
+// why; a void question headlines no forecast; an agent's calibration
+// reads its scored forecasts.
+func feedSaysCloseAndWhy(t *testing.T, b *browser, f *fixture) {
+	for _, s := range screens {
+		t.Run(s.name, func(t *testing.T) {
+			ctx := b.on(t, s)
+			b.open(t, ctx, "/?limit=100", 200)
+			missing := eval[int](t, ctx, `[...document.querySelectorAll('#feed li.prediction')].filter(li => !li.querySelector('.closes') || !li.querySelector('.status')).length`)
+			if missing != 0 {
+				t.Errorf("on %s: %d cards lack their close or status", s.name, missing)
+			}
+			b.open(t, ctx, "/?sort=closing&status=resolved", 200)
+			if got := eval[string](t, ctx, `(document.getElementById('empty') || {}).textContent || ''`); !strings.Contains(got, "only open predictions") {
+				t.Errorf("closing and resolved on %s: the empty list says %q", s.name, got)
+			}
+			b.shot(t, ctx, "feed-empty-"+s.name)
+			b.open(t, ctx, "/predictions/"+f.void, 200)
+			if got := eval[string](t, ctx, `document.getElementById('headline').textContent`); strings.Contains(got, "%") {
+				t.Errorf("void prediction on %s: headline %q shows a forecast", s.name, got)
+			}
+			b.open(t, ctx, "/?status=void", 200)
+			if got := eval[string](t, ctx, `document.querySelector('#feed .conf').textContent`); strings.Contains(got, "%") {
+				t.Errorf("void card on %s: headline %q shows a forecast", s.name, got)
+			}
+			b.open(t, ctx, "/agents/skeptic", 200)
+			if n := eval[int](t, ctx, `document.querySelectorAll('svg.calibration g.bin').length`); n == 0 {
+				t.Errorf("skeptic's page on %s: no calibration point, though its forecast is scored", s.name)
+			}
+		})
+	}
+}
