@@ -187,3 +187,49 @@ func feedSaysCloseAndWhy(t *testing.T, b *browser, f *fixture) {
 		})
 	}
 }
+
+// chartReadable: the history chart of a resolved question has distinct
+// time labels of at least 11 px, a shape per agent, the close and the
+// outcome, and a table of the same forecasts a keyboard reaches.
+func chartReadable(t *testing.T, b *browser, f *fixture) {
+	for _, s := range screens {
+		t.Run(s.name, func(t *testing.T) {
+			ctx := b.on(t, s)
+			b.open(t, ctx, "/predictions/"+f.resolve, 200)
+			labels := eval[[]string](t, ctx, `[...document.querySelectorAll('svg.history text.tick')].map(e => e.textContent)`)
+			seen := map[string]bool{}
+			for _, l := range labels {
+				if seen[l] {
+					t.Errorf("on %s: the axis label %q shows twice in %q", s.name, l, labels)
+				}
+				seen[l] = true
+			}
+			px := eval[float64](t, ctx, `(() => { const svg = document.querySelector('svg.history');
+				return parseFloat(getComputedStyle(svg.querySelector('text.tick')).fontSize) * svg.getBoundingClientRect().width / svg.viewBox.baseVal.width })()`)
+			if px < 11 {
+				t.Errorf("on %s: the axis text is %.1f px, want at least 11", s.name, px)
+			}
+			shapes := eval[[]string](t, ctx, `[...new Set([...document.querySelectorAll('svg.history > g.mark > :not(title)')].map(e => e.tagName))]`)
+			if len(shapes) < 2 {
+				t.Errorf("on %s: two agents drawn with the shapes %q, want two shapes", s.name, shapes)
+			}
+			for _, sel := range []string{"svg.history g.outcome", "svg.history g.close", "svg.history text.legend"} {
+				if n := eval[int](t, ctx, `document.querySelectorAll('`+sel+`').length`); n == 0 {
+					t.Errorf("on %s: the chart has no %s", s.name, sel)
+				}
+			}
+			rows := eval[int](t, ctx, `document.querySelectorAll('#history-table tbody tr').length`)
+			marks := eval[int](t, ctx, `document.querySelectorAll('svg.history > g.mark').length`)
+			if rows == 0 || rows != marks {
+				t.Errorf("on %s: the history table has %d rows for %d marks", s.name, rows, marks)
+			}
+			if !eval[bool](t, ctx, `document.getElementById('history-table').checkVisibility() && document.getElementById('history-table').closest('[tabindex="0"]') !== null`) {
+				t.Errorf("on %s: the history table is hidden or out of the keyboard's reach", s.name)
+			}
+			if s.phone {
+				fitsWidth(t, ctx, "the history chart")
+			}
+			b.shot(t, ctx, "chart-"+s.name)
+		})
+	}
+}

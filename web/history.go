@@ -66,9 +66,10 @@ func markers(fs []board.Forecast) (map[string]marker, []string) {
 func shape(b *strings.Builder, mk marker, x, y float64, tip string) {
 	const r = 4.5
 	fill := fmt.Sprintf(`fill="%s" stroke="#1d1d1f" stroke-width="0.8"`, mk.Color)
-	b.WriteString(`<g class="mark">`)
-	if tip != "" {
-		b.WriteString("<title>" + tip + "</title>")
+	if tip != "" { // a forecast
+		b.WriteString(`<g class="mark"><title>` + tip + `</title>`)
+	} else { // a key: the legend's or the table's
+		b.WriteString(`<g class="key">`)
 	}
 	switch mk.Shape {
 	case "square":
@@ -115,7 +116,7 @@ func historySVG(fs []board.Forecast, c historyChart) template.HTML {
 	}
 	y := func(p float64) float64 { return histTop + (1-p)*histH }
 	mk, order := markers(fs)
-	legendRows := (len(order) + 1) / 2
+	legendRows := (len(order) + 2) / 2 // the community line, then each agent, two a row
 	height := histTop + histH + 46 + float64(legendRows)*18
 	line(&b, `<svg class="plot history" viewBox="0 0 %g %g" role="img" aria-labelledby="hist-title" xmlns="http://www.w3.org/2000/svg" font-size="%g">`, histWidth, height, histFont)
 	line(&b, `<title id="hist-title">%s: %s from %s to %s</title>`, esc(c.Title), tools.Count(len(fs), "forecast"), date(start), date(end))
