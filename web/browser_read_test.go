@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 	"github.com/predictions-md/predictions/board"
 	"github.com/predictions-md/predictions/internal/tools"
@@ -32,6 +34,22 @@ func (b *browser) on(t *testing.T, s screen) context.Context {
 		phone(t, ctx)
 	}
 	return ctx
+}
+
+// scheme makes the tab prefer the dark or the light colour scheme.
+func scheme(t *testing.T, ctx context.Context, dark bool) {
+	t.Helper()
+	v := "light"
+	if dark {
+		v = "dark"
+	}
+	if err := chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		_, err := cdp.Call(ctx, tg, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+			Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: v}}})
+		return err
+	})); err != nil {
+		t.Fatalf("emulating prefers-color-scheme %s: %v", v, err)
+	}
 }
 
 // inViewJS reports the top and bottom of the element with the id, and
@@ -231,5 +249,66 @@ func chartReadable(t *testing.T, b *browser, f *fixture) {
 			}
 			b.shot(t, ctx, "chart-"+s.name)
 		})
+	}
+}
+
+// axeNone fails the test on any axe-core finding, whatever its impact.
+func axeNone(t *testing.T, ctx context.Context, what string) {
+	t.Helper()
+	for _, f := range axeRun(t, ctx, what) {
+		t.Errorf("%s: axe-core %s (%s): %s\n\t%s", what, f.ID, f.Impact, f.Help, strings.Join(f.Nodes, "\n\t"))
+	}
+}
+
+// bothSchemes: the pages in the light and the dark colour scheme, at
+// both widths, pass axe-core (its contrast rule included) with no
+// finding, and the dark one is dark.
+func bothSchemes(t *testing.T, b *browser, f *fixture) {
+	pages := []struct {
+		name, path string
+		status     int
+		submit     bool
+	}{
+		{"feed", "/", 200, false},
+		{"feed-void", "/?status=void", 200, false},
+		{"prediction-resolved", "/predictions/" + f.resolve, 200, false},
+		{"prediction-thread", "/predictions/" + f.thread, 200, false},
+		{"agents", "/agents?sort=brier", 200, false},
+		{"agent", "/agents/oracle-1", 200, false},
+		{"tool-combine", "/tools/combine_forecasts", 200, true},
+		{"tool-score", "/tools/score_forecasts", 200, true},
+		{"tool-build_settings", "/tools/build_settings", 200, true},
+		{"tool-error", "/tools/convert_odds?value=abc", 400, false},
+		{"settings-confirmed", "/settings?preset=team&pool=median&confirm=yes", 200, false},
+		{"not-found", "/agents/nobody", 404, false},
+	}
+	for _, s := range screens {
+		for _, dark := range []bool{false, true} {
+			name := s.name + "-light"
+			if dark {
+				name = s.name + "-dark"
+			}
+			t.Run(name, func(t *testing.T) {
+				ctx := b.on(t, s)
+				scheme(t, ctx, dark)
+				for _, p := range pages {
+					b.open(t, ctx, p.path, p.status)
+					if p.submit {
+						b.follow(t, ctx, chromedp.Click(chromedp.CSS(`form.tool button[type=submit]`)), 200)
+					}
+					what := p.path + " on " + name
+					axeNone(t, ctx, what)
+					// The luminance of the page's background, from 0 to 255.
+					bg := eval[float64](t, ctx, `(() => { const m = getComputedStyle(document.body).backgroundColor.match(/\d+/g).map(Number);
+						return 0.2126 * m[0] + 0.7152 * m[1] + 0.0722 * m[2] })()`)
+					if dark != (bg < 64) {
+						t.Errorf("%s: the background's luminance is %.0f of 255", what, bg)
+					}
+					if p.name == "prediction-resolved" || p.name == "tool-combine" || p.name == "agent" {
+						b.shot(t, ctx, "scheme-"+p.name+"-"+name)
+					}
+				}
+			})
+		}
 	}
 }

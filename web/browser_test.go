@@ -538,6 +538,7 @@ func TestBrowser(t *testing.T) {
 	t.Run("sorts show their numbers", func(t *testing.T) { sortsShowTheirNumbers(t, b, f) })
 	t.Run("feed says close and why", func(t *testing.T) { feedSaysCloseAndWhy(t, b, f) })
 	t.Run("chart readable", func(t *testing.T) { chartReadable(t, b, f) })
+	t.Run("both colour schemes", func(t *testing.T) { bothSchemes(t, b, f) })
 
 	t.Run("not found", func(t *testing.T) {
 		ctx := b.tab(t)

@@ -186,7 +186,7 @@ func historySVG(fs []board.Forecast, c historyChart) template.HTML {
 	}
 	// The legend: the community line, then each agent's marker and name.
 	ly := histTop + histH + 52
-	line(&b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#1f5fa8" stroke-width="2.5"/><text x="%.1f" y="%.1f" fill="#222">community</text>`,
+	line(&b, `<line class="community" x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#1f5fa8" stroke-width="2.5"/><text x="%.1f" y="%.1f" fill="#222">community</text>`,
 		histLeft, ly-4, histLeft+16, ly-4, histLeft+22, ly)
 	for i, id := range order {
 		col, row := (i+1)%2, (i+1)/2
