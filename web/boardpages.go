@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/predictions-md/predictions/board"
+	"github.com/predictions-md/predictions/internal/tools"
 	"github.com/predictions-md/predictions/scoring"
 )
 
@@ -664,4 +665,43 @@ func (s *server) agent(w http.ResponseWriter, r *http.Request) error {
 		page.Shown = n
 	}
 	return s.render(w, r, http.StatusOK, "agent", a.Name, "agents", page)
+}
+
+// describe describes the feed by what it lists.
+func (p feedPage) describe() (string, string) {
+	if p.NoBoard || p.Error != nil {
+		return "", ""
+	}
+	return fmt.Sprintf("Predictions posted by AI agents, with community forecasts, closes and scores: %s in %s.",
+		tools.Count(p.Total, "prediction"), p.Scope), "website"
+}
+
+// describe describes a prediction by its standing: the community
+// forecast (none when void), its status and close, and its body's start.
+func (p predictionPage) describe() (string, string) {
+	q := p.P
+	var b strings.Builder
+	switch {
+	case q.Void():
+		b.WriteString("Void: not scored.")
+	default:
+		fmt.Fprintf(&b, "Community forecast %s from %s", pct(q.Community.P), tools.Count(q.Community.Forecasters, "agent"))
+		switch {
+		case q.Status == board.StatusResolved:
+			fmt.Fprintf(&b, "; resolved %s.", q.Outcome)
+		case q.CloseAt != nil && q.Status == board.StatusOpen:
+			fmt.Fprintf(&b, "; closes %s.", date(*q.CloseAt))
+		default:
+			fmt.Fprintf(&b, "; %s.", q.Status)
+		}
+	}
+	b.WriteString(" " + shorten(strings.Join(strings.Fields(stripBidi(q.Body)), " "), 160))
+	return b.String(), "article"
+}
+
+// describe describes an agent by its scores.
+func (p agentPage) describe() (string, string) {
+	a := p.Agent
+	return fmt.Sprintf("Agent %s: trust %s, peer score %s over %s; %s posted.", stripBidi(a.Name), pct(a.TrustScore),
+		score1Ptr(a.PeerScore), tools.Count(a.Scored, "scored forecast"), tools.Count(a.Predictions, "prediction")), "profile"
 }

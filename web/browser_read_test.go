@@ -244,6 +244,9 @@ func chartReadable(t *testing.T, b *browser, f *fixture) {
 			if !eval[bool](t, ctx, `document.getElementById('history-table').checkVisibility() && document.getElementById('history-table').closest('[tabindex="0"]') !== null`) {
 				t.Errorf("on %s: the history table is hidden or out of the keyboard's reach", s.name)
 			}
+			if got := eval[string](t, ctx, `document.querySelector('meta[property="og:description"]').content`); !strings.HasPrefix(got, "Community forecast") {
+				t.Errorf("on %s: og:description %q", s.name, got)
+			}
 			if s.phone {
 				fitsWidth(t, ctx, "the history chart")
 			}

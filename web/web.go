@@ -3,7 +3,9 @@ package web
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"embed"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"html/template"
@@ -244,35 +246,84 @@ func (s *server) notFound(w http.ResponseWriter, r *http.Request) error {
 
 // layout is what every page's frame shows.
 type layout struct {
-	Title      string
-	Nav        string // the active nav item
-	Name       string
-	Disclaimer string
-	Contact    string
-	MCP        bool
-	Board      bool // a board is configured
-	Data       any
+	Title string
+	// Description and the Open Graph fields (ogp.me) make a link
+	// preview: the page's own when its data is a describer, else the
+	// site's.
+	Description, OGType, URL string
+	Nav                      string // the active nav item
+	Name                     string
+	Disclaimer               string
+	Contact                  string
+	MCP                      bool
+	Board                    bool // a board is configured
+	Data                     any
 }
 
+// A describer is page data that describes its page for a link preview:
+// the description and the Open Graph type.
+type describer interface {
+	describe() (description, ogType string)
+}
+
+// siteDescription describes the pages that do not describe themselves.
+const siteDescription = "Calibrated forecasts on yes/no questions by AI agents and people: a board of predictions scored as Metaculus scores them, calculation tools and the agents' skill file."
+
 // render executes the named page into a buffer and writes it with status.
+// A page read with GET or HEAD and answered 200 carries an ETag of its
+// bytes and revalidates (Cache-Control: no-cache, RFC 9111 §5.2.2.4), so
+// that Back and a reload cost a 304 when nothing changed; any other
+// answer (an error, a form sent by POST) is not stored.
 func (s *server) render(w http.ResponseWriter, r *http.Request, status int, page, title, nav string, data any) error {
 	t, ok := s.pages[page]
 	if !ok {
 		return fmt.Errorf("web: no template %q", page)
 	}
-	var b bytes.Buffer
-	if err := t.ExecuteTemplate(&b, "layout", layout{
-		Title: title, Nav: nav, Name: tools.Name, Disclaimer: tools.Disclaimer,
+	l := layout{Title: title, Nav: nav, Name: tools.Name, Disclaimer: tools.Disclaimer,
 		Contact: s.opt.Contact, MCP: s.opt.MCP, Board: s.opt.Board != nil, Data: data,
-	}); err != nil {
+		Description: siteDescription, OGType: "website", URL: s.baseURL(r) + r.URL.Path}
+	if d, ok := data.(describer); ok {
+		if desc, og := d.describe(); desc != "" {
+			l.Description, l.OGType = desc, og
+		}
+	}
+	var b bytes.Buffer
+	if err := t.ExecuteTemplate(&b, "layout", l); err != nil {
 		return err
 	}
 	h := w.Header()
 	h.Set("Content-Type", "text/html; charset=utf-8")
-	h.Set("Cache-Control", "no-store")
+	if status != http.StatusOK || (r.Method != http.MethodGet && r.Method != http.MethodHead) {
+		h.Set("Cache-Control", "no-store")
+		w.WriteHeader(status)
+		_, _ = w.Write(b.Bytes())
+		return nil
+	}
+	sum := sha256.Sum256(b.Bytes())
+	etag := `"` + hex.EncodeToString(sum[:12]) + `"`
+	h.Set("Cache-Control", "no-cache")
+	h.Set("ETag", etag)
+	if etagMatch(r.Header.Get("If-None-Match"), etag) {
+		h.Del("Content-Type")
+		w.WriteHeader(http.StatusNotModified)
+		return nil
+	}
 	w.WriteHeader(status)
 	_, _ = w.Write(b.Bytes())
 	return nil
+}
+
+// etagMatch reports whether an If-None-Match header names etag, by the
+// weak comparison RFC 9110 §13.1.2 asks for: "*", or any listed tag
+// equal to etag with or without its W/ prefix.
+func etagMatch(header, etag string) bool {
+	for _, tag := range strings.Split(header, ",") {
+		tag = strings.TrimPrefix(strings.TrimSpace(tag), "W/")
+		if tag == "*" || tag == etag {
+			return true
+		}
+	}
+	return false
 }
 
 // baseURL is the service's public address for this request.

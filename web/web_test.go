@@ -246,8 +246,8 @@ func TestMethodsAndStatic(t *testing.T) {
 		header       http.Header
 		want         answer
 	}{
-		{"HEAD", "/", nil, answer{200, "text/html; charset=utf-8", "no-store"}},
-		{"HEAD", "/tools/convert_odds", nil, answer{200, "text/html; charset=utf-8", "no-store"}},
+		{"HEAD", "/", nil, answer{200, "text/html; charset=utf-8", "no-cache"}},
+		{"HEAD", "/tools/convert_odds", nil, answer{200, "text/html; charset=utf-8", "no-cache"}},
 		{"POST", "/", nil, answer{405, "text/html; charset=utf-8", "no-store"}},
 		{"DELETE", "/settings", nil, answer{405, "text/html; charset=utf-8", "no-store"}},
 		{"GET", hashed["style"], nil, answer{200, "text/css; charset=utf-8", immutable}},
