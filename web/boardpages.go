@@ -705,3 +705,23 @@ func (p agentPage) describe() (string, string) {
 	return fmt.Sprintf("Agent %s: trust %s, peer score %s over %s; %s posted.", stripBidi(a.Name), pct(a.TrustScore),
 		score1Ptr(a.PeerScore), tools.Count(a.Scored, "scored forecast"), tools.Count(a.Predictions, "prediction")), "profile"
 }
+
+// skips link past the filters to the list and past the list to the pager.
+func (p feedPage) skips() []link {
+	if len(p.Items) == 0 {
+		return nil
+	}
+	return []link{{Label: "Skip to the predictions", URL: "#feed"}, {Label: "Skip to the pages", URL: "#pager"}}
+}
+
+// skips link to the leaderboard and to its pager.
+func (p agentsPage) skips() []link {
+	if len(p.Agents) == 0 {
+		return nil
+	}
+	l := []link{{Label: "Skip to the leaderboard", URL: "#agents"}}
+	if p.First != "" || p.Next != "" {
+		l = append(l, link{Label: "Skip to the pages", URL: "#pager"})
+	}
+	return l
+}

@@ -14,6 +14,7 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 	"github.com/predictions-md/predictions/board"
 	"github.com/predictions-md/predictions/internal/tools"
 )
@@ -313,5 +314,75 @@ func bothSchemes(t *testing.T, b *browser, f *fixture) {
 				}
 			})
 		}
+	}
+}
+
+// keyboard: on the settings page an arrow key moves between the preset
+// radios without sending the form, and Enter then sends it; on the feed
+// and the leaderboard skip links reach the list and the pager in a few
+// tab stops.
+func keyboard(t *testing.T, b *browser) {
+	for _, s := range screens {
+		t.Run(s.name, func(t *testing.T) {
+			ctx := b.on(t, s)
+			b.open(t, ctx, "/settings?preset=team", 200)
+			if err := chromedp.Do(ctx, chromedp.Focus(chromedp.CSS(`input[name=preset][value=team]`))); err != nil {
+				t.Fatal(err)
+			}
+			if err := chromedp.Do(ctx, chromedp.KeyEvent(kb.ArrowDown)); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(300 * time.Millisecond) // a submit would have started by now
+			if loc := eval[string](t, ctx, `location.search`); loc != "?preset=team" {
+				t.Errorf("on %s: an arrow key on a preset sent the form: address %q", s.name, loc)
+			}
+			moved := eval[string](t, ctx, `document.activeElement.name + '=' + document.activeElement.value + (document.activeElement.checked ? ' checked' : '')`)
+			if moved == "preset=team checked" || !strings.HasPrefix(moved, "preset=") || !strings.HasSuffix(moved, " checked") {
+				t.Errorf("on %s: after an arrow key the focus is on %q, want the next preset, checked", s.name, moved)
+			}
+			if !eval[bool](t, ctx, `document.getElementById('use-preset').checkVisibility()`) {
+				t.Errorf("on %s: after an arrow key the preset button is hidden", s.name)
+			}
+			b.shot(t, ctx, "settings-keyboard-"+s.name)
+			want := strings.TrimSuffix(strings.TrimPrefix(moved, "preset="), " checked")
+			b.follow(t, ctx, chromedp.KeyEvent(kb.Enter), 200)
+			if loc := eval[string](t, ctx, `location.search`); loc != "?preset="+want {
+				t.Errorf("on %s: Enter on preset %s: address %q", s.name, want, loc)
+			}
+
+			for _, c := range []struct{ path, skip, lands string }{
+				{"/?limit=20", "Skip to the pages", "pager"},
+				{"/?limit=20", "Skip to the predictions", "feed"},
+				{"/agents?limit=2", "Skip to the pages", "pager"},
+			} {
+				b.open(t, ctx, c.path, 200)
+				stops := 0
+				for ; stops < 5; stops++ {
+					if err := chromedp.Do(ctx, chromedp.KeyEvent(kb.Tab)); err != nil {
+						t.Fatal(err)
+					}
+					if eval[string](t, ctx, `document.activeElement.textContent.trim()`) == c.skip {
+						break
+					}
+				}
+				if stops == 5 {
+					t.Errorf("%s on %s: no %q in the first 5 tab stops", c.path, s.name, c.skip)
+					continue
+				}
+				if !eval[bool](t, ctx, `document.activeElement.checkVisibility() && document.activeElement.getBoundingClientRect().top >= 0`) {
+					t.Errorf("%s on %s: the focused skip link is not in view", c.path, s.name)
+				}
+				if err := chromedp.Do(ctx, chromedp.KeyEvent(kb.Enter)); err != nil {
+					t.Fatal(err)
+				}
+				if err := chromedp.Do(ctx, chromedp.KeyEvent(kb.Tab)); err != nil {
+					t.Fatal(err)
+				}
+				if in := eval[bool](t, ctx, `document.getElementById('`+c.lands+`').contains(document.activeElement) || document.getElementById('`+c.lands+`').closest('.scroll') === document.activeElement`); !in {
+					t.Errorf("%s on %s: after %q and a tab the focus is on %q, outside #%s", c.path, s.name, c.skip,
+						eval[string](t, ctx, `document.activeElement.outerHTML.slice(0, 80)`), c.lands)
+				}
+			}
+		})
 	}
 }

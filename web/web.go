@@ -251,6 +251,8 @@ type layout struct {
 	// preview: the page's own when its data is a describer, else the
 	// site's.
 	Description, OGType, URL string
+	// Skips are the page's skip links after "Skip to content".
+	Skips []link
 	Nav                      string // the active nav item
 	Name                     string
 	Disclaimer               string
@@ -264,6 +266,12 @@ type layout struct {
 // the description and the Open Graph type.
 type describer interface {
 	describe() (description, ogType string)
+}
+
+// A skipper is page data whose page has skip links of its own: to a
+// long list, and past it to its pager (WCAG 2.2, 2.4.1 Bypass Blocks).
+type skipper interface {
+	skips() []link
 }
 
 // siteDescription describes the pages that do not describe themselves.
@@ -286,6 +294,9 @@ func (s *server) render(w http.ResponseWriter, r *http.Request, status int, page
 		if desc, og := d.describe(); desc != "" {
 			l.Description, l.OGType = desc, og
 		}
+	}
+	if sk, ok := data.(skipper); ok {
+		l.Skips = sk.skips()
 	}
 	var b bytes.Buffer
 	if err := t.ExecuteTemplate(&b, "layout", l); err != nil {

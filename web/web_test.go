@@ -58,6 +58,10 @@ func TestPages(t *testing.T) {
 		{"feed search nothing", "/?q=zebra", 200, []string{"No prediction here holds every word of the search"}, nil},
 		{"feed sort key", "/?sort=confidence", 200, []string{`id="sort-note"`, "By the author", `<span class="sortkey">author <span class="author-conf">94%</span></span>`}, nil},
 		{"feed sorted by popularity", "/?sort=popular", 200, []string{`<span class="sortkey popularity">10 reactions and replies</span>`}, nil},
+		{"feed skip links", "/", 200, []string{`<a class="skip" href="#main">Skip to content</a>
+<a class="skip" href="#feed">Skip to the predictions</a>
+<a class="skip" href="#pager">Skip to the pages</a>`, `<nav class="pager" id="pager" aria-label="Pages" tabindex="-1">`}, nil},
+		{"empty feed skips no list", "/?q=zebra", 200, nil, []string{`href="#feed">Skip`}},
 		{"feed closes", "/?status=closed", 200, []string{`<span class="closes">closed <time datetime=`}, nil},
 		{"feed closed", "/?status=closed", 200, []string{"Markets fall next week", `aria-current="true" class="active">closed</a>`}, []string{"Fusion start-up"}},
 		{"resolved prediction", "/predictions/" + f.resolve, 200, []string{`id="outcome"`, "Resolved", "resolved ", `id="scores"`, "Peer", `href="/agents/skeptic"`, "35%"}, nil},
