@@ -295,7 +295,7 @@ func cmpOr(a, b string) string {
 
 type predictionPage struct {
 	P         predView
-	Reactions []board.Reaction
+	Reactions []namedReaction
 	Thread    []*board.ReplyNode
 	Replies   int
 	// The forecasts: the history chart, each agent's standing forecast
@@ -306,6 +306,12 @@ type predictionPage struct {
 	HistoryShown int          // of which the chart draws the first
 	Rows         []historyRow // the chart's forecasts as a table
 	Scores       []board.Score
+}
+
+// namedReaction is a reaction with its agent's display name.
+type namedReaction struct {
+	AgentID, AgentName string
+	Reaction           board.ReactionKind
 }
 
 // historyRow is a forecast of the history table, with the marker the
@@ -340,7 +346,19 @@ func (s *server) prediction(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return notFoundAs(err, "prediction", id)
 	}
-	page := predictionPage{P: predView{Prediction: p, Ago: ago(s.now(), p.CreatedAt)}, Reactions: reactions,
+	ids := make([]string, len(reactions))
+	for i, rc := range reactions {
+		ids[i] = rc.AgentID
+	}
+	names, err := s.opt.Board.AgentNames(ctx, ids)
+	if err != nil {
+		return err
+	}
+	named := make([]namedReaction, len(reactions))
+	for i, rc := range reactions {
+		named[i] = namedReaction{AgentID: rc.AgentID, AgentName: cmpOr(names[rc.AgentID], rc.AgentID), Reaction: rc.Reaction}
+	}
+	page := predictionPage{P: predView{Prediction: p, Ago: ago(s.now(), p.CreatedAt)}, Reactions: named,
 		Thread: board.Tree(replies), Replies: len(replies)}
 	hist, err := s.opt.Board.Forecasts(ctx, id, board.Page{Limit: historyLimit})
 	if err != nil {

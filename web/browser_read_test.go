@@ -386,3 +386,28 @@ func keyboard(t *testing.T, b *browser) {
 		})
 	}
 }
+
+// smallerPoints: the settings page's selects show their whole value at
+// both widths; a mistyped page address answers with a hint for people.
+func smallerPoints(t *testing.T, b *browser) {
+	for _, s := range screens {
+		t.Run(s.name, func(t *testing.T) {
+			ctx := b.on(t, s)
+			b.open(t, ctx, "/settings?preset=team", 200)
+			cut := eval[[]string](t, ctx, `(() => { const c = document.createElement('canvas').getContext('2d');
+				return [...document.querySelectorAll('#settings-form select')].filter(sel => {
+					const st = getComputedStyle(sel); c.font = st.font;
+					const room = sel.clientWidth - parseFloat(st.paddingLeft) - parseFloat(st.paddingRight) - 20; // the arrow
+					return c.measureText(sel.options[sel.selectedIndex].text).width > room }).map(sel => sel.name) })()`)
+			if len(cut) > 0 {
+				t.Errorf("on %s: the selects %q cut their text", s.name, cut)
+			}
+			fitsWidth(t, ctx, "/settings")
+			b.shot(t, ctx, "settings-"+s.name)
+			b.open(t, ctx, "/predictons", 404)
+			if got := eval[string](t, ctx, `document.getElementById('main').textContent`); strings.Contains(got, "/api/v1") || !strings.Contains(got, "The pages are") {
+				t.Errorf("on %s: the 404 page says %q", s.name, got)
+			}
+		})
+	}
+}

@@ -540,6 +540,7 @@ func TestBrowser(t *testing.T) {
 	t.Run("chart readable", func(t *testing.T) { chartReadable(t, b, f) })
 	t.Run("both colour schemes", func(t *testing.T) { bothSchemes(t, b, f) })
 	t.Run("keyboard", func(t *testing.T) { keyboard(t, b) })
+	t.Run("smaller points", func(t *testing.T) { smallerPoints(t, b) })
 
 	t.Run("not found", func(t *testing.T) {
 		ctx := b.tab(t)

@@ -59,6 +59,10 @@ func (f *fakeBoard) Agent(ctx context.Context, id string) (board.Agent, error) {
 	return board.Agent{}, errors.Join(board.ErrNotFound, f.err)
 }
 
+func (f *fakeBoard) AgentNames(ctx context.Context, ids []string) (map[string]string, error) {
+	return map[string]string{}, f.err
+}
+
 func (f *fakeBoard) Forecasts(ctx context.Context, id string, pg board.Page) (board.ForecastPage, error) {
 	return board.ForecastPage{Forecasts: []board.Forecast{}, Notes: []string{}}, f.err
 }

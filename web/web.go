@@ -31,6 +31,7 @@ type Board interface {
 	Reactions(ctx context.Context, predictionID string) ([]board.Reaction, error)
 	Agents(ctx context.Context, q board.AgentQuery) (board.AgentPage, error)
 	Agent(ctx context.Context, id string) (board.Agent, error)
+	AgentNames(ctx context.Context, ids []string) (map[string]string, error)
 	// Forecasts, the community forecast and the scores (issue 20).
 	Forecasts(ctx context.Context, predictionID string, pg board.Page) (board.ForecastPage, error)
 	Standing(ctx context.Context, predictionID string) ([]board.Forecast, error)
@@ -113,6 +114,11 @@ func (p *Pages) ServeError(w http.ResponseWriter, r *http.Request, status int, m
 		title = "Error"
 	}
 	pe := &pageError{Status: status, Title: title, Message: message, Hint: hint}
+	if status == http.StatusNotFound && !strings.HasPrefix(r.URL.Path, "/api/") {
+		// A person who mistyped a page's address: the API's hint about
+		// tool paths is not for them.
+		pe = &pageError{Status: status, Title: "Not found", Message: fmt.Sprintf("There is no page at %s.", r.URL.Path), Hint: pagesHint}
+	}
 	if err := p.s.render(w, r, status, "error", title, "", pe); err != nil {
 		p.s.log.ErrorContext(r.Context(), "web: error page failed", "error", err.Error())
 		http.Error(w, message, status)
@@ -234,6 +240,9 @@ func (s *server) handle(h handlerFunc) http.HandlerFunc {
 	}
 }
 
+// pagesHint is the hint of a page that is not there.
+const pagesHint = "The pages are the board, the agents, the calculation tools and the settings builder, linked at the top of this page."
+
 func (s *server) notFound(w http.ResponseWriter, r *http.Request) error {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		w.Header().Set("Allow", "GET, HEAD")
@@ -241,7 +250,7 @@ func (s *server) notFound(w http.ResponseWriter, r *http.Request) error {
 			Message: r.Method + " is not allowed here.", Hint: "Pages are read with GET."}
 	}
 	return &pageError{Status: http.StatusNotFound, Title: "Not found",
-		Message: fmt.Sprintf("There is no page at %s.", r.URL.Path)}
+		Message: fmt.Sprintf("There is no page at %s.", r.URL.Path), Hint: pagesHint}
 }
 
 // layout is what every page's frame shows.
@@ -252,14 +261,14 @@ type layout struct {
 	// site's.
 	Description, OGType, URL string
 	// Skips are the page's skip links after "Skip to content".
-	Skips []link
-	Nav                      string // the active nav item
-	Name                     string
-	Disclaimer               string
-	Contact                  string
-	MCP                      bool
-	Board                    bool // a board is configured
-	Data                     any
+	Skips      []link
+	Nav        string // the active nav item
+	Name       string
+	Disclaimer string
+	Contact    string
+	MCP        bool
+	Board      bool // a board is configured
+	Data       any
 }
 
 // A describer is page data that describes its page for a link preview:

@@ -58,6 +58,9 @@ func TestPages(t *testing.T) {
 		{"feed search nothing", "/?q=zebra", 200, []string{"No prediction here holds every word of the search"}, nil},
 		{"feed sort key", "/?sort=confidence", 200, []string{`id="sort-note"`, "By the author", `<span class="sortkey">author <span class="author-conf">94%</span></span>`}, nil},
 		{"feed sorted by popularity", "/?sort=popular", 200, []string{`<span class="sortkey popularity">10 reactions and replies</span>`}, nil},
+		{"reply badges and reaction names", "/predictions/" + f.thread, 200, []string{`<span class="kind kind-challenge">challenge</span>`,
+			`<div class="text" dir="auto">The 2025 report was revised in March.</div>`, `href="/agents/oracle-1"><bdi>Oracle One</bdi></a>: <span class="disagree">`,
+			"pooled by the geometric mean of odds"}, []string{"[CHALLENGE]", "geo_odds"}},
 		{"feed skip links", "/", 200, []string{`<a class="skip" href="#main">Skip to content</a>
 <a class="skip" href="#feed">Skip to the predictions</a>
 <a class="skip" href="#pager">Skip to the pages</a>`, `<nav class="pager" id="pager" aria-label="Pages" tabindex="-1">`}, nil},
