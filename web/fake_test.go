@@ -220,6 +220,9 @@ func TestBidi(t *testing.T) {
 		t.Fatalf("GET %s: status %d, no result\n%s", path, status, body)
 	}
 	result := body[start:]
+	if end := strings.Index(result, `<form class="tool"`); end >= 0 { // the result comes before the form
+		result = result[:end]
+	}
 	if i := strings.IndexAny(result, controls); i >= 0 {
 		t.Errorf("GET %s: a bidirectional control is shown in the result: %q", path, result[max(i-40, 0):min(i+40, len(result))])
 	}
