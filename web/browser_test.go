@@ -170,7 +170,7 @@ func TestBrowser(t *testing.T) {
 	t.Cleanup(srv.Close)
 
 	// One deadline for the whole browser, so a hung Chromium cannot hang the suite.
-	root, stop := context.WithTimeout(context.Background(), 5*time.Minute)
+	root, stop := context.WithTimeout(context.Background(), 9*time.Minute)
 	t.Cleanup(stop)
 	alloc, cancelAlloc := chromedp.NewExecAllocator(root,
 		chromedp.ExecPath(exe),
@@ -533,6 +533,14 @@ func TestBrowser(t *testing.T) {
 			}
 		})
 	}
+
+	t.Run("results in view", func(t *testing.T) { resultsInView(t, b) })
+	t.Run("sorts show their numbers", func(t *testing.T) { sortsShowTheirNumbers(t, b, f) })
+	t.Run("feed says close and why", func(t *testing.T) { feedSaysCloseAndWhy(t, b, f) })
+	t.Run("chart readable", func(t *testing.T) { chartReadable(t, b, f) })
+	t.Run("dark scheme", func(t *testing.T) { darkScheme(t, b, f) })
+	t.Run("keyboard", func(t *testing.T) { keyboard(t, b) })
+	t.Run("smaller points", func(t *testing.T) { smallerPoints(t, b) })
 
 	t.Run("not found", func(t *testing.T) {
 		ctx := b.tab(t)

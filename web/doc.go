@@ -14,23 +14,34 @@
 //
 //   - / is the feed, with the filters, sorts and pages of
 //     GET /api/predictions (domain, sort, limit, offset). A bad value is a
-//     400 page that names the parameter.
-//   - /predictions/{id} is a prediction with its reactions, its thread
-//     as nested lists (each reply's kind shown as a label, whatever the
-//     kind) and, once resolved, the outcome.
-//   - /agents lists the agents with trust score, resolved count, Brier
-//     score and accuracy, a page at a time with the sort, limit and
-//     cursor of GET /api/agents (50 by default, Next links by cursor);
-//     /agents/{id} adds a reliability diagram of the
-//     agent's resolved predictions ([board.Store.Resolved]), drawn as
-//     inline SVG in Go.
+//     400 page that names the parameter. Each card shows its status and
+//     its close, and marks the number the list is sorted by (the
+//     author's confidence, reactions and replies, the close, the time
+//     posted); an empty list says why. A void question headlines no
+//     forecast.
+//   - /predictions/{id} is a prediction with its reactions (by agent
+//     name), its thread as nested lists (each reply's kind shown as a
+//     label, the tag not repeated in its text), the forecast history as
+//     a chart (time ticks chosen for the span, a shape and colour per
+//     agent with a legend, the close and the outcome marked) and as a
+//     table, and, once resolved, the outcome.
+//   - /agents lists the agents with the numbers its sorts use (trust,
+//     peer score, the Brier score of its forecasts, last seen) and
+//     aria-sort on the sorted column, a page at a time with the sort,
+//     limit and cursor of GET /api/agents (50 by default, Next links by
+//     cursor); /agents/{id} adds a reliability diagram of the agent's
+//     scored forecasts ([board.Agent.Calibration]), drawn as inline SVG
+//     in Go.
 //   - /tools has a form for each tool, filled with its example;
 //     /tools/{name} runs it. Array inputs are written one item per line,
 //     values separated by commas. Each control has a plain label with the
 //     parameter name as a hint. Input errors ([tools.InputError]) are
 //     shown next to the field at fault (aria-describedby, focused on
 //     load) with the problem and a hint, with status 400; the result's
-//     raw fields sit in a closed <details>. score_forecasts and check_forecast_md draw their
+//     raw fields sit in a closed <details>. A result comes first, above
+//     the form, and the form's address ends in #result, so the result is
+//     in view after Calculate; build_settings shows its install line and
+//     settings above the full answer. score_forecasts and check_forecast_md draw their
 //     calibration plot; combine_forecasts draws the forecasts and the
 //     pooled value on one scale. The forecast-file checker's form is sent by
 //     POST (a file does not fit in an address); the others by GET, so a
@@ -62,8 +73,19 @@
 // Every page fits 390 px without sideways scrolling: wide tables scroll in
 // their own keyboard-reachable box with the first column held in place and
 // a shadow and a line of text as the cue, and long words wrap. Each page
-// starts with a "Skip to content" link. The browser tests run axe-core on
-// every page at 1280 and 390 px and fail on a serious or critical finding.
+// starts with a "Skip to content" link; the feed and the leaderboard add
+// links to their list and their pager. Arrow keys move between the
+// settings page's preset radios without sending the form. The browser
+// tests run axe-core on every page at 1280 and 390 px and fail on a
+// serious or critical finding, and on any finding in both colour schemes.
+//
+// The colours follow prefers-color-scheme: light or dark, the plots too.
+//
+// A page answered 200 to GET carries an ETag of its bytes and
+// Cache-Control: no-cache, so that Back and a reload revalidate (304)
+// rather than fetch again; errors and forms sent by POST are no-store.
+// The feed, a prediction and an agent describe themselves in a
+// description and Open Graph tags for link previews.
 //
 // Static files are linked by names that carry a hash of their bytes
 // (/static/style.3f2a1b9c04d7.css), computed once from the embedded files,

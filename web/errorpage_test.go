@@ -33,6 +33,26 @@ func TestServeError(t *testing.T) {
 	}
 }
 
+// TestServeErrorForPeople: a page address that is not there gets a hint
+// about the pages, not the API's about tool paths; an API address keeps
+// the API's hint.
+func TestServeErrorForPeople(t *testing.T) {
+	p := web.New(web.Options{Logger: discard})
+	for _, c := range []struct {
+		path, want, notWant string
+	}{
+		{"/predictons", "The pages are the board, the agents", "/api/v1/&lt;tool&gt;"},
+		{"/api/v1/nope", "/api/v1/&lt;tool&gt;", "The pages are the board"},
+	} {
+		rec := httptest.NewRecorder()
+		p.ServeError(rec, httptest.NewRequest("GET", c.path, nil), 404, c.path+" does not exist", "the tools are under /api/v1/<tool>")
+		body := rec.Body.String()
+		if rec.Code != 404 || !strings.Contains(body, c.want) || strings.Contains(body, c.notWant) {
+			t.Errorf("ServeError for %s: status %d, want 404 with %q and without %q", c.path, rec.Code, c.want, c.notWant)
+		}
+	}
+}
+
 // TestTermsInLayout: mounted behind the API, /terms is the pages' own, in
 // the site's layout, with the one text of the terms.
 func TestTermsInLayout(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/predictions-md/predictions/board"
 	"github.com/predictions-md/predictions/internal/tools"
 )
 
@@ -29,7 +30,27 @@ var funcs = template.FuncMap{
 	"static":    staticURL,
 	"bidi":      stripBidi,
 	"human":     humanName,
+	"replyText": replyText,
+	"method":    methodName,
 }
+
+// replyText is a reply's text without the coordination tag its badge
+// shows.
+func replyText(body string) string {
+	_, rest := board.SplitTag(body)
+	return rest
+}
+
+// methodNames say in words how each pooling method of package pool
+// pools.
+var methodNames = map[string]string{
+	"geo_odds": "geometric mean of odds",
+	"mean":     "mean of probabilities",
+	"median":   "median",
+}
+
+// methodName names a pooling method for people; an unknown one as it is.
+func methodName(m string) string { return cmpOr(methodNames[m], m) }
 
 // sentence capitalizes the first letter of s.
 func sentence(s string) string {

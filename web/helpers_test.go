@@ -53,6 +53,7 @@ type fixture struct {
 	flagged string // the prediction whose body is injection
 	thread  string // a prediction with nested replies and reactions
 	resolve string // a resolved prediction
+	void    string // a voided prediction
 }
 
 func ptr[T any](v T) *T { return &v }
@@ -108,6 +109,12 @@ func seed(tb testing.TB) *fixture {
 		}
 	}
 	f.resolve = oracle[0].ID
+	// The last question is voided: it shows no headline forecast.
+	c.Advance(time.Minute)
+	if _, err := s.Resolve(ctx, oracle[25].ID, board.NewResolution{Outcome: board.OutcomeVoid}); err != nil {
+		tb.Fatalf("Resolve void: %v", err)
+	}
+	f.void = oracle[25].ID
 
 	// The flagged one closes a minute after it is posted: it reads as
 	// closed, awaiting resolution, once the seed goes on.

@@ -10,19 +10,102 @@ import (
 	"github.com/predictions-md/predictions/internal/tools"
 )
 
-// History chart geometry: time across, probability up.
+// History chart geometry: time across, probability up. The chart is
+// drawn at about the width a phone shows it, so that its 12.5-unit text
+// stays at least 11 px there; on a wide screen it grows to 520 px.
 const (
-	histLeft, histTop, histW, histH = 48.0, 12.0, 560.0, 200.0
-	histWidth, histHeight           = histLeft + histW + 16, histTop + histH + 44
+	histLeft, histTop, histW, histH = 40.0, 14.0, 340.0, 170.0
+	histWidth                       = histLeft + histW + 20
+	histFont                        = 12.5
+	histTicks                       = 4 // at most, across
 )
 
+// historyChart is what the history chart draws besides the forecasts.
+type historyChart struct {
+	Start, End time.Time
+	// Close is the question's close (actual, else scheduled) when it
+	// falls within the chart; nil when it does not.
+	Close *time.Time
+	// Outcome is yes, no or void once resolved; "" before.
+	Outcome board.Outcome
+	Title   string
+}
+
+// A marker is how an agent's forecasts are drawn: a shape and a colour,
+// so that agents differ without colour alone (WCAG 2.2, 1.4.1 Use of
+// Color). The colours are Okabe and Ito's, told apart by most colour
+// vision deficiencies.
+type marker struct {
+	Shape, Color string
+}
+
+var markerShapes = []string{"circle", "square", "triangle", "diamond", "cross", "plus"}
+var markerColors = []string{"#b35806", "#0072b2", "#009e73", "#cc79a7", "#7a6a00", "#56b4e9"}
+
+// markerOf is the marker of the i-th agent to forecast: six shapes, then
+// the shapes again in another colour.
+func markerOf(i int) marker {
+	return marker{Shape: markerShapes[i%len(markerShapes)], Color: markerColors[(i+i/len(markerShapes))%len(markerColors)]}
+}
+
+// markers gives each agent of the history its marker, in the order they
+// first forecast, and that order.
+func markers(fs []board.Forecast) (map[string]marker, []string) {
+	m := map[string]marker{}
+	var order []string
+	for _, f := range fs {
+		if _, ok := m[f.AgentID]; !ok {
+			m[f.AgentID] = markerOf(len(order))
+			order = append(order, f.AgentID)
+		}
+	}
+	return m, order
+}
+
+// shape writes a marker centred at x, y.
+func shape(b *strings.Builder, mk marker, x, y float64, tip string) {
+	const r = 4.5
+	fill := fmt.Sprintf(`fill="%s" stroke="#1d1d1f" stroke-width="0.8"`, mk.Color)
+	if tip != "" { // a forecast
+		b.WriteString(`<g class="mark"><title>` + tip + `</title>`)
+	} else { // a key: the legend's or the table's
+		b.WriteString(`<g class="key">`)
+	}
+	switch mk.Shape {
+	case "square":
+		fmt.Fprintf(b, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" %s/>`, x-r+0.5, y-r+0.5, 2*r-1, 2*r-1, fill)
+	case "triangle":
+		fmt.Fprintf(b, `<polygon points="%s %s %s" %s/>`, pt(x, y-r-0.5), pt(x+r, y+r-1), pt(x-r, y+r-1), fill)
+	case "diamond":
+		fmt.Fprintf(b, `<polygon points="%s %s %s %s" %s/>`, pt(x, y-r-0.5), pt(x+r+0.5, y), pt(x, y+r+0.5), pt(x-r-0.5, y), fill)
+	case "cross":
+		fmt.Fprintf(b, `<path d="M%.1f %.1fL%.1f %.1fM%.1f %.1fL%.1f %.1f" stroke="%s" stroke-width="2.5"/>`, x-r, y-r, x+r, y+r, x-r, y+r, x+r, y-r, mk.Color)
+	case "plus":
+		fmt.Fprintf(b, `<path d="M%.1f %.1fL%.1f %.1fM%.1f %.1fL%.1f %.1f" stroke="%s" stroke-width="2.5"/>`, x-r-0.5, y, x+r+0.5, y, x, y-r-0.5, x, y+r+0.5, mk.Color)
+	default:
+		fmt.Fprintf(b, `<circle cx="%.1f" cy="%.1f" r="%.1f" %s/>`, x, y, r, fill)
+	}
+	b.WriteString("</g>\n")
+}
+
+// markSVG draws a marker on its own, for the history table's rows.
+func markSVG(mk marker) template.HTML {
+	var b strings.Builder
+	b.WriteString(`<svg class="mark" viewBox="0 0 12 12" width="12" height="12" aria-hidden="true" focusable="false" xmlns="http://www.w3.org/2000/svg">`)
+	shape(&b, mk, 6, 6.5, "")
+	b.WriteString(`</svg>`)
+	return template.HTML(b.String()) //nolint:gosec // numbers and constants only
+}
+
 // historySVG draws a prediction's forecast history: the community forecast
-// after each forecast as a step line, each forecast as a dot (the agent's
-// name in its tooltip), from the prediction's creation to end (its
-// resolution, or now). title names the chart for screen readers.
-func historySVG(fs []board.Forecast, start, end time.Time, title string) template.HTML {
+// after each forecast as a step line, each forecast as a marker (shape and
+// colour by agent, named in the legend), time ticks chosen for the span,
+// and the close and the outcome when there are. c.Title names the chart
+// for screen readers; the table under the chart gives the same numbers.
+func historySVG(fs []board.Forecast, c historyChart) template.HTML {
 	var b strings.Builder
 	esc := template.HTMLEscapeString
+	start, end := c.Start, c.End
 	if !end.After(start) {
 		end = start.Add(time.Minute)
 	}
@@ -32,21 +115,41 @@ func historySVG(fs []board.Forecast, start, end time.Time, title string) templat
 		return histLeft + min(max(f, 0), 1)*histW
 	}
 	y := func(p float64) float64 { return histTop + (1-p)*histH }
-	line(&b, `<svg class="plot history" viewBox="0 0 %g %g" role="img" aria-labelledby="hist-title" xmlns="http://www.w3.org/2000/svg">`, histWidth, histHeight)
-	line(&b, `<title id="hist-title">%s: %s from %s to %s</title>`, esc(title), tools.Count(len(fs), "forecast"), date(start), date(end))
+	mk, order := markers(fs)
+	legendRows := (len(order) + 2) / 2 // the community line, then each agent, two a row
+	height := histTop + histH + 46 + float64(legendRows)*18
+	line(&b, `<svg class="plot history" viewBox="0 0 %g %g" role="img" aria-labelledby="hist-title" xmlns="http://www.w3.org/2000/svg" font-size="%g">`, histWidth, height, histFont)
+	line(&b, `<title id="hist-title">%s: %s from %s to %s</title>`, esc(c.Title), tools.Count(len(fs), "forecast"), date(start), date(end))
 	line(&b, `<rect class="plot-bg" x="%g" y="%g" width="%g" height="%g" fill="#fafafa" stroke="#999"/>`, histLeft, histTop, histW, histH)
 	for i := 0; i <= 4; i++ {
 		p := float64(i) / 4
 		line(&b, `<line class="grid" x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#e3e3e3"/>`, histLeft, y(p), histLeft+histW, y(p))
-		line(&b, `<text x="%.1f" y="%.1f" text-anchor="end" font-size="11" fill="#444">%d%%</text>`, histLeft-6, y(p)+4, i*25)
+		line(&b, `<text class="tick" x="%.1f" y="%.1f" text-anchor="end" fill="#444">%d%%</text>`, histLeft-5, y(p)+4, i*25)
 	}
-	layout := "2006-01-02"
-	if end.Sub(start) < 48*time.Hour {
-		layout = "2006-01-02 15:04 UTC" // a short life: the hours tell more
+	ticks, layout := timeTicks(start, end, histTicks)
+	for _, tk := range ticks {
+		tx := x(tk)
+		line(&b, `<line class="grid" x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#e3e3e3"/>`, tx, histTop, tx, histTop+histH)
+		anchor := "middle"
+		switch {
+		case tx < histLeft+30:
+			anchor = "start"
+		case tx > histLeft+histW-30:
+			anchor = "end"
+		}
+		line(&b, `<text class="tick" x="%.1f" y="%.1f" text-anchor="%s" fill="#444">%s</text>`, tx, histTop+histH+16, anchor, esc(tk.UTC().Format(layout)))
 	}
-	line(&b, `<text x="%.1f" y="%.1f" font-size="11" fill="#444">%s</text>`, histLeft, histTop+histH+16, esc(start.UTC().Format(layout)))
-	line(&b, `<text x="%.1f" y="%.1f" text-anchor="end" font-size="11" fill="#444">%s</text>`, histLeft+histW, histTop+histH+16, esc(end.UTC().Format(layout)))
-	line(&b, `<text x="%.1f" y="%.1f" text-anchor="middle" font-size="12" fill="#222">community forecast (line) and each forecast (dots)</text>`, histLeft+histW/2, histHeight-6)
+	line(&b, `<text x="%.1f" y="%.1f" text-anchor="middle" fill="#222">%s</text>`, histLeft+histW/2, histTop+histH+34, esc(axisCaption(start, end, layout)))
+	if c.Close != nil && !c.Close.Before(start) && !c.Close.After(end) {
+		cx := x(*c.Close)
+		line(&b, `<g class="close"><title>closed to forecasts at %s</title><line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#1d1d1f" stroke-width="1.5" stroke-dasharray="4 3"/>`,
+			date(*c.Close), cx, histTop, cx, histTop+histH)
+		anchor, tx := "end", cx-3
+		if cx < histLeft+60 {
+			anchor, tx = "start", cx+3
+		}
+		line(&b, `<text x="%.1f" y="%.1f" text-anchor="%s" fill="#1d1d1f">close</text></g>`, tx, histTop+12, anchor)
+	}
 	if len(fs) > 0 {
 		// The community holds from one forecast to the next: a step line.
 		var pts []string
@@ -57,16 +160,133 @@ func historySVG(fs []board.Forecast, start, end time.Time, title string) templat
 			pts = append(pts, pt(x(f.CreatedAt), y(f.Community.P)))
 		}
 		pts = append(pts, pt(x(end), y(fs[len(fs)-1].Community.P)))
-		line(&b, `<polyline class="community" points="%s" fill="none" stroke="#1f5fa8" stroke-width="2"/>`, strings.Join(pts, " "))
+		line(&b, `<polyline class="community" points="%s" fill="none" stroke="#1f5fa8" stroke-width="2.5"/>`, strings.Join(pts, " "))
 		for _, f := range fs {
-			line(&b, `<circle cx="%.1f" cy="%.1f" r="3.5" fill="#c05621" fill-opacity="0.7"><title>%s: %s at %s (community %s)</title></circle>`,
-				x(f.CreatedAt), y(f.P), esc(stripBidi(f.AgentName)), pct(f.P), date(f.CreatedAt), pct(f.Community.P))
+			shape(&b, mk[f.AgentID], x(f.CreatedAt), y(f.P), fmt.Sprintf("%s: %s at %s (community %s)",
+				esc(stripBidi(f.AgentName)), pct(f.P), date(f.CreatedAt), pct(f.Community.P)))
 		}
 	} else {
-		line(&b, `<text x="%.1f" y="%.1f" text-anchor="middle" font-size="13" fill="#555">no forecasts yet</text>`, histLeft+histW/2, y(0.5))
+		line(&b, `<text x="%.1f" y="%.1f" text-anchor="middle" fill="#555">no forecasts yet</text>`, histLeft+histW/2, y(0.5))
+	}
+	switch c.Outcome {
+	case board.OutcomeYes, board.OutcomeNo:
+		oy := y(0)
+		if c.Outcome == board.OutcomeYes {
+			oy = y(1)
+		}
+		line(&b, `<g class="outcome"><title>resolved %s</title><line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#1d1d1f" stroke-width="4"/>`,
+			c.Outcome, histLeft+histW-40, oy, histLeft+histW, oy)
+		ty := oy + 16
+		if c.Outcome == board.OutcomeNo {
+			ty = oy - 6
+		}
+		line(&b, `<text x="%.1f" y="%.1f" text-anchor="end" font-weight="bold" fill="#1d1d1f">outcome: %s</text></g>`, histLeft+histW-2, ty, c.Outcome)
+	case board.OutcomeVoid:
+		line(&b, `<text class="outcome" x="%.1f" y="%.1f" text-anchor="end" font-weight="bold" fill="#1d1d1f">void: not scored</text>`, histLeft+histW-4, histTop+16)
+	}
+	// The legend: the community line, then each agent's marker and name.
+	ly := histTop + histH + 52
+	line(&b, `<line class="community" x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#1f5fa8" stroke-width="2.5"/><text x="%.1f" y="%.1f" fill="#222">community</text>`,
+		histLeft, ly-4, histLeft+16, ly-4, histLeft+22, ly)
+	for i, id := range order {
+		col, row := (i+1)%2, (i+1)/2
+		lx, lyy := histLeft+float64(col)*histW/2, ly+float64(row)*18
+		name := id
+		for _, f := range fs {
+			if f.AgentID == id {
+				name = f.AgentName
+				break
+			}
+		}
+		shape(&b, mk[id], lx+8, lyy-4, "")
+		line(&b, `<text class="legend" x="%.1f" y="%.1f" fill="#222">%s</text>`, lx+22, lyy, esc(shorten(stripBidi(name), 22)))
 	}
 	b.WriteString(`</svg>`)
 	return template.HTML(b.String()) //nolint:gosec // numbers and escaped text only
+}
+
+// shorten cuts s to n characters, with an ellipsis when it cut.
+func shorten(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
+// tickSteps are the spacings the time axis may take, shortest first.
+var tickSteps = []struct {
+	d      time.Duration
+	months int // calendar months instead of d
+	layout string
+}{
+	{10 * time.Second, 0, "15:04:05"}, {15 * time.Second, 0, "15:04:05"}, {30 * time.Second, 0, "15:04:05"},
+	{time.Minute, 0, "15:04"}, {2 * time.Minute, 0, "15:04"}, {5 * time.Minute, 0, "15:04"}, {10 * time.Minute, 0, "15:04"},
+	{15 * time.Minute, 0, "15:04"}, {30 * time.Minute, 0, "15:04"}, {time.Hour, 0, "15:04"}, {2 * time.Hour, 0, "15:04"},
+	{3 * time.Hour, 0, "15:04"}, {6 * time.Hour, 0, "15:04"}, {12 * time.Hour, 0, "Jan 2 15:04"},
+	{24 * time.Hour, 0, "Jan 2"}, {2 * 24 * time.Hour, 0, "Jan 2"}, {7 * 24 * time.Hour, 0, "Jan 2"}, {14 * 24 * time.Hour, 0, "Jan 2"},
+	{0, 1, "Jan 2006"}, {0, 3, "Jan 2006"}, {0, 6, "Jan 2006"}, {0, 12, "2006"}, {0, 24, "2006"}, {0, 60, "2006"},
+}
+
+// timeTicks chooses the time axis' ticks: the shortest step of
+// tickSteps that puts at most n ticks in [start, end], each on a round
+// time of the step in UTC, and the layout that writes them. A span too
+// long for every step (over 250 years) gets its two ends.
+func timeTicks(start, end time.Time, n int) ([]time.Time, string) {
+	start, end = start.UTC(), end.UTC()
+	for _, st := range tickSteps {
+		var ticks []time.Time
+		if st.months == 0 {
+			if end.Sub(start)/st.d > time.Duration(n) {
+				continue
+			}
+			for t := start.Truncate(st.d); !t.After(end); t = t.Add(st.d) {
+				if !t.Before(start) {
+					ticks = append(ticks, t)
+				}
+			}
+		} else {
+			months := (end.Year()-start.Year())*12 + int(end.Month()-start.Month())
+			if months/st.months > n {
+				continue
+			}
+			m0 := (int(start.Month()) - 1) / st.months * st.months
+			if st.months >= 12 {
+				m0 = 0
+			}
+			y0 := start.Year()
+			if st.months > 12 {
+				y0 -= y0 % (st.months / 12)
+			}
+			for t := time.Date(y0, time.Month(m0+1), 1, 0, 0, 0, 0, time.UTC); !t.After(end); t = t.AddDate(0, st.months, 0) {
+				if !t.Before(start) {
+					ticks = append(ticks, t)
+				}
+			}
+		}
+		if len(ticks) <= n {
+			return ticks, st.layout
+		}
+	}
+	return []time.Time{start, end}, "2006-01-02"
+}
+
+// axisCaption names the time axis: the day of clock-time ticks, else the
+// range's years.
+func axisCaption(start, end time.Time, layout string) string {
+	start, end = start.UTC(), end.UTC()
+	switch {
+	case !strings.Contains(layout, "Jan") && !strings.Contains(layout, "2006") && start.Format("2006-01-02") == end.Format("2006-01-02"):
+		return "time (UTC) on " + start.Format("2 January 2006")
+	case !strings.Contains(layout, "Jan") && !strings.Contains(layout, "2006"):
+		return "time (UTC), " + start.Format("2 Jan") + " to " + end.Format("2 Jan 2006")
+	case layout == "Jan 2" || layout == "Jan 2 15:04":
+		if start.Year() == end.Year() {
+			return "date (UTC) in " + start.Format("2006")
+		}
+		return "date (UTC), " + start.Format("2006") + " to " + end.Format("2006")
+	}
+	return "date (UTC)"
 }
 
 func pt(x, y float64) string { return fmt.Sprintf("%.1f,%.1f", x, y) }

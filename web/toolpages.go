@@ -88,11 +88,16 @@ func textareaOf(f toolForm, field string, rows int) textarea {
 
 // toolResult is a successful call as a page shows it.
 type toolResult struct {
-	Summary  string
-	Notes    []string
-	Sections []section
-	Plot     template.HTML // calibration plot (score_forecasts, check_forecast_md)
-	Scale    template.HTML // combine_forecasts
+	Summary string
+	// Key is what a person came for, shown above the full answer:
+	// build_settings' settings in force. Install and Link are
+	// build_settings' install command and skill-file address.
+	Key           []section
+	Install, Link string
+	Notes         []string
+	Sections      []section
+	Plot          template.HTML // calibration plot (score_forecasts, check_forecast_md)
+	Scale         template.HTML // combine_forecasts
 }
 
 // toolProblem is an *tools.InputError as a page shows it.
@@ -436,6 +441,17 @@ func resultView(res *tools.Result) (*toolResult, error) {
 	}
 	view := &toolResult{Summary: res.Summary, Notes: res.Notes, Sections: sectionsOf("", own)}
 	switch res.Tool {
+	case "build_settings":
+		for _, m := range own {
+			switch m.Key {
+			case "settings":
+				view.Key = sectionsOf("settings", m.Value)
+			case "install":
+				view.Install, _ = m.Value.(string)
+			case "link":
+				view.Link, _ = m.Value.(string)
+			}
+		}
 	case "score_forecasts":
 		var out struct {
 			Overall struct {

@@ -3,7 +3,9 @@ package web
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"embed"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"html/template"
@@ -29,7 +31,7 @@ type Board interface {
 	Reactions(ctx context.Context, predictionID string) ([]board.Reaction, error)
 	Agents(ctx context.Context, q board.AgentQuery) (board.AgentPage, error)
 	Agent(ctx context.Context, id string) (board.Agent, error)
-	Resolved(ctx context.Context, agentID string, limit int) ([]board.Prediction, error)
+	AgentNames(ctx context.Context, ids []string) (map[string]string, error)
 	// Forecasts, the community forecast and the scores (issue 20).
 	Forecasts(ctx context.Context, predictionID string, pg board.Page) (board.ForecastPage, error)
 	Standing(ctx context.Context, predictionID string) ([]board.Forecast, error)
@@ -72,9 +74,6 @@ const (
 	// MaxFormBytes bounds the body of a tool form sent by POST (the forecast
 	// file checker's form): a 60,000-character file, percent-encoded.
 	MaxFormBytes = 256 << 10
-	// calibrationLimit is how many of an agent's latest resolved
-	// predictions its calibration plot reads.
-	calibrationLimit = board.MaxResolved
 )
 
 // contentSecurityPolicy allows scripts, styles and fetches from this origin
@@ -115,6 +114,11 @@ func (p *Pages) ServeError(w http.ResponseWriter, r *http.Request, status int, m
 		title = "Error"
 	}
 	pe := &pageError{Status: status, Title: title, Message: message, Hint: hint}
+	if status == http.StatusNotFound && !strings.HasPrefix(r.URL.Path, "/api/") {
+		// A person who mistyped a page's address: the API's hint about
+		// tool paths is not for them.
+		pe = &pageError{Status: status, Title: "Not found", Message: fmt.Sprintf("There is no page at %s.", r.URL.Path), Hint: pagesHint}
+	}
 	if err := p.s.render(w, r, status, "error", title, "", pe); err != nil {
 		p.s.log.ErrorContext(r.Context(), "web: error page failed", "error", err.Error())
 		http.Error(w, message, status)
@@ -236,6 +240,9 @@ func (s *server) handle(h handlerFunc) http.HandlerFunc {
 	}
 }
 
+// pagesHint is the hint of a page that is not there.
+const pagesHint = "The pages are the board, the agents, the calculation tools and the settings builder, linked at the top of this page."
+
 func (s *server) notFound(w http.ResponseWriter, r *http.Request) error {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		w.Header().Set("Allow", "GET, HEAD")
@@ -243,12 +250,18 @@ func (s *server) notFound(w http.ResponseWriter, r *http.Request) error {
 			Message: r.Method + " is not allowed here.", Hint: "Pages are read with GET."}
 	}
 	return &pageError{Status: http.StatusNotFound, Title: "Not found",
-		Message: fmt.Sprintf("There is no page at %s.", r.URL.Path)}
+		Message: fmt.Sprintf("There is no page at %s.", r.URL.Path), Hint: pagesHint}
 }
 
 // layout is what every page's frame shows.
 type layout struct {
-	Title      string
+	Title string
+	// Description and the Open Graph fields (ogp.me) make a link
+	// preview: the page's own when its data is a describer, else the
+	// site's.
+	Description, OGType, URL string
+	// Skips are the page's skip links after "Skip to content".
+	Skips      []link
 	Nav        string // the active nav item
 	Name       string
 	Disclaimer string
@@ -258,25 +271,79 @@ type layout struct {
 	Data       any
 }
 
+// A describer is page data that describes its page for a link preview:
+// the description and the Open Graph type.
+type describer interface {
+	describe() (description, ogType string)
+}
+
+// A skipper is page data whose page has skip links of its own: to a
+// long list, and past it to its pager (WCAG 2.2, 2.4.1 Bypass Blocks).
+type skipper interface {
+	skips() []link
+}
+
+// siteDescription describes the pages that do not describe themselves.
+const siteDescription = "Calibrated forecasts on yes/no questions by AI agents and people: a board of predictions scored as Metaculus scores them, calculation tools and the agents' skill file."
+
 // render executes the named page into a buffer and writes it with status.
+// A page read with GET or HEAD and answered 200 carries an ETag of its
+// bytes and revalidates (Cache-Control: no-cache, RFC 9111 §5.2.2.4), so
+// that Back and a reload cost a 304 when nothing changed; any other
+// answer (an error, a form sent by POST) is not stored.
 func (s *server) render(w http.ResponseWriter, r *http.Request, status int, page, title, nav string, data any) error {
 	t, ok := s.pages[page]
 	if !ok {
 		return fmt.Errorf("web: no template %q", page)
 	}
-	var b bytes.Buffer
-	if err := t.ExecuteTemplate(&b, "layout", layout{
-		Title: title, Nav: nav, Name: tools.Name, Disclaimer: tools.Disclaimer,
+	l := layout{Title: title, Nav: nav, Name: tools.Name, Disclaimer: tools.Disclaimer,
 		Contact: s.opt.Contact, MCP: s.opt.MCP, Board: s.opt.Board != nil, Data: data,
-	}); err != nil {
+		Description: siteDescription, OGType: "website", URL: s.baseURL(r) + r.URL.Path}
+	if d, ok := data.(describer); ok {
+		if desc, og := d.describe(); desc != "" {
+			l.Description, l.OGType = desc, og
+		}
+	}
+	if sk, ok := data.(skipper); ok {
+		l.Skips = sk.skips()
+	}
+	var b bytes.Buffer
+	if err := t.ExecuteTemplate(&b, "layout", l); err != nil {
 		return err
 	}
 	h := w.Header()
 	h.Set("Content-Type", "text/html; charset=utf-8")
-	h.Set("Cache-Control", "no-store")
+	if status != http.StatusOK || (r.Method != http.MethodGet && r.Method != http.MethodHead) {
+		h.Set("Cache-Control", "no-store")
+		w.WriteHeader(status)
+		_, _ = w.Write(b.Bytes())
+		return nil
+	}
+	sum := sha256.Sum256(b.Bytes())
+	etag := `"` + hex.EncodeToString(sum[:12]) + `"`
+	h.Set("Cache-Control", "no-cache")
+	h.Set("ETag", etag)
+	if etagMatch(r.Header.Get("If-None-Match"), etag) {
+		h.Del("Content-Type")
+		w.WriteHeader(http.StatusNotModified)
+		return nil
+	}
 	w.WriteHeader(status)
 	_, _ = w.Write(b.Bytes())
 	return nil
+}
+
+// etagMatch reports whether an If-None-Match header names etag, by the
+// weak comparison RFC 9110 §13.1.2 asks for: "*", or any listed tag
+// equal to etag with or without its W/ prefix.
+func etagMatch(header, etag string) bool {
+	for _, tag := range strings.Split(header, ",") {
+		tag = strings.TrimPrefix(strings.TrimSpace(tag), "W/")
+		if tag == "*" || tag == etag {
+			return true
+		}
+	}
+	return false
 }
 
 // baseURL is the service's public address for this request.

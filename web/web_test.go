@@ -52,6 +52,20 @@ func TestPages(t *testing.T) {
 		{"prediction with script", "/predictions/" + f.xssID, 200, []string{`<h1 dir="auto">` + escapedXSS + "</h1>", "<title>" + escapedXSS + " · predictions</title>", `<div class="text" id="body" dir="auto">` + escapedXSS}, []string{xss}},
 		{"flagged prediction", "/predictions/" + f.flagged, 200, []string{`<span class="flag">flagged: instructions</span>`, html.EscapeString(injection),
 			`<span class="status closed">closed</span>`, "<dt>Closed</dt>"}, []string{`id="outcome"`}},
+		{"void prediction", "/predictions/" + f.void, 200, []string{"None: the question was voided", `id="outcome"`}, []string{`class="conf-big"`}},
+		{"feed void", "/?status=void", 200, []string{`<div class="conf void">void<small>not scored</small></div>`, "Question 26"}, []string{`<small>community</small>`}},
+		{"feed closing resolved", "/?sort=closing&status=resolved", 200, []string{`id="empty"`, "The closing sort lists only open predictions, and resolved ones have closed"}, nil},
+		{"feed search nothing", "/?q=zebra", 200, []string{"No prediction here holds every word of the search"}, nil},
+		{"feed sort key", "/?sort=confidence", 200, []string{`id="sort-note"`, "By the author", `<span class="sortkey">author <span class="author-conf">94%</span></span>`}, nil},
+		{"feed sorted by popularity", "/?sort=popular", 200, []string{`<span class="sortkey popularity">10 reactions and replies</span>`}, nil},
+		{"reply badges and reaction names", "/predictions/" + f.thread, 200, []string{`<span class="kind kind-challenge">challenge</span>`,
+			`<div class="text" dir="auto">The 2025 report was revised in March.</div>`, `href="/agents/oracle-1"><bdi>Oracle One</bdi></a>: <span class="disagree">`,
+			"pooled by the geometric mean of odds"}, []string{"[CHALLENGE]", "geo_odds"}},
+		{"feed skip links", "/", 200, []string{`<a class="skip" href="#main">Skip to content</a>
+<a class="skip" href="#feed">Skip to the predictions</a>
+<a class="skip" href="#pager">Skip to the pages</a>`, `<nav class="pager" id="pager" aria-label="Pages" tabindex="-1">`}, nil},
+		{"empty feed skips no list", "/?q=zebra", 200, nil, []string{`href="#feed">Skip`}},
+		{"feed closes", "/?status=closed", 200, []string{`<span class="closes">closed <time datetime=`}, nil},
 		{"feed closed", "/?status=closed", 200, []string{"Markets fall next week", `aria-current="true" class="active">closed</a>`}, []string{"Fusion start-up"}},
 		{"resolved prediction", "/predictions/" + f.resolve, 200, []string{`id="outcome"`, "Resolved", "resolved ", `id="scores"`, "Peer", `href="/agents/skeptic"`, "35%"}, nil},
 		{"prediction forecasts", "/predictions/" + f.thread, 200, []string{`<svg class="plot history"`, "Community forecast", "from 3 agents", `id="standing"`, "(4 forecasts)", "55%"}, []string{`id="scores"`}},
@@ -68,9 +82,12 @@ func TestPages(t *testing.T) {
 		{"agent forecasts bad offset", "/agents/skeptic?offset=-1", 400, []string{"offset"}, nil},
 		{"unknown prediction", "/predictions/0190f5a2-7b3c-7d4e-8f90-123456789abc", 404, []string{"No prediction has the id"}, nil},
 		{"malformed prediction id", "/predictions/%3Cscript%3E", 404, []string{"No prediction has the id &#34;&lt;script&gt;&#34;."}, []string{"<script>\""}},
-		{"agents", "/agents", 200, []string{`<table class="data sticky agents" id="agents">`, `<th scope="row"><a class="agent" href="/agents/oracle-1"><bdi>Oracle One</bdi></a>`, "oracle-1", escapedXSS, "Trust", "Brier", "Accuracy"}, []string{xss}},
+		{"agents", "/agents", 200, []string{`<table class="data sticky agents" id="agents">`, `<th scope="row"><a class="agent" href="/agents/oracle-1"><bdi>Oracle One</bdi></a>`, "oracle-1", escapedXSS, "Trust", "Brier", "Scored", `aria-sort="descending"><a href="/agents" aria-current="true">Last seen</a>`}, []string{xss, "Accuracy"}},
 		{"agent", "/agents/oracle-1", 200, []string{`<h1 dir="auto">Oracle One</h1>`, `<svg class="plot calibration"`, "perfect calibration", "20 of 26 predictions", `id="calibration"`}, nil},
-		{"agent without resolutions", "/agents/skeptic", 200, []string{"No prediction of this agent is resolved yet"}, []string{"<svg"}},
+		{"agent without scored forecasts", "/agents/watcher", 200, []string{"No forecast of this agent is scored yet"}, []string{"<svg"}},
+		// skeptic posted nothing that resolved, but its forecast on a
+		// resolved question is scored: the plot reads it.
+		{"agent calibration from forecasts", "/agents/skeptic", 200, []string{`<svg class="plot calibration"`, "1 scored forecast"}, nil},
 		{"agent with script name", "/agents/xss-agent", 200, []string{`<h1 dir="auto">` + escapedXSS + "</h1>"}, []string{xss}},
 		{"unknown agent", "/agents/nobody", 404, []string{"No agent has the id &#34;nobody&#34;."}, nil},
 		{"malformed agent id", "/agents/a%20b", 404, []string{"No agent has the id"}, nil},
@@ -81,7 +98,7 @@ func TestPages(t *testing.T) {
 	}
 	toolsCase := pageCase{"tools", "/tools", 200, nil, nil}
 	for _, tl := range tools.All() {
-		toolsCase.want = append(toolsCase.want, `id="form-`+tl.Name+`" action="/tools/`+tl.Name+`"`, html.EscapeString(tl.Title))
+		toolsCase.want = append(toolsCase.want, `id="form-`+tl.Name+`" action="/tools/`+tl.Name+`#result"`, html.EscapeString(tl.Title))
 	}
 	cases = append(cases, toolsCase)
 	for _, c := range cases {
@@ -236,8 +253,8 @@ func TestMethodsAndStatic(t *testing.T) {
 		header       http.Header
 		want         answer
 	}{
-		{"HEAD", "/", nil, answer{200, "text/html; charset=utf-8", "no-store"}},
-		{"HEAD", "/tools/convert_odds", nil, answer{200, "text/html; charset=utf-8", "no-store"}},
+		{"HEAD", "/", nil, answer{200, "text/html; charset=utf-8", "no-cache"}},
+		{"HEAD", "/tools/convert_odds", nil, answer{200, "text/html; charset=utf-8", "no-cache"}},
 		{"POST", "/", nil, answer{405, "text/html; charset=utf-8", "no-store"}},
 		{"DELETE", "/settings", nil, answer{405, "text/html; charset=utf-8", "no-store"}},
 		{"GET", hashed["style"], nil, answer{200, "text/css; charset=utf-8", immutable}},

@@ -40,8 +40,19 @@
     var form = document.getElementById("settings-form");
     var review = document.getElementById("review");
     if (!presetForm || !form || !review) return;
-    presetForm.addEventListener("change", function () { presetForm.submit(); });
+    // A click on a preset starts from it at once. Arrow keys only move
+    // between the radios (as ARIA's radio group pattern has them), so a
+    // keyboard picks with Enter or the button, which then shows.
     var use = document.getElementById("use-preset");
+    var byKeys = false;
+    presetForm.addEventListener("keydown", function (e) {
+      if (e.key && (e.key.indexOf("Arrow") === 0 || e.key === " ")) byKeys = true;
+    });
+    presetForm.addEventListener("pointerdown", function () { byKeys = false; });
+    presetForm.addEventListener("change", function () {
+      if (byKeys) { if (use) use.hidden = false; return; }
+      presetForm.submit();
+    });
     if (use) use.hidden = true;
 
     var seq = 0;

@@ -1,0 +1,84 @@
+package web
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/predictions-md/predictions/board"
+)
+
+func TestTimeTicks(t *testing.T) {
+	at := func(s string) time.Time {
+		t.Helper()
+		v, err := time.Parse(time.RFC3339, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	for _, c := range []struct {
+		name, start, end string
+		want             []string
+		layout           string
+	}{
+		// Forecasts a minute apart: two distinct labels, not one twice.
+		{"a minute", "2026-03-01T06:51:10Z", "2026-03-01T06:52:20Z", []string{"06:51:30", "06:52:00"}, "15:04:05"},
+		{"an hour", "2026-03-01T06:51:00Z", "2026-03-01T07:51:00Z", []string{"07:00", "07:15", "07:30", "07:45"}, "15:04"},
+		{"a day", "2026-03-01T06:00:00Z", "2026-03-02T06:00:00Z", []string{"Mar 1 12:00", "Mar 2 00:00"}, "Jan 2 15:04"},
+		{"three weeks", "2026-03-01T06:00:00Z", "2026-03-22T00:00:00Z", []string{"Mar 2", "Mar 9", "Mar 16"}, "Jan 2"},
+		{"a year", "2026-02-10T00:00:00Z", "2027-02-10T00:00:00Z", []string{"Apr 2026", "Jul 2026", "Oct 2026", "Jan 2027"}, "Jan 2006"},
+		{"a decade", "2026-02-10T00:00:00Z", "2036-02-10T00:00:00Z", []string{"2030", "2035"}, "2006"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ticks, layout := timeTicks(at(c.start), at(c.end), 4)
+			var got []string
+			for _, tk := range ticks {
+				got = append(got, tk.Format(layout))
+			}
+			if layout != c.layout {
+				t.Errorf("timeTicks(%s, %s) layout %q, want %q", c.start, c.end, layout, c.layout)
+			}
+			if len(c.want) > 0 {
+				if diff := cmp.Diff(c.want, got); diff != "" {
+					t.Errorf("timeTicks(%s, %s) (-want +got):\n%s", c.start, c.end, diff)
+				}
+			}
+			seen := map[string]bool{}
+			for _, g := range got {
+				if seen[g] {
+					t.Errorf("timeTicks(%s, %s): label %q twice in %q", c.start, c.end, g, got)
+				}
+				seen[g] = true
+			}
+			if len(got) == 0 || len(got) > 4 {
+				t.Errorf("timeTicks(%s, %s): %d ticks %q, want 1 to 4", c.start, c.end, len(got), got)
+			}
+		})
+	}
+}
+
+func TestHistorySVG(t *testing.T) {
+	t0 := time.Date(2026, 3, 1, 6, 51, 0, 0, time.UTC)
+	fc := func(sec int, agent string, p, community float64) board.Forecast {
+		return board.Forecast{AgentID: agent, AgentName: agent, P: p, CreatedAt: t0.Add(time.Duration(sec) * time.Second),
+			Community: board.CommunityPoint{P: community}}
+	}
+	fs := []board.Forecast{fc(0, "oracle-1", 0.7, 0.7), fc(20, "skeptic", 0.35, 0.52), fc(40, "<script>x</script>", 0.5, 0.51), fc(50, "oracle-1", 0.6, 0.48)}
+	closeAt := t0.Add(55 * time.Second)
+	got := string(historySVG(fs, historyChart{Start: t0, End: t0.Add(70 * time.Second), Close: &closeAt, Outcome: board.OutcomeYes, Title: "History of <q>"}))
+	checkSVG(t, got)
+	for _, want := range []string{"outcome: yes", `class="close"`, "&lt;script&gt;x&lt;/script&gt;", "<polygon", "<rect x=", "06:51:30"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("history chart lacks %q", want)
+		}
+	}
+	golden(t, "history.svg", got+"\n")
+	// Without forecasts, close or outcome.
+	empty := string(historySVG(nil, historyChart{Start: t0, End: t0.Add(48 * time.Hour), Title: "Empty"}))
+	checkSVG(t, empty)
+	if !strings.Contains(empty, "no forecasts yet") || strings.Contains(empty, "outcome") {
+		t.Errorf("empty history chart: %s", empty)
+	}
+}
