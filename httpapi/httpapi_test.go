@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -208,6 +209,45 @@ func TestMethodNotAllowedAllow(t *testing.T) {
 		resp, _ := e.Do(t, http.MethodPatch, path, []byte(`{}`), nil, apitest.AnyValid)
 		if got := resp.Header.Get("Allow"); resp.StatusCode != 405 || got != want {
 			t.Errorf("PATCH %s: %d Allow %q, want 405 Allow %q", path, resp.StatusCode, got, want)
+		}
+	}
+}
+
+// TestAllowIsTrue: the methods a preflight's Allow lists are the ones
+// that do not answer 405, and a 405's Allow is the preflight's, on the
+// tools, the descriptions and /mcp (POST only: the stateless transport
+// answers no GET stream and keeps no session to DELETE).
+func TestAllowIsTrue(t *testing.T) {
+	e := apitest.NewEnv(t, httpapi.Options{MCP: newMCP(t)})
+	for path, want := range map[string]string{
+		"/mcp":                             "POST, OPTIONS",
+		tools.PathPrefix + "/convert_odds": "GET, HEAD, POST, OPTIONS",
+		"/openapi.json":                    "GET, HEAD, OPTIONS",
+	} {
+		req, _ := http.NewRequest(http.MethodOptions, e.TS.URL+path, nil)
+		resp, err := e.TS.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if got := resp.Header.Get("Allow"); got != want {
+			t.Errorf("OPTIONS %s: Allow %q, want %q", path, got, want)
+		}
+		allowed := strings.Split(want, ", ")
+		for _, m := range []string{"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"} {
+			req, _ := http.NewRequest(m, e.TS.URL+path, strings.NewReader(`{}`))
+			req.Header.Set("Content-Type", "application/json")
+			resp, err := e.TS.Client().Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if got := resp.StatusCode == http.StatusMethodNotAllowed; got == slices.Contains(allowed, m) {
+				t.Errorf("%s %s: status %d while OPTIONS allows %q", m, path, resp.StatusCode, want)
+			}
+			if resp.StatusCode == http.StatusMethodNotAllowed && resp.Header.Get("Allow") != want {
+				t.Errorf("%s %s: 405 with Allow %q, want %q", m, path, resp.Header.Get("Allow"), want)
+			}
 		}
 	}
 }
