@@ -43,8 +43,13 @@ func fileRoutes(feedParams []boardParam) []*boardRoute {
 		if !slices.Contains([]string{"domain", "sort", "limit", "offset"}, p.name) {
 			continue // the export pages by offset and filters by domain only
 		}
-		if p.name == "limit" {
-			p = boardParam{name: "limit", schema: intSchema(fmt.Sprintf("how many predictions to write, at most %d (the default)", MaxExport), 1, MaxExport)}
+		switch p.name {
+		case "limit":
+			s := intSchema(fmt.Sprintf("how many predictions to write, at most %d (the default); more is a 400", MaxExport), 1, MaxExport)
+			s.Maximum = num(MaxExport)
+			p = boardParam{name: "limit", schema: s}
+		case "offset": // the export has no cursor: it pages by offset alone
+			p = boardParam{name: "offset", schema: intSchema("how many predictions to skip; page on with offset + limit", 0, 0)}
 		}
 		exportParams = append(exportParams, p)
 	}

@@ -140,6 +140,8 @@ func TestErrorStatuses(t *testing.T) {
 		path        string
 		body        string
 		header      http.Header
+		// rv: Beyond for what JSON Schema cannot say: one JSON value and
+		// nothing after it, each name and parameter once.
 		rv          apitest.ReqValid
 		status      int
 		errContains string
@@ -157,12 +159,12 @@ func TestErrorStatuses(t *testing.T) {
 		{"not JSON", "POST", conv, "{forecasts:1}", nil, apitest.MustFail, 400, "body: is not valid JSON"},
 		{"array body", "POST", conv, `[1,2]`, nil, apitest.MustFail, 400, "body: is not a JSON object"},
 		{"string body", "POST", conv, `"x"`, nil, apitest.MustFail, 400, "body: is not a JSON object"},
-		{"trailing data", "POST", conv, good + ` {}`, nil, apitest.AnyValid, 400, "body: has data after the JSON object"},
-		{"trailing garbage", "POST", conv, good + `x`, nil, apitest.AnyValid, 400, "body: has data after the JSON object"},
-		{"duplicate top-level key", "POST", conv, `{"forecasts":[{"p":0.6}],"forecasts":[{"p":0.2}]}`, nil, apitest.AnyValid, 400, "forecasts: is given more than once"},
-		{"duplicate nested key", "POST", conv, `{"forecasts":[{"p":0.6},{"p":0.3,"p":0.4}]}`, nil, apitest.AnyValid, 400, "forecasts[1].p: is given more than once"},
-		{"duplicate key in GET JSON", "GET", conv + "?forecasts=" + url.QueryEscape(`[{"p":0.6,"who":"a","who":"b"}]`), "", nil, apitest.AnyValid, 400, "forecasts[0].who: is given more than once"},
-		{"parameter twice in GET", "GET", tools.PathPrefix + "/score_forecasts?bins=5&bins=6&forecasts=" + url.QueryEscape(`[{"p":0.6,"outcome":"yes"}]`), "", nil, apitest.AnyValid, 400, "bins: is given more than once"},
+		{"trailing data", "POST", conv, good + ` {}`, nil, apitest.Beyond, 400, "body: has data after the JSON object"},
+		{"trailing garbage", "POST", conv, good + `x`, nil, apitest.Beyond, 400, "body: has data after the JSON object"},
+		{"duplicate top-level key", "POST", conv, `{"forecasts":[{"p":0.6}],"forecasts":[{"p":0.2}]}`, nil, apitest.Beyond, 400, "forecasts: is given more than once"},
+		{"duplicate nested key", "POST", conv, `{"forecasts":[{"p":0.6},{"p":0.3,"p":0.4}]}`, nil, apitest.Beyond, 400, "forecasts[1].p: is given more than once"},
+		{"duplicate key in GET JSON", "GET", conv + "?forecasts=" + url.QueryEscape(`[{"p":0.6,"who":"a","who":"b"}]`), "", nil, apitest.Beyond, 400, "forecasts[0].who: is given more than once"},
+		{"parameter twice in GET", "GET", tools.PathPrefix + "/score_forecasts?bins=5&bins=6&forecasts=" + url.QueryEscape(`[{"p":0.6,"outcome":"yes"}]`), "", nil, apitest.Beyond, 400, "bins: is given more than once"},
 		{"bad escape in GET", "GET", conv + "?forecasts=%zz", "", nil, apitest.AnyValid, 400, "query: is not a valid query string"},
 		{"missing required field", "POST", conv, `{}`, nil, apitest.MustFail, 400, "forecasts: is required"},
 		{"wrong type", "POST", conv, `{"forecasts":"x"}`, nil, apitest.MustFail, 400, "forecasts: must be"},

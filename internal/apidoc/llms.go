@@ -98,7 +98,7 @@ func LLMsFullTxt(base string, svc *Service) []byte {
 			if slices.Contains(t.InputSchema.Required, name) {
 				req = "required"
 			}
-			fmt.Fprintf(&b, "- `%s` (%s, %s)", name, TypeText(fs.Type, fs.Types, isStructured(fs)), req)
+			fmt.Fprintf(&b, "- `%s` (%s, %s)", name, TypeText(fs, isStructured(fs)), req)
 			if fs.Description != "" {
 				b.WriteString(": " + fs.Description)
 			}
