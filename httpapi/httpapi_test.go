@@ -135,11 +135,11 @@ func TestErrorStatuses(t *testing.T) {
 	conv := tools.PathPrefix + "/combine_forecasts"
 	good := `{"forecasts":[{"p":0.6},{"p":0.3}]}`
 	for _, tc := range []struct {
-		name        string
-		method      string
-		path        string
-		body        string
-		header      http.Header
+		name   string
+		method string
+		path   string
+		body   string
+		header http.Header
 		// rv: Beyond for what JSON Schema cannot say: one JSON value and
 		// nothing after it, each name and parameter once.
 		rv          apitest.ReqValid
