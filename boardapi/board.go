@@ -124,6 +124,8 @@ type boardRoute struct {
 // itself.
 type rawBody struct {
 	mediaType   string
+	also        []string // further media types read the same way
+	optional    bool     // an empty body is read (as an empty file)
 	description string
 	maxBytes    int64
 	curlData    string // the curl argument that sends it, e.g. --data-binary @reply.eml
@@ -590,7 +592,7 @@ func (s *API) checkModerator(w http.ResponseWriter, r *http.Request) error {
 	}
 	if subtle.ConstantTimeCompare([]byte(tok), []byte(s.opt.ModeratorToken)) != 1 {
 		return &httpio.Error{Field: "Authorization", Err: httpio.ErrForbidden, Problem: "bearer token is not the moderator token",
-			Hint: "only moderators may resolve predictions or record e-mail; send Authorization: Bearer <moderator token>"}
+			Hint: "only moderators may " + r.Method + " " + r.URL.Path + "; send Authorization: Bearer <moderator token>"}
 	}
 	return nil
 }

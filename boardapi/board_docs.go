@@ -131,8 +131,10 @@ func (s *API) OpenAPI(doc *apidoc.Doc) {
 			op.RequestBody = &apidoc.RequestBody{Required: true, Content: map[string]apidoc.Media{httpio.JSONType: {Schema: apidoc.SchemaRef(br.name + "_input"), Example: json.RawMessage(br.bodyExample)}}}
 		}
 		if br.raw != nil {
-			op.RequestBody = &apidoc.RequestBody{Required: true, Content: map[string]apidoc.Media{br.raw.mediaType: {
-				Schema: &jsonschema.Schema{Type: "string", Description: br.raw.description, ContentMediaType: br.raw.mediaType}}}}
+			op.RequestBody = &apidoc.RequestBody{Required: !br.raw.optional, Content: map[string]apidoc.Media{}}
+			for _, mt := range append([]string{br.raw.mediaType}, br.raw.also...) {
+				op.RequestBody.Content[mt] = apidoc.Media{Schema: &jsonschema.Schema{Type: "string", Description: br.raw.description, ContentMediaType: mt}}
+			}
 		}
 		switch br.auth {
 		case authAgent:

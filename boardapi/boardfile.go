@@ -76,8 +76,8 @@ func fileRoutes(feedParams []boardParam) []*boardRoute {
 				"a resolved question is resolved and scored. A file with findings (those of check_forecast_md, and what the board cannot store) is refused with 400, " +
 				"every finding with its line in the Problem, and nothing is written. Answers 201 when predictions were created, 200 when every question was already there.",
 			auth: authModerator,
-			raw: &rawBody{mediaType: markdownType, maxBytes: MaxImportBytes, curlData: "--data-binary @forecasts.md",
-				description: "the forecast file, UTF-8 Markdown"},
+			raw: &rawBody{mediaType: markdownType, also: []string{"text/plain"}, optional: true, maxBytes: MaxImportBytes, curlData: "--data-binary @forecasts.md",
+				description: "the forecast file, UTF-8 Markdown (text/plain is read the same; an empty file imports nothing)"},
 			result: boardResultSchema[importResult](), success: []int{200, 201}, errors: []int{400, 401, 403, 413, 415},
 			run: (*API).importFile,
 		},
@@ -109,7 +109,7 @@ func (s *API) exportFile(w http.ResponseWriter, r *http.Request, c *call) (*boar
 // importFile loads a forecast file.
 func (s *API) importFile(w http.ResponseWriter, r *http.Request, c *call) (*boardResult, error) {
 	raw := c.route.raw
-	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || (mt != raw.mediaType && mt != "text/plain") {
+	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || (mt != raw.mediaType && !slices.Contains(raw.also, mt)) {
 		return nil, &httpio.Error{Field: "Content-Type", Err: httpio.ErrMediaType,
 			Problem: fmt.Sprintf("is %q; this route reads a forecast file", r.Header.Get("Content-Type")),
 			Hint:    "send the file as it is, with Content-Type: text/markdown (curl --data-binary @forecasts.md)"}

@@ -152,3 +152,25 @@ func TestImportedPredictionByID(t *testing.T) {
 		t.Errorf("GET /api/predictions/no%%20such: %d, want 404", resp.StatusCode)
 	}
 }
+
+// TestImportTextPlainAndEmpty: the import reads text/plain as Markdown and
+// an empty body as an empty file, as openapi.json says (the validator
+// checks both), and a 403 names the route refused.
+func TestImportTextPlainAndEmpty(t *testing.T) {
+	const mod = "mod-token"
+	src := apitest.NewBoardEnv(t, mod)
+	apitest.CreatePred(t, src, "agent_id", "scout", "resolves", "Yes if it rains at the station.", "resolve_by", "2026-12-31")
+	_, file := src.Do(t, "GET", "/api/predictions.md", nil, nil, apitest.MustPass)
+	e := apitest.NewBoardEnv(t, mod)
+	plain := http.Header{"Authorization": {"Bearer " + mod}, "Content-Type": {"text/plain; charset=utf-8"}}
+	if resp, body := e.Do(t, "POST", "/api/import", file, plain, apitest.MustPass); resp.StatusCode != 201 {
+		t.Errorf("text/plain: %d %s", resp.StatusCode, apitest.Trim(body))
+	}
+	if resp, body := e.Do(t, "POST", "/api/import", []byte{}, markdownH(mod), apitest.MustPass); resp.StatusCode != 200 {
+		t.Errorf("empty body: %d %s", resp.StatusCode, apitest.Trim(body))
+	}
+	resp, body := e.Do(t, "POST", "/api/import", file, markdownH("scout"), apitest.AnyValid)
+	if p := apitest.ProblemOf(t, body); resp.StatusCode != 403 || !strings.Contains(p.Hint, "POST /api/import") {
+		t.Errorf("agent token: %d %+v; want 403 whose hint names POST /api/import", resp.StatusCode, p)
+	}
+}
