@@ -236,7 +236,7 @@ func writePage(w http.ResponseWriter, title, text, action, button string) {
 // mailOpenAPI adds the responses of the e-mail routes to openapi.json.
 func mailOpenAPI(doc *apidoc.Doc, jsonResp func(string, any) apidoc.Response) {
 	doc.Components.Responses["Gone"] = jsonResp("the confirmation token was used already or its registration expired; register again", apidoc.SchemaRef("Problem"))
-	capReached := jsonResp("a cap on registrations per agent or confirmation messages per address is reached", apidoc.SchemaRef("Problem"))
+	capReached := jsonResp("a cap on registrations per agent or confirmation messages per address is reached, or a rate limit (see TooManyRequests)", apidoc.SchemaRef("Problem"))
 	capReached.Headers = map[string]apidoc.Header{"Retry-After": {Description: "seconds until a registration can succeed", Schema: &jsonschema.Schema{Type: "integer"}}}
 	doc.Components.Responses["CapReached"] = capReached
 	// The confirmation's token comes in the body or as ?token=, so neither
@@ -262,6 +262,7 @@ func mailOpenAPI(doc *apidoc.Doc, jsonResp func(string, any) apidoc.Response) {
 	}
 	for _, path := range []string{confirmPath, unsubscribePath} {
 		if op := doc.Paths[path].Get; op != nil {
+			delete(doc.Components.Schemas, op.OperationID+"_result") // the page is HTML, not a Result
 			op.Responses["200"] = apidoc.Response{Description: "an HTML page with a button that POSTs to the same link",
 				Content: map[string]apidoc.Media{"text/html": {Schema: &jsonschema.Schema{Type: "string"}}}}
 		}

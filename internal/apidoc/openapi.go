@@ -110,11 +110,11 @@ func OpenAPI(ctx context.Context, base string, svc *Service) *Doc {
 	if b, err := tools.SettingsCatalog().Envelope(terms); err == nil {
 		catalogExample = b
 	}
-	doc.Components.Schemas["Result"] = resultSchema()
+	doc.Components.Schemas["settings_result"] = tools.SettingsCatalogSchema()
 	doc.Paths[tools.PathPrefix+"/settings"] = PathItem{Get: &Operation{
 		OperationID: "settings", Tags: []string{"settings"}, Summary: "Settings catalog",
 		Description: "Every setting of the skill file with its group, kind, unit, range, options and default, and the presets.",
-		Responses:   withDefault(map[string]Response{"200": jsonResp("the catalog, as a Result", SchemaRef("Result"), catalogExample)}),
+		Responses:   withDefault(map[string]Response{"200": jsonResp("the catalog, as a Result", SchemaRef("settings_result"), catalogExample)}),
 	}}
 	skill := text("text/markdown", "the skill file with the given settings written in")
 	skill.Headers = map[string]Header{"X-Settings-Notes": {
@@ -155,30 +155,20 @@ func OpenAPI(ctx context.Context, base string, svc *Service) *Doc {
 			Content: map[string]Media{jsonType: {Schema: SchemaRef("Problem")}}}
 		for _, item := range doc.Paths {
 			for _, op := range []*Operation{item.Get, item.Post} {
-				if op != nil {
-					op.Responses["429"] = RespRef("TooManyRequests")
+				if op == nil {
+					continue
 				}
+				if r, ok := op.Responses["429"]; ok && r.Ref != "" {
+					// The operation's own 429 (a cap of its own) keeps its
+					// text, which also names the rate limits.
+					continue
+				}
+				op.Responses["429"] = RespRef("TooManyRequests")
 			}
 		}
 	}
 	markPublic(doc)
 	return doc
-}
-
-// resultSchema describes the Result object common to every tool.
-func resultSchema() *jsonschema.Schema {
-	str := func(d string) *jsonschema.Schema { return &jsonschema.Schema{Type: "string", Description: d} }
-	return &jsonschema.Schema{
-		Type:        "object",
-		Description: "the Result of a tool or of the settings catalog; further properties are the tool's own fields",
-		Properties: map[string]*jsonschema.Schema{
-			"tool": str("the tool's name"), "summary": str("one sentence a person can read"),
-			"notes":      {Type: "array", Items: str(""), Description: "anything clamped, ignored, clipped or guessed"},
-			"disclaimer": str("information only; not advice"), "terms": str("address of the terms of service"),
-		},
-		PropertyOrder: []string{"tool", "summary", "notes", "disclaimer", "terms"},
-		Required:      []string{"disclaimer", "terms"},
-	}
 }
 
 // queryParams describes the tool's input as query parameters: scalars as
