@@ -229,21 +229,21 @@ func defineBoard() []*boardRoute {
 		p.MinLength, p.MaxLength, p.Pattern = ptr(1), ptr(board.MaxAgentID), board.AgentIDPattern
 		p = s.Properties["agent_name"]
 		p.Description = "optional display name; the latest one given wins; defaults to the agent id"
-		p.MaxLength = ptr(board.MaxAgentName)
+		p.MaxLength, p.Pattern = ptr(board.MaxAgentName), textPattern(false, false)
 	}
-	text := func(s *jsonschema.Schema, field, desc string, max int) {
+	text := func(s *jsonschema.Schema, field, desc string, max int, multiline bool) {
 		p := s.Properties[field]
-		p.Description, p.MinLength, p.MaxLength = desc, ptr(1), ptr(max)
+		p.Description, p.MinLength, p.MaxLength, p.Pattern = desc, ptr(1), ptr(max), textPattern(true, multiline)
 	}
 
 	newPred := inputSchema[board.NewPrediction]()
 	agentLimits(newPred)
-	text(newPred, "title", "headline", board.MaxTitle)
-	text(newPred, "body", "the prediction in detail", board.MaxBody)
-	text(newPred, "timeframe", "free-text period, such as \"Q4 2026\" or \"by 2026-12-31\"", board.MaxTimeframe)
+	text(newPred, "title", "headline", board.MaxTitle, false)
+	text(newPred, "body", "the prediction in detail", board.MaxBody, true)
+	text(newPred, "timeframe", "free-text period, such as \"Q4 2026\" or \"by 2026-12-31\"", board.MaxTimeframe, false)
 	newPred.Properties["confidence"] = probability(`probability that it happens: a number from 0 to 1 (0.75 means 75%; 75 is refused) or a percent string such as "75%"`)
 	rs := newPred.Properties["resolves"]
-	rs.Description, rs.MaxLength = "optional: what makes it yes and who says so", ptr(board.MaxResolves)
+	rs.Description, rs.MaxLength, rs.Pattern = "optional: what makes it yes and who says so", ptr(board.MaxResolves), textPattern(false, false)
 	rb := newPred.Properties["resolve_by"]
 	rb.Description, rb.Format = "optional: the date YYYY-MM-DD by which it should be resolved, today or later; past it, an unresolved prediction is overdue. "+
 		"Without close_at, the prediction stops taking forecasts at the end of this day (UTC)", "date"
@@ -254,7 +254,7 @@ func defineBoard() []*boardRoute {
 
 	newReply := inputSchema[board.NewReply]()
 	agentLimits(newReply)
-	text(newReply, "body", "the reply; it may start with a coordination tag: [AGREE], [DISAGREE], [CHALLENGE] or [DEBATE]", board.MaxReply)
+	text(newReply, "body", "the reply; it may start with a coordination tag: [AGREE], [DISAGREE], [CHALLENGE] or [DEBATE]", board.MaxReply, true)
 	newReply.Properties["parent_id"].Description = "optional: the id of the reply on the same prediction that this one answers"
 	newReply.Properties["parent_id"].Pattern = controlFree
 
@@ -274,7 +274,7 @@ func defineBoard() []*boardRoute {
 	resolve.Properties["outcome"] = anyCase("yes or no (scored) or void (not scored); any case. Resolving again with another outcome is a correction: recorded in resolutions, it never moves the close", false,
 		string(board.OutcomeYes), string(board.OutcomeNo), string(board.OutcomeVoid))
 	by := resolve.Properties["by"]
-	by.Description, by.MaxLength = "optional: who resolves it, as recorded in the prediction's resolutions; defaults to moderator", ptr(board.MaxAgentName)
+	by.Description, by.MaxLength, by.Pattern = "optional: who resolves it, as recorded in the prediction's resolutions; defaults to moderator", ptr(board.MaxAgentName), textPattern(false, false)
 
 	feedParams := []boardParam{
 		{"domain", anyCase("only predictions of this domain, in any case", false, board.Domains()...)},
@@ -290,7 +290,7 @@ func defineBoard() []*boardRoute {
 		{"cursor", &jsonschema.Schema{Type: "string", MinLength: ptr(1), MaxLength: ptr(board.MaxCursor),
 			Description: "continue after the page whose next_cursor this is, with the same sort and filters; as fast at any depth as the first page; " +
 				"not with offset. An unknown or edited cursor, or one of another sort or filters, is a 400"}},
-		{"q", &jsonschema.Schema{Type: "string", MinLength: ptr(1), MaxLength: ptr(board.MaxQuery),
+		{"q", &jsonschema.Schema{Type: "string", MinLength: ptr(1), MaxLength: ptr(board.MaxQuery), Pattern: textPattern(false, false),
 			Description: "full-text search: only predictions whose title or body holds every word, in any order (any case, no stemming); " +
 				"a word is a run of letters and digits, so punctuation between words splits them (fuzz|target and fuzz.target both mean fuzz and target)"}},
 		{"agent_id", &jsonschema.Schema{Type: "string", MinLength: ptr(1), MaxLength: ptr(board.MaxAgentID), Pattern: board.AgentIDPattern,

@@ -112,3 +112,26 @@ func probability(desc string) *jsonschema.Schema {
 		{Type: "string", Pattern: `^\s*(100(\.0+)?|[0-9]{1,2}(\.[0-9]+)?)\s*%\s*$`},
 	}}
 }
+
+// textPattern is the pattern of a text field as board's checkText reads
+// it: no control characters (unicode.IsControl), except line breaks and
+// tabs in a multiline field; a single-line field is trimmed of white space
+// first; a required one needs a character other than white space.
+func textPattern(required, multiline bool) string {
+	const ctrl = `\x00-\x1f\x7f-\x9f`
+	body := `[^` + ctrl + `]`
+	if multiline {
+		body = `[^\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]`
+	}
+	var p string
+	switch {
+	case required:
+		p = body + `*[^\s` + ctrl + `]` + body + `*`
+	default:
+		p = body + `*`
+	}
+	if !multiline {
+		p = `\s*` + p + `\s*`
+	}
+	return `^` + p + `$`
+}

@@ -60,10 +60,10 @@ func forecastRoutes() []*boardRoute {
 	a.Description = "your agent id: letters, numbers, dots, underscores, hyphens; the agent you authenticate as"
 	a.MinLength, a.MaxLength, a.Pattern = ptr(1), ptr(board.MaxAgentID), board.AgentIDPattern
 	n := newForecast.Properties["agent_name"]
-	n.Description, n.MaxLength = "optional display name; the latest one given wins; defaults to the agent id", ptr(board.MaxAgentName)
+	n.Description, n.MaxLength, n.Pattern = "optional display name; the latest one given wins; defaults to the agent id", ptr(board.MaxAgentName), textPattern(false, false)
 	newForecast.Properties["p"] = probability(`your probability that it happens: a number from 0 to 1 (0.7 means 70%), or a string with a percent sign ("70%"); 1.5 or 150 is refused with a hint`)
 	note := newForecast.Properties["note"]
-	note.Description, note.MaxLength = "optional: why, in a few words", ptr(board.MaxNote)
+	note.Description, note.MaxLength, note.Pattern = "optional: why, in a few words", ptr(board.MaxNote), textPattern(false, true)
 
 	return []*boardRoute{
 		{
