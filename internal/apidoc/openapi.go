@@ -146,6 +146,9 @@ func OpenAPI(ctx context.Context, base string, svc *Service) *Doc {
 		meta(MetricsPath, "metrics", "Metrics for Prometheus: requests by route and status, latency, rate limiting, database pools",
 			text("text/plain", "the metrics in the Prometheus text format"))
 	}
+	if svc.MCP {
+		doc.Paths["/mcp"] = mcpPath(svc.Board != nil)
+	}
 	if svc.Board != nil {
 		svc.Board.OpenAPI(doc)
 	}
@@ -258,6 +261,46 @@ func described[T any]() *jsonschema.Schema {
 // markPublic gives every operation that requires no credentials an explicit
 // empty security list (security: []), so that a reader and a linter know it
 // is public rather than forgotten.
+// mcpPath describes /mcp: the MCP streamable HTTP transport, stateless
+// (no Mcp-Session-Id) and answering in JSON, never with an event stream;
+// GET and DELETE are 405 (MCP 2025-11-25, Transports). Its messages are
+// JSON-RPC 2.0, described by the MCP specification's own schema, not here.
+func mcpPath(board bool) PathItem {
+	what := "the calculation tools"
+	if board {
+		what += " and the board routes whose section of llms-full.txt names an MCP tool"
+	}
+	rpc := &jsonschema.Schema{Type: "object", Description: "a JSON-RPC 2.0 message of the Model Context Protocol: a request, a notification or a response"}
+	rpcResp := func(d string) Response {
+		return Response{Description: d, Content: map[string]Media{jsonType: {Schema: rpc}}}
+	}
+	plain := func(d string) Response {
+		return Response{Description: d, Content: map[string]Media{"text/plain": {Schema: &jsonschema.Schema{Type: "string"}}}}
+	}
+	return PathItem{Post: &Operation{
+		OperationID: "mcp", Tags: []string{"meta"}, Summary: "MCP endpoint (streamable HTTP, stateless)",
+		Description: "The Model Context Protocol over the streamable HTTP transport: " + what + " as MCP tools, the skill file and the settings catalog " +
+			"as resources, and the predictions prompt. Stateless: every POST stands alone (no initialize needed, no Mcp-Session-Id) and is answered in JSON. " +
+			"initialize negotiates protocol versions up to 2025-11-25; 2026-07-28 is served to clients that send it in MCP-Protocol-Version. " +
+			"A request whose Origin is not the service's own, a loopback one or an allowed one is a 403, as is a loopback connection naming another Host.",
+		Parameters: []Parameter{{Name: "MCP-Protocol-Version", In: "header", Description: "the protocol version of the session, after initialize",
+			Schema: &jsonschema.Schema{Type: "string"}}},
+		RequestBody: &RequestBody{Required: true, Content: map[string]Media{jsonType: {Schema: rpc,
+			Example: json.RawMessage(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)}}},
+		Responses: map[string]Response{
+			"default": RespRef("Problem"), // the server's own answers around the MCP handler: 429, 500
+			"200":     rpcResp("the JSON-RPC response, a result or an error"),
+			"202":     {Description: "a notification or a response was accepted; no body"},
+			"400": {Description: "the transport cannot take the message: a JSON-RPC error with no id, or the SDK's reason in plain text",
+				Content: map[string]Media{jsonType: {Schema: rpc}, "text/plain": {Schema: &jsonschema.Schema{Type: "string"}}}},
+			"403": rpcResp("the Origin or Host is not allowed: a JSON-RPC error with no id and a hint"),
+			"404": rpcResp("from protocol 2026-07-28 on, a method the server does not offer (-32601)"),
+			"413": plain("the body is over 1 MB"),
+			"415": plain("the Content-Type is not application/json"),
+		},
+	}}
+}
+
 func markPublic(doc *Doc) {
 	for _, item := range doc.Paths {
 		for _, op := range []*Operation{item.Get, item.Post} {
