@@ -186,12 +186,27 @@ func queryParams(t *tools.Tool) []Parameter {
 		if isStructured(fs) {
 			p.Content = map[string]Media{jsonType: {Schema: fs, Example: ex[name]}}
 		} else {
-			p.Schema = fs
+			p.Schema = withoutNull(fs)
 			p.Example = ex[name]
 		}
 		ps = append(ps, p)
 	}
 	return ps
+}
+
+// withoutNull is a field's schema as a query parameter: a body's null
+// means "as if omitted", which a query says by leaving the parameter out;
+// the text null is not read as JSON null (?bins=null is a 400).
+func withoutNull(fs *jsonschema.Schema) *jsonschema.Schema {
+	if !slices.Contains(fs.Types, "null") {
+		return fs
+	}
+	c := *fs
+	c.Types = slices.DeleteFunc(slices.Clone(fs.Types), func(t string) bool { return t == "null" })
+	if len(c.Types) == 1 {
+		c.Type, c.Types = c.Types[0], nil
+	}
+	return &c
 }
 
 // skillParams describes the settings query parameters of the skill file:
