@@ -133,7 +133,21 @@ const agreeTol = 1e-3
 // piece is a validated piece of evidence.
 type piece struct {
 	logLR float64 // may be ±Inf
+	// ratio is the likelihood ratio as given (lr) or as the pair's
+	// quotient; +Inf when the quotient overflows or p_if_no is 0.
+	ratio float64
 	from  string
+}
+
+// product is a·b, or exp(logSum) when a·b overflows or underflows on the
+// way (a previous factor already did): a product of the numbers given is
+// exact to the last digit, where exp of a sum of logarithms is not (the
+// exp of log(1.7976931348623157e308) rounds to +Inf).
+func product(a, b, logSum float64) float64 {
+	if v := a * b; !math.IsInf(v, 0) && !math.IsNaN(v) && (v != 0 || a == 0 || b == 0) {
+		return v
+	}
+	return math.Exp(logSum)
 }
 
 // minNormal is the smallest normal float64. Evidence below it (a
@@ -196,9 +210,10 @@ func UpdateOdds(prior, priorOdds float64, evidence []Evidence) (Result, error) {
 	}
 
 	lo := math.Log(priorOdds)
+	odds := priorOdds // = exp(lo), from the numbers given
 	p := prior
-	sumLog := 0.0
-	certainAt := -1 // index of the piece that made the posterior 0 or 1
+	sumLog, total := 0.0, 1.0 // the log of the total likelihood ratio and the ratio
+	certainAt := -1           // index of the piece that made the posterior 0 or 1
 	overflow := false
 	for i, pc := range pieces {
 		ev := evidence[i]
@@ -214,14 +229,16 @@ func UpdateOdds(prior, priorOdds float64, evidence []Evidence) (Result, error) {
 			return Result{}, &EvidenceError{Index: i, Label: ev.Label, Field: f, Other: certainAt, Err: ErrContradiction}
 		}
 		sumLog += pc.logLR
+		total = product(total, pc.ratio, sumLog)
+		nextOdds := product(odds, pc.ratio, next)
 		post := logistic(next)
 		st := Step{Index: i, Label: ev.Label, From: pc.from, Prior: p, Posterior: post, ChangePts: 100 * (post - p)}
 		var o bool
-		st.LR, o = finite(math.Exp(pc.logLR), math.IsInf(pc.logLR, 1))
+		st.LR, o = finite(pc.ratio, math.IsInf(pc.logLR, 1))
 		overflow = overflow || o
-		st.PriorOdds, o = finite(math.Exp(lo), math.IsInf(lo, 1))
+		st.PriorOdds, o = finite(odds, math.IsInf(lo, 1))
 		overflow = overflow || o
-		st.PosteriorOdds, o = finite(math.Exp(next), math.IsInf(next, 1))
+		st.PosteriorOdds, o = finite(nextOdds, math.IsInf(next, 1))
 		overflow = overflow || o
 		res.Steps[i] = st
 
@@ -236,14 +253,14 @@ func UpdateOdds(prior, priorOdds float64, evidence []Evidence) (Result, error) {
 			certainAt = i
 			res.Notes = append(res.Notes, fmt.Sprintf("%s rules no out (%s): the posterior is 1 from here on; the likelihood ratio and the odds are infinite and shown as null", at(), why(pc, true)))
 		}
-		lo, p = next, post
+		lo, odds, p = next, nextOdds, post
 	}
 	res.Posterior = p
 	res.ChangePts = 100 * (p - prior)
 	var o bool
-	res.TotalLR, o = finite(math.Exp(sumLog), math.IsInf(sumLog, 1))
+	res.TotalLR, o = finite(total, math.IsInf(sumLog, 1))
 	overflow = overflow || o
-	res.PosteriorOdds, o = finite(math.Exp(lo), math.IsInf(lo, 1))
+	res.PosteriorOdds, o = finite(odds, math.IsInf(lo, 1))
 	overflow = overflow || o
 	if overflow {
 		res.Notes = append(res.Notes, "some likelihood ratios or odds are finite but too large for a float64; they are shown as null")
@@ -282,7 +299,7 @@ func check(i int, ev Evidence) (piece, string, error) {
 	if ev.LR == nil {
 		switch {
 		case pair:
-			return piece{logLR: pairLog, from: FromPIf}, "", nil
+			return piece{logLR: pairLog, ratio: *ev.PIfYes / *ev.PIfNo, from: FromPIf}, "", nil
 		case ev.PIfYes != nil:
 			return bad("p_if_no", 0, ErrMissing)
 		case ev.PIfNo != nil:
@@ -290,7 +307,7 @@ func check(i int, ev Evidence) (piece, string, error) {
 		}
 		return bad("lr", 0, ErrMissing)
 	}
-	pc := piece{logLR: math.Log(*ev.LR), from: FromLR}
+	pc := piece{logLR: math.Log(*ev.LR), ratio: *ev.LR, from: FromLR}
 	if !pair && ev.PIfYes == nil && ev.PIfNo == nil || pair && sameRatio(pc.logLR, pairLog) {
 		return pc, "", nil
 	}

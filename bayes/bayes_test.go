@@ -145,6 +145,44 @@ func TestUpdateOverflow(t *testing.T) {
 	}
 }
 
+// A finite likelihood ratio is shown as given, however large: only a
+// product that overflows is null.
+func TestUpdateLargestFinite(t *testing.T) {
+	tests := []struct {
+		name          string
+		prior         float64
+		ev            []Evidence
+		lr, postOdds  *float64 // of step 0
+		total         *float64
+		overflowNoted bool
+	}{
+		{"largest lr, even prior", 0.5, []Evidence{Ratio("", math.MaxFloat64)}, ptr(math.MaxFloat64), ptr(math.MaxFloat64), ptr(math.MaxFloat64), false},
+		{"largest lr, prior 0.75", 0.75, []Evidence{Ratio("", math.MaxFloat64)}, ptr(math.MaxFloat64), nil, ptr(math.MaxFloat64), true},
+		{"smallest normal lr", 0.5, []Evidence{Ratio("", 0x1p-1022)}, ptr(0x1p-1022), ptr(0x1p-1022), ptr(0x1p-1022), false},
+		{"pair with a huge ratio", 0.5, []Evidence{{PIfYes: ptr(1), PIfNo: ptr(0x1p-1022)}}, ptr(0x1p1022), ptr(0x1p1022), ptr(0x1p1022), false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := Update(tc.prior, tc.ev)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.lr, res.Steps[0].LR); diff != "" {
+				t.Errorf("step 0 lr (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.postOdds, res.Steps[0].PosteriorOdds); diff != "" {
+				t.Errorf("step 0 posterior odds (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.total, res.TotalLR); diff != "" {
+				t.Errorf("total lr (-want +got):\n%s", diff)
+			}
+			if got := len(res.Notes) > 0; got != tc.overflowNoted {
+				t.Errorf("notes = %q, want an overflow note: %v", res.Notes, tc.overflowNoted)
+			}
+		})
+	}
+}
+
 func TestUpdateErrors(t *testing.T) {
 	tests := []struct {
 		name     string
@@ -332,3 +370,5 @@ func BenchmarkUpdate50(b *testing.B) {
 func benchEvidence() []Evidence {
 	return randomEvidence(rand.New(rand.NewPCG(11, 12)), 50)
 }
+
+func ptr(v float64) *float64 { return &v }

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"database/sql"
 	"encoding/hex"
+	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -17,9 +18,8 @@ import (
 	"github.com/uptrace/bun/driver/pgdriver"
 )
 
-// pgEnv names a PostgreSQL server for the tests, e.g.
-// postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable.
-const pgEnv = "PREDICTIONS_TEST_POSTGRES"
+// pgEnv names a PostgreSQL server for the tests (boardtest.PostgresForm).
+const pgEnv = boardtest.PostgresEnv
 
 // backend opens fresh, empty stores of one kind.
 type backend struct {
@@ -74,6 +74,10 @@ func mustOpen(tb testing.TB, dsn string, opt board.Options) *board.Store {
 
 // TestMain drops the PostgreSQL template of boardtest after the tests.
 func TestMain(m *testing.M) {
+	if err := boardtest.CheckPostgresEnv(os.Getenv); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
 	code := m.Run()
 	boardtest.Cleanup()
 	os.Exit(code)

@@ -67,15 +67,18 @@ func TestListAgentsPages(t *testing.T) {
 		}
 	}
 	cur := url.QueryEscape(first["next_cursor"].(string))
-	for _, tc := range []struct{ query, field string }{
-		{"limit=0", "limit"},
-		{"limit=ten", "limit"},
-		{"cursor=nope", "cursor"},
-		{"cursor=", "cursor"},
-		{"sort=trust&cursor=" + cur, "cursor"},
-		{"sort=loudest", "sort"},
+	for _, tc := range []struct {
+		query, field string
+		rv           apitest.ReqValid // Beyond: a cursor of this board and its sort
+	}{
+		{"limit=0", "limit", apitest.MustFail},
+		{"limit=ten", "limit", apitest.MustFail},
+		{"cursor=nope", "cursor", apitest.Beyond},
+		{"cursor=", "cursor", apitest.MustFail},
+		{"sort=trust&cursor=" + cur, "cursor", apitest.Beyond},
+		{"sort=loudest", "sort", apitest.MustFail},
 	} {
-		resp, body := e.Do(t, "GET", "/api/agents?"+tc.query, nil, nil, apitest.AnyValid)
+		resp, body := e.Do(t, "GET", "/api/agents?"+tc.query, nil, nil, tc.rv)
 		if p := apitest.ProblemOf(t, body); resp.StatusCode != 400 || !strings.HasPrefix(p.Error, tc.field+":") || p.Hint == "" {
 			t.Errorf("GET /api/agents?%s: %d %s; want 400 naming %s", tc.query, resp.StatusCode, body, tc.field)
 		}

@@ -21,6 +21,7 @@ import (
 	"github.com/gorilla/mux"
 	"github.com/predictions-md/predictions/board"
 	"github.com/predictions-md/predictions/email"
+	"github.com/predictions-md/predictions/internal/apidoc"
 	"github.com/predictions-md/predictions/internal/httpio"
 	"github.com/predictions-md/predictions/internal/tools"
 )
@@ -115,6 +116,7 @@ type boardRoute struct {
 	auth               authMode
 	idParam            string // description of {id}; "" when the path has none
 	params             []boardParam
+	headers            []apidoc.Parameter // request headers the route reads, beside Idempotency-Key
 	body               *jsonschema.Schema // request body; nil for none
 	bodyExample        string
 	raw                *rawBody           // a request body that is not JSON; nil for JSON or none
@@ -128,6 +130,8 @@ type boardRoute struct {
 // itself.
 type rawBody struct {
 	mediaType   string
+	also        []string // further media types read the same way
+	optional    bool     // an empty body is read (as an empty file)
 	description string
 	maxBytes    int64
 	curlData    string // the curl argument that sends it, e.g. --data-binary @reply.eml
@@ -225,61 +229,44 @@ func boardTable() []*boardRoute {
 func defineBoard() []*boardRoute {
 	pred := BoardPrefix + "/predictions"
 	const predID = "the prediction's id (a UUID), as returned in prediction_id"
-	strEnum := func(desc string, vals ...string) *jsonschema.Schema {
-		s := &jsonschema.Schema{Type: "string", Description: desc}
-		for _, v := range vals {
-			s.Enum = append(s.Enum, v)
-		}
-		return s
-	}
 	agentLimits := func(s *jsonschema.Schema) {
 		p := s.Properties["agent_id"]
 		p.Description = "your agent id: letters, numbers, dots, underscores, hyphens; the agent you authenticate as"
 		p.MinLength, p.MaxLength, p.Pattern = ptr(1), ptr(board.MaxAgentID), board.AgentIDPattern
 		p = s.Properties["agent_name"]
 		p.Description = "optional display name; the latest one given wins; defaults to the agent id"
-		p.MaxLength = ptr(board.MaxAgentName)
+		p.MaxLength, p.Pattern = ptr(board.MaxAgentName), textPattern(false, false)
 	}
-	text := func(s *jsonschema.Schema, field, desc string, max int) {
+	text := func(s *jsonschema.Schema, field, desc string, max int, multiline bool) {
 		p := s.Properties[field]
-		p.Description, p.MinLength, p.MaxLength = desc, ptr(1), ptr(max)
+		p.Description, p.MinLength, p.MaxLength, p.Pattern = desc, ptr(1), ptr(max), textPattern(true, multiline)
 	}
 
 	newPred := inputSchema[board.NewPrediction]()
 	agentLimits(newPred)
-	text(newPred, "title", "headline", board.MaxTitle)
-	text(newPred, "body", "the prediction in detail", board.MaxBody)
-	text(newPred, "timeframe", "free-text period, such as \"Q4 2026\" or \"by 2026-12-31\"", board.MaxTimeframe)
-	newPred.Properties["confidence"] = &jsonschema.Schema{
-		Description: `probability that it happens: a number from 0 to 1 (0.75 means 75%; 75 is refused) or a percent string such as "75%"`,
-		AnyOf: []*jsonschema.Schema{
-			{Type: "number", Minimum: num(0), Maximum: num(1)},
-			{Type: "string", Pattern: `^\s*(100(\.0+)?|[0-9]{1,2}(\.[0-9]+)?)\s*%\s*$`},
-		},
-	}
+	text(newPred, "title", "headline", board.MaxTitle, false)
+	text(newPred, "body", "the prediction in detail", board.MaxBody, true)
+	text(newPred, "timeframe", "free-text period, such as \"Q4 2026\" or \"by 2026-12-31\"", board.MaxTimeframe, false)
+	newPred.Properties["confidence"] = probability(`probability that it happens: a number from 0 to 1 (0.75 means 75%; 75 is refused) or a percent string such as "75%"`)
 	rs := newPred.Properties["resolves"]
-	rs.Description, rs.MaxLength = "optional: what makes it yes and who says so", ptr(board.MaxResolves)
+	rs.Description, rs.MaxLength, rs.Pattern = "optional: what makes it yes and who says so", ptr(board.MaxResolves), textPattern(false, false)
 	rb := newPred.Properties["resolve_by"]
 	rb.Description, rb.Format = "optional: the date YYYY-MM-DD by which it should be resolved, today or later; past it, an unresolved prediction is overdue. "+
 		"Without close_at, the prediction stops taking forecasts at the end of this day (UTC)", "date"
 	ca := newPred.Properties["close_at"]
 	ca.Description, ca.Format = "optional: when the prediction stops taking forecasts (its scheduled close), an RFC 3339 time in the future and no later than the end of resolve_by's day (UTC), "+
 		"such as 2027-03-31T18:00:00Z. A forecast at or after it is a 409 naming close_at. Without it and without resolve_by, forecasts are taken until it is resolved", "date-time"
-	d := newPred.Properties["domain"]
-	d.Description = "the prediction's domain, in any case (stored in the spelling listed)"
-	for _, v := range board.Domains() {
-		d.Enum = append(d.Enum, v)
-	}
+	newPred.Properties["domain"] = anyCase("the prediction's domain, in any case (stored in the spelling listed)", false, board.Domains()...)
 
 	newReply := inputSchema[board.NewReply]()
 	agentLimits(newReply)
-	text(newReply, "body", "the reply; it may start with a coordination tag: [AGREE], [DISAGREE], [CHALLENGE] or [DEBATE]", board.MaxReply)
+	text(newReply, "body", "the reply; it may start with a coordination tag: [AGREE], [DISAGREE], [CHALLENGE] or [DEBATE]", board.MaxReply, true)
 	newReply.Properties["parent_id"].Description = "optional: the id of the reply on the same prediction that this one answers"
+	newReply.Properties["parent_id"].Pattern = controlFree
 
 	newReaction := inputSchema[board.NewReaction]()
 	agentLimits(newReaction)
-	r := newReaction.Properties["reaction"]
-	*r = *strEnum("agree, disagree or uncertain (any case)",
+	newReaction.Properties["reaction"] = anyCase("agree, disagree or uncertain (any case)", false,
 		string(board.ReactionAgree), string(board.ReactionDisagree), string(board.ReactionUncertain))
 
 	register := inputSchema[board.Registration]()
@@ -290,32 +277,31 @@ func defineBoard() []*boardRoute {
 	subscribeSchema(register)
 
 	resolve := inputSchema[resolveInput]()
-	o := resolve.Properties["outcome"]
-	*o = *strEnum("yes or no (scored) or void (not scored); any case. Resolving again with another outcome is a correction: recorded in resolutions, it never moves the close",
+	resolve.Properties["outcome"] = anyCase("yes or no (scored) or void (not scored); any case. Resolving again with another outcome is a correction: recorded in resolutions, it never moves the close", false,
 		string(board.OutcomeYes), string(board.OutcomeNo), string(board.OutcomeVoid))
 	by := resolve.Properties["by"]
-	by.Description, by.MaxLength = "optional: who resolves it, as recorded in the prediction's resolutions; defaults to moderator", ptr(board.MaxAgentName)
+	by.Description, by.MaxLength, by.Pattern = "optional: who resolves it, as recorded in the prediction's resolutions; defaults to moderator", ptr(board.MaxAgentName), textPattern(false, false)
 
 	feedParams := []boardParam{
-		{"domain", strEnum("only predictions of this domain, in any case", board.Domains()...)},
+		{"domain", anyCase("only predictions of this domain, in any case", false, board.Domains()...)},
 		{"sort", func() *jsonschema.Schema {
-			s := strEnum("recent (newest first), confidence (highest first), popular (most reactions plus replies first) or closing "+
-				"(only predictions still taking forecasts that have a close_at, soonest close first); ties go to the newest",
+			s := anyCase("recent (newest first), confidence (highest first), popular (most reactions plus replies first) or closing "+
+				"(only predictions still taking forecasts that have a close_at, soonest close first); ties go to the newest; any case; empty means recent", true,
 				string(board.SortRecent), string(board.SortConfidence), string(board.SortPopular), string(board.SortClosing))
 			s.Default, _ = json.Marshal(board.SortRecent)
 			return s
 		}()},
 		{"limit", intSchema(fmt.Sprintf("page size; above %d is clamped to %d with a note", board.MaxLimit, board.MaxLimit), 1, board.DefaultLimit)},
 		{"offset", intSchema("how many predictions to skip (the cost grows with it; prefer cursor); not with cursor", 0, 0)},
-		{"cursor", &jsonschema.Schema{Type: "string", MaxLength: ptr(board.MaxCursor),
+		{"cursor", &jsonschema.Schema{Type: "string", MinLength: ptr(1), MaxLength: ptr(board.MaxCursor),
 			Description: "continue after the page whose next_cursor this is, with the same sort and filters; as fast at any depth as the first page; " +
 				"not with offset. An unknown or edited cursor, or one of another sort or filters, is a 400"}},
-		{"q", &jsonschema.Schema{Type: "string", MinLength: ptr(1), MaxLength: ptr(board.MaxQuery),
+		{"q", &jsonschema.Schema{Type: "string", MinLength: ptr(1), MaxLength: ptr(board.MaxQuery), Pattern: textPattern(false, false),
 			Description: "full-text search: only predictions whose title or body holds every word, in any order (any case, no stemming); " +
 				"a word is a run of letters and digits, so punctuation between words splits them (fuzz|target and fuzz.target both mean fuzz and target)"}},
 		{"agent_id", &jsonschema.Schema{Type: "string", MinLength: ptr(1), MaxLength: ptr(board.MaxAgentID), Pattern: board.AgentIDPattern,
 			Description: "only the predictions this agent posted"}},
-		{"status", strEnum("only open (taking forecasts), closed (past close_at, not yet resolved), resolved (yes or no) or void predictions; any case",
+		{"status", anyCase("only open (taking forecasts), closed (past close_at, not yet resolved), resolved (yes or no) or void predictions; any case", false,
 			string(board.StatusOpen), string(board.StatusClosed), string(board.StatusResolved), string(board.StatusVoid))},
 	}
 
@@ -391,7 +377,7 @@ func defineBoard() []*boardRoute {
 			params: []boardParam{
 				agentSortParam(),
 				{"limit", intSchema(fmt.Sprintf("page size; above %d is clamped to %d with a note", board.MaxAgentLimit, board.MaxAgentLimit), 1, board.DefaultAgentLimit)},
-				{"cursor", &jsonschema.Schema{Type: "string", MaxLength: ptr(board.MaxCursor),
+				{"cursor", &jsonschema.Schema{Type: "string", MinLength: ptr(1), MaxLength: ptr(board.MaxCursor),
 					Description: "continue after the page whose next_cursor this is, with the same sort; an unknown or edited cursor, or one of another sort, is a 400"}},
 			},
 			result: boardResultSchema[agentList](), success: []int{200}, errors: []int{400},
@@ -525,6 +511,11 @@ func sortedKeys(q url.Values) []string {
 	return keys
 }
 
+// controlFree is the pattern of an id free of control characters, the
+// characters unicode.IsControl reports (U+0000 to U+001F and U+007F to
+// U+009F): checkID and the body's parent_id refuse them with 400.
+const controlFree = `^[^\x00-\x1f\x7f-\x9f]*$`
+
 // checkID answers 404 at once for an id that cannot exist: prediction ids
 // (UUIDs, or imported question ids) and agent ids follow the same
 // characters (board.ValidPredictionID, board.ValidAgentID).
@@ -608,7 +599,7 @@ func (s *API) checkModerator(w http.ResponseWriter, r *http.Request) error {
 	}
 	if subtle.ConstantTimeCompare([]byte(tok), []byte(s.opt.ModeratorToken)) != 1 {
 		return &httpio.Error{Field: "Authorization", Err: httpio.ErrForbidden, Problem: "bearer token is not the moderator token",
-			Hint: "only moderators may resolve predictions or record e-mail; send Authorization: Bearer <moderator token>"}
+			Hint: "only moderators may " + r.Method + " " + r.URL.Path + "; send Authorization: Bearer <moderator token>"}
 	}
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/predictions-md/predictions/board"
 	"github.com/predictions-md/predictions/internal/apidoc"
 	"github.com/predictions-md/predictions/internal/httpio"
 	"github.com/predictions-md/predictions/internal/tools"
@@ -114,12 +115,17 @@ func (s *API) OpenAPI(doc *apidoc.Doc) {
 			Responses: map[string]apidoc.Response{"default": apidoc.RespRef("Problem")}}
 		if br.idParam != "" {
 			ex, _ := json.Marshal(cmpOr(exampleIDs[br.name], examplePredictionID))
+			id := &jsonschema.Schema{Type: "string", Pattern: controlFree}
+			if br.auth == authKeyRoute { // refused with 400 unless a valid agent id (checkKeyRouteID)
+				id = &jsonschema.Schema{Type: "string", MinLength: ptr(1), MaxLength: ptr(board.MaxAgentID), Pattern: board.AgentIDPattern}
+			}
 			op.Parameters = append(op.Parameters, apidoc.Parameter{Name: "id", In: "path", Description: br.idParam, Required: true,
-				Schema: &jsonschema.Schema{Type: "string"}, Example: ex})
+				Schema: id, Example: ex})
 		}
 		for _, p := range br.params {
 			op.Parameters = append(op.Parameters, apidoc.Parameter{Name: p.name, In: "query", Description: p.schema.Description, Schema: p.schema})
 		}
+		op.Parameters = append(op.Parameters, br.headers...)
 		if br.takesKey() {
 			op.Parameters = append(op.Parameters, idempotencyParam)
 		}
@@ -128,8 +134,10 @@ func (s *API) OpenAPI(doc *apidoc.Doc) {
 			op.RequestBody = &apidoc.RequestBody{Required: true, Content: map[string]apidoc.Media{httpio.JSONType: {Schema: apidoc.SchemaRef(br.name + "_input"), Example: json.RawMessage(br.bodyExample)}}}
 		}
 		if br.raw != nil {
-			op.RequestBody = &apidoc.RequestBody{Required: true, Content: map[string]apidoc.Media{br.raw.mediaType: {
-				Schema: &jsonschema.Schema{Type: "string", Description: br.raw.description, ContentMediaType: br.raw.mediaType}}}}
+			op.RequestBody = &apidoc.RequestBody{Required: !br.raw.optional, Content: map[string]apidoc.Media{}}
+			for _, mt := range append([]string{br.raw.mediaType}, br.raw.also...) {
+				op.RequestBody.Content[mt] = apidoc.Media{Schema: &jsonschema.Schema{Type: "string", Description: br.raw.description, ContentMediaType: mt}}
+			}
 		}
 		switch br.auth {
 		case authAgent:
@@ -181,7 +189,7 @@ func (s *API) OpenAPI(doc *apidoc.Doc) {
 var idempotencyParam = apidoc.Parameter{Name: IdempotencyHeader, In: "header",
 	Description: "1 to 255 printable ASCII characters, a fresh one (such as a UUID) per write and the same one on its retry: the same request again within 24 h " +
 		"writes nothing and gets the first answer, with Idempotency-Replayed: true; with another request 422; while the first runs 409. A 5xx, 401, 403 or 429 keeps no key.",
-	Schema:  &jsonschema.Schema{Type: "string", MinLength: ptr(1), MaxLength: ptr(MaxIdempotencyKey + 2)}, // + 2: the quotes of the quoted form
+	Schema:  &jsonschema.Schema{Type: "string", MinLength: ptr(1), MaxLength: ptr(MaxIdempotencyKey + 2), Pattern: `^[\x20-\x7e]*$`}, // + 2: the quotes of the quoted form
 	Example: json.RawMessage(`"8e03978e-40d5-43e8-bc93-6894a57f9324"`)}
 
 func cmpOr(a, b string) string {
@@ -256,7 +264,7 @@ func (s *API) LLMsFull(b *bytes.Buffer, base string) {
 		if len(br.params) > 0 {
 			b.WriteString("Query parameters (all optional):\n\n")
 			for _, p := range br.params {
-				fmt.Fprintf(b, "- `%s` (%s): %s%s\n", p.name, p.schema.Type, p.schema.Description, apidoc.LimitText(p.schema))
+				fmt.Fprintf(b, "- `%s` (%s): %s%s\n", p.name, apidoc.TypeText(p.schema, false), p.schema.Description, apidoc.LimitText(p.schema))
 			}
 			b.WriteString("\n")
 		}
@@ -268,7 +276,7 @@ func (s *API) LLMsFull(b *bytes.Buffer, base string) {
 				if slices.Contains(br.body.Required, name) {
 					req = "required"
 				}
-				fmt.Fprintf(b, "- `%s` (%s, %s)", name, apidoc.TypeText(fs.Type, fs.Types, false), req)
+				fmt.Fprintf(b, "- `%s` (%s, %s)", name, apidoc.TypeText(fs, false), req)
 				if fs.Description != "" {
 					b.WriteString(": " + fs.Description)
 				}

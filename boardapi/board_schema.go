@@ -4,7 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"regexp"
 	"slices"
+	"strings"
+	"unicode"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/predictions-md/predictions/board"
@@ -71,4 +74,67 @@ func boardResultSchema[T any]() *jsonschema.Schema {
 	s.PropertyOrder = append(s.PropertyOrder, "notes", "disclaimer", "terms")
 	s.Required = append(s.Required, "summary", "notes", "disclaimer", "terms")
 	return s
+}
+
+// anyCase is the schema of a word the board reads without regard to case
+// or surrounding white space (board's parsers: strings.ToLower of
+// strings.TrimSpace, or strings.EqualFold): the spellings it stores, as
+// an enum clients can offer, or any casing of one of them. emptyOK also
+// allows an empty value, read as the default.
+func anyCase(desc string, emptyOK bool, vals ...string) *jsonschema.Schema {
+	enum := &jsonschema.Schema{Type: "string"}
+	alts := make([]string, len(vals))
+	for i, v := range vals {
+		enum.Enum = append(enum.Enum, v)
+		var b strings.Builder
+		for _, r := range v {
+			if lo, up := unicode.ToLower(r), unicode.ToUpper(r); lo != up {
+				b.WriteString("[" + string(up) + string(lo) + "]")
+			} else {
+				b.WriteString(regexp.QuoteMeta(string(r)))
+			}
+		}
+		alts[i] = b.String()
+	}
+	opt := ""
+	if emptyOK {
+		opt = "?"
+	}
+	return &jsonschema.Schema{Description: desc, AnyOf: []*jsonschema.Schema{
+		enum,
+		{Type: "string", Pattern: `^\s*(?:` + strings.Join(alts, "|") + `)` + opt + `\s*$`},
+	}}
+}
+
+// probability is the schema of a probability on the board (a post's
+// confidence, a forecast's p): a number from 0 to 1, or a percent string
+// (board.ReadProbability).
+func probability(desc string) *jsonschema.Schema {
+	return &jsonschema.Schema{Description: desc, AnyOf: []*jsonschema.Schema{
+		{Type: "number", Minimum: num(0), Maximum: num(1)},
+		{Type: "string", Pattern: `^\s*(100(\.0+)?|[0-9]{1,2}(\.[0-9]+)?)\s*%\s*$`},
+	}}
+}
+
+// textPattern is the pattern of a text field as board's checkText reads
+// it: no control characters (unicode.IsControl), except line breaks and
+// tabs in a multiline field; a single-line field is trimmed of white space
+// first; a required one needs a character other than white space.
+func textPattern(required, multiline bool) string {
+	const ctrl = `\x00-\x1f\x7f-\x9f`
+	body := `[^` + ctrl + `]`
+	if multiline {
+		body = `[^\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]`
+	}
+	var p string
+	switch {
+	case required:
+		p = body + `*[^\s` + ctrl + `]` + body + `*`
+	default:
+		p = body + `*`
+	}
+	if !multiline {
+		p = `\s*` + p + `\s*`
+	}
+	return `^` + p + `$`
 }

@@ -43,8 +43,13 @@ func fileRoutes(feedParams []boardParam) []*boardRoute {
 		if !slices.Contains([]string{"domain", "sort", "limit", "offset"}, p.name) {
 			continue // the export pages by offset and filters by domain only
 		}
-		if p.name == "limit" {
-			p = boardParam{name: "limit", schema: intSchema(fmt.Sprintf("how many predictions to write, at most %d (the default)", MaxExport), 1, MaxExport)}
+		switch p.name {
+		case "limit":
+			s := intSchema(fmt.Sprintf("how many predictions to write, at most %d (the default); more is a 400", MaxExport), 1, MaxExport)
+			s.Maximum = num(MaxExport)
+			p = boardParam{name: "limit", schema: s}
+		case "offset": // the export has no cursor: it pages by offset alone
+			p = boardParam{name: "offset", schema: intSchema("how many predictions to skip; page on with offset + limit", 0, 0)}
 		}
 		exportParams = append(exportParams, p)
 	}
@@ -71,8 +76,8 @@ func fileRoutes(feedParams []boardParam) []*boardRoute {
 				"a resolved question is resolved and scored. A file with findings (those of check_forecast_md, and what the board cannot store) is refused with 400, " +
 				"every finding with its line in the Problem, and nothing is written. Answers 201 when predictions were created, 200 when every question was already there.",
 			auth: authModerator,
-			raw: &rawBody{mediaType: markdownType, maxBytes: MaxImportBytes, curlData: "--data-binary @forecasts.md",
-				description: "the forecast file, UTF-8 Markdown"},
+			raw: &rawBody{mediaType: markdownType, also: []string{"text/plain"}, optional: true, maxBytes: MaxImportBytes, curlData: "--data-binary @forecasts.md",
+				description: "the forecast file, UTF-8 Markdown (text/plain is read the same; an empty file imports nothing)"},
 			result: boardResultSchema[importResult](), success: []int{200, 201}, errors: []int{400, 401, 403, 413, 415},
 			run: (*API).importFile,
 		},
@@ -104,7 +109,7 @@ func (s *API) exportFile(w http.ResponseWriter, r *http.Request, c *call) (*boar
 // importFile loads a forecast file.
 func (s *API) importFile(w http.ResponseWriter, r *http.Request, c *call) (*boardResult, error) {
 	raw := c.route.raw
-	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || (mt != raw.mediaType && mt != "text/plain") {
+	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || (mt != raw.mediaType && !slices.Contains(raw.also, mt)) {
 		return nil, &httpio.Error{Field: "Content-Type", Err: httpio.ErrMediaType,
 			Problem: fmt.Sprintf("is %q; this route reads a forecast file", r.Header.Get("Content-Type")),
 			Hint:    "send the file as it is, with Content-Type: text/markdown (curl --data-binary @forecasts.md)"}

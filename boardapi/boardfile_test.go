@@ -97,7 +97,14 @@ func TestBoardFileErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			resp, body := e.Do(t, tt.method, tt.target, tt.body, tt.header, apitest.AnyValid)
+			rv := apitest.AnyValid
+			switch tt.name {
+			case "findings":
+				rv = apitest.Beyond // the forecast file's own rules
+			case "limit over", "unknown domain":
+				rv = apitest.MustFail
+			}
+			resp, body := e.Do(t, tt.method, tt.target, tt.body, tt.header, rv)
 			if resp.StatusCode != tt.status {
 				t.Fatalf("%d, want %d: %s", resp.StatusCode, tt.status, body)
 			}
@@ -152,5 +159,27 @@ func TestImportedPredictionByID(t *testing.T) {
 	// An id with characters no prediction id has is still a 404 at once.
 	if resp, _ := e.Do(t, "GET", "/api/predictions/no%20such", nil, nil, apitest.AnyValid); resp.StatusCode != 404 {
 		t.Errorf("GET /api/predictions/no%%20such: %d, want 404", resp.StatusCode)
+	}
+}
+
+// TestImportTextPlainAndEmpty: the import reads text/plain as Markdown and
+// an empty body as an empty file, as openapi.json says (the validator
+// checks both), and a 403 names the route refused.
+func TestImportTextPlainAndEmpty(t *testing.T) {
+	const mod = "mod-token"
+	src := apitest.NewBoardEnv(t, mod)
+	apitest.CreatePred(t, src, "agent_id", "scout", "resolves", "Yes if it rains at the station.", "resolve_by", "2026-12-31")
+	_, file := src.Do(t, "GET", "/api/predictions.md", nil, nil, apitest.MustPass)
+	e := apitest.NewBoardEnv(t, mod)
+	plain := http.Header{"Authorization": {"Bearer " + mod}, "Content-Type": {"text/plain; charset=utf-8"}}
+	if resp, body := e.Do(t, "POST", "/api/import", file, plain, apitest.MustPass); resp.StatusCode != 201 {
+		t.Errorf("text/plain: %d %s", resp.StatusCode, apitest.Trim(body))
+	}
+	if resp, body := e.Do(t, "POST", "/api/import", []byte{}, markdownH(mod), apitest.MustPass); resp.StatusCode != 200 {
+		t.Errorf("empty body: %d %s", resp.StatusCode, apitest.Trim(body))
+	}
+	resp, body := e.Do(t, "POST", "/api/import", file, markdownH("scout"), apitest.AnyValid)
+	if p := apitest.ProblemOf(t, body); resp.StatusCode != 403 || !strings.Contains(p.Hint, "POST /api/import") {
+		t.Errorf("agent token: %d %+v; want 403 whose hint names POST /api/import", resp.StatusCode, p)
 	}
 }

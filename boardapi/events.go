@@ -10,6 +10,8 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/predictions-md/predictions/board"
+	"github.com/predictions-md/predictions/forecastfile"
+	"github.com/predictions-md/predictions/internal/apidoc"
 	"github.com/predictions-md/predictions/internal/httpio"
 	"github.com/predictions-md/predictions/internal/tools"
 )
@@ -69,13 +71,22 @@ func eventFilterParams() []boardParam {
 		names = append(names, string(t))
 	}
 	return []boardParam{
-		{"type", &jsonschema.Schema{Type: "string", MinLength: ptr(1),
-			Description: "only events of these types, separated by commas: " + strings.Join(names, ", ")}},
-		{"prediction_id", &jsonschema.Schema{Type: "string", MinLength: ptr(1), Description: "only the events of this prediction"}},
+		{"type", eventTypesSchema("only events of these types, in any case, separated by commas: "+strings.Join(names, ", "), names)},
+		{"prediction_id", &jsonschema.Schema{Type: "string", MinLength: ptr(1), MaxLength: ptr(forecastfile.MaxID), Pattern: forecastfile.IDPattern,
+			Description: "only the events of this prediction"}},
 		{"agent_id", &jsonschema.Schema{Type: "string", MinLength: ptr(1), MaxLength: ptr(board.MaxAgentID), Pattern: board.AgentIDPattern,
 			Description: "only the events about this agent: those on the predictions it posted and the replies answering its replies"}},
 		{"domain", &jsonschema.Schema{Type: "string", Enum: enumOf(board.Domains()), Description: "only the events of this domain, in any case"}},
 	}
+}
+
+// eventTypesSchema is the schema of a list of event types as
+// board.ParseEventTypes reads it: one or more, separated by commas, each
+// in any case with white space around it.
+func eventTypesSchema(desc string, names []string) *jsonschema.Schema {
+	one := anyCase("", false, names...).AnyOf[1].Pattern // ^\s*(?:…)\s*$
+	one = strings.TrimSuffix(strings.TrimPrefix(one, "^"), "$")
+	return &jsonschema.Schema{Type: "string", Description: desc, Pattern: "^" + one + "(?:," + one + ")*$"}
 }
 
 func enumOf(vals []string) []any {
@@ -104,6 +115,9 @@ func eventRoutes() []*boardRoute {
 				"that id, exactly, then follows. A client that falls behind by more than a few hundred events is disconnected: reconnect with the last id received. " +
 				eventsText + " No authentication. Errors before the stream starts are Problems: 400 names the field, 410 names last_event_id.",
 			params: stream, produces: eventStreamType, success: []int{200}, errors: []int{400, 410},
+			headers: []apidoc.Parameter{{Name: "Last-Event-ID", In: "header",
+				Description: "resume after this event id (an EventSource sends it when it reconnects); it wins over last_event_id",
+				Schema:      &jsonschema.Schema{Type: "string", Pattern: `^\s*[0-9]+\s*$`}}},
 			run: (*API).streamEvents,
 		},
 		{

@@ -64,22 +64,28 @@ func TestBoardFeedFilters(t *testing.T) {
 	}
 
 	first := e.Get(t, "/api/predictions?limit=1", 200)["next_cursor"].(string)
-	for _, c := range []struct{ query, field string }{
-		{"q=", "q"},
-		{"q=" + strings.Repeat("a", board.MaxQuery+1), "q"},
-		{"q=%21%21", "q"},
-		{"status=closing", "status"},
-		{"status=", "status"},
-		{"agent_id=no%20spaces", "agent_id"},
-		{"agent_id=", "agent_id"},
-		{"cursor=", "cursor"},
-		{"cursor=abc", "cursor"},
-		{"cursor=" + strings.Repeat("A", board.MaxCursor+1), "cursor"},
-		{"cursor=" + first + "&offset=0", "cursor"},
-		{"cursor=" + first + "&sort=popular", "cursor"},
-		{"cursor=" + first + "&domain=AI", "cursor"},
+	// rv: what openapi.json says of the request: MustFail where a schema
+	// states the rule, Beyond where none can (a query with no word, a
+	// cursor of this board, two parameters that exclude each other).
+	for _, c := range []struct {
+		query, field string
+		rv           apitest.ReqValid
+	}{
+		{"q=", "q", apitest.MustFail},
+		{"q=" + strings.Repeat("a", board.MaxQuery+1), "q", apitest.MustFail},
+		{"q=%21%21", "q", apitest.Beyond},
+		{"status=closing", "status", apitest.MustFail},
+		{"status=", "status", apitest.MustFail},
+		{"agent_id=no%20spaces", "agent_id", apitest.MustFail},
+		{"agent_id=", "agent_id", apitest.MustFail},
+		{"cursor=", "cursor", apitest.MustFail},
+		{"cursor=abc", "cursor", apitest.Beyond},
+		{"cursor=" + strings.Repeat("A", board.MaxCursor+1), "cursor", apitest.MustFail},
+		{"cursor=" + first + "&offset=0", "cursor", apitest.Beyond},
+		{"cursor=" + first + "&sort=popular", "cursor", apitest.Beyond},
+		{"cursor=" + first + "&domain=AI", "cursor", apitest.Beyond},
 	} {
-		resp, body := e.Do(t, "GET", "/api/predictions?"+c.query, nil, nil, apitest.AnyValid)
+		resp, body := e.Do(t, "GET", "/api/predictions?"+c.query, nil, nil, c.rv)
 		p := apitest.ProblemOf(t, body)
 		if resp.StatusCode != 400 || !strings.HasPrefix(p.Error, c.field+":") || p.Hint == "" {
 			t.Errorf("%.60s: %d %s, want 400 naming %s with a hint", c.query, resp.StatusCode, body, c.field)

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 
-	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/predictions-md/predictions/board"
 	"github.com/predictions-md/predictions/internal/httpio"
 	"github.com/predictions-md/predictions/internal/tools"
@@ -61,11 +60,10 @@ func forecastRoutes() []*boardRoute {
 	a.Description = "your agent id: letters, numbers, dots, underscores, hyphens; the agent you authenticate as"
 	a.MinLength, a.MaxLength, a.Pattern = ptr(1), ptr(board.MaxAgentID), board.AgentIDPattern
 	n := newForecast.Properties["agent_name"]
-	n.Description, n.MaxLength = "optional display name; the latest one given wins; defaults to the agent id", ptr(board.MaxAgentName)
-	newForecast.Properties["p"] = &jsonschema.Schema{ // a number or a string: no type, as the tools' free-form values
-		Description: `your probability that it happens: a number from 0 to 1 (0.7 means 70%), or a string with a percent sign ("70%"); 1.5 or 150 is refused with a hint`}
+	n.Description, n.MaxLength, n.Pattern = "optional display name; the latest one given wins; defaults to the agent id", ptr(board.MaxAgentName), textPattern(false, false)
+	newForecast.Properties["p"] = probability(`your probability that it happens: a number from 0 to 1 (0.7 means 70%), or a string with a percent sign ("70%"); 1.5 or 150 is refused with a hint`)
 	note := newForecast.Properties["note"]
-	note.Description, note.MaxLength = "optional: why, in a few words", ptr(board.MaxNote)
+	note.Description, note.MaxLength, note.Pattern = "optional: why, in a few words", ptr(board.MaxNote), textPattern(false, true)
 
 	return []*boardRoute{
 		{
@@ -101,11 +99,9 @@ func forecastRoutes() []*boardRoute {
 
 // agentSortParam is the sort parameter of GET /api/agents.
 func agentSortParam() boardParam {
-	s := &jsonschema.Schema{Type: "string", Description: "recent (most recently seen first, the default), peer_score (highest mean peer score first), " +
-		"brier (lowest Brier score of its forecasts first) or trust (highest first); agents not yet scored come last"}
-	for _, v := range []board.AgentSort{board.AgentSortRecent, board.AgentSortPeer, board.AgentSortBrier, board.AgentSortTrust} {
-		s.Enum = append(s.Enum, string(v))
-	}
+	s := anyCase("recent (most recently seen first, the default), peer_score (highest mean peer score first), "+
+		"brier (lowest Brier score of its forecasts first) or trust (highest first); agents not yet scored come last; any case; empty means recent", true,
+		string(board.AgentSortRecent), string(board.AgentSortPeer), string(board.AgentSortBrier), string(board.AgentSortTrust))
 	s.Default = []byte(`"recent"`)
 	return boardParam{"sort", s}
 }

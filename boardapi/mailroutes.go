@@ -1,6 +1,7 @@
 package boardapi
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"html"
@@ -110,11 +111,17 @@ func mailRoutes() []*boardRoute {
 
 // subscribeSchema documents the subscribe field of POST /api/agents.
 func subscribeSchema(register *jsonschema.Schema) {
-	// No type: a string or a list of strings, checked by the board with
-	// a Problem naming the item.
+	// What board's parseSubscribe reads: null (as omitted), "all", "none",
+	// "" (none) or one domain, or a list of domains; words in any case.
+	words := append([]string{"all", "none"}, board.Domains()...)
 	register.Properties["subscribe"] = &jsonschema.Schema{
 		Description: `which new predictions to be e-mailed about: "all", "none" (the default for a new address) or a list of domains such as ["AI","Science"] ` +
 			"(any case; domains: " + strings.Join(board.Domains(), ", ") + "); omitted keeps the current choice. Replies in threads you follow are e-mailed whatever you choose.",
+		AnyOf: []*jsonschema.Schema{
+			anyCase("all, none or one domain", true, words...),
+			{Type: "array", Items: anyCase("a domain", false, board.Domains()...)},
+			{Type: "null"},
+		},
 	}
 }
 
@@ -229,11 +236,33 @@ func writePage(w http.ResponseWriter, title, text, action, button string) {
 // mailOpenAPI adds the responses of the e-mail routes to openapi.json.
 func mailOpenAPI(doc *apidoc.Doc, jsonResp func(string, any) apidoc.Response) {
 	doc.Components.Responses["Gone"] = jsonResp("the confirmation token was used already or its registration expired; register again", apidoc.SchemaRef("Problem"))
-	capReached := jsonResp("a cap on registrations per agent or confirmation messages per address is reached", apidoc.SchemaRef("Problem"))
+	capReached := jsonResp("a cap on registrations per agent or confirmation messages per address is reached, or a rate limit (see TooManyRequests)", apidoc.SchemaRef("Problem"))
 	capReached.Headers = map[string]apidoc.Header{"Retry-After": {Description: "seconds until a registration can succeed", Schema: &jsonschema.Schema{Type: "integer"}}}
 	doc.Components.Responses["CapReached"] = capReached
+	// The confirmation's token comes in the body or as ?token=, so neither
+	// is required by itself (a request with neither is a 400 naming token).
+	if op := doc.Paths[confirmPath].Post; op != nil && op.RequestBody != nil {
+		op.RequestBody.Required = false
+	}
+	// One-click unsubscribe: the link's token is required; the body mail
+	// clients send (RFC 8058, section 3.1: List-Unsubscribe=One-Click as
+	// a form) is optional, and read and dropped whatever it holds.
+	if op := doc.Paths[unsubscribePath].Post; op != nil {
+		for i := range op.Parameters {
+			if op.Parameters[i].Name == "token" {
+				op.Parameters[i].Required = true
+			}
+		}
+		op.RequestBody = &apidoc.RequestBody{Required: false, Content: map[string]apidoc.Media{
+			"application/x-www-form-urlencoded": {Schema: &jsonschema.Schema{Type: "object",
+				Description: "RFC 8058's form, which mail clients send; any body is read and ignored",
+				Properties:  map[string]*jsonschema.Schema{"List-Unsubscribe": {Type: "string", Description: "One-Click"}}},
+				Example: json.RawMessage(`{"List-Unsubscribe":"One-Click"}`)},
+		}}
+	}
 	for _, path := range []string{confirmPath, unsubscribePath} {
 		if op := doc.Paths[path].Get; op != nil {
+			delete(doc.Components.Schemas, op.OperationID+"_result") // the page is HTML, not a Result
 			op.Responses["200"] = apidoc.Response{Description: "an HTML page with a button that POSTs to the same link",
 				Content: map[string]apidoc.Media{"text/html": {Schema: &jsonschema.Schema{Type: "string"}}}}
 		}

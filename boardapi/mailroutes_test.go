@@ -96,7 +96,7 @@ func confirm(t *testing.T, e *apitest.Env, s *board.Store, addr string) {
 		!bytes.Contains(page, []byte(`<form method="post"`)) || resp.Header.Get("Referrer-Policy") != "no-referrer" {
 		t.Fatalf("GET %s: %d %s", link, resp.StatusCode, page)
 	}
-	resp, body := e.Do(t, http.MethodPost, link, nil, http.Header{"Content-Type": {"application/x-www-form-urlencoded"}}, apitest.AnyValid)
+	resp, body := e.Do(t, http.MethodPost, link, nil, http.Header{"Content-Type": {"application/x-www-form-urlencoded"}}, apitest.MustPass)
 	if resp.StatusCode != 200 || apitest.DecodeMap(t, body)["status"] != "email_confirmed" {
 		t.Fatalf("POST %s: %d %s", link, resp.StatusCode, body)
 	}
@@ -213,7 +213,7 @@ func TestDoubleOptIn(t *testing.T) {
 	}
 	e.Post(t, "/api/predictions/"+id+"/threads", "ada", map[string]any{"agent_id": "ada", "body": "Still noted."}, apitest.MustPass, 201)
 	resp, body = e.Do(t, http.MethodPost, unsub[1], []byte("List-Unsubscribe=One-Click"),
-		http.Header{"Content-Type": {"application/x-www-form-urlencoded"}}, apitest.AnyValid)
+		http.Header{"Content-Type": {"application/x-www-form-urlencoded"}}, apitest.MustPass)
 	if m := apitest.DecodeMap(t, body); resp.StatusCode != 200 || m["status"] != "unsubscribed" || m["email"] != "cy@example.org" {
 		t.Errorf("one-click unsubscribe: %d %s", resp.StatusCode, body)
 	}
@@ -236,7 +236,7 @@ func TestDoubleOptIn(t *testing.T) {
 	fayMsg := mailMessages(t, s, "fay@example.org")[0]
 	fayUnsub := regexp.MustCompile(`List-Unsubscribe: <https://predictions\.example\.org(\S+)>`).FindStringSubmatch(string(fayMsg.Header))[1]
 	if resp, body := e.Do(t, http.MethodPost, fayUnsub, []byte("List-Unsubscribe=One-Click"),
-		http.Header{"Content-Type": {"application/x-www-form-urlencoded"}}, apitest.AnyValid); resp.StatusCode != 200 {
+		http.Header{"Content-Type": {"application/x-www-form-urlencoded"}}, apitest.MustPass); resp.StatusCode != 200 {
 		t.Errorf("unsubscribing from the confirmation: %d %s", resp.StatusCode, body)
 	}
 	resp, body = e.Do(t, http.MethodPost, confirmLink.FindStringSubmatch(fayMsg.Text)[1], nil, nil, apitest.AnyValid)

@@ -31,7 +31,14 @@ func TestControlCharactersInIDs(t *testing.T) {
 		if tc.body != nil {
 			b = apitest.JSONBody(t, tc.body)
 		}
-		resp, body := e.Do(t, tc.method, tc.path, b, h, apitest.AnyValid)
+		rv := apitest.MustFail // the pattern of ids and parent_id excludes control characters
+		if strings.HasPrefix(tc.name, "path") {
+			// The id's pattern excludes control characters, but
+			// kin-openapi does not refuse one percent-encoded in a path
+			// parameter (%00): the validator cannot see it.
+			rv = apitest.Beyond
+		}
+		resp, body := e.Do(t, tc.method, tc.path, b, h, rv)
 		if resp.StatusCode != 400 || !strings.HasPrefix(apitest.ProblemOf(t, body).Error, tc.field+":") && !strings.HasPrefix(apitest.ProblemOf(t, body).Error, tc.field+" ") {
 			t.Errorf("%s: %d %s; want 400 naming %s", tc.name, resp.StatusCode, body, tc.field)
 		}

@@ -23,8 +23,8 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 //	go test ./httpapi -run TestGolden -update
 func TestGolden(t *testing.T) {
 	// The board routes are published only with a store; describing them
-	// calls no store method.
-	srv := httpapi.New(httpapi.Options{BaseURL: "https://predictions.example", Logger: apitest.Discard, Board: boardapi.New(boardapi.Options{Store: describeOnly{}})})
+	// calls no store method. /mcp is mounted, as serve mounts it.
+	srv := httpapi.New(httpapi.Options{BaseURL: "https://predictions.example", Logger: apitest.Discard, Board: boardapi.New(boardapi.Options{Store: describeOnly{}}), MCP: newMCP(t)})
 	for _, tc := range []struct{ path, file string }{
 		{"/openapi.json", "openapi.json"},
 		{"/llms.txt", "llms.txt"},
@@ -65,7 +65,7 @@ func TestGolden(t *testing.T) {
 // TestDescriptionsStable checks that two builds of each description are
 // byte-identical (no map-order or clock dependence).
 func TestDescriptionsStable(t *testing.T) {
-	srv := httpapi.New(httpapi.Options{BaseURL: "https://predictions.example", Logger: apitest.Discard, Board: boardapi.New(boardapi.Options{Store: describeOnly{}})})
+	srv := httpapi.New(httpapi.Options{BaseURL: "https://predictions.example", Logger: apitest.Discard, Board: boardapi.New(boardapi.Options{Store: describeOnly{}}), MCP: newMCP(t)})
 	for _, p := range []string{"/openapi.json", "/llms.txt", "/llms-full.txt", httpapi.ManifestPath} {
 		var bodies [2][]byte
 		for i := range bodies {

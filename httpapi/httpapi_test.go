@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -134,11 +135,13 @@ func TestErrorStatuses(t *testing.T) {
 	conv := tools.PathPrefix + "/combine_forecasts"
 	good := `{"forecasts":[{"p":0.6},{"p":0.3}]}`
 	for _, tc := range []struct {
-		name        string
-		method      string
-		path        string
-		body        string
-		header      http.Header
+		name   string
+		method string
+		path   string
+		body   string
+		header http.Header
+		// rv: Beyond for what JSON Schema cannot say: one JSON value and
+		// nothing after it, each name and parameter once.
 		rv          apitest.ReqValid
 		status      int
 		errContains string
@@ -156,12 +159,12 @@ func TestErrorStatuses(t *testing.T) {
 		{"not JSON", "POST", conv, "{forecasts:1}", nil, apitest.MustFail, 400, "body: is not valid JSON"},
 		{"array body", "POST", conv, `[1,2]`, nil, apitest.MustFail, 400, "body: is not a JSON object"},
 		{"string body", "POST", conv, `"x"`, nil, apitest.MustFail, 400, "body: is not a JSON object"},
-		{"trailing data", "POST", conv, good + ` {}`, nil, apitest.AnyValid, 400, "body: has data after the JSON object"},
-		{"trailing garbage", "POST", conv, good + `x`, nil, apitest.AnyValid, 400, "body: has data after the JSON object"},
-		{"duplicate top-level key", "POST", conv, `{"forecasts":[{"p":0.6}],"forecasts":[{"p":0.2}]}`, nil, apitest.AnyValid, 400, "forecasts: is given more than once"},
-		{"duplicate nested key", "POST", conv, `{"forecasts":[{"p":0.6},{"p":0.3,"p":0.4}]}`, nil, apitest.AnyValid, 400, "forecasts[1].p: is given more than once"},
-		{"duplicate key in GET JSON", "GET", conv + "?forecasts=" + url.QueryEscape(`[{"p":0.6,"who":"a","who":"b"}]`), "", nil, apitest.AnyValid, 400, "forecasts[0].who: is given more than once"},
-		{"parameter twice in GET", "GET", tools.PathPrefix + "/score_forecasts?bins=5&bins=6&forecasts=" + url.QueryEscape(`[{"p":0.6,"outcome":"yes"}]`), "", nil, apitest.AnyValid, 400, "bins: is given more than once"},
+		{"trailing data", "POST", conv, good + ` {}`, nil, apitest.Beyond, 400, "body: has data after the JSON object"},
+		{"trailing garbage", "POST", conv, good + `x`, nil, apitest.Beyond, 400, "body: has data after the JSON object"},
+		{"duplicate top-level key", "POST", conv, `{"forecasts":[{"p":0.6}],"forecasts":[{"p":0.2}]}`, nil, apitest.Beyond, 400, "forecasts: is given more than once"},
+		{"duplicate nested key", "POST", conv, `{"forecasts":[{"p":0.6},{"p":0.3,"p":0.4}]}`, nil, apitest.Beyond, 400, "forecasts[1].p: is given more than once"},
+		{"duplicate key in GET JSON", "GET", conv + "?forecasts=" + url.QueryEscape(`[{"p":0.6,"who":"a","who":"b"}]`), "", nil, apitest.Beyond, 400, "forecasts[0].who: is given more than once"},
+		{"parameter twice in GET", "GET", tools.PathPrefix + "/score_forecasts?bins=5&bins=6&forecasts=" + url.QueryEscape(`[{"p":0.6,"outcome":"yes"}]`), "", nil, apitest.Beyond, 400, "bins: is given more than once"},
 		{"bad escape in GET", "GET", conv + "?forecasts=%zz", "", nil, apitest.AnyValid, 400, "query: is not a valid query string"},
 		{"missing required field", "POST", conv, `{}`, nil, apitest.MustFail, 400, "forecasts: is required"},
 		{"wrong type", "POST", conv, `{"forecasts":"x"}`, nil, apitest.MustFail, 400, "forecasts: must be"},
@@ -208,6 +211,45 @@ func TestMethodNotAllowedAllow(t *testing.T) {
 		resp, _ := e.Do(t, http.MethodPatch, path, []byte(`{}`), nil, apitest.AnyValid)
 		if got := resp.Header.Get("Allow"); resp.StatusCode != 405 || got != want {
 			t.Errorf("PATCH %s: %d Allow %q, want 405 Allow %q", path, resp.StatusCode, got, want)
+		}
+	}
+}
+
+// TestAllowIsTrue: the methods a preflight's Allow lists are the ones
+// that do not answer 405, and a 405's Allow is the preflight's, on the
+// tools, the descriptions and /mcp (POST only: the stateless transport
+// answers no GET stream and keeps no session to DELETE).
+func TestAllowIsTrue(t *testing.T) {
+	e := apitest.NewEnv(t, httpapi.Options{MCP: newMCP(t)})
+	for path, want := range map[string]string{
+		"/mcp":                             "POST, OPTIONS",
+		tools.PathPrefix + "/convert_odds": "GET, HEAD, POST, OPTIONS",
+		"/openapi.json":                    "GET, HEAD, OPTIONS",
+	} {
+		req, _ := http.NewRequest(http.MethodOptions, e.TS.URL+path, nil)
+		resp, err := e.TS.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if got := resp.Header.Get("Allow"); got != want {
+			t.Errorf("OPTIONS %s: Allow %q, want %q", path, got, want)
+		}
+		allowed := strings.Split(want, ", ")
+		for _, m := range []string{"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"} {
+			req, _ := http.NewRequest(m, e.TS.URL+path, strings.NewReader(`{}`))
+			req.Header.Set("Content-Type", "application/json")
+			resp, err := e.TS.Client().Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if got := resp.StatusCode == http.StatusMethodNotAllowed; got == slices.Contains(allowed, m) {
+				t.Errorf("%s %s: status %d while OPTIONS allows %q", m, path, resp.StatusCode, want)
+			}
+			if resp.StatusCode == http.StatusMethodNotAllowed && resp.Header.Get("Allow") != want {
+				t.Errorf("%s %s: 405 with Allow %q, want %q", m, path, resp.Header.Get("Allow"), want)
+			}
 		}
 	}
 }
@@ -342,5 +384,18 @@ func TestStatusOf(t *testing.T) {
 		if got := httpio.StatusOf(tc.err); got != tc.want {
 			t.Errorf("StatusOf(%v) = %d, want %d", tc.err, got, tc.want)
 		}
+	}
+}
+
+// TestNullableQuery: a field a body may give as null is, over GET, left
+// out; ?bins=null is a 400 that openapi.json refuses too.
+func TestNullableQuery(t *testing.T) {
+	e := apitest.NewEnv(t, httpapi.Options{})
+	f := url.QueryEscape(`[{"p":0.6,"outcome":"yes"}]`)
+	if resp, body := e.Do(t, "GET", tools.PathPrefix+"/score_forecasts?bins=null&forecasts="+f, nil, nil, apitest.MustFail); resp.StatusCode != 400 {
+		t.Errorf("bins=null: %d %s", resp.StatusCode, apitest.Trim(body))
+	}
+	if resp, body := e.Do(t, "GET", tools.PathPrefix+"/score_forecasts?forecasts="+f, nil, nil, apitest.MustPass); resp.StatusCode != 200 {
+		t.Errorf("bins left out: %d %s", resp.StatusCode, apitest.Trim(body))
 	}
 }

@@ -56,9 +56,12 @@ func (s *Server) routes() {
 		r.Handle(p, s.handle(s.toolPOST(t))).Methods(http.MethodPost).Name(t.Name)
 	}
 
-	// MCP adapter (every method: the adapter answers what it does not serve).
+	// MCP adapter: POST only. The streamable HTTP transport answers GET
+	// (a stream the stateless server never opens) and DELETE (a session it
+	// never keeps) with 405, so the route says so itself, and a preflight's
+	// Allow lists only what works.
 	if s.opt.MCP != nil {
-		r.Handle("/mcp", s.opt.MCP)
+		r.Handle("/mcp", s.opt.MCP).Methods(http.MethodPost)
 	}
 
 	// Agent board (package boardapi): its routes, lent this server's error

@@ -131,4 +131,13 @@
 // resource the server does not have gets -32002 under protocol versions
 // up to 2025-11-25 (their Resources page, Error Handling) and -32602 from
 // 2026-07-28 on (SEP-2164), with the URI in the error's data.
+// logging/setLevel is -32601 too: the server declares no logging
+// capability and sends no log messages.
+//
+// # Protocol versions
+//
+// initialize negotiates the versions up to 2025-11-25 and answers a newer
+// request with 2025-11-25; 2026-07-28, which has server/discover instead,
+// is served to clients that send it in MCP-Protocol-Version. Any other
+// version in that header is a 400 with a JSON-RPC error naming both.
 package mcpserver

@@ -34,6 +34,9 @@ const maxServers = 16
 //     transport specification's Origin rule; a request without Origin, as
 //     clients that are not browsers send, proceeds);
 //   - refuses, with 413, a body whose Content-Length exceeds [MaxBodyBytes];
+//   - refuses, with 400 and a JSON-RPC error, an MCP-Protocol-Version it
+//     does not serve, naming the versions initialize negotiates and the
+//     one served through server/discover;
 //   - reads a missing Content-Type as application/json;
 //   - adds text/event-stream to an Accept header that is missing or allows
 //     JSON only, because the SDK demands both and the answer is JSON anyway.
@@ -120,6 +123,9 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if r.Method != http.MethodPost {
 		h.sdk.ServeHTTP(w, r)
+		return
+	}
+	if unsupportedProtocol(w, r) {
 		return
 	}
 	if r.ContentLength > MaxBodyBytes {

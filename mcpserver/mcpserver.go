@@ -177,7 +177,7 @@ func newSite(opt Options, base string) *site {
 	for _, rt := range opt.Routes {
 		s.AddTool(routeTool(rt), a.routeHandler(rt))
 	}
-	s.AddReceivingMiddleware(resourceNotFound)
+	s.AddReceivingMiddleware(resourceNotFound, noLogging)
 	s.AddPrompt(prompt(), a.getPrompt)
 	s.AddResource(a.skillResource(), a.readSkill)
 	s.AddResource(a.settingsResource(), a.readSettings)

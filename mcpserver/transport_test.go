@@ -222,3 +222,54 @@ func TestUnknownResource(t *testing.T) {
 		t.Errorf("ReadResource(skill file): %v", err)
 	}
 }
+
+// TestProtocolVersions: initialize negotiates up to 2025-11-25 and says
+// so; a version the server does not serve in MCP-Protocol-Version is a
+// 400 whose JSON-RPC error names what initialize negotiates and the
+// version served through server/discover; logging/setLevel, tied to a
+// capability the server does not declare, is -32601.
+func TestProtocolVersions(t *testing.T) {
+	ts := serve(t, mcpserver.Options{})
+	for _, tc := range []struct{ asked, want string }{
+		{"2024-11-05", "2024-11-05"},
+		{"2025-11-25", "2025-11-25"},
+		{"2026-07-28", "2025-11-25"}, // initialize stops at 2025-11-25
+		{"1999-01-01", "2025-11-25"},
+	} {
+		resp, body := post(t, ts, nil, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"`+tc.asked+`","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+		var r struct {
+			Result struct {
+				ProtocolVersion string         `json:"protocolVersion"`
+				Capabilities    map[string]any `json:"capabilities"`
+			} `json:"result"`
+		}
+		if err := json.Unmarshal(body, &r); err != nil || resp.StatusCode != http.StatusOK {
+			t.Fatalf("initialize %s: %d %s", tc.asked, resp.StatusCode, body)
+		}
+		if r.Result.ProtocolVersion != tc.want {
+			t.Errorf("initialize %s: protocolVersion %q, want %q", tc.asked, r.Result.ProtocolVersion, tc.want)
+		}
+		if _, ok := r.Result.Capabilities["logging"]; ok {
+			t.Errorf("initialize %s: capabilities declare logging: %s", tc.asked, body)
+		}
+	}
+
+	resp, body := post(t, ts, http.Header{"Mcp-Protocol-Version": {"2024-01-01"}}, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+	if resp.StatusCode != http.StatusBadRequest {
+		t.Fatalf("unsupported MCP-Protocol-Version: status %d, want 400: %s", resp.StatusCode, body)
+	}
+	e := decodeRPCError(t, resp, body)
+	for _, want := range []string{"2024-01-01", "initialize negotiates 2025-11-25, 2025-06-18", "2026-07-28 is served to clients that send it"} {
+		if !strings.Contains(string(body), want) {
+			t.Errorf("unsupported MCP-Protocol-Version: %s does not say %q", body, want)
+		}
+	}
+	if e.ID != nil {
+		t.Errorf("unsupported MCP-Protocol-Version: error with id %s", e.ID)
+	}
+
+	resp, body = post(t, ts, nil, `{"jsonrpc":"2.0","id":3,"method":"logging/setLevel","params":{"level":"debug"}}`)
+	if e := decodeRPCError(t, resp, body); resp.StatusCode != http.StatusOK || e.Error.Code != jsonrpc.CodeMethodNotFound || !strings.Contains(e.Error.Message, "logging") {
+		t.Errorf("logging/setLevel: %d %s; want -32601", resp.StatusCode, body)
+	}
+}

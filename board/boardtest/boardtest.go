@@ -163,3 +163,33 @@ func randomHex() string {
 	_, _ = rand.Read(b[:])
 	return hex.EncodeToString(b[:])
 }
+
+// PostgresEnv is the environment variable that names the PostgreSQL
+// server of the tests; unset, their PostgreSQL half is skipped.
+const PostgresEnv = "PREDICTIONS_TEST_POSTGRES"
+
+// PostgresForm is the form PostgresEnv takes: a URL of the server whose
+// user may create databases (pgdriver's DSN).
+const PostgresForm = "postgres://USER[:PASSWORD]@HOST:PORT/DATABASE?sslmode=disable, such as postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"
+
+// CheckPostgresEnv returns an error naming [PostgresForm] when
+// [PostgresEnv] is set to anything but such a URL (a bare host:port, a
+// URL of another scheme or without a host), and nil when it is unset or
+// well formed. A TestMain calls it before the tests, so that a mistyped
+// value is one clear message rather than a panic inside the driver.
+func CheckPostgresEnv(getenv func(string) string) error {
+	v := getenv(PostgresEnv)
+	if v == "" {
+		return nil
+	}
+	u, err := url.Parse(v)
+	switch {
+	case err != nil:
+		return fmt.Errorf("%s=%q is not a URL (%v); give %s", PostgresEnv, v, err, PostgresForm)
+	case u.Scheme != "postgres" && u.Scheme != "postgresql":
+		return fmt.Errorf("%s=%q is not a postgres:// URL; give %s", PostgresEnv, v, PostgresForm)
+	case u.Host == "":
+		return fmt.Errorf("%s=%q names no host; give %s", PostgresEnv, v, PostgresForm)
+	}
+	return nil
+}

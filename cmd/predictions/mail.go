@@ -62,10 +62,11 @@ func parseMail(args []string, getenv func(string) string, out io.Writer) (*mailC
 		fmt.Fprintln(out)
 		fmt.Fprintln(out, "Postfix (master.cf, with recipient_delimiter = + so board+<id>@ reaches board@):")
 		fmt.Fprintln(out, "  predictions unix - n n - - pipe flags=Rq user=predictions")
-		fmt.Fprintln(out, "    argv=/usr/local/bin/predictions mail --db /var/lib/predictions/predictions.db --mail-from board@example.org")
-		fmt.Fprintln(out, "or a .forward file: \"|/usr/local/bin/predictions mail --db /home/board/predictions.db --mail-from board@example.org\"")
+		fmt.Fprintln(out, "    argv=/usr/local/bin/predictions mail --db /var/lib/predictions/predictions.db --mail-from board@example.org\n"+
+			"      --base-url https://predictions.example.org")
+		fmt.Fprintln(out, "or a .forward file: \"|/usr/local/bin/predictions mail --db /home/board/predictions.db --mail-from board@example.org --base-url https://predictions.example.org\"")
 		fmt.Fprintln(out)
-		fmt.Fprintln(out, "Flags (each also read from the environment variable in brackets; a flag wins):")
+		fmt.Fprintln(out, envFlagsHeader)
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {

@@ -11,12 +11,16 @@ package main
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
 	"runtime/debug"
 	"syscall"
+
+	"github.com/predictions-md/predictions/internal/tools"
 )
 
 // command is one subcommand. run gets the arguments after the command name
@@ -51,6 +55,7 @@ func commands() []command {
 		{name: "export", summary: "write the board as a forecast file to standard output", run: runExport},
 		{name: "import", summary: "load a forecast file's questions and forecasts into the board", run: runImport},
 		{name: "backup", summary: "write a consistent copy of a live SQLite board to a new file", run: runBackup},
+		{name: "version", summary: "print the program's version and the version of the API it serves", run: runVersion},
 	}
 }
 
@@ -75,9 +80,8 @@ func run(ctx context.Context, env *cmdEnv, args []string) int {
 		}
 		usage(env.stdout)
 		return 0
-	case "version", "-version", "--version":
-		fmt.Fprintln(env.stdout, "predictions", version())
-		return 0
+	case "-version", "--version":
+		return runVersion(ctx, env, nil)
 	}
 	for _, c := range commands() {
 		if c.name == args[0] {
@@ -110,7 +114,36 @@ func usage(w io.Writer) {
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Run 'predictions help <command>' or 'predictions <command> --help' for the flags")
-	fmt.Fprintln(w, "of a command, and 'predictions version' for the version.")
+	fmt.Fprintln(w, "of a command.")
+}
+
+// runVersion prints the build's version and the API's: the program is
+// built from a module version (a tag, a pseudo-version or "(devel)"),
+// while openapi.json's info.version, the manifest and the MCP server's
+// serverInfo carry the version of the API, tools.Version.
+func runVersion(_ context.Context, env *cmdEnv, args []string) int {
+	fs := flag.NewFlagSet("version", flag.ContinueOnError)
+	fs.SetOutput(env.stderr)
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "Usage: predictions version")
+		fmt.Fprintln(fs.Output())
+		fmt.Fprintln(fs.Output(), "Prints the version the program was built from (a release tag, a pseudo-version, or")
+		fmt.Fprintln(fs.Output(), "(devel) in a work tree, with the VCS revision), then the version of the API it serves:")
+		fmt.Fprintln(fs.Output(), "openapi.json's info.version, the manifest's and the MCP server's serverInfo.version.")
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(env.stderr, "predictions version: unexpected argument %q; version takes no arguments\n", fs.Arg(0))
+		return 2
+	}
+	fmt.Fprintln(env.stdout, "predictions", version())
+	fmt.Fprintln(env.stdout, "API", tools.Version)
+	return 0
 }
 
 // asksHelp reports whether the flags ask for help (before any "--").

@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"net/url"
 	"os"
 	"os/exec"
@@ -16,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/predictions-md/predictions/board/boardtest"
 	"github.com/uptrace/bun/driver/pgdriver"
 )
 
@@ -32,6 +34,10 @@ var built struct {
 }
 
 func TestMain(m *testing.M) {
+	if err := boardtest.CheckPostgresEnv(os.Getenv); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
 	code := m.Run()
 	if built.dir != "" {
 		os.RemoveAll(built.dir)
@@ -150,9 +156,8 @@ func cleanEnv() []string {
 	return env
 }
 
-// pgEnv names a PostgreSQL server for the tests, e.g.
-// postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable.
-const pgEnv = "PREDICTIONS_TEST_POSTGRES"
+// pgEnv names a PostgreSQL server for the tests (boardtest.PostgresForm).
+const pgEnv = boardtest.PostgresEnv
 
 // pgDatabase creates a fresh database on the server named by pgEnv, dropped
 // at the end of the test, and returns its URL. It skips the test when

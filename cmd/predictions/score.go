@@ -24,7 +24,7 @@ func runScore(_ context.Context, env *cmdEnv, args []string) int {
 	asJSON := fs.Bool("json", false, "print the whole report as JSON")
 	today := fs.String("today", "", "date that counts as today, YYYY-MM-DD (default: today in UTC)")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "Usage: predictions score [--bins N] [--json] FILE")
+		fmt.Fprintln(fs.Output(), "Usage: predictions score [--bins N] [--json] [--today YYYY-MM-DD] FILE")
 		fmt.Fprintln(fs.Output(), "\nScores each forecaster's latest forecast on the resolved questions of a")
 		fmt.Fprintln(fs.Output(), "forecast file, prints each question's time-averaged baseline and peer scores")
 		fmt.Fprintln(fs.Output(), "(Metaculus's) and the calibration table. A FILE of - reads standard input.")

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -83,6 +84,18 @@ type serveConfig struct {
 	eventsHeartbeat time.Duration
 }
 
+// envFlagsHeader heads the flags of the commands whose every flag also
+// reads a PREDICTIONS_* environment variable (serve, mail); the variable
+// is named in brackets at the end of the flag's text.
+const envFlagsHeader = "Flags (each also read from the environment variable in brackets; a flag wins):"
+
+// envBool reads a boolean environment variable as the flag package reads
+// a boolean flag (1, t, true, TRUE, ...); anything else is false.
+func envBool(v string) bool {
+	b, _ := strconv.ParseBool(v)
+	return b
+}
+
 // parseServe reads flags, each defaulting to its PREDICTIONS_* environment
 // variable, then to the built-in default; a flag given wins. It returns
 // flag.ErrHelp for --help (usage already written to out).
@@ -98,12 +111,11 @@ func parseServe(args []string, getenv func(string) string, out io.Writer) (*serv
 	fs.SetOutput(out)
 	fs.StringVar(&cfg.addr, "addr", env("PREDICTIONS_ADDR", "127.0.0.1:8080"), "address to listen on (`host:port`) [PREDICTIONS_ADDR]")
 	fs.StringVar(&cfg.db, "db", env("PREDICTIONS_DB", "predictions.db"), "board database: a SQLite `file` (created if missing, in a directory that exists)\nor a postgres:// URL [PREDICTIONS_DB]")
-	fs.BoolVar(&cfg.createDirs, "create-dirs", false, "also create the missing directories of a SQLite --db path (off: a mistyped path fails)")
+	fs.BoolVar(&cfg.createDirs, "create-dirs", envBool(env("PREDICTIONS_CREATE_DIRS", "")), "also create the missing directories of a SQLite --db path (off: a mistyped path fails) [PREDICTIONS_CREATE_DIRS]")
 	fs.StringVar(&cfg.baseURL, "base-url", env("PREDICTIONS_BASE_URL", ""), "public address of the service, such as https://predictions.example.org;\nempty means the scheme and host of each request [PREDICTIONS_BASE_URL]")
 	fs.StringVar(&cfg.moderatorToken, "moderator-token", env("PREDICTIONS_MODERATOR_TOKEN", ""), "`token` moderators send as Authorization: Bearer <token>;\nempty means moderator routes answer 403 [PREDICTIONS_MODERATOR_TOKEN]")
 	fs.StringVar(&cfg.contact, "contact", env("PREDICTIONS_CONTACT", ""), "where people reach the operator, published in the manifest, openapi.json, /terms and the\npages: an https:// `URL` or a mailto: address; empty means "+httpapi.DefaultContact+" [PREDICTIONS_CONTACT]")
-	trust := env("PREDICTIONS_TRUST_PROXY", "false")
-	fs.BoolVar(&cfg.trustProxy, "trust-proxy", trust == "1" || strings.EqualFold(trust, "true"), "honour X-Forwarded-Proto and X-Forwarded-Host (only behind a proxy that sets them) [PREDICTIONS_TRUST_PROXY]")
+	fs.BoolVar(&cfg.trustProxy, "trust-proxy", envBool(env("PREDICTIONS_TRUST_PROXY", "")), "behind a reverse proxy that sets them (and only there): take the scheme and host of an empty\n--base-url from X-Forwarded-Proto and X-Forwarded-Host, count the rate limit per client address\nby the last address of X-Forwarded-For, and lift the per-address connection limit [PREDICTIONS_TRUST_PROXY]")
 	origins := fs.String("allowed-origins", env("PREDICTIONS_ALLOWED_ORIGINS", ""), "comma-separated `origins` (scheme and host, such as https://app.example.org) whose browser pages may\n"+
 		"call /mcp besides the service's own and loopback ones; others get 403 (the MCP transport's Origin rule;\n"+
 		"clients that are not browsers send no Origin and are not affected); * allows any [PREDICTIONS_ALLOWED_ORIGINS]")
@@ -122,21 +134,22 @@ func parseServe(args []string, getenv func(string) string, out io.Writer) (*serv
 	gcFlags(fs, &cfg.gcPercent, &cfg.memoryLimit, env, getenv)
 	var retention, heartbeat string
 	eventFlags(fs, &retention, &heartbeat, env)
-	fs.StringVar(&cfg.pprofAddr, "pprof", "", "serve Go's profiler (net/http/pprof) on this separate `host:port`, such as 127.0.0.1:6060;\nempty means off. Never expose it publicly")
+	fs.StringVar(&cfg.pprofAddr, "pprof", env("PREDICTIONS_PPROF", ""), "serve Go's profiler (net/http/pprof) on this separate `host:port`, such as 127.0.0.1:6060;\nempty means off. Never expose it publicly [PREDICTIONS_PPROF]")
 	fs.Usage = func() {
 		fmt.Fprintln(out, "Usage: predictions serve [flags]")
 		fmt.Fprintln(out)
 		fmt.Fprintln(out, "Runs the whole service: the pages for people (/, /agents, /tools, /settings), the")
-		fmt.Fprintln(out, "calculation tools under /api/v1, the agent board under /api,")
-		fmt.Fprintln(out, "the settings catalog, the skill file, openapi.json, llms.txt, the manifest, /terms and")
-		fmt.Fprintln(out, "/healthz. It needs no setup: the board is a SQLite file, created on first start.")
+		fmt.Fprintln(out, "calculation tools under /api/v1, the agent board under /api, the MCP endpoint at /mcp")
+		fmt.Fprintln(out, "(streamable HTTP: the tools and the board's routes as MCP tools), the settings catalog,")
+		fmt.Fprintln(out, "the skill file, openapi.json, llms.txt, the manifest, /terms, /healthz and /metrics.")
+		fmt.Fprintln(out, "It needs no setup: the board is a SQLite file, created on first start.")
 		fmt.Fprintln(out, "SIGINT or SIGTERM stops it after in-flight requests finish.")
 		fmt.Fprintf(out, "One client address may hold at most %d connections at once (loopback and --trust-proxy exempt).\n", maxConnsPerIP)
 		fmt.Fprintln(out, "With --smtp-url (and --base-url) it e-mails agents that registered and confirmed an address")
 		fmt.Fprintln(out, "(POST /api/agents, double opt-in) about new predictions they subscribed to and replies;")
 		fmt.Fprintln(out, "their answers come back through 'predictions mail'.")
 		fmt.Fprintln(out)
-		fmt.Fprintln(out, "Flags (each also read from the environment variable in brackets; a flag wins):")
+		fmt.Fprintln(out, envFlagsHeader)
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {

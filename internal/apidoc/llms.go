@@ -59,7 +59,7 @@ func docLinks(b *bytes.Buffer, base string, svc *Service) {
 	if svc.MCP {
 		what := "the same tools"
 		if svc.Board != nil {
-			what = "the same tools and the board's routes"
+			what = "the same tools and the board routes whose section of the full reference names an MCP tool (\"Over MCP\")"
 		}
 		fmt.Fprintf(b, "- [MCP endpoint](%s/mcp): %s over the Model Context Protocol (streamable HTTP)\n", base, what)
 	}
@@ -98,7 +98,7 @@ func LLMsFullTxt(base string, svc *Service) []byte {
 			if slices.Contains(t.InputSchema.Required, name) {
 				req = "required"
 			}
-			fmt.Fprintf(&b, "- `%s` (%s, %s)", name, TypeText(fs.Type, fs.Types, isStructured(fs)), req)
+			fmt.Fprintf(&b, "- `%s` (%s, %s)", name, TypeText(fs, isStructured(fs)), req)
 			if fs.Description != "" {
 				b.WriteString(": " + fs.Description)
 			}

@@ -110,11 +110,11 @@ func OpenAPI(ctx context.Context, base string, svc *Service) *Doc {
 	if b, err := tools.SettingsCatalog().Envelope(terms); err == nil {
 		catalogExample = b
 	}
-	doc.Components.Schemas["Result"] = resultSchema()
+	doc.Components.Schemas["settings_result"] = tools.SettingsCatalogSchema()
 	doc.Paths[tools.PathPrefix+"/settings"] = PathItem{Get: &Operation{
 		OperationID: "settings", Tags: []string{"settings"}, Summary: "Settings catalog",
 		Description: "Every setting of the skill file with its group, kind, unit, range, options and default, and the presets.",
-		Responses:   withDefault(map[string]Response{"200": jsonResp("the catalog, as a Result", SchemaRef("Result"), catalogExample)}),
+		Responses:   withDefault(map[string]Response{"200": jsonResp("the catalog, as a Result", SchemaRef("settings_result"), catalogExample)}),
 	}}
 	skill := text("text/markdown", "the skill file with the given settings written in")
 	skill.Headers = map[string]Header{"X-Settings-Notes": {
@@ -146,6 +146,9 @@ func OpenAPI(ctx context.Context, base string, svc *Service) *Doc {
 		meta(MetricsPath, "metrics", "Metrics for Prometheus: requests by route and status, latency, rate limiting, database pools",
 			text("text/plain", "the metrics in the Prometheus text format"))
 	}
+	if svc.MCP {
+		doc.Paths["/mcp"] = mcpPath(svc.Board != nil)
+	}
 	if svc.Board != nil {
 		svc.Board.OpenAPI(doc)
 	}
@@ -155,30 +158,20 @@ func OpenAPI(ctx context.Context, base string, svc *Service) *Doc {
 			Content: map[string]Media{jsonType: {Schema: SchemaRef("Problem")}}}
 		for _, item := range doc.Paths {
 			for _, op := range []*Operation{item.Get, item.Post} {
-				if op != nil {
-					op.Responses["429"] = RespRef("TooManyRequests")
+				if op == nil {
+					continue
 				}
+				if r, ok := op.Responses["429"]; ok && r.Ref != "" {
+					// The operation's own 429 (a cap of its own) keeps its
+					// text, which also names the rate limits.
+					continue
+				}
+				op.Responses["429"] = RespRef("TooManyRequests")
 			}
 		}
 	}
 	markPublic(doc)
 	return doc
-}
-
-// resultSchema describes the Result object common to every tool.
-func resultSchema() *jsonschema.Schema {
-	str := func(d string) *jsonschema.Schema { return &jsonschema.Schema{Type: "string", Description: d} }
-	return &jsonschema.Schema{
-		Type:        "object",
-		Description: "the Result of a tool or of the settings catalog; further properties are the tool's own fields",
-		Properties: map[string]*jsonschema.Schema{
-			"tool": str("the tool's name"), "summary": str("one sentence a person can read"),
-			"notes":      {Type: "array", Items: str(""), Description: "anything clamped, ignored, clipped or guessed"},
-			"disclaimer": str("information only; not advice"), "terms": str("address of the terms of service"),
-		},
-		PropertyOrder: []string{"tool", "summary", "notes", "disclaimer", "terms"},
-		Required:      []string{"disclaimer", "terms"},
-	}
 }
 
 // queryParams describes the tool's input as query parameters: scalars as
@@ -193,12 +186,27 @@ func queryParams(t *tools.Tool) []Parameter {
 		if isStructured(fs) {
 			p.Content = map[string]Media{jsonType: {Schema: fs, Example: ex[name]}}
 		} else {
-			p.Schema = fs
+			p.Schema = withoutNull(fs)
 			p.Example = ex[name]
 		}
 		ps = append(ps, p)
 	}
 	return ps
+}
+
+// withoutNull is a field's schema as a query parameter: a body's null
+// means "as if omitted", which a query says by leaving the parameter out;
+// the text null is not read as JSON null (?bins=null is a 400).
+func withoutNull(fs *jsonschema.Schema) *jsonschema.Schema {
+	if !slices.Contains(fs.Types, "null") {
+		return fs
+	}
+	c := *fs
+	c.Types = slices.DeleteFunc(slices.Clone(fs.Types), func(t string) bool { return t == "null" })
+	if len(c.Types) == 1 {
+		c.Type, c.Types = c.Types[0], nil
+	}
+	return &c
 }
 
 // skillParams describes the settings query parameters of the skill file:
@@ -268,6 +276,46 @@ func described[T any]() *jsonschema.Schema {
 // markPublic gives every operation that requires no credentials an explicit
 // empty security list (security: []), so that a reader and a linter know it
 // is public rather than forgotten.
+// mcpPath describes /mcp: the MCP streamable HTTP transport, stateless
+// (no Mcp-Session-Id) and answering in JSON, never with an event stream;
+// GET and DELETE are 405 (MCP 2025-11-25, Transports). Its messages are
+// JSON-RPC 2.0, described by the MCP specification's own schema, not here.
+func mcpPath(board bool) PathItem {
+	what := "the calculation tools"
+	if board {
+		what += " and the board routes whose section of llms-full.txt names an MCP tool"
+	}
+	rpc := &jsonschema.Schema{Type: "object", Description: "a JSON-RPC 2.0 message of the Model Context Protocol: a request, a notification or a response"}
+	rpcResp := func(d string) Response {
+		return Response{Description: d, Content: map[string]Media{jsonType: {Schema: rpc}}}
+	}
+	plain := func(d string) Response {
+		return Response{Description: d, Content: map[string]Media{"text/plain": {Schema: &jsonschema.Schema{Type: "string"}}}}
+	}
+	return PathItem{Post: &Operation{
+		OperationID: "mcp", Tags: []string{"meta"}, Summary: "MCP endpoint (streamable HTTP, stateless)",
+		Description: "The Model Context Protocol over the streamable HTTP transport: " + what + " as MCP tools, the skill file and the settings catalog " +
+			"as resources, and the predictions prompt. Stateless: every POST stands alone (no initialize needed, no Mcp-Session-Id) and is answered in JSON. " +
+			"initialize negotiates protocol versions up to 2025-11-25; 2026-07-28 is served to clients that send it in MCP-Protocol-Version. " +
+			"A request whose Origin is not the service's own, a loopback one or an allowed one is a 403, as is a loopback connection naming another Host.",
+		Parameters: []Parameter{{Name: "MCP-Protocol-Version", In: "header", Description: "the protocol version of the session, after initialize",
+			Schema: &jsonschema.Schema{Type: "string"}}},
+		RequestBody: &RequestBody{Required: true, Content: map[string]Media{jsonType: {Schema: rpc,
+			Example: json.RawMessage(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)}}},
+		Responses: map[string]Response{
+			"default": RespRef("Problem"), // the server's own answers around the MCP handler: 429, 500
+			"200":     rpcResp("the JSON-RPC response, a result or an error"),
+			"202":     {Description: "a notification or a response was accepted; no body"},
+			"400": {Description: "the transport cannot take the message: a JSON-RPC error with no id, or the SDK's reason in plain text",
+				Content: map[string]Media{jsonType: {Schema: rpc}, "text/plain": {Schema: &jsonschema.Schema{Type: "string"}}}},
+			"403": rpcResp("the Origin or Host is not allowed: a JSON-RPC error with no id and a hint"),
+			"404": rpcResp("from protocol 2026-07-28 on, a method the server does not offer (-32601)"),
+			"413": plain("the body is over 1 MB"),
+			"415": plain("the Content-Type is not application/json"),
+		},
+	}}
+}
+
 func markPublic(doc *Doc) {
 	for _, item := range doc.Paths {
 		for _, op := range []*Operation{item.Get, item.Post} {

@@ -3,6 +3,7 @@ package apidoc
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -20,20 +21,32 @@ func FirstSentence(s string) string {
 	return s
 }
 
-// TypeText names a field's type for people.
-func TypeText(t string, ts []string, structured bool) string {
-	if t == "" {
-		for _, x := range ts {
-			if x != "null" {
-				t = x
-			}
+// TypeText names a field's type for people: its type, or the types of
+// its anyOf alternatives ("number or string"), null left out.
+func TypeText(s *jsonschema.Schema, structured bool) string {
+	var ts []string
+	add := func(t string) {
+		if t != "" && t != "null" && !slices.Contains(ts, t) {
+			ts = append(ts, t)
 		}
 	}
+	var walk func(s *jsonschema.Schema)
+	walk = func(s *jsonschema.Schema) {
+		add(s.Type)
+		for _, t := range s.Types {
+			add(t)
+		}
+		for _, a := range s.AnyOf {
+			walk(a)
+		}
+	}
+	walk(s)
+	t := strings.Join(ts, " or ")
 	switch {
 	case structured:
 		return t + ", as JSON"
 	case t == "":
-		return "number or string"
+		return "any JSON value"
 	}
 	return t
 }
@@ -56,6 +69,16 @@ func LimitText(fs interface{}) string {
 	}
 	if json.Unmarshal(b, &m) != nil {
 		return ""
+	}
+	if len(m.Enum) == 0 { // the spellings of a word read in any case (an anyOf of an enum and a pattern)
+		var alts struct {
+			AnyOf []struct {
+				Enum []any `json:"enum"`
+			} `json:"anyOf"`
+		}
+		if json.Unmarshal(b, &alts) == nil && len(alts.AnyOf) > 0 {
+			m.Enum = alts.AnyOf[0].Enum
+		}
 	}
 	var parts []string
 	if m.MaxLength != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/predictions-md/predictions/forecastfile"
 	"github.com/predictions-md/predictions/odds"
+	"github.com/predictions-md/predictions/skillsettings"
 )
 
 // A Limit constrains one input field. Limits are written into the tool's
@@ -52,13 +53,36 @@ func ptrInt(n int) *int { return &n }
 
 var forOptions = &jsonschema.ForOptions{
 	TypeSchemas: map[reflect.Type]*jsonschema.Schema{
-		typeOf[Prob]():              probSchema(),
-		typeOf[Outcome]():           outcomeSchema(),
-		typeOf[OddsText]():          oddsTextSchema(),
-		typeOf[forecastfile.Date](): dateSchema(),
-		typeOf[time.Time]():         timeSchema(),
-		typeOf[odds.Method]():       methodSchema(),
+		typeOf[Prob]():                   probSchema(),
+		typeOf[Outcome]():                outcomeSchema(),
+		typeOf[OddsText]():               oddsTextSchema(),
+		typeOf[forecastfile.Date]():      dateSchema(),
+		typeOf[time.Time]():              timeSchema(),
+		typeOf[odds.Method]():            methodSchema(),
+		typeOf[skillsettings.Settings](): settingsValuesSchema(),
 	},
+}
+
+// settingsValuesSchema describes skillsettings.Settings as its MarshalJSON
+// writes it: the preset, then every setting of the catalog by name, null
+// when unset.
+func settingsValuesSchema() *jsonschema.Schema {
+	s := &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{
+		"preset": {Types: []string{"null", "string"}, Description: "the preset applied first; null for none"},
+	}, PropertyOrder: []string{"preset"}}
+	for _, st := range skillsettings.Catalog() {
+		typ := "number"
+		switch st.Kind {
+		case skillsettings.Choice:
+			typ = "string"
+		case skillsettings.Integer:
+			typ = "integer"
+		}
+		s.Properties[st.Name] = &jsonschema.Schema{Types: []string{"null", typ}, Description: st.Meaning}
+		s.PropertyOrder = append(s.PropertyOrder, st.Name)
+		s.Required = append(s.Required, st.Name)
+	}
+	return s
 }
 
 // schemaFor infers the input schema of In and applies the limits. Fields

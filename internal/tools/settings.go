@@ -28,6 +28,15 @@ func SettingsCatalog() *Result {
 	}
 }
 
+// SettingsCatalogSchema is the JSON Schema of [SettingsCatalog]'s Result.
+func SettingsCatalogSchema() *jsonschema.Schema {
+	s, err := outputSchemaFor[catalogOutput]()
+	if err != nil {
+		panic(fmt.Sprintf("tools: settings catalog: %v", err))
+	}
+	return s
+}
+
 type catalogOutput struct {
 	Settings            []skillsettings.Setting `json:"settings"`
 	Groups              []skillsettings.Group   `json:"groups"`
