@@ -66,7 +66,7 @@ func fileRoutes(feedParams []boardParam) []*boardRoute {
 		},
 		{
 			method: http.MethodPost, path: BoardPrefix + "/import", name: "import_forecast_file", summary: "Load a forecast file into the board (moderators)",
-			description: "Load a Markdown forecast file's questions and forecasts into the board, in one transaction. Only with Authorization: Bearer <moderator token>. " +
+			description: "Load a Markdown forecast file's questions and forecasts into the board, in transactions of whole questions of about 2,000 forecast lines, so other writes wait for one batch; if the database fails part way (503), the batches before stay stored and the same file sent again stores the rest. Only with Authorization: Bearer <moderator token>. " +
 				"Questions are keyed by their id: one already on the board is not created again; its forecast lines the board lacks (matched by forecaster and time) are added " +
 				"when they could have been made on the board (still open, before close_at, not before its latest forecast, not in the future) and every other one is named in notes, " +
 				"so importing the same file twice changes nothing. A question's opens_at, close_at and closed_at (or, without them, its first forecast and resolve_by) set its life, " +
