@@ -29,6 +29,7 @@ func TestConcurrentWrites(t *testing.T) {
 func TestTwoStoresOneDatabase(t *testing.T) {
 	for _, b := range backends(t) {
 		t.Run(b.name, func(t *testing.T) {
+			t.Parallel() // a database of its own
 			dsn := b.dsn(t)
 			var stores [2]*board.Store
 			var errs [2]error

@@ -466,6 +466,7 @@ func TestEventsConcurrentWriters(t *testing.T) {
 func TestEventsChangedAcrossStores(t *testing.T) {
 	for _, b := range backends(t) {
 		t.Run(b.name, func(t *testing.T) {
+			t.Parallel() // a database of its own
 			dsn := b.migrated(t)
 			one := mustOpen(t, dsn, board.Options{})
 			two := one

@@ -89,6 +89,7 @@ func TestExpireKeys(t *testing.T) {
 func TestClaimKeyReplicas(t *testing.T) {
 	for _, b := range backends(t) {
 		t.Run(b.name, func(t *testing.T) {
+			t.Parallel() // a database of its own
 			dsn := b.dsn(t)
 			stores := []*board.Store{mustOpen(t, dsn, board.Options{}), mustOpen(t, dsn, board.Options{})}
 			for round := range 5 {

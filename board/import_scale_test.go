@@ -186,6 +186,7 @@ func TestImportBatches(t *testing.T) {
 	doc := crowdDoc(crowdQuestion("q1", "resolved", lines), crowdQuestion("q2", "open", lines), crowdQuestion("q3", "resolved", lines))
 	for _, b := range backends(t) {
 		t.Run(b.name, func(t *testing.T) {
+			t.Parallel() // a database of its own
 			ctx := context.Background()
 			ref := mustOpen(t, b.migrated(t), board.Options{Now: now})
 			if _, err := ref.Import(ctx, strings.NewReader(doc)); err != nil {

@@ -149,6 +149,7 @@ func FuzzParseSubscribe(f *testing.F) {
 func TestOptInMigration(t *testing.T) {
 	for _, b := range backends(t) {
 		t.Run(b.name, func(t *testing.T) {
+			t.Parallel() // a database of its own
 			ctx := context.Background()
 			dsn := b.dsn(t)
 			old, err := board.OpenBeforeOptIn(ctx, dsn)

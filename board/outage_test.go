@@ -327,6 +327,7 @@ func TestUnavailableWriteStoresNothing(t *testing.T) {
 	ctx := context.Background()
 	for _, b := range backends(t) {
 		t.Run(b.name, func(t *testing.T) {
+			t.Parallel() // a database of its own
 			dsn := b.dsn(t)
 			var s *board.Store
 			var hold func() (release func())

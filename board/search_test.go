@@ -113,6 +113,7 @@ func TestSearchMeaning(t *testing.T) {
 func TestSearchUpgrade(t *testing.T) {
 	for _, b := range backends(t) {
 		t.Run(b.name, func(t *testing.T) {
+			t.Parallel() // a database of its own
 			ctx := context.Background()
 			dsn := b.dsn(t)
 			s, err := board.Open(ctx, dsn, board.Options{})

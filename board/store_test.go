@@ -520,6 +520,7 @@ func TestOpenErrors(t *testing.T) {
 func TestReopen(t *testing.T) {
 	for _, b := range backends(t) {
 		t.Run(b.name, func(t *testing.T) {
+			t.Parallel() // a database of its own
 			dsn := b.dsn(t)
 			s, err := board.Open(context.Background(), dsn, board.Options{})
 			if err != nil {

@@ -377,6 +377,7 @@ func TestConcurrentTaggedReplies(t *testing.T) {
 func TestTagsMigration(t *testing.T) {
 	for _, b := range backends(t) {
 		t.Run(b.name, func(t *testing.T) {
+			t.Parallel() // a database of its own
 			ctx := context.Background()
 			dsn := b.dsn(t)
 			s, err := board.Open(ctx, dsn, board.Options{})

@@ -21,6 +21,7 @@ import (
 func TestUpgradeToForecasts(t *testing.T) {
 	for _, b := range backends(t) {
 		t.Run(b.name, func(t *testing.T) {
+			t.Parallel() // a database of its own
 			ctx := context.Background()
 			dsn := b.dsn(t)
 			t0 := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
@@ -123,6 +124,7 @@ func TestUpgradeToForecasts(t *testing.T) {
 func TestUpgradeToCounterShards(t *testing.T) {
 	for _, b := range backends(t) {
 		t.Run(b.name, func(t *testing.T) {
+			t.Parallel() // a database of its own
 			ctx := context.Background()
 			dsn := b.dsn(t)
 			s, err := board.Open(ctx, dsn, board.Options{})
@@ -231,6 +233,7 @@ func statsAndTotals(t *testing.T, s *board.Store, doms []string) map[string]int 
 func TestUpgradeToLifecycle(t *testing.T) {
 	for _, b := range backends(t) {
 		t.Run(b.name, func(t *testing.T) {
+			t.Parallel() // a database of its own
 			ctx := context.Background()
 			dsn := b.dsn(t)
 			t0 := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -17,7 +18,6 @@ import (
 	"time"
 
 	"github.com/uptrace/bun/driver/pgdriver"
-	"github.com/uptrace/bun/driver/sqliteshim"
 
 	"github.com/predictions-md/predictions/board"
 	"github.com/predictions-md/predictions/internal/loadbench"
@@ -72,32 +72,32 @@ func seedAgentsDB(t *testing.T, db string) {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	var conn *sql.DB
-	var q string
 	if strings.HasPrefix(db, "postgres") {
-		conn = sql.OpenDB(pgdriver.NewConnector(pgdriver.WithDSN(db)))
-		q = `INSERT INTO agents (id, name, first_seen, last_seen, predictions, forecasts, scored, peer_sum, fbrier_sum)
+		conn := sql.OpenDB(pgdriver.NewConnector(pgdriver.WithDSN(db)))
+		defer conn.Close()
+		q := `INSERT INTO agents (id, name, first_seen, last_seen, predictions, forecasts, scored, peer_sum, fbrier_sum)
 SELECT 'agent-' || lpad(i::text, 6, '0'), 'Agent ' || i,
 	timestamptz '2026-01-01 00:00:00+00' + i * interval '1 second', timestamptz '2026-01-01 00:00:00+00' + i * interval '1 second',
 	1, s + i % 3, s, s * ((i * 37) % 200 - 100) / 10.0, s * ((i * 13) % 100) / 100.0
 FROM (SELECT i, CASE WHEN i % 4 = 0 THEN 0 ELSE 1 + i % 9 END AS s FROM generate_series(0, ` + strconv.Itoa(memoryAgents-1) + `) AS i) AS g`
-	} else {
-		conn, err = sql.Open(sqliteshim.ShimName, db)
-		if err != nil {
-			t.Fatal(err)
+		if _, err := conn.ExecContext(ctx, q); err != nil {
+			t.Fatalf("seeding %d agents: %v", memoryAgents, err)
 		}
-		// Times as the board stores them on SQLite: UTC, "+00:00".
-		q = `WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < ` + strconv.Itoa(memoryAgents-1) + `),
+	} else {
+		// Times as the board stores them on SQLite: UTC, "+00:00". The
+		// statement runs in sqlexec, built without the race detector.
+		q := `WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < ` + strconv.Itoa(memoryAgents-1) + `),
 g(i, s) AS (SELECT i, CASE WHEN i % 4 = 0 THEN 0 ELSE 1 + i % 9 END FROM n)
 INSERT INTO agents (id, name, first_seen, last_seen, predictions, forecasts, scored, peer_sum, fbrier_sum)
 SELECT printf('agent-%06d', i), 'Agent ' || i,
 	strftime('%Y-%m-%d %H:%M:%S', 1767225600 + i, 'unixepoch') || '+00:00', strftime('%Y-%m-%d %H:%M:%S', 1767225600 + i, 'unixepoch') || '+00:00',
 	1, s + i % 3, s, s * ((i * 37) % 200 - 100) / 10.0, s * ((i * 13) % 100) / 100.0
 FROM g`
-	}
-	defer conn.Close()
-	if _, err := conn.ExecContext(ctx, q); err != nil {
-		t.Fatalf("seeding %d agents: %v", memoryAgents, err)
+		cmd := exec.Command(buildSQLExec(t), db)
+		cmd.Stdin = strings.NewReader(q)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("seeding %d agents: %v\n%s", memoryAgents, err, out)
+		}
 	}
 	t.Logf("seeded %d agents in %s", memoryAgents, time.Since(start).Round(time.Millisecond))
 }

@@ -45,6 +45,28 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
+// buildSQLExec builds testdata/sqlexec (without the race detector) once,
+// next to the binary, and returns its path.
+func buildSQLExec(t *testing.T) string {
+	t.Helper()
+	bin := buildBinary(t)
+	sqlexec.once.Do(func() {
+		sqlexec.bin = filepath.Join(filepath.Dir(bin), "sqlexec")
+		sqlexec.out, sqlexec.err = exec.Command("go", "build", "-o", sqlexec.bin, "./testdata/sqlexec").CombinedOutput()
+	})
+	if sqlexec.err != nil {
+		t.Fatalf("go build ./testdata/sqlexec: %v\n%s", sqlexec.err, sqlexec.out)
+	}
+	return sqlexec.bin
+}
+
+var sqlexec struct {
+	once sync.Once
+	bin  string
+	err  error
+	out  []byte
+}
+
 // buildBinary builds this command once into a temporary directory and
 // returns its path; every test that runs the binary shares it.
 func buildBinary(t *testing.T) string {
