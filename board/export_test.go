@@ -131,6 +131,19 @@ func UndoCounterShards(ctx context.Context, s *Store) error {
 	return err
 }
 
+// UndoMiddleDisagreement runs the Down of migration 20261129000020 (the
+// flags as pool.Combine set them) and forgets that it was applied, so
+// that the next Open applies it again. Test-only.
+func UndoMiddleDisagreement(ctx context.Context, s *Store) error {
+	m := migrate.NewMigrator(s.write, migrations(), migrate.WithTableName("board_migrations"),
+		migrate.WithLocksTableName("board_migration_locks"))
+	if err := unmigrateDisagreement(ctx, m, nil); err != nil {
+		return err
+	}
+	_, err := s.write.ExecContext(ctx, `DELETE FROM board_migrations WHERE name = '20261129000020'`)
+	return err
+}
+
 // CounterRows returns the number of domain_counts rows of each domain.
 // Test-only.
 func CounterRows(ctx context.Context, s *Store) (map[string]int, error) {
