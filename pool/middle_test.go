@@ -2,8 +2,6 @@ package pool_test
 
 import (
 	"fmt"
-	"math/rand/v2"
-	"slices"
 	"testing"
 
 	"github.com/predictions-md/predictions/pool"
@@ -63,37 +61,5 @@ func TestMiddleDisagree(t *testing.T) {
 				t.Errorf("Combine(%v).Disagree = %v, want %v (the seed's rule)", c.sorted, r.Disagree, c.combine)
 			}
 		})
-	}
-}
-
-// TestStandingMiddle replaces forecasts at random: the Standing's measure
-// is always the function's on the standing set, sorted afresh.
-func TestStandingMiddle(t *testing.T) {
-	rng := rand.New(rand.NewPCG(30, 2026))
-	for trial := range 100 {
-		var s pool.Standing
-		set := map[string]float64{}
-		forecasters := 1 + rng.IntN(12)
-		for step := range 40 {
-			who := fmt.Sprint(rng.IntN(forecasters))
-			p := float64(rng.IntN(21)) / 20
-			if err := s.Set(who, p); err != nil {
-				t.Fatal(err)
-			}
-			set[who] = p
-			sorted := slices.Sorted(func(yield func(float64) bool) {
-				for _, v := range set {
-					if !yield(v) {
-						return
-					}
-				}
-			})
-			if got, want := s.MiddleSpreadPts(), pool.MiddleSpreadPts(sorted); got != want {
-				t.Fatalf("trial %d step %d: MiddleSpreadPts = %v, want %v on %v", trial, step, got, want, sorted)
-			}
-			if got, want := s.MiddleDisagree(), pool.MiddleDisagree(sorted); got != want {
-				t.Fatalf("trial %d step %d: MiddleDisagree = %v, want %v on %v", trial, step, got, want, sorted)
-			}
-		}
 	}
 }
