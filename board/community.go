@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/predictions-md/predictions/pool"
@@ -21,10 +22,12 @@ type Community struct {
 	// Method is the pooling method ([Options.Pool]).
 	Method pool.Method `json:"method"`
 	// SpreadPts is the highest minus the lowest standing forecast, in
-	// percentage points; Disagreement is SpreadPts above
-	// [pool.DefaultDisagreePts].
-	SpreadPts    float64 `json:"spread_pts"`
-	Disagreement bool    `json:"disagreement"`
+	// percentage points.
+	SpreadPts float64 `json:"spread_pts" jsonschema:"the highest minus the lowest standing forecast, in percentage points"`
+	// Disagreement is [pool.MiddleDisagree] of the standing forecasts:
+	// the middle half of at least 4 of them (the interquartile range)
+	// spans more than 20 points.
+	Disagreement bool `json:"disagreement" jsonschema:"true when the middle half of at least 4 standing forecasts (their interquartile range) spans more than 20 percentage points"`
 	// UpdatedAt is the time of the latest forecast.
 	UpdatedAt time.Time `json:"updated_at"`
 	// Notes are package pool's notes, such as a forecast of 0 or 1
@@ -59,10 +62,26 @@ func combine(st []standing) (pooled, error) {
 	}
 	notes, _ := json.Marshal(r.Notes) // []string always marshals
 	c := pooled{geo: r.GeoOdds, mean: r.Mean, median: r.Median, spread: r.SpreadPts, notes: string(notes), n: r.N}
-	if r.Disagree {
-		c.disagree = 1
-	}
+	c.disagree = disagreement(st)
 	return c, nil
+}
+
+// disagreement is the stored flag of standing forecasts st: 1 when
+// [pool.MiddleDisagree] marks them, that is when the middle half of at
+// least [pool.MiddleMinForecasts] spans more than [pool.MiddleDisagreePts]
+// points, else 0. It is the board's one rule for the flag; combine calls
+// it on every write, and migration 20261129000020 on every stored
+// prediction.
+func disagreement(st []standing) int {
+	ps := make([]float64, len(st))
+	for i, s := range st {
+		ps[i] = s.P
+	}
+	slices.Sort(ps)
+	if pool.MiddleDisagree(ps) {
+		return 1
+	}
+	return 0
 }
 
 // recomputeCommunity pools the standing forecasts of a prediction and

@@ -177,6 +177,11 @@
 // --pool needs no recomputation. Each history row keeps the community
 // right after it: [Store.Forecasts] is the series a chart draws.
 // [Store.CommunityMismatches] checks a prediction against a recomputation.
+// [Community.Disagreement] is [pool.MiddleDisagree] of the standing
+// forecasts: set when the middle half of at least 4 of them (their
+// interquartile range) spans more than 20 points, so that a few
+// forecasters at the ends, which the highest minus the lowest
+// ([Community.SpreadPts]) counts, do not flag nearly every question.
 //
 // # Scores at resolution
 //

@@ -50,12 +50,18 @@ func ParseTag(body string) (ReplyKind, string) { return parseTag(body) }
 // UndoTagsMigration runs the Down of migration 20261122000001 and forgets
 // that it was applied, so that the next Open applies it again. Test-only.
 func UndoTagsMigration(ctx context.Context, s *Store) error {
+	return undo(ctx, s, "20261122000001", unmigrateTags)
+}
+
+// undo runs down, the Down of the migration name, and forgets that it
+// was applied, so that the next Open applies it again.
+func undo(ctx context.Context, s *Store, name string, down func(context.Context, *migrate.Migrator, *migrate.Migration) error) error {
 	m := migrate.NewMigrator(s.write, migrations(), migrate.WithTableName("board_migrations"),
 		migrate.WithLocksTableName("board_migration_locks"))
-	if err := unmigrateTags(ctx, m, nil); err != nil {
+	if err := down(ctx, m, nil); err != nil {
 		return err
 	}
-	_, err := s.write.ExecContext(ctx, `DELETE FROM board_migrations WHERE name = '20261122000001'`)
+	_, err := s.write.ExecContext(ctx, `DELETE FROM board_migrations WHERE name = ?`, name)
 	return err
 }
 
@@ -122,13 +128,14 @@ var Retryable = retryable
 // domain_counts row per domain) and forgets that it was applied, so that
 // the next Open applies it again. Test-only.
 func UndoCounterShards(ctx context.Context, s *Store) error {
-	m := migrate.NewMigrator(s.write, migrations(), migrate.WithTableName("board_migrations"),
-		migrate.WithLocksTableName("board_migration_locks"))
-	if err := unmigrateCounterShards(ctx, m, nil); err != nil {
-		return err
-	}
-	_, err := s.write.ExecContext(ctx, `DELETE FROM board_migrations WHERE name = '20261125000003'`)
-	return err
+	return undo(ctx, s, "20261125000003", unmigrateCounterShards)
+}
+
+// UndoMiddleDisagreement runs the Down of migration 20261129000020 (the
+// flags as pool.Combine set them) and forgets that it was applied, so
+// that the next Open applies it again. Test-only.
+func UndoMiddleDisagreement(ctx context.Context, s *Store) error {
+	return undo(ctx, s, "20261129000020", unmigrateDisagreement)
 }
 
 // CounterRows returns the number of domain_counts rows of each domain.

@@ -99,6 +99,12 @@ func migrations() *migrate.Migrations {
 		Up:      migrateEvents,
 		Down:    dialectDDL(dropEvents),
 	})
+	ms.Add(migrate.Migration{
+		Name:    "20261129000020",
+		Comment: "community_disagreement", // schema_disagreement.go: the flag by the middle half of the standing forecasts
+		Up:      migrateDisagreement,
+		Down:    unmigrateDisagreement,
+	})
 	return ms
 }
 

@@ -306,3 +306,89 @@ func TestUpgradeToLifecycle(t *testing.T) {
 		})
 	}
 }
+
+// TestUpgradeToMiddleDisagreement makes a board as the release before the
+// board's own disagreement measure left it, each prediction flagged by
+// pool.Combine (the highest minus the lowest above 20 points), then opens
+// it with this one: every flag is pool.MiddleDisagree's, the community
+// check finds nothing to fix, and the migration's Down brings the old
+// flags back.
+func TestUpgradeToMiddleDisagreement(t *testing.T) {
+	cases := []struct {
+		id   string
+		ps   []float64 // by agents a, b, c, ...
+		want bool
+	}{
+		{"p-one", []float64{0.4}, false},
+		{"p-two-apart", []float64{0.1, 0.9}, false},
+		{"p-outlier", []float64{0.6, 0.62, 0.05, 0.65, 0.58}, false},
+		{"p-split", []float64{0.2, 0.25, 0.7, 0.75}, true},
+		{"p-close", []float64{0.5, 0.55, 0.52, 0.6}, false},
+	}
+	for _, b := range backends(t) {
+		t.Run(b.name, func(t *testing.T) {
+			ctx := context.Background()
+			dsn := b.dsn(t)
+			t0 := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+			var stmts []string
+			var args [][]any
+			for _, a := range []string{"a", "b", "c", "d", "e"} {
+				stmts = append(stmts, `INSERT INTO agents (id, name, first_seen, last_seen, forecasts) VALUES (?, ?, ?, ?, ?)`)
+				args = append(args, []any{a, a, t0, t0, 1})
+			}
+			// Each prediction with its community as that release stored it,
+			// then its standing forecasts.
+			oldFlags := map[string]bool{}
+			for _, c := range cases {
+				fs := make([]pool.Forecast, len(c.ps))
+				for i, p := range c.ps {
+					fs[i] = pool.Forecast{Who: string(rune('a' + i)), P: p}
+				}
+				r, err := pool.Combine(fs, pool.Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				oldFlags[c.id] = r.Disagree
+				stmts = append(stmts, `INSERT INTO predictions (id, agent_id, title, body, confidence, timeframe, domain, created_at, status,
+	forecasters, community_geo, community_mean, community_median, community_spread, community_disagree, community_notes, community_updated_at)
+	VALUES (?, 'a', 'Title', 'body', ?, 'Q1', 'AI', ?, 'open', ?, ?, ?, ?, ?, ?, '[]', ?)`)
+				args = append(args, []any{c.id, c.ps[0], t0, r.N, r.GeoOdds, r.Mean, r.Median, r.SpreadPts, map[bool]int{true: 1}[r.Disagree], t0})
+				for _, f := range fs {
+					stmts = append(stmts, `INSERT INTO standings (prediction_id, agent_id, forecast_id, p, first_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)`)
+					args = append(args, []any{c.id, f.Who, c.id + f.Who, f.P, t0, t0})
+				}
+			}
+			if err := board.SeedAt(ctx, dsn, "20261128000010", stmts, args); err != nil {
+				t.Fatalf("SeedAt: %v", err)
+			}
+			if !oldFlags["p-two-apart"] || !oldFlags["p-outlier"] || oldFlags["p-close"] {
+				t.Fatalf("the seed's flags %v: the cases no longer test a change", oldFlags)
+			}
+			s := mustOpen(t, dsn, board.Options{Now: func() time.Time { return t0.Add(time.Hour) }})
+			for _, c := range cases {
+				p := mustPrediction(t, s, c.id)
+				if p.Community.Disagreement != c.want {
+					t.Errorf("%s: disagreement %v after the upgrade, want %v", c.id, p.Community.Disagreement, c.want)
+				}
+				if m, err := s.CommunityMismatches(ctx, c.id); err != nil || len(m) > 0 {
+					t.Errorf("%s: CommunityMismatches = %v, %v", c.id, m, err)
+				}
+			}
+			// Down restores the old flags; the next Open applies Up again.
+			if err := board.UndoMiddleDisagreement(ctx, s); err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range cases {
+				if p := mustPrediction(t, s, c.id); p.Community.Disagreement != oldFlags[c.id] {
+					t.Errorf("%s: disagreement %v after Down, want the old %v", c.id, p.Community.Disagreement, oldFlags[c.id])
+				}
+			}
+			s2 := mustOpen(t, dsn, board.Options{})
+			for _, c := range cases {
+				if p := mustPrediction(t, s2, c.id); p.Community.Disagreement != c.want {
+					t.Errorf("%s: disagreement %v after Down and Up again, want %v", c.id, p.Community.Disagreement, c.want)
+				}
+			}
+		})
+	}
+}

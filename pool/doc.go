@@ -98,6 +98,13 @@
 // [Options.DisagreePts]: nil means [DefaultDisagreePts] (20 points), and a
 // pointer to 0 flags any spread at all.
 //
+// A board flags its questions by another measure, [MiddleDisagree]: the
+// middle half of at least [MiddleMinForecasts] standing forecasts (the
+// interquartile range, [MiddleSpreadPts]) spans more than
+// [MiddleDisagreePts] points. The highest minus the lowest flags nearly
+// every question that a few forecasters at the ends have reached; the
+// tools keep it, since their caller picks the threshold.
+//
 // # Errors
 //
 // [Combine] returns [ErrNoForecasts] for an empty slice, a [*ForecastError]

@@ -77,3 +77,19 @@ func ExampleStanding() {
 	// skeptic 0.30: pooled 0.455 from 2, median 0.460
 	// scout 0.55: pooled 0.420 from 2, median 0.425
 }
+
+// A board flags a question when the middle half of its standing forecasts
+// is split, not when one forecaster sits far from the rest.
+func ExampleMiddleDisagree() {
+	for _, sorted := range [][]float64{
+		{0.05, 0.55, 0.58, 0.6, 0.62, 0.95}, // outliers at both ends
+		{0.2, 0.25, 0.3, 0.6, 0.65, 0.7},    // two camps
+	} {
+		r, _ := pool.Combine([]pool.Forecast{{P: sorted[0]}, {P: sorted[len(sorted)-1]}}, pool.Options{})
+		fmt.Printf("spread %.0f points (tools flag: %v), middle half %.2f points (board flag: %v)\n",
+			r.SpreadPts, r.Disagree, pool.MiddleSpreadPts(sorted), pool.MiddleDisagree(sorted))
+	}
+	// Output:
+	// spread 90 points (tools flag: true), middle half 5.75 points (board flag: false)
+	// spread 50 points (tools flag: true), middle half 37.50 points (board flag: true)
+}

@@ -16,7 +16,8 @@ import (
 // TestStandingMatchesCombine replaces forecasts at random, ties, 0 and 1
 // among them, and compares each Result with Combine on the standing set
 // (in forecaster order, as a store reads it): the median, low, high,
-// spread, flag and N exactly, the two means to 1e-12.
+// spread, flag and N exactly, the two means to 1e-12; and the board's
+// measure (MiddleSpreadPts, MiddleDisagree) against the functions'.
 func TestStandingMatchesCombine(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 2026))
 	for trial := range 200 {
@@ -52,6 +53,17 @@ func TestStandingMatchesCombine(t *testing.T) {
 			}
 			if s.Len() != len(set) {
 				t.Fatalf("trial %d step %d: Len = %d, want %d", trial, step, s.Len(), len(set))
+			}
+			// The board's measure, kept on the sorted slice, is the
+			// function's on the set sorted afresh.
+			ps := make([]float64, len(fs))
+			for i, f := range fs {
+				ps[i] = f.P
+			}
+			slices.Sort(ps)
+			if s.MiddleSpreadPts() != pool.MiddleSpreadPts(ps) || s.MiddleDisagree() != pool.MiddleDisagree(ps) {
+				t.Fatalf("trial %d step %d: Standing's middle spread %v (%v), want %v (%v) on %v", trial, step,
+					s.MiddleSpreadPts(), s.MiddleDisagree(), pool.MiddleSpreadPts(ps), pool.MiddleDisagree(ps), ps)
 			}
 			opts := cmp.Options{cmpopts.IgnoreFields(pool.Result{}, "Notes", "GeoOdds", "Mean", "P")}
 			if diff := cmp.Diff(want, got, opts); diff != "" {

@@ -545,6 +545,7 @@ func TestBrowser(t *testing.T) {
 	t.Run("dark scheme", func(t *testing.T) { t.Parallel(); darkScheme(t, b, f) })
 	t.Run("keyboard", func(t *testing.T) { keyboard(t, b) })
 	t.Run("smaller points", func(t *testing.T) { smallerPoints(t, b) })
+	t.Run("disagreement flag", func(t *testing.T) { disagreementFlag(t, b, f) })
 
 	t.Run("not found", func(t *testing.T) {
 		ctx := b.tab(t)

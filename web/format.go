@@ -1,6 +1,7 @@
 package web
 
 import (
+	"fmt"
 	"html/template"
 	"math"
 	"strconv"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/predictions-md/predictions/board"
 	"github.com/predictions-md/predictions/internal/tools"
+	"github.com/predictions-md/predictions/pool"
 )
 
 // funcs are the template functions. None of them returns template.HTML for
@@ -32,6 +34,13 @@ var funcs = template.FuncMap{
 	"human":     humanName,
 	"replyText": replyText,
 	"method":    methodName,
+	"middle":    middleRule,
+}
+
+// middleRule says in words when agents disagree on a prediction: the
+// board's flag, [pool.MiddleDisagree], by its own constants.
+func middleRule() string {
+	return fmt.Sprintf("the middle half of their forecasts spans more than %.0f points", pool.MiddleDisagreePts)
 }
 
 // replyText is a reply's text without the coordination tag its badge
