@@ -327,6 +327,7 @@ func TestUpgradeToMiddleDisagreement(t *testing.T) {
 	}
 	for _, b := range backends(t) {
 		t.Run(b.name, func(t *testing.T) {
+			t.Parallel() // a database of its own
 			ctx := context.Background()
 			dsn := b.dsn(t)
 			t0 := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
