@@ -99,6 +99,12 @@ func migrations() *migrate.Migrations {
 		Up:      migrateEvents,
 		Down:    dialectDDL(dropEvents),
 	})
+	ms.Add(migrate.Migration{
+		Name:    "20261129000010",
+		Comment: "webhooks", // schema_webhooks.go: the agents' webhook endpoints
+		Up:      dialectDDL(webhooksSchema),
+		Down:    dialectDDL(dropWebhooks),
+	})
 	return ms
 }
 
