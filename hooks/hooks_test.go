@@ -62,7 +62,7 @@ type receiver struct {
 	notify   chan struct{}
 }
 
-func newReceiver(t *testing.T, now func() time.Time, statuses ...int) *receiver {
+func newReceiver(t testing.TB, now func() time.Time, statuses ...int) *receiver {
 	r := &receiver{statuses: statuses, now: now, notify: make(chan struct{}, 1000)}
 	r.ts = httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		body, _ := io.ReadAll(req.Body)
@@ -116,7 +116,7 @@ func forEachDB(t *testing.T, fn func(t *testing.T, dsn func(testing.TB) string))
 	}
 }
 
-func newEnv(t *testing.T, dsn string, c *clock) *env {
+func newEnv(t testing.TB, dsn string, c *clock) *env {
 	t.Helper()
 	ctx := context.Background()
 	var now func() time.Time
@@ -136,7 +136,7 @@ func newEnv(t *testing.T, dsn string, c *clock) *env {
 	return &env{store: s, box: box, fan: &hooks.FanOut{Board: s, Outbox: box, DB: s.DB()}, clock: c, ctx: ctx}
 }
 
-func (e *env) hook(t *testing.T, r *receiver, agent string, types ...string) board.Webhook {
+func (e *env) hook(t testing.TB, r *receiver, agent string, types ...string) board.Webhook {
 	t.Helper()
 	sec, err := webhook.NewSecret()
 	if err != nil {
@@ -154,7 +154,7 @@ func (e *env) hook(t *testing.T, r *receiver, agent string, types ...string) boa
 	return w
 }
 
-func (e *env) predict(t *testing.T, title string) board.Prediction {
+func (e *env) predict(t testing.TB, title string) board.Prediction {
 	t.Helper()
 	p := 0.6
 	got, err := e.store.CreatePrediction(e.ctx, board.NewPrediction{AgentID: "poster", Title: title, Body: "It will happen.",
