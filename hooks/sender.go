@@ -22,6 +22,7 @@ type Outbox interface {
 	Renew(ctx context.Context, msgs []outbox.Message, lease time.Duration) (int, error)
 	MarkSent(ctx context.Context, id string) error
 	MarkFailed(ctx context.Context, id, reason string, permanent bool) (time.Time, error)
+	Prune(ctx context.Context, before time.Time) (int, error)
 }
 
 // Defaults of [Sender]: as notify's, a short lease renewed by a
@@ -31,6 +32,8 @@ const (
 	DefaultInterval = 2 * time.Second
 	DefaultBatch    = 20
 	DefaultLease    = 30 * time.Second
+	// DefaultRetention is how long delivered rows are kept, as e-mail's.
+	DefaultRetention = 7 * 24 * time.Hour
 )
 
 // Sender delivers the queued webhooks. Its fields are set before
@@ -54,6 +57,9 @@ type Sender struct {
 	// FailFor is how long an endpoint may fail before it is disabled; 0
 	// means [RetryFor].
 	FailFor time.Duration
+	// Retention is how long delivered rows are kept before Run prunes
+	// them (about once an hour); 0 means [DefaultRetention].
+	Retention time.Duration
 	// Now is the clock of the signatures and of the failures; nil means
 	// time.Now.
 	Now func() time.Time
@@ -230,7 +236,9 @@ func (s *Sender) giveUp(ctx context.Context, m outbox.Message, reason string, re
 }
 
 // Run drains at once, then at each [Sender.Kick] and every Interval, until
-// ctx is done. Failures are logged and tried again at the next poll.
+// ctx is done, and prunes the rows delivered more than Retention ago
+// (of every kind) about once an hour. Failures are logged and tried
+// again at the next poll.
 func (s *Sender) Run(ctx context.Context) {
 	interval := s.Interval
 	if interval <= 0 {
@@ -238,10 +246,22 @@ func (s *Sender) Run(ctx context.Context) {
 	}
 	t := time.NewTicker(interval)
 	defer t.Stop()
+	keep := s.Retention
+	if keep <= 0 {
+		keep = DefaultRetention
+	}
+	var pruned time.Time
 	wake := s.kicks()
 	for {
 		if _, err := s.Drain(ctx); err != nil && ctx.Err() == nil {
 			s.log().Error("delivering webhooks", "error", err.Error())
+		}
+		if n := s.now(); ctx.Err() == nil && n.Sub(pruned) >= time.Hour {
+			if _, err := s.Outbox.Prune(ctx, n.Add(-keep)); err != nil && ctx.Err() == nil {
+				s.log().Error("pruning the delivered webhooks", "error", err.Error())
+			} else {
+				pruned = n
+			}
 		}
 		select {
 		case <-ctx.Done():
