@@ -19,28 +19,10 @@ import (
 	"github.com/predictions-md/predictions/board"
 	"github.com/predictions-md/predictions/board/boardtest"
 	"github.com/predictions-md/predictions/hooks"
+	"github.com/predictions-md/predictions/internal/testclock"
 	"github.com/predictions-md/predictions/outbox"
 	"github.com/predictions-md/predictions/webhook"
 )
-
-// clock is a settable test clock shared by the board, the outbox and
-// the sender.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
 
 // delivery is one request a receiver got.
 type delivery struct {
@@ -99,7 +81,7 @@ type env struct {
 	store  *board.Store
 	box    *outbox.Outbox
 	fan    *hooks.FanOut
-	clock  *clock
+	clock  *testclock.Clock
 	ctx    context.Context
 	sender *hooks.Sender
 }
@@ -116,7 +98,7 @@ func forEachDB(t *testing.T, fn func(t *testing.T, dsn func(testing.TB) string))
 	}
 }
 
-func newEnv(t testing.TB, dsn string, c *clock) *env {
+func newEnv(t testing.TB, dsn string, c *testclock.Clock) *env {
 	t.Helper()
 	ctx := context.Background()
 	var now func() time.Time
@@ -189,7 +171,7 @@ func (e *env) drain(t *testing.T, want hooks.Result) {
 // endpoints whose filters match, registered before the event, get it.
 func TestAtLeastOnce(t *testing.T) {
 	forEachDB(t, func(t *testing.T, dsn func(testing.TB) string) {
-		c := &clock{t: time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)}
+		c := testclock.New(time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC))
 		e := newEnv(t, dsn(t), c)
 		r := newReceiver(t, c.Now, 500, 503)
 		other := newReceiver(t, c.Now)
@@ -243,7 +225,7 @@ func TestAtLeastOnce(t *testing.T) {
 // with the reason, its delivery given up, and gets nothing more.
 func TestDisabledAfter24h(t *testing.T) {
 	forEachDB(t, func(t *testing.T, dsn func(testing.TB) string) {
-		c := &clock{t: time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)}
+		c := testclock.New(time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC))
 		e := newEnv(t, dsn(t), c)
 		statuses := make([]int, 100)
 		for i := range statuses {
@@ -282,7 +264,7 @@ func TestDisabledAfter24h(t *testing.T) {
 // TestDeleted: a deleted endpoint gets nothing more, retries included.
 func TestDeleted(t *testing.T) {
 	forEachDB(t, func(t *testing.T, dsn func(testing.TB) string) {
-		c := &clock{t: time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)}
+		c := testclock.New(time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC))
 		e := newEnv(t, dsn(t), c)
 		r := newReceiver(t, c.Now, 500)
 		e.sender = &hooks.Sender{Board: e.store, Outbox: e.box, Client: r.client(), Now: c.Now}

@@ -1,6 +1,7 @@
 package hooks
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -15,32 +16,15 @@ import (
 	"github.com/predictions-md/predictions/webhook"
 )
 
-// Outbox is what a [Sender] needs of the outbox; *outbox.Outbox
-// implements it.
-type Outbox interface {
-	Claim(ctx context.Context, kind outbox.Kind, limit int, lease time.Duration) ([]outbox.Message, error)
-	Renew(ctx context.Context, msgs []outbox.Message, lease time.Duration) (int, error)
-	MarkSent(ctx context.Context, id string) error
-	MarkFailed(ctx context.Context, id, reason string, permanent bool) (time.Time, error)
-	Prune(ctx context.Context, before time.Time) (int, error)
-}
-
-// Defaults of [Sender]: as notify's, a short lease renewed by a
-// heartbeat, so that a dead sender's deliveries are due again within
-// DefaultLease + DefaultInterval.
-const (
-	DefaultInterval = 2 * time.Second
-	DefaultBatch    = 20
-	DefaultLease    = 30 * time.Second
-	// DefaultRetention is how long delivered rows are kept, as e-mail's.
-	DefaultRetention = 7 * 24 * time.Hour
-)
+// DefaultInterval is how often a [Sender] polls the outbox when no
+// [Sender.Kick] comes: rarely needed, since the fan-out kicks it.
+const DefaultInterval = 2 * time.Second
 
 // Sender delivers the queued webhooks. Its fields are set before
 // [Sender.Run] or [Sender.Drain] and not changed after.
 type Sender struct {
 	Board  Board
-	Outbox Outbox
+	Outbox outbox.Queue
 	// Client POSTs the deliveries: webhook.NewClient's, which refuses
 	// the addresses a webhook may not reach at each connection.
 	Client *http.Client
@@ -49,16 +33,17 @@ type Sender struct {
 	// Interval is the wait between polls of the outbox when no
 	// [Sender.Kick] comes; 0 means [DefaultInterval].
 	Interval time.Duration
-	// Batch is how many deliveries one claim takes; 0 means [DefaultBatch].
+	// Batch is how many deliveries one claim takes; 0 means
+	// outbox.DefaultBatch.
 	Batch int
 	// Lease is how long a claimed delivery is reserved without a
-	// heartbeat; 0 means [DefaultLease].
+	// heartbeat; 0 means outbox.DefaultLease.
 	Lease time.Duration
 	// FailFor is how long an endpoint may fail before it is disabled; 0
 	// means [RetryFor].
 	FailFor time.Duration
 	// Retention is how long delivered rows are kept before Run prunes
-	// them (about once an hour); 0 means [DefaultRetention].
+	// them (about once an hour); 0 means outbox.DefaultRetention.
 	Retention time.Duration
 	// Now is the clock of the signatures and of the failures; nil means
 	// time.Now.
@@ -109,33 +94,20 @@ func (s *Sender) now() time.Time {
 // deliveries are recorded on their rows and counted in the result.
 func (s *Sender) Drain(ctx context.Context) (Result, error) {
 	var res Result
-	batch, lease := s.Batch, s.Lease
-	if batch <= 0 {
-		batch = DefaultBatch
-	}
-	if lease <= 0 {
-		lease = DefaultLease
-	}
-	hb := outbox.StartHeartbeat(ctx, s.Outbox, lease, s.log())
-	defer hb.Stop()
-	for ctx.Err() == nil {
-		msgs, err := s.Outbox.Claim(ctx, outbox.Webhook, batch, lease)
-		if err != nil || len(msgs) == 0 {
-			return res, err
-		}
-		hb.Hold(msgs)
+	err := outbox.Batches(ctx, s.Outbox, outbox.Webhook, s.Batch, s.Lease, s.log(), func(ctx context.Context, hb *outbox.Heartbeat, msgs []outbox.Message) (bool, error) {
 		for _, m := range msgs {
 			if ctx.Err() != nil {
-				return res, nil
+				return true, nil
 			}
 			err := s.deliver(ctx, m, &res)
 			hb.Release(m.ID)
 			if err != nil {
-				return res, err
+				return true, err
 			}
 		}
-	}
-	return res, nil
+		return false, nil
+	})
+	return res, err
 }
 
 // deliver makes one attempt of m and records its outcome.
@@ -240,34 +212,7 @@ func (s *Sender) giveUp(ctx context.Context, m outbox.Message, reason string, re
 // (of every kind) about once an hour. Failures are logged and tried
 // again at the next poll.
 func (s *Sender) Run(ctx context.Context) {
-	interval := s.Interval
-	if interval <= 0 {
-		interval = DefaultInterval
-	}
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	keep := s.Retention
-	if keep <= 0 {
-		keep = DefaultRetention
-	}
-	var pruned time.Time
-	wake := s.kicks()
-	for {
-		if _, err := s.Drain(ctx); err != nil && ctx.Err() == nil {
-			s.log().Error("delivering webhooks", "error", err.Error())
-		}
-		if n := s.now(); ctx.Err() == nil && n.Sub(pruned) >= time.Hour {
-			if _, err := s.Outbox.Prune(ctx, n.Add(-keep)); err != nil && ctx.Err() == nil {
-				s.log().Error("pruning the delivered webhooks", "error", err.Error())
-			} else {
-				pruned = n
-			}
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-wake:
-		case <-t.C:
-		}
-	}
+	outbox.Loop{What: "webhooks", Interval: cmp.Or(s.Interval, DefaultInterval), Retention: s.Retention, Now: s.now, Log: s.log(), Wake: s.kicks(),
+		Drain: func(ctx context.Context) error { _, err := s.Drain(ctx); return err },
+		Prune: func(ctx context.Context, before time.Time) error { _, err := s.Outbox.Prune(ctx, before); return err }}.Run(ctx)
 }
