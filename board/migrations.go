@@ -100,6 +100,12 @@ func migrations() *migrate.Migrations {
 		Down:    dialectDDL(dropEvents),
 	})
 	ms.Add(migrate.Migration{
+		Name:    "20261129000010",
+		Comment: "webhooks", // schema_webhooks.go: the agents' webhook endpoints
+		Up:      dialectDDL(webhooksSchema),
+		Down:    dialectDDL(dropWebhooks),
+	})
+	ms.Add(migrate.Migration{
 		Name:    "20261129000020",
 		Comment: "community_disagreement", // schema_disagreement.go: the flag by the middle half of the standing forecasts
 		Up:      migrateDisagreement,

@@ -56,6 +56,7 @@ type Change struct {
 	Title        string          // ReplyCreated: the prediction's title
 	Registration *PendingAddress // AddressRegistered
 	Addresses    []string        // AddressUnsubscribed: every spelling registered
+	Webhook      *Webhook        // WebhookDisabledChange: the endpoint, without its secret
 }
 
 // PendingAddress is a registration waiting for its confirmation.

@@ -103,6 +103,33 @@ func (s *API) authorizeAgent(w http.ResponseWriter, r *http.Request, c *call, ag
 	if agentID == "" {
 		return nil
 	}
+	if err := s.checkAgent(r, c, "agent_id", agentID); err != nil {
+		return err
+	}
+	refund, err := s.host.LimitAgent(w, r, agentID)
+	c.refund = refund
+	return err
+}
+
+// authorizeOwner checks that the request may act as the path's agent
+// {id}, on the agent's own records (its webhook endpoints), as
+// authorizeAgent checks the body's agent_id; a write also takes one from
+// the agent's rate limit.
+func (s *API) authorizeOwner(w http.ResponseWriter, r *http.Request, c *call, write bool) error {
+	if err := s.checkAgent(r, c, "id", c.id); err != nil {
+		return err
+	}
+	if !write {
+		return nil
+	}
+	refund, err := s.host.LimitAgent(w, r, c.id)
+	c.refund = refund
+	return err
+}
+
+// checkAgent checks the bearer against agentID, the value of field: in
+// id mode it must equal it, in key mode be the agent's key (else 403).
+func (s *API) checkAgent(r *http.Request, c *call, field, agentID string) error {
 	switch s.opt.Auth {
 	case AuthKeys:
 		if !board.ValidAgentID(agentID) {
@@ -113,14 +140,12 @@ func (s *API) authorizeAgent(w http.ResponseWriter, r *http.Request, c *call, ag
 		}
 	default:
 		if agentID != c.bearer {
-			return &httpio.Error{Field: "agent_id", Err: httpio.ErrForbidden,
+			return &httpio.Error{Field: field, Err: httpio.ErrForbidden,
 				Problem: fmt.Sprintf("is %q but the Authorization bearer is %q", agentID, c.bearer),
-				Hint:    "post as the agent you authenticate as: Authorization: Bearer <agent_id> with the body's agent_id"}
+				Hint:    fmt.Sprintf("act as the agent you authenticate as: Authorization: Bearer <agent_id> with the %s you send", field)}
 		}
 	}
-	refund, err := s.host.LimitAgent(w, r, agentID)
-	c.refund = refund
-	return err
+	return nil
 }
 
 // keyProblem turns the store's key errors into 403 Problems.
@@ -203,6 +228,8 @@ func (a Auth) describe(desc string) string {
 	if a != AuthKeys {
 		return desc
 	}
+	desc = strings.ReplaceAll(desc, "Bearer <agent_id> with the agent_id of the path",
+		"Bearer <key> with the key of the path's agent id (registered with POST "+keyRoutePath+")")
 	return strings.ReplaceAll(desc, "Bearer <agent_id> with the same agent_id as the body",
 		"Bearer <key> with the key of the body's agent_id (registered with POST "+keyRoutePath+")")
 }

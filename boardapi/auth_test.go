@@ -33,6 +33,8 @@ const (
 	authKeyText       = "Authorization: Bearer <key>, the key of the body's agent_id"
 	authModeratorText = "Authorization: Bearer <moderator token>"
 	authKeyRouteText  = "none for an agent's first key; Authorization: Bearer <current key> to rotate it"
+	authOwnerText     = "Authorization: Bearer <agent_id>, equal to the path's agent id"
+	authOwnerKeyText  = "Authorization: Bearer <key>, the key of the path's agent id"
 )
 
 // boardPosts reads the POST routes from the server's manifest, so that a
@@ -56,6 +58,7 @@ func boardPosts(t *testing.T, e *apitest.Env) (agent []postRoute) {
 		case authIDText, authKeyText:
 			agent = append(agent, r)
 		case authModeratorText, authKeyRouteText: // TestBoardResolveAuth, TestKeyRoute
+		case authOwnerText, authOwnerKeyText: // the agent is the path's: TestWebhookRoutes, TestWebhookKeyMode
 		case "none": // the token is the proof: TestConfirmEmail, TestUnsubscribe
 		default:
 			t.Errorf("POST %s has authorization %q, which this test does not know: add it", r.URL, r.Authorization)

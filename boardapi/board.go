@@ -65,6 +65,10 @@ type Board interface {
 	Events(ctx context.Context, q board.EventQuery) (board.EventPage, error)
 	LastEventID(ctx context.Context) (int64, error)
 	EventsChanged() <-chan struct{}
+	// Webhook endpoints (webhooks.go).
+	CreateWebhook(ctx context.Context, nw board.NewWebhook) (board.Webhook, error)
+	Webhooks(ctx context.Context, agentID string) ([]board.Webhook, error)
+	DeleteWebhook(ctx context.Context, agentID, id string) error
 }
 
 // BoardPrefix is where the board routes live.
@@ -78,6 +82,7 @@ const (
 	authAgent                     // Bearer <agent_id>, equal to the body's agent_id
 	authModerator                 // Bearer <moderator token>
 	authKeyRoute                  // none for an agent's first key, Bearer <current key> to rotate it
+	authOwner                     // as authAgent, equal to the path's {id}: the agent's own records
 )
 
 // boardParam is a query parameter of a board route.
@@ -117,6 +122,7 @@ type boardRoute struct {
 	idParam            string // description of {id}; "" when the path has none
 	params             []boardParam
 	headers            []apidoc.Parameter // request headers the route reads, beside Idempotency-Key
+	pathParams         []apidoc.Parameter // path variables beside {id}
 	body               *jsonschema.Schema // request body; nil for none
 	bodyExample        string
 	raw                *rawBody           // a request body that is not JSON; nil for JSON or none
@@ -430,6 +436,7 @@ func defineBoard() []*boardRoute {
 	}
 	routes = append(routes, forecastRoutes()...)
 	routes = append(routes, eventRoutes()...)
+	routes = append(routes, webhookRoutes()...)
 	routes = append(routes, fileRoutes(feedParams)...)
 	return append(routes, mailRoutes()...)
 }
@@ -463,7 +470,7 @@ func (s *API) boardHandler(br *boardRoute) httpio.Handler {
 		c := &call{route: br}
 		var err error
 		switch br.auth {
-		case authAgent:
+		case authAgent, authOwner:
 			if c.bearer, err = bearer(w, r, s.agentBearerHint()); err != nil {
 				return err
 			}

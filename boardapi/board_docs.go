@@ -27,6 +27,11 @@ func (br *boardRoute) authText(a Auth) string {
 			return "Authorization: Bearer <key>, the key of the body's agent_id"
 		}
 		return "Authorization: Bearer <agent_id>, equal to the body's agent_id"
+	case authOwner:
+		if a == AuthKeys {
+			return "Authorization: Bearer <key>, the key of the path's agent id"
+		}
+		return "Authorization: Bearer <agent_id>, equal to the path's agent id"
 	case authKeyRoute:
 		return "none for an agent's first key; Authorization: Bearer <current key> to rotate it"
 	case authModerator:
@@ -55,7 +60,8 @@ func (br *boardRoute) examplePath() string {
 
 // exampleIDs fill {id} in the published examples.
 var exampleIDs = map[string]string{"get_agent": "forecaster-7", keyRouteName: "forecaster-7",
-	"confirm_email": "forecaster-7", "confirm_email_page": "forecaster-7"}
+	"confirm_email": "forecaster-7", "confirm_email_page": "forecaster-7",
+	"create_webhook": "forecaster-7", "list_webhooks": "forecaster-7", "delete_webhook": "forecaster-7"}
 
 // exampleQueries are the query strings of the published examples.
 var exampleQueries = map[string]string{
@@ -125,6 +131,7 @@ func (s *API) OpenAPI(doc *apidoc.Doc) {
 		for _, p := range br.params {
 			op.Parameters = append(op.Parameters, apidoc.Parameter{Name: p.name, In: "query", Description: p.schema.Description, Schema: p.schema})
 		}
+		op.Parameters = append(op.Parameters, br.pathParams...)
 		op.Parameters = append(op.Parameters, br.headers...)
 		if br.takesKey() {
 			op.Parameters = append(op.Parameters, idempotencyParam)
@@ -140,7 +147,7 @@ func (s *API) OpenAPI(doc *apidoc.Doc) {
 			}
 		}
 		switch br.auth {
-		case authAgent:
+		case authAgent, authOwner:
 			op.Security = []map[string][]string{{"agent": {}}}
 		case authModerator:
 			op.Security = []map[string][]string{{"moderator": {}}}
@@ -171,9 +178,12 @@ func (s *API) OpenAPI(doc *apidoc.Doc) {
 		}
 		op.Responses["503"] = apidoc.RespRef("Unavailable")
 		item := doc.Paths[br.path]
-		if br.method == http.MethodGet {
+		switch br.method {
+		case http.MethodGet:
 			item.Get = op
-		} else {
+		case http.MethodDelete:
+			item.Delete = op
+		default:
 			item.Post = op
 		}
 		doc.Paths[br.path] = item
@@ -259,7 +269,11 @@ func (s *API) LLMsFull(b *bytes.Buffer, base string) {
 			fmt.Fprintf(b, "Over MCP: the tool `%s`, with the path's id, the query parameters and the body's fields as its arguments.\n\n", br.tool)
 		}
 		if br.idParam != "" {
-			fmt.Fprintf(b, "Path: `{id}` is %s.\n\n", br.idParam)
+			fmt.Fprintf(b, "Path: `{id}` is %s", br.idParam)
+			for _, p := range br.pathParams {
+				fmt.Fprintf(b, "; `{%s}` is %s", p.Name, p.Description)
+			}
+			b.WriteString(".\n\n")
 		}
 		if len(br.params) > 0 {
 			b.WriteString("Query parameters (all optional):\n\n")
@@ -292,6 +306,9 @@ func (s *API) LLMsFull(b *bytes.Buffer, base string) {
 		case br.raw != nil:
 			fmt.Fprintf(b, "    curl -s %s%s -H \"Authorization: Bearer $MODERATOR_TOKEN\" -H 'Content-Type: %s' %s\n\n",
 				base, br.path, br.raw.mediaType, br.raw.curlData)
+		case br.auth == authOwner:
+			fmt.Fprintf(b, "    curl -s%s '%s%s' -H %s%s\n\n", ownerMethod(br.method), base, strings.Replace(br.examplePath(), "{webhook_id}", exampleWebhookID, 1),
+				ownerBearer(a), ownerBody(br.bodyExample))
 		case br.auth == authAgent && a == AuthKeys:
 			fmt.Fprintf(b, "    curl -s %s%s -H \"Authorization: Bearer $AGENT_KEY\" -H 'Content-Type: application/json' -d '%s'\n\n",
 				base, strings.Replace(br.path, "{id}", examplePredictionID, 1), apidoc.ShellQuoted(br.bodyExample))
@@ -323,4 +340,30 @@ func exampleAgent(body string) string {
 	}
 	_ = json.Unmarshal([]byte(body), &v)
 	return v.AgentID
+}
+
+// exampleWebhookID stands for an endpoint's id in the examples.
+const exampleWebhookID = "0190f5a2-8c4d-7e5f-9a01-23456789abcd"
+
+// The parts of an owner route's example: the method when not implied,
+// the bearer, the body.
+func ownerMethod(method string) string {
+	if method == http.MethodDelete {
+		return " -X DELETE"
+	}
+	return ""
+}
+
+func ownerBearer(a Auth) string {
+	if a == AuthKeys {
+		return `"Authorization: Bearer $AGENT_KEY"`
+	}
+	return "'Authorization: Bearer forecaster-7'"
+}
+
+func ownerBody(body string) string {
+	if body == "" {
+		return ""
+	}
+	return " -H 'Content-Type: application/json' -d '" + apidoc.ShellQuoted(body) + "'"
 }

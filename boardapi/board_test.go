@@ -525,13 +525,13 @@ func TestBoardPublished(t *testing.T) {
 		}
 	}
 	m := e.Get(t, httpapi.ManifestPath, 200)
-	if n := len(m["board"].([]any)); n != 24 {
-		t.Errorf("manifest has %d board routes, want 24", n)
+	if n := len(m["board"].([]any)); n != 27 {
+		t.Errorf("manifest has %d board routes, want 27", n)
 	}
 	for _, p := range []string{"/api/predictions", "/api/predictions/{id}", "/api/predictions/{id}/threads", "/api/predictions/{id}/reactions",
 		"/api/predictions/{id}/resolve", "/api/agents", "/api/agents/{id}", "/api/agents/{id}/key", "/api/stats", "/api/inbound/email",
 		"/api/predictions/{id}/forecasts", "/api/predictions/{id}/scores", "/api/events", "/api/events.json",
-		"/api/agents/{id}/email/confirm", "/api/email/unsubscribe"} {
+		"/api/agents/{id}/email/confirm", "/api/email/unsubscribe", "/api/agents/{id}/webhooks", "/api/agents/{id}/webhooks/{webhook_id}"} {
 		if e.Doc.Paths.Find(p) == nil {
 			t.Errorf("openapi.json lacks %s", p)
 		}

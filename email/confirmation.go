@@ -62,21 +62,6 @@ func (c Confirmation) Bytes() ([]byte, error) {
 	if c.Date.IsZero() || c.Expires.IsZero() {
 		return nil, invalid("Date", "the date or the expiry is zero", "set Date to now and Expires to when the link stops working")
 	}
-	var b bytes.Buffer
-	h := func(name, value string) { writeHeader(&b, name, value) }
-	h("Date", c.Date.Format(time.RFC1123Z))
-	h("From", addr(c.From).String())
-	h("To", addr(c.To).String())
-	h("Subject", encodeHeader("Confirm your address for agent "+oneLine(c.AgentID)))
-	h("Message-ID", "<confirm."+c.ID+"@"+c.Domain+">")
-	h("List-Id", "Predictions board <predictions."+c.Domain+">")
-	writeUnsubscribe(&b, c.UnsubscribeURL)
-	h("Auto-Submitted", "auto-generated")
-	h("X-Auto-Response-Suppress", "All")
-	h("MIME-Version", "1.0")
-	h("Content-Type", "text/plain; charset=utf-8")
-	h("Content-Transfer-Encoding", "quoted-printable")
-	b.WriteString("\r\n")
 	text := fmt.Sprintf(`The agent %q registered this address on the predictions board.
 
 To receive the board's e-mail (the new predictions it subscribed to, and
@@ -92,6 +77,38 @@ confirmed. To refuse all e-mail from the board:
 
 %s
 `, oneLine(c.AgentID), c.ConfirmURL, url.PathEscape(oneLine(c.AgentID)), c.Token, c.Expires.UTC().Format(time.RFC1123), c.UnsubscribeURL)
+	return autoMessage{From: c.From, To: c.To, Subject: "Confirm your address for agent " + oneLine(c.AgentID),
+		MessageID: "confirm." + c.ID + "@" + c.Domain, Domain: c.Domain, Unsubscribe: c.UnsubscribeURL, Date: c.Date}.bytes(text)
+}
+
+// autoMessage is the frame of a message the board writes on its own
+// (not a post's notification): headers for an automatic message
+// (Auto-Submitted, RFC 3834) and a text/plain UTF-8 quoted-printable body.
+type autoMessage struct {
+	From, To           mail.Address
+	Subject, MessageID string // the Message-ID without its angle brackets
+	Domain             string // of the List-Id
+	Unsubscribe        string // the one-click link; "" for none
+	Date               time.Time
+}
+
+// bytes writes the message with text as its body, with CRLF line ends.
+func (m autoMessage) bytes(text string) ([]byte, error) {
+	var b bytes.Buffer
+	h := func(name, value string) { writeHeader(&b, name, value) }
+	h("Date", m.Date.Format(time.RFC1123Z))
+	h("From", addr(m.From).String())
+	h("To", addr(m.To).String())
+	h("Subject", encodeHeader(m.Subject))
+	h("Message-ID", "<"+m.MessageID+">")
+	h("List-Id", "Predictions board <predictions."+m.Domain+">")
+	writeUnsubscribe(&b, m.Unsubscribe)
+	h("Auto-Submitted", "auto-generated")
+	h("X-Auto-Response-Suppress", "All")
+	h("MIME-Version", "1.0")
+	h("Content-Type", "text/plain; charset=utf-8")
+	h("Content-Transfer-Encoding", "quoted-printable")
+	b.WriteString("\r\n")
 	qp := quotedprintable.NewWriter(&b)
 	if _, err := qp.Write([]byte(text)); err != nil {
 		return nil, err

@@ -26,7 +26,9 @@ import (
 //     ([board.Followers]);
 //   - a registration: the confirmation message with its token (only with
 //     a base URL to link to);
-//   - an unsubscription: the address's pending messages are given up.
+//   - an unsubscription: the address's pending messages are given up;
+//   - a webhook endpoint disabled: a notice to its agent's confirmed
+//     address ([board.Owner]), if it has one.
 //
 // One message per recipient, so that no agent sees another's address.
 type Mail struct {
@@ -84,6 +86,8 @@ func (m *Mail) Record(ctx context.Context, tx bun.Tx, c board.Change) (int, erro
 		return m.confirm(ctx, tx, c)
 	case board.AddressUnsubscribed:
 		return Cancel{Outbox: m.outbox}.Record(ctx, tx, c)
+	case board.WebhookDisabledChange:
+		return m.webhookDisabled(ctx, tx, c)
 	}
 	return 0, nil
 }
@@ -183,4 +187,27 @@ func newMessageID() (string, error) {
 		return "", fmt.Errorf("notify: generating a message id: %w", err)
 	}
 	return id.String(), nil
+}
+
+// webhookDisabled queues the notice of an endpoint disabled to its
+// agent's confirmed address; none when it has none.
+func (m *Mail) webhookDisabled(ctx context.Context, tx bun.Tx, c board.Change) (int, error) {
+	w := c.Webhook
+	to, err := board.Owner(ctx, tx, w.AgentID)
+	if err != nil || len(to) == 0 {
+		return 0, err
+	}
+	r := to[0]
+	msg := email.WebhookDisabled{From: m.from, To: mail.Address{Name: r.Name, Address: r.Email}, AgentID: w.AgentID,
+		WebhookID: w.ID, URL: w.URL, Reason: w.StatusReason, UnsubscribeURL: m.unsubscribeURL(r.UnsubscribeToken), Domain: m.domain, Date: c.At}
+	it := outbox.Item{Kind: outbox.Email, Ref: w.ID, Recipient: r.Email}
+	raw, err := msg.Bytes()
+	if err != nil {
+		it.Failed = err.Error()
+	}
+	it.Payload = raw
+	if _, err := m.outbox.Enqueue(ctx, tx, it); err != nil {
+		return 0, err
+	}
+	return 1, nil
 }

@@ -1,6 +1,7 @@
 package notify
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"log/slog"
@@ -11,13 +12,7 @@ import (
 
 // Outbox is what a [Sender] needs of the outbox; *outbox.Outbox
 // implements it.
-type Outbox interface {
-	Claim(ctx context.Context, kind outbox.Kind, limit int, lease time.Duration) ([]outbox.Message, error)
-	Renew(ctx context.Context, msgs []outbox.Message, lease time.Duration) (int, error)
-	MarkSent(ctx context.Context, id string) error
-	MarkFailed(ctx context.Context, id, reason string, permanent bool) (time.Time, error)
-	Prune(ctx context.Context, before time.Time) (int, error)
-}
+type Outbox = outbox.Queue
 
 // Registrations is the board's part of the hourly pruning: the
 // registrations that expired; *board.Store implements it.
@@ -32,9 +27,9 @@ type Registrations interface {
 // DefaultLease + DefaultInterval (35 s), under a minute.
 const (
 	DefaultInterval  = 5 * time.Second
-	DefaultBatch     = 20
-	DefaultLease     = 30 * time.Second
-	DefaultRetention = 7 * 24 * time.Hour
+	DefaultBatch     = outbox.DefaultBatch
+	DefaultLease     = outbox.DefaultLease
+	DefaultRetention = outbox.DefaultRetention
 )
 
 // Sender drains an outbox through an SMTP server. Its fields are set
@@ -94,43 +89,30 @@ func (s *Sender) Drain(ctx context.Context) (Result, error) {
 			c.close()
 		}
 	}()
-	batch, lease := s.Batch, s.Lease
-	if batch <= 0 {
-		batch = DefaultBatch
-	}
-	if lease <= 0 {
-		lease = DefaultLease
-	}
-	hb := outbox.StartHeartbeat(ctx, s.Outbox, lease, s.log())
-	defer hb.Stop()
-	for ctx.Err() == nil {
-		msgs, err := s.Outbox.Claim(ctx, outbox.Email, batch, lease)
-		if err != nil || len(msgs) == 0 {
-			return res, err
-		}
-		hb.Hold(msgs)
+	err := outbox.Batches(ctx, s.Outbox, outbox.Email, s.Batch, s.Lease, s.log(), func(ctx context.Context, hb *outbox.Heartbeat, msgs []outbox.Message) (bool, error) {
 		for i, m := range msgs {
 			if ctx.Err() != nil {
-				return res, nil
+				return true, nil
 			}
 			if c == nil {
+				var err error
 				if c, err = dial(s.SMTP); err != nil {
 					// The server cannot be reached: every claimed message
 					// waits for its backoff.
 					for _, rest := range msgs[i:] {
 						hb.Release(rest.ID)
 						if err := s.failed(ctx, rest, "connecting to "+s.SMTP.String()+": "+err.Error(), false, &res); err != nil {
-							return res, err
+							return true, err
 						}
 					}
-					return res, nil
+					return true, nil
 				}
 			}
 			err := c.send(s.From, m.Recipient, m.Payload)
 			hb.Release(m.ID)
 			if err == nil {
 				if err := s.Outbox.MarkSent(ctx, m.ID); err != nil {
-					return res, err
+					return true, err
 				}
 				res.Sent++
 				continue
@@ -142,11 +124,12 @@ func (s *Sender) Drain(ctx context.Context) (Result, error) {
 				c = nil
 			}
 			if err := s.failed(ctx, m, err.Error(), permanent, &res); err != nil {
-				return res, err
+				return true, err
 			}
 		}
-	}
-	return res, nil
+		return false, nil
+	})
+	return res, err
 }
 
 func (s *Sender) failed(ctx context.Context, m outbox.Message, reason string, permanent bool, res *Result) error {
@@ -179,37 +162,9 @@ func (s *Sender) failed(ctx context.Context, m outbox.Message, reason string, pe
 // tried again at the next poll. It returns when ctx is done, after the
 // message being sent, if any, is finished (bounded by SMTP.Timeout).
 func (s *Sender) Run(ctx context.Context) {
-	interval, keep := s.Interval, s.Retention
-	if interval <= 0 {
-		interval = DefaultInterval
-	}
-	if keep <= 0 {
-		keep = DefaultRetention
-	}
-	now := s.Now
-	if now == nil {
-		now = time.Now
-	}
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	var pruned time.Time
-	for {
-		if _, err := s.Drain(ctx); err != nil && ctx.Err() == nil {
-			s.log().Error("draining the e-mail outbox", "error", err.Error())
-		}
-		if n := now(); ctx.Err() == nil && n.Sub(pruned) >= time.Hour {
-			if err := s.prune(ctx, n.Add(-keep)); err != nil && ctx.Err() == nil {
-				s.log().Error("pruning the e-mail outbox", "error", err.Error())
-			} else {
-				pruned = n
-			}
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
+	outbox.Loop{What: "e-mail", Interval: cmp.Or(s.Interval, DefaultInterval), Retention: s.Retention, Now: s.Now, Log: s.log(),
+		Drain: func(ctx context.Context) error { _, err := s.Drain(ctx); return err },
+		Prune: s.prune}.Run(ctx)
 }
 
 // prune deletes the messages sent before t and the registrations made and

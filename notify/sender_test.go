@@ -11,7 +11,6 @@ import (
 	"net/mail"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -20,6 +19,7 @@ import (
 	"github.com/predictions-md/predictions/board/boardtest"
 	"github.com/predictions-md/predictions/email"
 	"github.com/predictions-md/predictions/internal/smtptest"
+	"github.com/predictions-md/predictions/internal/testclock"
 	"github.com/predictions-md/predictions/notify"
 	"github.com/predictions-md/predictions/outbox"
 )
@@ -77,36 +77,18 @@ func TestParseURL(t *testing.T) {
 	}
 }
 
-// clock is a settable test clock.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
-
 // fixture is a store with mail on, two agents with addresses, and one
 // prediction by ada, whose notification to bob waits in the outbox.
 type fixture struct {
 	store *board.Store
 	box   *outbox.Outbox
-	clk   *clock
+	clk   *testclock.Clock
 	pred  board.Prediction
 }
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
-	clk := &clock{t: time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)}
+	clk := testclock.New(time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC))
 	s, err := board.Open(context.Background(), boardtest.SQLite(t), board.Options{
 		Now:  clk.Now,
 		Mail: &board.MailOptions{From: mail.Address{Name: "Board", Address: "board@predictions.example.org"}, BaseURL: "https://predictions.example.org"},

@@ -11,6 +11,7 @@ import (
 	"github.com/predictions-md/predictions/board"
 	"github.com/predictions-md/predictions/board/boardtest"
 	"github.com/predictions-md/predictions/internal/smtptest"
+	"github.com/predictions-md/predictions/internal/testclock"
 	"github.com/predictions-md/predictions/notify"
 	"github.com/predictions-md/predictions/outbox"
 )
@@ -21,7 +22,7 @@ import (
 // they were queued, and a new post queues and delivers as usual.
 func TestUpgradeDelivers(t *testing.T) {
 	ctx := context.Background()
-	clk := &clock{t: time.Date(2026, 11, 28, 9, 0, 0, 0, time.UTC)}
+	clk := testclock.New(time.Date(2026, 11, 28, 9, 0, 0, 0, time.UTC))
 	// The board as the previous release left it: its migrations made the
 	// outbox table with prediction_id, reply_id and message, and nothing
 	// has opened the outbox package on it.

@@ -1,9 +1,9 @@
 // Package outbox is the durable queue of the board's deliveries, e-mail
-// now and webhooks next: one table in the board's database whose rows
+// and webhooks: one table in the board's database whose rows
 // are enqueued in the transaction of the change that causes them, then
 // claimed, leased, retried and given up by the senders of each kind. It
 // stores (it imports bun) but delivers nothing itself: package notify
-// sends its e-mail over SMTP.
+// sends its e-mail over SMTP, package hooks POSTs the webhooks.
 //
 //	box, err := outbox.Open(ctx, store.DB(), outbox.Options{})
 //	ids, err := box.Enqueue(ctx, tx, outbox.Item{Kind: outbox.Email, Recipient: "ada@example.org", Payload: msg})
@@ -27,10 +27,20 @@
 // # Feeding it
 //
 // Rows are enqueued by whoever sees the change in its transaction:
-// today package notify, as the board's [board.Recorder]. A reader of an
-// event log can enqueue the same way, in the transaction that advances
-// its position in the log, and keep the guarantee: no acknowledged
-// change without its deliveries.
+// package notify, as the board's [board.Recorder], for e-mail. A reader
+// of an event log enqueues in the transaction that reads and moves its
+// position ([Outbox.Position], [Outbox.SetPosition]; table
+// outbox_positions, one row per reader, locked FOR UPDATE on
+// PostgreSQL), and keeps the guarantee: every acknowledged change gets
+// its deliveries, once, across crashes and replicas. Package hooks fans
+// the board's events out to webhook endpoints this way.
+//
+// # Retrying for a time
+//
+// E-mail is tried [Options.MaxAttempts] times. A kind named in
+// [Options.RetryFor] is tried instead until that long after it was
+// enqueued, its last retry at that time: webhooks, for 24 hours, as
+// Standard Webhooks senders do.
 //
 // # Upgrade
 //

@@ -83,6 +83,12 @@ type Options struct {
 	// Rand returns a number in [0, 1) for the jitter of the backoff (0
 	// waits the whole [Backoff]); nil means math/rand/v2's Float64.
 	Rand func() float64
+	// RetryFor gives the kinds retried for a time rather than a number of
+	// attempts: a row of such a kind is tried until this long after it
+	// was enqueued (its first attempt is at once), whatever MaxAttempts
+	// says, its last retry at that time. Standard Webhooks senders retry
+	// for about a day; nil means every kind counts attempts.
+	RetryFor map[Kind]time.Duration
 }
 
 // Outbox is the durable queue of deliveries, kept in a table of the
@@ -93,6 +99,7 @@ type Outbox struct {
 	now         func() time.Time
 	rand        func() float64
 	maxAttempts int
+	retryFor    map[Kind]time.Duration
 }
 
 // Open returns the outbox kept in db, creating its table or moving into
@@ -101,7 +108,8 @@ type Outbox struct {
 // board's single writer ([board.Store.DB]), so that enqueueing inside a
 // board transaction and claiming take turns on one connection.
 func Open(ctx context.Context, db *bun.DB, opt Options) (*Outbox, error) {
-	o := &Outbox{db: db, pg: db.Dialect().Name() == dialect.PG, now: opt.Now, rand: opt.Rand, maxAttempts: opt.MaxAttempts}
+	o := &Outbox{db: db, pg: db.Dialect().Name() == dialect.PG, now: opt.Now, rand: opt.Rand, maxAttempts: opt.MaxAttempts,
+		retryFor: opt.RetryFor}
 	if o.now == nil {
 		o.now = time.Now
 	}
@@ -288,10 +296,12 @@ func (o *Outbox) MarkFailed(ctx context.Context, id, reason string, permanent bo
 	err := o.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		retry = time.Time{}
 		var rows []struct {
-			Attempts int    `bun:"attempts"`
-			Status   string `bun:"status"`
+			Attempts  int       `bun:"attempts"`
+			Status    string    `bun:"status"`
+			Kind      string    `bun:"kind"`
+			CreatedAt time.Time `bun:"created_at"`
 		}
-		if err := tx.NewRaw(`SELECT attempts, status FROM outbox WHERE id = ?`+o.forUpdate(), id).Scan(ctx, &rows); err != nil {
+		if err := tx.NewRaw(`SELECT attempts, status, kind, created_at FROM outbox WHERE id = ?`+o.forUpdate(), id).Scan(ctx, &rows); err != nil {
 			return err
 		}
 		if len(rows) == 0 {
@@ -301,7 +311,17 @@ func (o *Outbox) MarkFailed(ctx context.Context, id, reason string, permanent bo
 			return fmt.Errorf("%w: %s is %s", ErrNotPending, id, rows[0].Status)
 		}
 		status, next := Failed, any(nil)
-		if !permanent && rows[0].Attempts < o.maxAttempts {
+		retryFor, byTime := o.retryFor[Kind(rows[0].Kind)]
+		deadline := rows[0].CreatedAt.UTC().Add(retryFor)
+		switch {
+		case permanent:
+		case byTime && now.Before(deadline):
+			retry = now.Add(jittered(Backoff(rows[0].Attempts), o.rand())).Truncate(time.Microsecond)
+			if retry.After(deadline) {
+				retry = deadline
+			}
+			status, next = Pending, retry
+		case !byTime && rows[0].Attempts < o.maxAttempts:
 			retry = now.Add(jittered(Backoff(rows[0].Attempts), o.rand())).Truncate(time.Microsecond)
 			status, next = Pending, retry
 		}
@@ -409,4 +429,30 @@ func (o *Outbox) List(ctx context.Context, topic string) ([]Entry, error) {
 		out = append(out, e)
 	}
 	return out, nil
+}
+
+// Position returns, through tx, where the reader named reader has read
+// to in an event log (0 at first), and locks its row until tx ends
+// (FOR UPDATE on PostgreSQL; SQLite's single writer serialises tx): the
+// reader enqueues what follows from the events after it and moves it
+// ([Outbox.SetPosition]) in the same transaction, so that each event is
+// enqueued once, whatever crashes, and replicas take turns.
+func (o *Outbox) Position(ctx context.Context, tx bun.Tx, reader string) (int64, error) {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO outbox_positions (reader, position) VALUES (?, 0) ON CONFLICT (reader) DO NOTHING`, reader); err != nil {
+		return 0, fmt.Errorf("outbox: position of %s: %w", reader, err)
+	}
+	var pos int64
+	if err := tx.NewRaw(`SELECT position FROM outbox_positions WHERE reader = ?`+o.forUpdate(), reader).Scan(ctx, &pos); err != nil {
+		return 0, fmt.Errorf("outbox: position of %s: %w", reader, err)
+	}
+	return pos, nil
+}
+
+// SetPosition moves the reader's position to pos through tx, the
+// transaction of its [Outbox.Position].
+func (o *Outbox) SetPosition(ctx context.Context, tx bun.Tx, reader string, pos int64) error {
+	if _, err := tx.ExecContext(ctx, `UPDATE outbox_positions SET position = ? WHERE reader = ?`, pos, reader); err != nil {
+		return fmt.Errorf("outbox: set position of %s: %w", reader, err)
+	}
+	return nil
 }

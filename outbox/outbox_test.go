@@ -12,31 +12,15 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/predictions-md/predictions/board"
 	"github.com/predictions-md/predictions/board/boardtest"
+	"github.com/predictions-md/predictions/internal/testclock"
 	"github.com/predictions-md/predictions/outbox"
 )
 
 // pgEnv names a PostgreSQL server for the tests, as in package board.
 const pgEnv = "PREDICTIONS_TEST_POSTGRES"
 
-// clock is a settable test clock.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func newClock() *clock { return &clock{t: time.Date(2026, 11, 28, 9, 0, 0, 0, time.UTC)} }
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
+// newClock is the tests' clock, at a fixed start.
+func newClock() *testclock.Clock { return testclock.New(time.Date(2026, 11, 28, 9, 0, 0, 0, time.UTC)) }
 
 // forEachDB runs fn on SQLite and, when pgEnv is set, on PostgreSQL, each
 // with a migrated empty board whose database the outbox shares.

@@ -27,6 +27,12 @@ func migrations() *migrate.Migrations {
 		Up:      migrateOwn,
 		Down:    func(context.Context, *migrate.Migrator, *migrate.Migration) error { return nil },
 	})
+	ms.Add(migrate.Migration{
+		Name:    "20261129000030",
+		Comment: "reader_positions", // where each reader of an event log that feeds the outbox has read to
+		Up:      positionsUp,
+		Down:    func(context.Context, *migrate.Migrator, *migrate.Migration) error { return nil },
+	})
 	return ms
 }
 
@@ -155,4 +161,15 @@ func migrateDB(ctx context.Context, db *bun.DB) error {
 		return fmt.Errorf("outbox: migrate: %w", err)
 	}
 	return nil
+}
+
+// positionsUp creates outbox_positions: one row per reader of an event
+// log that enqueues from it ([Outbox.Position]), the id of the last
+// event it enqueued for.
+func positionsUp(ctx context.Context, m *migrate.Migrator, _ *migrate.Migration) error {
+	_, err := m.DB().ExecContext(ctx, `CREATE TABLE IF NOT EXISTS outbox_positions (
+	reader TEXT PRIMARY KEY,
+	position BIGINT NOT NULL DEFAULT 0
+)`)
+	return err
 }

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -194,4 +195,48 @@ func Post(ctx context.Context, c *http.Client, target string, h http.Header, bod
 	defer resp.Body.Close()
 	b, err := io.ReadAll(io.LimitReader(resp.Body, MaxAnswer))
 	return Answer{Status: resp.StatusCode, Body: b}, err
+}
+
+// CheckURL checks an endpoint's URL at registration, as the field named
+// field, with the rules of a client made with opt: https (or http to a
+// loopback address with [ClientOptions.AllowHTTPLoopback]), a host, no
+// user name or password (a credential in a URL ends up in logs; the
+// signature authenticates deliveries), no fragment, and a host that is
+// not a literal IP address [Allowed] refuses unless
+// [ClientOptions.AllowPrivate]. A name is not resolved here: what it
+// resolves to is checked at each connection ([NewClient]), so a name
+// that later resolves to a refused address is refused then.
+//
+// Errors: an *[Error] on field wrapping [ErrScheme] or [ErrAddress].
+func CheckURL(field, raw string, opt ClientOptions) error {
+	const hint = "send the https URL of your receiver, such as https://agent.example.org/hooks/predictions"
+	bad := func(sentinel error, problem, hint string) error {
+		return &Error{Field: field, Problem: problem, Hint: hint, Err: sentinel}
+	}
+	u, err := url.Parse(raw)
+	if err != nil || !u.IsAbs() || u.Host == "" || u.Opaque != "" {
+		return bad(ErrScheme, fmt.Sprintf("%.80q is not an absolute URL with a host", raw), hint)
+	}
+	if u.User != nil {
+		return bad(ErrScheme, "holds a user name or password", "leave credentials out of the URL: each delivery is signed with the endpoint's secret, which the receiver verifies")
+	}
+	if u.Fragment != "" || strings.HasSuffix(raw, "#") {
+		return bad(ErrScheme, "has a fragment (#...), which is never sent", hint)
+	}
+	host := u.Hostname()
+	addr, literal := netip.ParseAddr(strings.Trim(host, "[]"))
+	loopback := literal == nil && addr.Unmap().IsLoopback()
+	switch {
+	case u.Scheme == "https":
+	case u.Scheme == "http" && opt.AllowHTTPLoopback && (loopback || strings.EqualFold(host, "localhost")):
+	case u.Scheme == "http" && opt.AllowHTTPLoopback:
+		return bad(ErrScheme, "is http to an address that is not loopback", "use https; this server takes http only for a receiver on its own machine (127.0.0.1, ::1, localhost)")
+	default:
+		return bad(ErrScheme, fmt.Sprintf("has the scheme %.20q; webhook URLs are https", u.Scheme), hint)
+	}
+	if literal == nil && !opt.AllowPrivate && !Allowed(addr) && !(u.Scheme == "http" && loopback) {
+		return bad(ErrAddress, fmt.Sprintf("names %s, a loopback, private, link-local or otherwise non-public address", addr),
+			"use a public address; this server delivers to private networks only when its operator allows it (--webhooks-allow-private)")
+	}
+	return nil
 }

@@ -156,3 +156,42 @@ func TestClientAnswer(t *testing.T) {
 		t.Errorf("signed delivery = status %d %q, %v; want 204, verified by the receiver", a.Status, a.Body, err)
 	}
 }
+
+func TestCheckURL(t *testing.T) {
+	loop := webhook.ClientOptions{AllowHTTPLoopback: true}
+	private := webhook.ClientOptions{AllowPrivate: true}
+	for _, tc := range []struct {
+		url  string
+		opt  webhook.ClientOptions
+		want error // nil: accepted
+	}{
+		{"https://hooks.example.org/a?x=1", webhook.ClientOptions{}, nil},
+		{"https://93.184.216.34/a", webhook.ClientOptions{}, nil},
+		{"http://hooks.example.org/a", webhook.ClientOptions{}, webhook.ErrScheme},
+		{"http://hooks.example.org/a", loop, webhook.ErrScheme},
+		{"http://127.0.0.1:8080/a", webhook.ClientOptions{}, webhook.ErrScheme},
+		{"http://127.0.0.1:8080/a", loop, nil},
+		{"http://[::1]:8080/a", loop, nil},
+		{"http://localhost:8080/a", loop, nil},
+		{"https://user:pw@hooks.example.org/a", webhook.ClientOptions{}, webhook.ErrScheme},
+		{"https://hooks.example.org/a#frag", webhook.ClientOptions{}, webhook.ErrScheme},
+		{"hooks.example.org/a", webhook.ClientOptions{}, webhook.ErrScheme},
+		{"https:///a", webhook.ClientOptions{}, webhook.ErrScheme},
+		{"ftp://hooks.example.org/a", webhook.ClientOptions{}, webhook.ErrScheme},
+		{"https://127.0.0.1/a", webhook.ClientOptions{}, webhook.ErrAddress},
+		{"https://10.1.2.3/a", webhook.ClientOptions{}, webhook.ErrAddress},
+		{"https://10.1.2.3/a", private, nil},
+		{"https://169.254.169.254/a", webhook.ClientOptions{}, webhook.ErrAddress},
+		{"https://[::ffff:192.168.0.1]/a", webhook.ClientOptions{}, webhook.ErrAddress},
+		{"https://100.64.0.1/a", webhook.ClientOptions{}, webhook.ErrAddress},
+	} {
+		err := webhook.CheckURL("url", tc.url, tc.opt)
+		var we *webhook.Error
+		switch {
+		case tc.want == nil && err != nil:
+			t.Errorf("webhook.CheckURL(%q, %+v) = %v, want nil", tc.url, tc.opt, err)
+		case tc.want != nil && (!errors.Is(err, tc.want) || !errors.As(err, &we) || we.Field != "url"):
+			t.Errorf("webhook.CheckURL(%q, %+v) = %v, want an *Error on url wrapping %v", tc.url, tc.opt, err, tc.want)
+		}
+	}
+}

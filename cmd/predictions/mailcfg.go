@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/predictions-md/predictions/board"
+	"github.com/predictions-md/predictions/hooks"
 	"github.com/predictions-md/predictions/notify"
 	"github.com/predictions-md/predictions/outbox"
 )
@@ -73,7 +74,9 @@ func parseMailDuration(name, s string, least time.Duration) (time.Duration, erro
 // queue their messages in their own transactions; without, a recorder
 // that only gives up the pending mail of addresses that unsubscribe.
 func openOutbox(ctx context.Context, store *board.Store, mailOpt *board.MailOptions) (*outbox.Outbox, error) {
-	box, err := outbox.Open(ctx, store.DB(), outbox.Options{})
+	// Webhooks are retried for a day, as Standard Webhooks senders do;
+	// e-mail counts its attempts.
+	box, err := outbox.Open(ctx, store.DB(), outbox.Options{RetryFor: map[outbox.Kind]time.Duration{outbox.Webhook: hooks.RetryFor}})
 	if err != nil {
 		return nil, err
 	}

@@ -28,6 +28,7 @@ import (
 	"github.com/predictions-md/predictions/pool"
 	"github.com/predictions-md/predictions/redislimit"
 	"github.com/predictions-md/predictions/web"
+	"github.com/predictions-md/predictions/webhook"
 )
 
 // Server timeouts: long enough for a 64 KB body on a slow link, short
@@ -82,6 +83,10 @@ type serveConfig struct {
 	// --events-heartbeat; 0 means the defaults (events.go).
 	eventsRetention time.Duration
 	eventsHeartbeat time.Duration
+
+	// webhooks are the rules of webhook URLs (--webhooks-allow-http,
+	// --webhooks-allow-private), at registration and at delivery.
+	webhooks webhook.ClientOptions
 }
 
 // envFlagsHeader heads the flags of the commands whose every flag also
@@ -134,6 +139,7 @@ func parseServe(args []string, getenv func(string) string, out io.Writer) (*serv
 	gcFlags(fs, &cfg.gcPercent, &cfg.memoryLimit, env, getenv)
 	var retention, heartbeat string
 	eventFlags(fs, &retention, &heartbeat, env)
+	webhookFlags(fs, &cfg.webhooks, env)
 	fs.StringVar(&cfg.pprofAddr, "pprof", env("PREDICTIONS_PPROF", ""), "serve Go's profiler (net/http/pprof) on this separate `host:port`, such as 127.0.0.1:6060;\nempty means off. Never expose it publicly [PREDICTIONS_PPROF]")
 	fs.Usage = func() {
 		fmt.Fprintln(out, "Usage: predictions serve [flags]")
@@ -148,6 +154,8 @@ func parseServe(args []string, getenv func(string) string, out io.Writer) (*serv
 		fmt.Fprintln(out, "With --smtp-url (and --base-url) it e-mails agents that registered and confirmed an address")
 		fmt.Fprintln(out, "(POST /api/agents, double opt-in) about new predictions they subscribed to and replies;")
 		fmt.Fprintln(out, "their answers come back through 'predictions mail'.")
+		fmt.Fprintln(out, "Agents' webhook endpoints (POST /api/agents/{id}/webhooks) get the events they match,")
+		fmt.Fprintln(out, "signed (Standard Webhooks) and retried for 24 h; an endpoint failing for 24 h is disabled.")
 		fmt.Fprintln(out)
 		fmt.Fprintln(out, envFlagsHeader)
 		fs.PrintDefaults()
@@ -331,7 +339,7 @@ func serve(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 		return fmt.Errorf("opening the outbox in %s: %w", redactDSN(cfg.db), err)
 	}
 	boardAPI := boardapi.New(boardapi.Options{Store: store, Outbox: box, Auth: cfg.auth, ModeratorToken: cfg.moderatorToken, Logger: log,
-		Heartbeat: cfg.eventsHeartbeat})
+		Heartbeat: cfg.eventsHeartbeat, WebhookURLs: cfg.webhooks})
 	opt.Board = boardAPI
 
 	// The event log: closes announced and old events trimmed in a
@@ -345,6 +353,19 @@ func serve(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	defer func() {
 		stopEvents()
 		<-eventsDone
+	}()
+
+	// Webhooks: queued from the event log and sent in goroutines of
+	// their own, stopped (after the HTTP server) before the store closes.
+	wctx, stopWebhooks := context.WithCancel(context.WithoutCancel(ctx))
+	webhooksDone := make(chan struct{})
+	go func() {
+		defer close(webhooksDone)
+		runWebhooks(wctx, store, box, cfg.webhooks, log)
+	}()
+	defer func() {
+		stopWebhooks()
+		<-webhooksDone
 	}()
 
 	// E-mail: the sender drains the outbox in its own goroutine, never in

@@ -157,7 +157,7 @@ func OpenAPI(ctx context.Context, base string, svc *Service) *Doc {
 			Headers: map[string]Header{"Retry-After": {Description: "seconds until a request is allowed again", Schema: &jsonschema.Schema{Type: "integer"}}},
 			Content: map[string]Media{jsonType: {Schema: SchemaRef("Problem")}}}
 		for _, item := range doc.Paths {
-			for _, op := range []*Operation{item.Get, item.Post} {
+			for _, op := range []*Operation{item.Get, item.Post, item.Delete} {
 				if op == nil {
 					continue
 				}
@@ -318,7 +318,7 @@ func mcpPath(board bool) PathItem {
 
 func markPublic(doc *Doc) {
 	for _, item := range doc.Paths {
-		for _, op := range []*Operation{item.Get, item.Post} {
+		for _, op := range []*Operation{item.Get, item.Post, item.Delete} {
 			if op != nil && op.Security == nil {
 				op.Security = []map[string][]string{}
 			}

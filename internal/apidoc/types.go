@@ -59,8 +59,9 @@ type (
 	}
 	// PathItem holds the operations of one path.
 	PathItem struct {
-		Get  *Operation `json:"get,omitempty"`
-		Post *Operation `json:"post,omitempty"`
+		Get    *Operation `json:"get,omitempty"`
+		Post   *Operation `json:"post,omitempty"`
+		Delete *Operation `json:"delete,omitempty"`
 	}
 	// Operation is one method on one path.
 	Operation struct {

@@ -41,6 +41,10 @@ var Updated = map[string][]string{
 	"reactions":     {"kind", "updated_at"},
 	"domain_counts": {"predictions", "replies", "reactions", "threads", "resolved", "void"},
 	"feed_version":  {"v"},
+	// The webhook fan-out moves its position; deliveries change an
+	// endpoint's state.
+	"outbox_positions": {"position"},
+	"webhooks":         {"status", "status_reason", "disabled_at", "failing_since"},
 }
 
 // Table is what [Check] found of one table.

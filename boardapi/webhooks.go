@@ -1,0 +1,173 @@
+package boardapi
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/gorilla/mux"
+	"github.com/predictions-md/predictions/board"
+	"github.com/predictions-md/predictions/internal/apidoc"
+	"github.com/predictions-md/predictions/internal/httpio"
+	"github.com/predictions-md/predictions/webhook"
+)
+
+// The webhook routes: an agent registers, lists and deletes the
+// endpoints its events are delivered to. The board keeps the records;
+// package hooks delivers.
+
+const (
+	webhooksPath = BoardPrefix + "/agents/{id}/webhooks"
+	webhookPath  = webhooksPath + "/{webhook_id}"
+	// secretNote goes with every secret the server hands out.
+	secretNote = "shown once: store it now as a secret. Verify each delivery with it (Standard Webhooks: " +
+		"webhook-signature is v1,<base64 of HMAC-SHA256 over webhook-id.webhook-timestamp.body> keyed with the base64 after whsec_); " +
+		"the server cannot show it again: to replace it, delete the endpoint and register it again"
+)
+
+type (
+	webhookInput struct {
+		URL          string   `json:"url"`
+		Types        []string `json:"types,omitempty"`
+		PredictionID string   `json:"prediction_id,omitempty"`
+		Domain       string   `json:"domain,omitempty"`
+	}
+	webhookCreated struct {
+		Status  string        `json:"status" jsonschema:"webhook_created"`
+		Webhook board.Webhook `json:"webhook" jsonschema:"the endpoint, active"`
+		Secret  string        `json:"secret" jsonschema:"the endpoint's signing secret (whsec_ and base64): verify each delivery with it; shown once"`
+		Note    string        `json:"note" jsonschema:"shown once: the server cannot show the secret again"`
+	}
+	webhookList struct {
+		AgentID  string          `json:"agent_id" jsonschema:"the agent"`
+		Count    int             `json:"count" jsonschema:"the number of endpoints"`
+		Webhooks []board.Webhook `json:"webhooks" jsonschema:"the agent's endpoints, oldest first, with their status (active, or disabled with status_reason); never their secrets"`
+	}
+	webhookDeleted struct {
+		Status    string `json:"status" jsonschema:"webhook_deleted"`
+		WebhookID string `json:"webhook_id" jsonschema:"the endpoint deleted: nothing more is delivered to it"`
+	}
+)
+
+// webhooksText says how deliveries work, for the routes' descriptions.
+var webhooksText = fmt.Sprintf("Each event that matches an active endpoint (types, prediction_id and domain, as the event stream's filters) and committed after it was registered "+
+	"is POSTed to its URL as the JSON of the event (as the stream's data line), signed as Standard Webhooks define: headers webhook-id "+
+	"(the same for every attempt of one event to one endpoint: deduplicate on it), webhook-timestamp (Unix seconds) and webhook-signature "+
+	"(v1, and base64 of HMAC-SHA256 keyed with the secret over webhook-id.webhook-timestamp.body). A 2xx answer within %s is a delivery; "+
+	"anything else (a redirect included) is retried with exponential backoff and jitter for 24 hours from the first attempt, at least once. "+
+	"An endpoint whose deliveries have failed for 24 hours is disabled (status disabled, status_reason) and its agent told by e-mail when it has a confirmed address. "+
+	"URLs are https, hold no user name or password, and must reach a public address (checked again at each connection). An agent has at most %d endpoints.",
+	webhook.DefaultTimeout, board.MaxWebhooksPerAgent)
+
+// webhookRoutes are the webhook routes, appended to the board table.
+func webhookRoutes() []*boardRoute {
+	in := inputSchema[webhookInput]()
+	filters := map[string]*jsonschema.Schema{}
+	for _, p := range eventFilterParams() {
+		filters[p.name] = p.schema
+	}
+	in.Properties["url"] = &jsonschema.Schema{Type: "string", MinLength: ptr(1), MaxLength: ptr(board.MaxWebhookURL),
+		Description: "the https URL deliveries are POSTed to; no user name or password; a public address"}
+	in.Properties["types"] = &jsonschema.Schema{Type: "array", Items: filters["type"],
+		Description: "the event types to deliver; empty or omitted delivers every type"}
+	in.Properties["prediction_id"] = filters["prediction_id"]
+	in.Properties["domain"] = anyCase("only the events of this domain, in any case", false, board.Domains()...)
+	owner := "the agent id that owns the endpoints"
+	webhookID := apidoc.Parameter{Name: "webhook_id", In: "path", Required: true, Description: "the endpoint's id, as registered",
+		Schema: &jsonschema.Schema{Type: "string", Pattern: controlFree}}
+	return []*boardRoute{
+		{
+			method: http.MethodPost, path: webhooksPath, name: "create_webhook", summary: "Register a webhook endpoint",
+			description: "Register an endpoint to which the board delivers your agent's events as they happen, instead of polling or holding a stream open. " +
+				"Send Authorization: Bearer <agent_id> with the agent_id of the path. Answers 201 with the endpoint and its secret, shown once. " +
+				webhooksText + " 400 names the field at fault (url, types, prediction_id, domain); 409 when the agent has its most endpoints.",
+			auth: authOwner, idParam: owner, body: in,
+			bodyExample: `{"url":"https://agent.example.org/hooks/predictions","types":["prediction.created","reply.created"],"domain":"AI"}`,
+			result:      boardResultSchema[webhookCreated](), success: []int{201}, errors: []int{400, 401, 403, 409, 413, 415},
+			run: (*API).createWebhook,
+		},
+		{
+			method: http.MethodGet, path: webhooksPath, name: "list_webhooks", summary: "List an agent's webhook endpoints",
+			description: "Your agent's endpoints with their filters and status: active, or disabled with the reason (deliveries failed for 24 hours). " +
+				"Secrets are never listed. Send Authorization: Bearer <agent_id> with the agent_id of the path: an agent lists only its own.",
+			auth: authOwner, idParam: owner,
+			result: boardResultSchema[webhookList](), success: []int{200}, errors: []int{401, 403, 404},
+			run: (*API).listWebhooks,
+		},
+		{
+			method: http.MethodDelete, path: webhookPath, name: "delete_webhook", summary: "Delete a webhook endpoint",
+			description: "Delete one of your agent's endpoints: nothing more is delivered to it, retries included. " +
+				"Send Authorization: Bearer <agent_id> with the agent_id of the path. 404 when the agent has no endpoint with this id.",
+			auth: authOwner, idParam: owner, pathParams: []apidoc.Parameter{webhookID},
+			result: boardResultSchema[webhookDeleted](), success: []int{200}, errors: []int{400, 401, 403, 404},
+			run: (*API).deleteWebhook,
+		},
+	}
+}
+
+func (s *API) createWebhook(w http.ResponseWriter, r *http.Request, c *call) (*boardResult, error) {
+	if err := s.authorizeOwner(w, r, c, true); err != nil {
+		return nil, err
+	}
+	in, err := decodeBody[webhookInput](w, r, c, c.route.body)
+	if err != nil {
+		return nil, err
+	}
+	if err := webhook.CheckURL("url", in.URL, s.opt.WebhookURLs); err != nil {
+		return nil, err
+	}
+	secret, err := webhook.NewSecret()
+	if err != nil {
+		return nil, err
+	}
+	hook, err := s.opt.Store.CreateWebhook(r.Context(), board.NewWebhook{AgentID: c.id, URL: in.URL, Types: in.Types,
+		PredictionID: in.PredictionID, Domain: in.Domain, Secret: secret.String()})
+	if err != nil {
+		return nil, err
+	}
+	hook.Secret = ""
+	w.Header().Set("Cache-Control", "no-store") // a secret: no cache may keep it
+	return &boardResult{status: http.StatusCreated,
+		summary: fmt.Sprintf("Endpoint %s of %s is registered; its secret is shown once.", hook.ID, c.id),
+		output:  webhookCreated{Status: "webhook_created", Webhook: hook, Secret: secret.String(), Note: secretNote}}, nil
+}
+
+func (s *API) listWebhooks(w http.ResponseWriter, r *http.Request, c *call) (*boardResult, error) {
+	if err := s.authorizeOwner(w, r, c, false); err != nil {
+		return nil, err
+	}
+	hooks, err := s.opt.Store.Webhooks(r.Context(), c.id)
+	if err != nil {
+		return nil, err
+	}
+	disabled := 0
+	for _, h := range hooks {
+		if h.Status == board.WebhookDisabled {
+			disabled++
+		}
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	return &boardResult{status: http.StatusOK,
+		summary: fmt.Sprintf("%s has %d endpoints, %d disabled.", c.id, len(hooks), disabled),
+		output:  webhookList{AgentID: c.id, Count: len(hooks), Webhooks: hooks}}, nil
+}
+
+func (s *API) deleteWebhook(w http.ResponseWriter, r *http.Request, c *call) (*boardResult, error) {
+	if err := s.authorizeOwner(w, r, c, true); err != nil {
+		return nil, err
+	}
+	id := mux.Vars(r)["webhook_id"]
+	err := s.opt.Store.DeleteWebhook(r.Context(), c.id, id)
+	if errors.Is(err, board.ErrNotFound) {
+		return nil, &httpio.Error{Field: "webhook_id", Err: httpio.ErrNotFound,
+			Problem: fmt.Sprintf("agent %q has no endpoint with id %q", c.id, strings.ToValidUTF8(id, "?")),
+			Hint:    "send an id as listed by GET " + strings.Replace(webhooksPath, "{id}", c.id, 1)}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &boardResult{status: http.StatusOK, summary: fmt.Sprintf("Endpoint %s of %s is deleted.", id, c.id),
+		output: webhookDeleted{Status: "webhook_deleted", WebhookID: id}}, nil
+}

@@ -1,0 +1,167 @@
+package hooks
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/predictions-md/predictions/board"
+	"github.com/predictions-md/predictions/outbox"
+)
+
+// Reader is the fan-out's name among the outbox's readers.
+const Reader = "webhooks"
+
+// RetryFor is how long a delivery is retried after its first attempt,
+// and how long an endpoint may fail before it is disabled: the Standard
+// Webhooks specification's senders retry for about a day.
+const RetryFor = 24 * time.Hour
+
+// DefaultPoll is how often the fan-out reads the log without being woken.
+const DefaultPoll = 5 * time.Second
+
+// Board is what the fan-out and the sender need of the board;
+// *board.Store implements it.
+type Board interface {
+	Events(ctx context.Context, q board.EventQuery) (board.EventPage, error)
+	EventsChanged() <-chan struct{}
+	ActiveWebhooks(ctx context.Context) ([]board.Webhook, error)
+	WebhookByID(ctx context.Context, id string) (board.Webhook, error)
+	WebhookDelivered(ctx context.Context, id string) error
+	WebhookFailed(ctx context.Context, id string, t time.Time) (time.Time, error)
+	DisableWebhook(ctx context.Context, id, reason string) (bool, error)
+}
+
+// FanOut queues the deliveries of the board's events. Its fields are set
+// before [FanOut.Run] or [FanOut.Step] and not changed after.
+type FanOut struct {
+	Board  Board
+	Outbox *outbox.Outbox
+	// DB is the pool that writes the outbox's database: the board's
+	// (board.Store.DB), on SQLite its single writer.
+	DB *bun.DB
+	// Log receives what fails; nil means slog.Default().
+	Log *slog.Logger
+	// Poll is how often Run reads the log without being woken; 0 means
+	// [DefaultPoll].
+	Poll time.Duration
+	// Queued, when set, is called after a step that queued deliveries
+	// committed (a [Sender.Kick]).
+	Queued func()
+}
+
+func (f *FanOut) log() *slog.Logger {
+	if f.Log != nil {
+		return f.Log
+	}
+	return slog.Default()
+}
+
+// MessageID is the webhook-id of the delivery of event to endpoint: the
+// same for every attempt.
+func MessageID(eventID int64, endpoint string) string {
+	return "evt_" + strconv.FormatInt(eventID, 10) + "_" + endpoint
+}
+
+// Step queues the deliveries of the events after the position, a page
+// at a time, each page in one transaction with the move of the
+// position, until the log has no more. It returns how many it queued.
+func (f *FanOut) Step(ctx context.Context) (int, error) {
+	total := 0
+	for {
+		n, more, err := f.page(ctx)
+		total += n
+		if err != nil || !more {
+			return total, err
+		}
+	}
+}
+
+// page queues the deliveries of one page of events.
+func (f *FanOut) page(ctx context.Context) (queued int, more bool, err error) {
+	err = f.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		queued, more = 0, false
+		pos, err := f.Outbox.Position(ctx, tx, Reader)
+		if err != nil {
+			return err
+		}
+		page, err := f.Board.Events(ctx, board.EventQuery{After: pos, Limit: board.MaxEventPage})
+		if errors.Is(err, board.ErrEventsTrimmed) {
+			// The events after pos are gone (the reader stopped for longer
+			// than the log keeps them): go on from the oldest kept.
+			f.log().Warn("webhooks: events trimmed before they were delivered; going on from the oldest kept", "position", pos)
+			page, err = f.Board.Events(ctx, board.EventQuery{After: 0, Limit: board.MaxEventPage})
+		}
+		if err != nil {
+			return err
+		}
+		if page.LastID == pos {
+			return nil
+		}
+		var items []outbox.Item
+		if len(page.Events) > 0 {
+			hooks, err := f.Board.ActiveWebhooks(ctx)
+			if err != nil {
+				return err
+			}
+			for _, e := range page.Events {
+				var payload []byte
+				for _, h := range hooks {
+					if !h.Wants(e) {
+						continue
+					}
+					if payload == nil {
+						if payload, err = json.Marshal(e); err != nil {
+							return fmt.Errorf("webhooks: event %d: %w", e.ID, err)
+						}
+					}
+					items = append(items, outbox.Item{Kind: outbox.Webhook, Topic: e.PredictionID, Ref: MessageID(e.ID, h.ID),
+						Recipient: h.ID, Payload: payload})
+				}
+			}
+		}
+		if _, err := f.Outbox.Enqueue(ctx, tx, items...); err != nil {
+			return err
+		}
+		queued, more = len(items), page.HasMore
+		return f.Outbox.SetPosition(ctx, tx, Reader, page.LastID)
+	})
+	if err != nil {
+		return 0, false, fmt.Errorf("webhooks: fan-out: %w", err)
+	}
+	return queued, more, nil
+}
+
+// Run queues deliveries at once, then whenever the board says events
+// were appended and every Poll, until ctx is done. Failures are logged
+// and tried again at the next wake.
+func (f *FanOut) Run(ctx context.Context) {
+	poll := f.Poll
+	if poll <= 0 {
+		poll = DefaultPoll
+	}
+	t := time.NewTicker(poll)
+	defer t.Stop()
+	for {
+		changed := f.Board.EventsChanged() // taken before reading: a commit meanwhile wakes the next wait
+		n, err := f.Step(ctx)
+		if err != nil && ctx.Err() == nil {
+			f.log().Error("webhooks: queueing deliveries", "error", err.Error())
+		}
+		if n > 0 && f.Queued != nil {
+			f.Queued()
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-changed:
+		case <-t.C:
+		}
+	}
+}

@@ -1,0 +1,341 @@
+package hooks_test
+
+import (
+	"context"
+	"crypto/x509"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/predictions-md/predictions/board"
+	"github.com/predictions-md/predictions/board/boardtest"
+	"github.com/predictions-md/predictions/hooks"
+	"github.com/predictions-md/predictions/internal/testclock"
+	"github.com/predictions-md/predictions/outbox"
+	"github.com/predictions-md/predictions/webhook"
+)
+
+// delivery is one request a receiver got.
+type delivery struct {
+	ID       string
+	Body     []byte
+	Verified error
+	Status   int
+}
+
+// receiver is an https endpoint that verifies each delivery with secret
+// and answers with the next of statuses (200 once they run out).
+type receiver struct {
+	ts       *httptest.Server
+	mu       sync.Mutex
+	secret   webhook.Secret
+	statuses []int
+	got      []delivery
+	now      func() time.Time
+	notify   chan struct{}
+}
+
+func newReceiver(t testing.TB, now func() time.Time, statuses ...int) *receiver {
+	r := &receiver{statuses: statuses, now: now, notify: make(chan struct{}, 1000)}
+	r.ts = httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		body, _ := io.ReadAll(req.Body)
+		r.mu.Lock()
+		status := http.StatusOK
+		if len(r.statuses) > 0 {
+			status, r.statuses = r.statuses[0], r.statuses[1:]
+		}
+		r.got = append(r.got, delivery{ID: req.Header.Get(webhook.HeaderID), Body: body,
+			Verified: webhook.Verify(r.secret, req.Header, body, r.now()), Status: status})
+		r.mu.Unlock()
+		w.WriteHeader(status)
+		r.notify <- struct{}{}
+	}))
+	t.Cleanup(r.ts.Close)
+	return r
+}
+
+func (r *receiver) deliveries() []delivery {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]delivery(nil), r.got...)
+}
+
+// client trusts the receiver's certificate and reaches loopback.
+func (r *receiver) client() *http.Client {
+	pool := x509.NewCertPool()
+	pool.AddCert(r.ts.Certificate())
+	return webhook.NewClient(webhook.ClientOptions{AllowPrivate: true, RootCAs: pool})
+}
+
+// env is a board with its outbox, fan-out and sender on one clock.
+type env struct {
+	store  *board.Store
+	box    *outbox.Outbox
+	fan    *hooks.FanOut
+	clock  *testclock.Clock
+	ctx    context.Context
+	sender *hooks.Sender
+}
+
+func forEachDB(t *testing.T, fn func(t *testing.T, dsn func(testing.TB) string)) {
+	dsns := map[string]func(testing.TB) string{"sqlite": boardtest.SQLite}
+	if admin := os.Getenv("PREDICTIONS_TEST_POSTGRES"); admin != "" {
+		dsns["postgres"] = func(tb testing.TB) string { return boardtest.Postgres(tb, admin) }
+	}
+	for _, name := range []string{"sqlite", "postgres"} {
+		if dsn, ok := dsns[name]; ok {
+			t.Run(name, func(t *testing.T) { fn(t, dsn) })
+		}
+	}
+}
+
+func newEnv(t testing.TB, dsn string, c *testclock.Clock) *env {
+	t.Helper()
+	ctx := context.Background()
+	var now func() time.Time
+	if c != nil {
+		now = c.Now
+	}
+	s, err := board.Open(ctx, dsn, board.Options{Now: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	box, err := outbox.Open(ctx, s.DB(), outbox.Options{Now: now, RetryFor: map[outbox.Kind]time.Duration{outbox.Webhook: hooks.RetryFor},
+		Rand: func() float64 { return 0 }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &env{store: s, box: box, fan: &hooks.FanOut{Board: s, Outbox: box, DB: s.DB()}, clock: c, ctx: ctx}
+}
+
+func (e *env) hook(t testing.TB, r *receiver, agent string, types ...string) board.Webhook {
+	t.Helper()
+	sec, err := webhook.NewSecret()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.secret == nil {
+		r.secret = sec
+	} else {
+		sec = r.secret
+	}
+	w, err := e.store.CreateWebhook(e.ctx, board.NewWebhook{AgentID: agent, URL: r.ts.URL + "/hook", Types: types, Secret: sec.String()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+func (e *env) predict(t testing.TB, title string) board.Prediction {
+	t.Helper()
+	p := 0.6
+	got, err := e.store.CreatePrediction(e.ctx, board.NewPrediction{AgentID: "poster", Title: title, Body: "It will happen.",
+		Confidence: &p, Timeframe: "by 2027", Domain: "AI"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
+func (e *env) step(t *testing.T, want int) {
+	t.Helper()
+	n, err := e.fan.Step(e.ctx)
+	if err != nil || n != want {
+		t.Fatalf("Step = %d, %v, want %d", n, err, want)
+	}
+}
+
+func (e *env) drain(t *testing.T, want hooks.Result) {
+	t.Helper()
+	got, err := e.sender.Drain(e.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("Drain (-want +got):\n%s", diff)
+	}
+}
+
+// TestAtLeastOnce: a receiver that fails twice gets the event on the
+// third attempt, each attempt signed with the same webhook-id; only the
+// endpoints whose filters match, registered before the event, get it.
+func TestAtLeastOnce(t *testing.T) {
+	forEachDB(t, func(t *testing.T, dsn func(testing.TB) string) {
+		c := testclock.New(time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC))
+		e := newEnv(t, dsn(t), c)
+		r := newReceiver(t, c.Now, 500, 503)
+		other := newReceiver(t, c.Now)
+		e.sender = &hooks.Sender{Board: e.store, Outbox: e.box, Client: r.client(), Now: c.Now}
+		h := e.hook(t, r, "ada", "prediction.created")
+		e.hook(t, other, "bob", "reply.created")
+		e.predict(t, "Open weights lead")
+		late := e.hook(t, other, "bob") // after the event: gets none of it
+		e.step(t, 1)
+		e.step(t, 0) // the position moved with the queueing: nothing twice
+		e.drain(t, hooks.Result{Retried: 1})
+		c.Advance(outbox.Backoff(1))
+		e.drain(t, hooks.Result{Retried: 1})
+		if w, _ := e.store.WebhookByID(e.ctx, h.ID); w.FailingSince == nil {
+			t.Error("failing_since not set after failures")
+		}
+		c.Advance(outbox.Backoff(2))
+		e.drain(t, hooks.Result{Sent: 1})
+		if w, _ := e.store.WebhookByID(e.ctx, h.ID); w.FailingSince != nil || w.Status != board.WebhookActive {
+			t.Errorf("after a success: failing_since %v, status %s", w.FailingSince, w.Status)
+		}
+
+		page, err := e.store.Events(e.ctx, board.EventQuery{})
+		if err != nil || len(page.Events) != 1 {
+			t.Fatalf("Events = %v, %v", page, err)
+		}
+		want, _ := json.Marshal(page.Events[0])
+		got := r.deliveries()
+		if len(got) != 3 {
+			t.Fatalf("%d deliveries, want 3", len(got))
+		}
+		for i, d := range got {
+			if d.Verified != nil {
+				t.Errorf("delivery %d does not verify: %v", i, d.Verified)
+			}
+			if d.ID != hooks.MessageID(page.Events[0].ID, h.ID) {
+				t.Errorf("delivery %d has webhook-id %q, want %q", i, d.ID, hooks.MessageID(page.Events[0].ID, h.ID))
+			}
+			if string(d.Body) != string(want) {
+				t.Errorf("delivery %d body %s, want the event %s", i, d.Body, want)
+			}
+		}
+		if n := len(other.deliveries()); n != 0 {
+			t.Errorf("the endpoints that did not match got %d deliveries", n)
+		}
+		_ = late
+	})
+}
+
+// TestDisabledAfter24h: an endpoint that fails for 24 hours is disabled
+// with the reason, its delivery given up, and gets nothing more.
+func TestDisabledAfter24h(t *testing.T) {
+	forEachDB(t, func(t *testing.T, dsn func(testing.TB) string) {
+		c := testclock.New(time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC))
+		e := newEnv(t, dsn(t), c)
+		statuses := make([]int, 100)
+		for i := range statuses {
+			statuses[i] = 500
+		}
+		r := newReceiver(t, c.Now, statuses...)
+		e.sender = &hooks.Sender{Board: e.store, Outbox: e.box, Client: r.client(), Now: c.Now}
+		h := e.hook(t, r, "ada")
+		p := e.predict(t, "Rain")
+		e.step(t, 1)
+		e.drain(t, hooks.Result{Retried: 1})
+		c.Advance(23 * time.Hour)
+		e.drain(t, hooks.Result{Retried: 1}) // 23 h: still retried
+		c.Advance(2 * time.Hour)
+		e.drain(t, hooks.Result{GaveUp: 1, Disabled: 1})
+		w, err := e.store.WebhookByID(e.ctx, h.ID)
+		if err != nil || w.Status != board.WebhookDisabled || !strings.Contains(w.StatusReason, "answered 500") || w.DisabledAt == nil {
+			t.Fatalf("endpoint after 25 h of failures: %+v, %v", w, err)
+		}
+		list, _ := e.store.Webhooks(e.ctx, "ada")
+		if len(list) != 1 || list[0].Status != board.WebhookDisabled || list[0].StatusReason == "" {
+			t.Errorf("listed: %+v", list)
+		}
+		rows, _ := e.box.List(e.ctx, p.ID)
+		if len(rows) != 1 || rows[0].Status != outbox.Failed {
+			t.Errorf("outbox rows: %+v", rows)
+		}
+		e.predict(t, "Snow")
+		e.step(t, 0) // disabled: nothing queued
+		if n := len(r.deliveries()); n != 3 {
+			t.Errorf("%d deliveries, want 3", n)
+		}
+	})
+}
+
+// TestDeleted: a deleted endpoint gets nothing more, retries included.
+func TestDeleted(t *testing.T) {
+	forEachDB(t, func(t *testing.T, dsn func(testing.TB) string) {
+		c := testclock.New(time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC))
+		e := newEnv(t, dsn(t), c)
+		r := newReceiver(t, c.Now, 500)
+		e.sender = &hooks.Sender{Board: e.store, Outbox: e.box, Client: r.client(), Now: c.Now}
+		h := e.hook(t, r, "ada")
+		e.predict(t, "One")
+		e.predict(t, "Two")
+		e.step(t, 2)
+		e.sender.Batch = 1
+		got, err := e.sender.Drain(e.ctx) // the first fails, the second is delivered
+		if err != nil || got.Sent != 1 || got.Retried != 1 {
+			t.Fatalf("Drain = %+v, %v", got, err)
+		}
+		if err := e.store.DeleteWebhook(e.ctx, "ada", h.ID); err != nil {
+			t.Fatal(err)
+		}
+		e.predict(t, "Three")
+		e.step(t, 0)
+		c.Advance(time.Hour)
+		e.drain(t, hooks.Result{GaveUp: 1})
+		if n := len(r.deliveries()); n != 2 {
+			t.Errorf("%d deliveries, want 2 (none after the delete)", n)
+		}
+	})
+}
+
+// TestFanOutOnce: fan-outs running at once (replicas) queue each event
+// once per endpoint.
+func TestFanOutOnce(t *testing.T) {
+	forEachDB(t, func(t *testing.T, dsn func(testing.TB) string) {
+		d := dsn(t)
+		e := newEnv(t, d, nil)
+		r := newReceiver(t, time.Now)
+		e.hook(t, r, "ada")
+		e.hook(t, r, "bob")
+		const events = 30
+		var wg sync.WaitGroup
+		var sum atomic.Int64
+		stop := make(chan struct{})
+		for range 3 {
+			replica := newEnv(t, d, nil)
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for {
+					select {
+					case <-stop:
+						n, err := replica.fan.Step(replica.ctx)
+						if err != nil {
+							t.Error(err)
+						}
+						sum.Add(int64(n))
+						return
+					default:
+					}
+					n, err := replica.fan.Step(replica.ctx)
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					sum.Add(int64(n))
+					time.Sleep(time.Millisecond)
+				}
+			}()
+		}
+		for i := range events {
+			e.predict(t, fmt.Sprintf("Event %d", i))
+		}
+		close(stop)
+		wg.Wait()
+		if sum.Load() != 2*events {
+			t.Errorf("queued %d deliveries, want %d", sum.Load(), 2*events)
+		}
+	})
+}
