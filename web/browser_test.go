@@ -510,10 +510,6 @@ func TestBrowser(t *testing.T) {
 		phone bool
 	}{{"desktop", false}, {"phone", true}} {
 		t.Run("every page on "+width.name, func(t *testing.T) {
-			// The audits of every page are the longest subtests and need
-			// neither focus nor a board that others change: each runs in
-			// a tab of its own beside the others, once the rest are done.
-			t.Parallel()
 			ctx := b.tab(t)
 			if width.phone {
 				phone(t, ctx)
@@ -542,7 +538,7 @@ func TestBrowser(t *testing.T) {
 	t.Run("sorts show their numbers", func(t *testing.T) { sortsShowTheirNumbers(t, b, f) })
 	t.Run("feed says close and why", func(t *testing.T) { feedSaysCloseAndWhy(t, b, f) })
 	t.Run("chart readable", func(t *testing.T) { chartReadable(t, b, f) })
-	t.Run("dark scheme", func(t *testing.T) { t.Parallel(); darkScheme(t, b, f) })
+	t.Run("dark scheme", func(t *testing.T) { darkScheme(t, b, f) })
 	t.Run("keyboard", func(t *testing.T) { keyboard(t, b) })
 	t.Run("smaller points", func(t *testing.T) { smallerPoints(t, b) })
 	t.Run("disagreement flag", func(t *testing.T) { disagreementFlag(t, b, f) })
