@@ -16,6 +16,7 @@ import (
 	"github.com/predictions-md/predictions/httpapi"
 	"github.com/predictions-md/predictions/httpapi/middleware"
 	"github.com/predictions-md/predictions/internal/apitest"
+	"github.com/predictions-md/predictions/internal/testclock"
 )
 
 func TestParseRate(t *testing.T) {
@@ -73,24 +74,9 @@ func FuzzParseRate(f *testing.F) {
 }
 
 // testClock is a clock the test moves by hand: no test here waits.
-type testClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
+type testClock = testclock.Clock
 
-func newTestClock() *testClock { return &testClock{t: time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)} }
-
-func (c *testClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *testClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
+func newTestClock() *testClock { return testclock.New(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)) }
 
 // limited is a handler under test with rate limits, called directly so
 // that each request can come from any address.

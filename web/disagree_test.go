@@ -13,6 +13,7 @@ import (
 
 	"github.com/predictions-md/predictions/board"
 	"github.com/predictions-md/predictions/board/boardtest"
+	"github.com/predictions-md/predictions/internal/testclock"
 	"github.com/predictions-md/predictions/pool"
 )
 
@@ -84,7 +85,7 @@ var (
 func TestDisagreementFlagMinority(t *testing.T) {
 	s, ids := seedCrowd(t)
 	ctx := context.Background()
-	srv := newServer(t, &fixture{store: s, clock: &clock{t: time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC)}})
+	srv := newServer(t, &fixture{store: s, clock: testclock.New(time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC))})
 	_, _, body := get(t, srv, "/?limit=50")
 	var flagged []string
 	cards := cardRE.FindAllString(body, -1)
