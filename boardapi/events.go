@@ -76,7 +76,7 @@ func eventFilterParams() []boardParam {
 			Description: "only the events of this prediction"}},
 		{"agent_id", &jsonschema.Schema{Type: "string", MinLength: ptr(1), MaxLength: ptr(board.MaxAgentID), Pattern: board.AgentIDPattern,
 			Description: "only the events about this agent: those on the predictions it posted and the replies answering its replies"}},
-		{"domain", &jsonschema.Schema{Type: "string", Enum: enumOf(board.Domains()), Description: "only the events of this domain, in any case"}},
+		{"domain", anyCase("only the events of this domain, in any case", false, board.Domains()...)},
 	}
 }
 
@@ -87,14 +87,6 @@ func eventTypesSchema(desc string, names []string) *jsonschema.Schema {
 	one := anyCase("", false, names...).AnyOf[1].Pattern // ^\s*(?:…)\s*$
 	one = strings.TrimSuffix(strings.TrimPrefix(one, "^"), "$")
 	return &jsonschema.Schema{Type: "string", Description: desc, Pattern: "^" + one + "(?:," + one + ")*$"}
-}
-
-func enumOf(vals []string) []any {
-	out := make([]any, len(vals))
-	for i, v := range vals {
-		out[i] = v
-	}
-	return out
 }
 
 // eventRoutes are the event routes, appended to the board table.
