@@ -138,9 +138,20 @@ func (f *FanOut) page(ctx context.Context) (queued int, more bool, err error) {
 	return queued, more, nil
 }
 
+// MinGap is the least time between two fan-out steps that Run takes
+// when woken by writes: a step is a write transaction (on SQLite the
+// board's single writer), so a busy board's events are queued in batches
+// at most this often instead of one transaction per write.
+const MinGap = 25 * time.Millisecond
+
 // Run queues deliveries at once, then whenever the board says events
-// were appended and every Poll, until ctx is done. Failures are logged
-// and tried again at the next wake.
+// were appended (at most once per [MinGap]) and every Poll, until ctx is
+// done. While no endpoint is active it takes no step on a wake, only
+// every Poll, which keeps the position near the log's head without a
+// transaction per write: an endpoint gets only the events committed
+// after its registration ([board.Webhook.Wants]), and the first wake
+// after it is registered queues them. Failures are logged and tried
+// again at the next wake.
 func (f *FanOut) Run(ctx context.Context) {
 	poll := f.Poll
 	if poll <= 0 {
@@ -148,20 +159,43 @@ func (f *FanOut) Run(ctx context.Context) {
 	}
 	t := time.NewTicker(poll)
 	defer t.Stop()
+	polled := true // the first step: at once
 	for {
 		changed := f.Board.EventsChanged() // taken before reading: a commit meanwhile wakes the next wait
-		n, err := f.Step(ctx)
-		if err != nil && ctx.Err() == nil {
-			f.log().Error("webhooks: queueing deliveries", "error", err.Error())
+		if polled || f.anyActive(ctx) {
+			n, err := f.Step(ctx)
+			if err != nil && ctx.Err() == nil {
+				f.log().Error("webhooks: queueing deliveries", "error", err.Error())
+			}
+			if n > 0 && f.Queued != nil {
+				f.Queued()
+			}
 		}
-		if n > 0 && f.Queued != nil {
-			f.Queued()
-		}
+		stepped := time.Now()
+		polled = false
 		select {
 		case <-ctx.Done():
 			return
 		case <-changed:
+			// A write right after a step waits for the rest of MinGap,
+			// so that the writes of a busy moment go in one step; a
+			// write after a quiet spell is queued at once.
+			if wait := MinGap - time.Since(stepped); wait > 0 {
+				select {
+				case <-ctx.Done():
+					return
+				case <-time.After(wait):
+				}
+			}
 		case <-t.C:
+			polled = true
 		}
 	}
+}
+
+// anyActive says whether an endpoint is active; on a failure to read
+// them it says yes, so that the step runs and reports the failure.
+func (f *FanOut) anyActive(ctx context.Context) bool {
+	hooks, err := f.Board.ActiveWebhooks(ctx)
+	return err != nil || len(hooks) > 0
 }
