@@ -33,6 +33,12 @@ func migrations() *migrate.Migrations {
 		Up:      positionsUp,
 		Down:    func(context.Context, *migrate.Migrator, *migrate.Migration) error { return nil },
 	})
+	ms.Add(migrate.Migration{
+		Name:    "20261130000040",
+		Comment: "in_order", // a recipient's rows of an ordered kind go out one at a time, by seq
+		Up:      inOrderUp,
+		Down:    func(context.Context, *migrate.Migrator, *migrate.Migration) error { return nil },
+	})
 	return ms
 }
 
@@ -172,4 +178,23 @@ func positionsUp(ctx context.Context, m *migrate.Migrator, _ *migrate.Migration)
 	position BIGINT NOT NULL DEFAULT 0
 )`)
 	return err
+}
+
+// inOrderUp adds seq, the order of a recipient's rows of a kind
+// delivered in order ([Kind.InOrder]), and outbox_head, the partial index
+// over pending rows by kind, recipient and order that a claim's "no
+// earlier pending row of this recipient" reads: its cost follows the
+// pending rows of one recipient, not the table's history.
+func inOrderUp(ctx context.Context, m *migrate.Migrator, _ *migrate.Migration) error {
+	return m.DB().RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		for _, q := range []string{
+			`ALTER TABLE outbox ADD COLUMN seq BIGINT NOT NULL DEFAULT 0`,
+			`CREATE INDEX IF NOT EXISTS outbox_head ON outbox (kind, recipient, seq, id) WHERE status = 'pending'`,
+		} {
+			if _, err := tx.ExecContext(ctx, q); err != nil {
+				return fmt.Errorf("%w\n%s", err, q)
+			}
+		}
+		return nil
+	})
 }
