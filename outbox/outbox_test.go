@@ -5,8 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"sync"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
