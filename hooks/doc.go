@@ -30,7 +30,13 @@
 // the attempt and POSTs it ([webhook.Post]). A 2xx answer is a delivery;
 // anything else is retried with [outbox.Backoff] and equal jitter until
 // [RetryFor] after the first attempt (the outbox's Options.RetryFor), at
-// least once. An endpoint whose deliveries have failed for [RetryFor]
+// least once. Deliveries to an endpoint go in event-id order, one at a
+// time: the outbox claims only each endpoint's earliest pending row
+// ([outbox.Kind.InOrder]), so a failure holds back that endpoint's later
+// events until its retry succeeds (a receiver down for an hour gets them
+// all afterwards, in order) and no other endpoint's. A batch has one row
+// per endpoint and its attempts run at once, so an endpoint that hangs
+// costs the others at most the client's timeout. An endpoint whose deliveries have failed for [RetryFor]
 // since its last success is disabled ([board.Store.DisableWebhook]),
 // which tells its owner (e-mail through the board's recorder, and the
 // endpoint's status); a row whose endpoint was deleted or disabled is

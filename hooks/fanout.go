@@ -122,7 +122,7 @@ func (f *FanOut) page(ctx context.Context) (queued int, more bool, err error) {
 						}
 					}
 					items = append(items, outbox.Item{Kind: outbox.Webhook, Topic: e.PredictionID, Ref: MessageID(e.ID, h.ID),
-						Recipient: h.ID, Payload: payload})
+						Recipient: h.ID, Payload: payload, Seq: e.ID})
 				}
 			}
 		}

@@ -272,20 +272,16 @@ func TestDeleted(t *testing.T) {
 		e.predict(t, "One")
 		e.predict(t, "Two")
 		e.step(t, 2)
-		e.sender.Batch = 1
-		got, err := e.sender.Drain(e.ctx) // the first fails, the second is delivered
-		if err != nil || got.Sent != 1 || got.Retried != 1 {
-			t.Fatalf("Drain = %+v, %v", got, err)
-		}
+		e.drain(t, hooks.Result{Retried: 1}) // the first fails and holds back the second (in order)
 		if err := e.store.DeleteWebhook(e.ctx, "ada", h.ID); err != nil {
 			t.Fatal(err)
 		}
 		e.predict(t, "Three")
 		e.step(t, 0)
 		c.Advance(time.Hour)
-		e.drain(t, hooks.Result{GaveUp: 1})
-		if n := len(r.deliveries()); n != 2 {
-			t.Errorf("%d deliveries, want 2 (none after the delete)", n)
+		e.drain(t, hooks.Result{GaveUp: 2})
+		if n := len(r.deliveries()); n != 1 {
+			t.Errorf("%d deliveries, want 1 (none after the delete)", n)
 		}
 	})
 }
@@ -336,6 +332,133 @@ func TestFanOutOnce(t *testing.T) {
 		wg.Wait()
 		if sum.Load() != 2*events {
 			t.Errorf("queued %d deliveries, want %d", sum.Load(), 2*events)
+		}
+	})
+}
+
+// TestInOrderAfterOutage: an endpoint down for an hour (every attempt
+// fails) while 20 events are written gets, once up, all 20 in event-id
+// order, each attempt of an event with the same webhook-id, and no later
+// event before the first is delivered; a healthy endpoint got each event
+// at once meanwhile.
+func TestInOrderAfterOutage(t *testing.T) {
+	forEachDB(t, func(t *testing.T, dsn func(testing.TB) string) {
+		c := testclock.New(time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC))
+		e := newEnv(t, dsn(t), c)
+		down := make([]int, 1000) // far more than the attempts of an hour
+		for i := range down {
+			down[i] = http.StatusServiceUnavailable
+		}
+		r := newReceiver(t, c.Now, down...)
+		ok := newReceiver(t, c.Now)
+		pool := x509.NewCertPool()
+		pool.AddCert(r.ts.Certificate())
+		pool.AddCert(ok.ts.Certificate())
+		e.sender = &hooks.Sender{Board: e.store, Outbox: e.box, Now: c.Now,
+			Client: webhook.NewClient(webhook.ClientOptions{AllowPrivate: true, RootCAs: pool})}
+		h := e.hook(t, r, "ada")
+		healthy := e.hook(t, ok, "bob")
+		const events = 20
+		for i := range events {
+			e.predict(t, fmt.Sprintf("Event %d", i))
+			e.step(t, 2)
+			if _, err := e.sender.Drain(e.ctx); err != nil {
+				t.Fatal(err)
+			}
+			if n := len(ok.deliveries()); n != i+1 {
+				t.Fatalf("after event %d the healthy endpoint has %d deliveries, want %d", i, n, i+1)
+			}
+			c.Advance(3 * time.Minute) // 20 events over an hour
+		}
+		page, err := e.store.Events(e.ctx, board.EventQuery{})
+		if err != nil || len(page.Events) != events {
+			t.Fatalf("Events = %d, %v", len(page.Events), err)
+		}
+		failed := len(r.deliveries())
+		if failed < 2 {
+			t.Fatalf("%d attempts during the outage, want several", failed)
+		}
+		r.mu.Lock()
+		r.statuses = nil // up
+		r.mu.Unlock()
+		c.Advance(outbox.RetryMax)
+		e.drain(t, hooks.Result{Sent: events})
+
+		var want, wantOK, got, gotOK []string
+		for _, ev := range page.Events {
+			want = append(want, hooks.MessageID(ev.ID, h.ID))
+			wantOK = append(wantOK, hooks.MessageID(ev.ID, healthy.ID))
+		}
+		all := r.deliveries()
+		for i, d := range all {
+			if d.Verified != nil {
+				t.Errorf("delivery %d does not verify: %v", i, d.Verified)
+			}
+			if i < failed && d.ID != want[0] {
+				t.Errorf("attempt %d during the outage has webhook-id %s, want the first event's %s", i, d.ID, want[0])
+			}
+			if d.Status == http.StatusOK {
+				got = append(got, d.ID)
+			}
+		}
+		for _, d := range ok.deliveries() {
+			gotOK = append(gotOK, d.ID)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("delivered after the outage (-want +got):\n%s", diff)
+		}
+		if diff := cmp.Diff(wantOK, gotOK); diff != "" {
+			t.Errorf("delivered to the healthy endpoint (-want +got):\n%s", diff)
+		}
+		t.Logf("%d failed attempts of the first event during the outage, then %d delivered in order", failed, len(got))
+	})
+}
+
+// TestHungEndpoint: an endpoint that does not answer delays another
+// endpoint's delivery in the same batch by nothing: the batch's
+// deliveries run at once.
+func TestHungEndpoint(t *testing.T) {
+	forEachDB(t, func(t *testing.T, dsn func(testing.TB) string) {
+		c := testclock.New(time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC))
+		e := newEnv(t, dsn(t), c)
+		release := make(chan struct{})
+		hung := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+			<-release
+		}))
+		t.Cleanup(hung.Close)
+		var once sync.Once
+		unblock := func() { once.Do(func() { close(release) }) }
+		t.Cleanup(unblock)
+		ok := newReceiver(t, c.Now)
+		pool := x509.NewCertPool()
+		pool.AddCert(hung.Certificate())
+		pool.AddCert(ok.ts.Certificate())
+		e.sender = &hooks.Sender{Board: e.store, Outbox: e.box, Now: c.Now,
+			Client: webhook.NewClient(webhook.ClientOptions{AllowPrivate: true, RootCAs: pool, Timeout: time.Minute})}
+		sec, _ := webhook.NewSecret()
+		if _, err := e.store.CreateWebhook(e.ctx, board.NewWebhook{AgentID: "ada", URL: hung.URL + "/hook", Secret: sec.String()}); err != nil {
+			t.Fatal(err)
+		}
+		e.predict(t, "First") // the hung endpoint's row comes first in the batch
+		e.step(t, 1)
+		e.hook(t, ok, "bob")
+		e.predict(t, "Second")
+		e.step(t, 2)
+		drained := make(chan error, 1)
+		go func() { _, err := e.sender.Drain(e.ctx); drained <- err }()
+		select {
+		case <-ok.notify:
+		case <-time.After(20 * time.Second):
+			t.Fatal("the healthy endpoint got nothing while the other hung")
+		}
+		select {
+		case err := <-drained:
+			t.Fatalf("Drain returned (%v) while an endpoint hung", err)
+		default:
+		}
+		unblock()
+		if err := <-drained; err != nil {
+			t.Fatal(err)
 		}
 	})
 }

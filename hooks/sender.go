@@ -92,22 +92,48 @@ func (s *Sender) now() time.Time {
 // Drain delivers every row that is due, batch by batch, and returns when
 // none is left or ctx is done. The error is the store's; failed
 // deliveries are recorded on their rows and counted in the result.
+//
+// A batch holds at most one row per endpoint (the outbox claims webhooks
+// in order, only each endpoint's head), so its rows are attempted at
+// once, each in a goroutine of its own: an endpoint that hangs until the
+// client's timeout delays the others' deliveries by no more than that
+// timeout, however many hang.
 func (s *Sender) Drain(ctx context.Context) (Result, error) {
 	var res Result
 	err := outbox.Batches(ctx, s.Outbox, outbox.Webhook, s.Batch, s.Lease, s.log(), func(ctx context.Context, hb *outbox.Heartbeat, msgs []outbox.Message) (bool, error) {
+		var (
+			wg   sync.WaitGroup
+			mu   sync.Mutex
+			errs []error
+		)
 		for _, m := range msgs {
-			if ctx.Err() != nil {
-				return true, nil
-			}
-			err := s.deliver(ctx, m, &res)
-			hb.Release(m.ID)
-			if err != nil {
-				return true, err
-			}
+			wg.Go(func() {
+				var one Result
+				err := s.deliver(ctx, m, &one)
+				hb.Release(m.ID)
+				mu.Lock()
+				defer mu.Unlock()
+				res.add(one)
+				if err != nil {
+					errs = append(errs, err)
+				}
+			})
 		}
-		return false, nil
+		wg.Wait()
+		if ctx.Err() != nil { // stopping: what was not reported is due again when its lease ends
+			return true, nil
+		}
+		err := errors.Join(errs...)
+		return err != nil, err
 	})
 	return res, err
+}
+
+func (r *Result) add(o Result) {
+	r.Sent += o.Sent
+	r.Retried += o.Retried
+	r.GaveUp += o.GaveUp
+	r.Disabled += o.Disabled
 }
 
 // deliver makes one attempt of m and records its outcome.

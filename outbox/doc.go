@@ -22,7 +22,9 @@
 // delivered again. A failure waits [Backoff] of its attempts (30 s
 // doubling to 1 h) less a random share of its half (equal jitter). A
 // failure reported for a row no longer pending changes nothing
-// ([ErrNotPending]).
+// ([ErrNotPending]). Webhooks are delivered in order per recipient
+// ([Kind.InOrder], by [Item.Seq]): only a recipient's earliest pending
+// row is claimable; e-mail is not ordered.
 //
 // # Feeding it
 //

@@ -22,6 +22,15 @@ const (
 	Webhook Kind = "webhook" // an HTTP POST signed as Standard Webhooks (package webhook)
 )
 
+// InOrder says whether rows of kind k are delivered in order per
+// recipient: a row is claimed only once every earlier row of its kind to
+// the same recipient (by [Item.Seq], then id) is sent or given up, so a
+// failure holds back the recipient's later rows until its retry, and
+// other recipients not at all. Webhooks are: a receiver down for a while
+// gets every event afterwards in the order of the event log. E-mail is
+// not: a message waiting out its backoff holds up no other.
+func (k Kind) InOrder() bool { return k == Webhook }
+
 // Status is the state of a row.
 type Status string
 
@@ -141,6 +150,10 @@ type Item struct {
 	Ref       string // the record that caused it; may be ""
 	Recipient string // an address, or an endpoint
 	Payload   []byte // what the sender delivers, as it is
+	// Seq orders a recipient's rows of a kind delivered in order
+	// ([Kind.InOrder]): lower first, equal ones by id (enqueue order). The
+	// fan-out of an event log gives the event's id; 0 otherwise.
+	Seq int64
 	// Failed, when not "", stores the item given up at once with this
 	// reason: a payload that could not be made is kept for the operator to
 	// read, not delivered.
@@ -166,9 +179,9 @@ func (o *Outbox) Enqueue(ctx context.Context, db bun.IDB, items ...Item) ([]stri
 			payload = []byte{}
 		}
 		if _, err := db.ExecContext(ctx, `INSERT INTO outbox
-	(id, kind, topic, ref, recipient, payload, status, next_attempt_at, created_at, last_error)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			id.String(), string(it.Kind), it.Topic, it.Ref, it.Recipient, payload, string(status), next, now, it.Failed); err != nil {
+	(id, kind, topic, ref, recipient, payload, status, next_attempt_at, created_at, last_error, seq)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			id.String(), string(it.Kind), it.Topic, it.Ref, it.Recipient, payload, string(status), next, now, it.Failed, it.Seq); err != nil {
 			return nil, fmt.Errorf("outbox: enqueue: %w", err)
 		}
 		ids = append(ids, id.String())
@@ -197,6 +210,12 @@ type Message struct {
 // committed leaves it to be delivered again, a duplicate. A sender
 // working longer than the lease renews it ([Outbox.Renew], [Heartbeat]).
 //
+// Of a kind delivered in order ([Kind.InOrder]) a claim takes only the
+// head of each recipient, its earliest pending row, and only when it is
+// due: a recipient's rows are attempted one at a time, in order, and a
+// head that is leased or backing off holds back the rest of its
+// recipient, no other.
+//
 // On PostgreSQL several replicas may claim at once: the rows are picked
 // with FOR UPDATE SKIP LOCKED, so each claim gets different rows without
 // waiting. On SQLite the single writer serialises claims.
@@ -218,9 +237,16 @@ func (o *Outbox) Claim(ctx context.Context, kind Kind, limit int, lease time.Dur
 		Payload   []byte `bun:"payload"`
 		Attempts  int    `bun:"attempts"`
 	}
+	head := ""
+	if kind.InOrder() {
+		// No earlier pending row of the recipient: index outbox_head.
+		head = `
+		AND NOT EXISTS (SELECT 1 FROM outbox e WHERE e.kind = o.kind AND e.recipient = o.recipient AND e.status = 'pending'
+			AND (e.seq < o.seq OR (e.seq = o.seq AND e.id < o.id)))`
+	}
 	err := o.db.NewRaw(`UPDATE outbox SET attempts = attempts + 1, next_attempt_at = ?
-	WHERE id IN (SELECT id FROM outbox WHERE kind = ? AND status = 'pending' AND next_attempt_at <= ?
-		ORDER BY next_attempt_at, id LIMIT ?`+skip+`)
+	WHERE id IN (SELECT o.id FROM outbox o WHERE o.kind = ? AND o.status = 'pending' AND o.next_attempt_at <= ?`+head+`
+		ORDER BY o.next_attempt_at, o.id LIMIT ?`+skip+`)
 	RETURNING id, kind, topic, ref, recipient, payload, attempts`, now.Add(lease), string(kind), now, limit).Scan(ctx, &rows)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("outbox: claim: %w", err)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -524,4 +525,79 @@ func TestUpgradeRace(t *testing.T) {
 	if err != nil || len(rows) != 1 || rows[0].ID != "m1" || rows[0].Status != outbox.Pending {
 		t.Errorf("rows after two opens at once = %+v, %v; want m1 pending", rows, err)
 	}
+}
+
+// TestInOrder: webhooks are claimed one per recipient, its earliest
+// pending row by seq then id; a head leased or backing off holds back its
+// recipient's later rows and no other recipient's; e-mail is claimed as
+// before, a message backing off holding up none.
+func TestInOrder(t *testing.T) {
+	forEachDB(t, func(t *testing.T, s *board.Store) {
+		clk := newClock()
+		ctx := context.Background()
+		o := mustOpen(t, s, outbox.Options{Now: clk.Now, Rand: func() float64 { return 0 }})
+		hook := func(to string, seq int64) outbox.Item {
+			return outbox.Item{Kind: outbox.Webhook, Recipient: to, Seq: seq, Payload: []byte(`{}`)}
+		}
+		// a's seq 2 is enqueued before its seq 1: seq orders, not id.
+		ids := mustEnqueue(t, o, s, hook("a", 2), hook("a", 1), hook("b", 1), hook("a", 3), hook("b", 2),
+			mail("", "x@example.org"), mail("", "x@example.org"))
+		claim := func(kind outbox.Kind) []string {
+			t.Helper()
+			msgs, err := o.Claim(ctx, kind, 10, time.Minute)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, m := range msgs {
+				got = append(got, m.ID)
+			}
+			slices.Sort(got)
+			return got
+		}
+		sorted := func(ids ...string) []string { slices.Sort(ids); return ids }
+		steps := []struct {
+			name string
+			do   func()
+			kind outbox.Kind
+			want []string
+		}{
+			{"the heads", nil, outbox.Webhook, sorted(ids[1], ids[2])},
+			{"heads leased: nothing", nil, outbox.Webhook, nil},
+			{"a's head fails, b's is sent: b's next", func() {
+				if _, err := o.MarkFailed(ctx, ids[1], "down", false); err != nil {
+					t.Fatal(err)
+				}
+				if err := o.MarkSent(ctx, ids[2]); err != nil {
+					t.Fatal(err)
+				}
+			}, outbox.Webhook, []string{ids[4]}},
+			{"a's head due again: only it", func() {
+				if err := o.MarkSent(ctx, ids[4]); err != nil {
+					t.Fatal(err)
+				}
+				clk.Advance(outbox.Backoff(1))
+			}, outbox.Webhook, []string{ids[1]}},
+			{"a's head given up: its next", func() {
+				if _, err := o.MarkFailed(ctx, ids[1], "refused", true); err != nil {
+					t.Fatal(err)
+				}
+			}, outbox.Webhook, []string{ids[0]}},
+			{"e-mail: both, one recipient", nil, outbox.Email, sorted(ids[5], ids[6])},
+			{"e-mail backing off holds up none", func() {
+				clk.Advance(time.Minute)
+				if _, err := o.MarkFailed(ctx, ids[5], "down", false); err != nil {
+					t.Fatal(err)
+				}
+			}, outbox.Email, []string{ids[6]}},
+		}
+		for _, st := range steps {
+			if st.do != nil {
+				st.do()
+			}
+			if diff := cmp.Diff(st.want, claim(st.kind)); diff != "" {
+				t.Errorf("%s: claim (-want +got):\n%s", st.name, diff)
+			}
+		}
+	})
 }

@@ -33,6 +33,12 @@ func migrations() *migrate.Migrations {
 		Up:      positionsUp,
 		Down:    func(context.Context, *migrate.Migrator, *migrate.Migration) error { return nil },
 	})
+	ms.Add(migrate.Migration{
+		Name:    "20261130000040",
+		Comment: "in_order", // a recipient's rows of an ordered kind go out one at a time, by seq
+		Up:      inOrderUp,
+		Down:    func(context.Context, *migrate.Migrator, *migrate.Migration) error { return nil },
+	})
 	return ms
 }
 
@@ -85,24 +91,19 @@ func migrateOwn(ctx context.Context, m *migrate.Migrator, _ *migrate.Migration) 
 	db := m.DB()
 	pg := db.Dialect().Name() == dialect.PG
 	return db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		var old int
-		q := `SELECT COUNT(*) FROM pragma_table_info('outbox') WHERE name = 'message'`
-		if pg {
-			q = `SELECT COUNT(*) FROM information_schema.columns
-	WHERE table_schema = current_schema() AND table_name = 'outbox' AND column_name = 'message'`
-		}
-		if err := tx.NewRaw(q).Scan(ctx, &old); err != nil {
-			return fmt.Errorf("outbox: migrate: reading the old table: %w", err)
+		old, err := hasColumn(ctx, tx, pg, "message")
+		if err != nil {
+			return err
 		}
 		var stmts []string
-		if old > 0 {
+		if old {
 			stmts = append(stmts,
 				`DROP INDEX IF EXISTS outbox_due`,
 				`DROP INDEX IF EXISTS outbox_prediction`,
 				`ALTER TABLE outbox RENAME TO outbox_board`)
 		}
 		stmts = append(stmts, schema(pg)...)
-		if old > 0 {
+		if old {
 			stmts = append(stmts,
 				`INSERT INTO outbox (id, kind, topic, ref, recipient, payload, status, attempts, next_attempt_at, created_at, sent_at, last_error)
 	SELECT id, 'email', COALESCE(prediction_id, ''), COALESCE(reply_id, ''), recipient, message, status, attempts,
@@ -172,4 +173,46 @@ func positionsUp(ctx context.Context, m *migrate.Migrator, _ *migrate.Migration)
 	position BIGINT NOT NULL DEFAULT 0
 )`)
 	return err
+}
+
+// inOrderUp adds seq, the order of a recipient's rows of a kind
+// delivered in order ([Kind.InOrder]), and outbox_head, the partial index
+// over pending rows by kind, recipient and order that a claim's "no
+// earlier pending row of this recipient" reads: its cost follows the
+// pending rows of one recipient, not the table's history. It reads
+// whether seq exists in its transaction (which holds SQLite's write lock
+// from BEGIN), so that two processes upgrading one file at once add it
+// once.
+func inOrderUp(ctx context.Context, m *migrate.Migrator, _ *migrate.Migration) error {
+	db := m.DB()
+	return db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		has, err := hasColumn(ctx, tx, db.Dialect().Name() == dialect.PG, "seq")
+		if err != nil {
+			return err
+		}
+		stmts := []string{`CREATE INDEX IF NOT EXISTS outbox_head ON outbox (kind, recipient, seq, id) WHERE status = 'pending'`}
+		if !has {
+			stmts = append([]string{`ALTER TABLE outbox ADD COLUMN seq BIGINT NOT NULL DEFAULT 0`}, stmts...)
+		}
+		for _, q := range stmts {
+			if _, err := tx.ExecContext(ctx, q); err != nil {
+				return fmt.Errorf("%w\n%s", err, q)
+			}
+		}
+		return nil
+	})
+}
+
+// hasColumn says whether the table outbox has column, read through tx.
+func hasColumn(ctx context.Context, tx bun.Tx, pg bool, column string) (bool, error) {
+	q := `SELECT COUNT(*) FROM pragma_table_info('outbox') WHERE name = ?`
+	if pg {
+		q = `SELECT COUNT(*) FROM information_schema.columns
+	WHERE table_schema = current_schema() AND table_name = 'outbox' AND column_name = ?`
+	}
+	var n int
+	if err := tx.NewRaw(q, column).Scan(ctx, &n); err != nil {
+		return false, fmt.Errorf("outbox: migrate: reading the table: %w", err)
+	}
+	return n > 0, nil
 }

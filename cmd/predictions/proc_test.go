@@ -107,9 +107,16 @@ var listeningRE = regexp.MustCompile(`listening addr=(\S+)`)
 // (the limits have their own tests in httpapi).
 func startServer(t *testing.T, bin, db string, args ...string) *proc {
 	t.Helper()
+	return startServerEnv(t, bin, db, nil, args...)
+}
+
+// startServerEnv is startServer with env (KEY=value) added to the
+// process's environment.
+func startServerEnv(t *testing.T, bin, db string, env []string, args ...string) *proc {
+	t.Helper()
 	p := &proc{logs: &syncBuffer{}, done: make(chan struct{})}
 	p.cmd = exec.Command(bin, append([]string{"serve", "--addr", "127.0.0.1:0", "--db", db, "--rate-limit", "off"}, args...)...)
-	p.cmd.Env = cleanEnv()
+	p.cmd.Env = append(cleanEnv(), env...)
 	p.cmd.Stdout = p.logs
 	p.cmd.Stderr = p.logs
 	if err := p.cmd.Start(); err != nil {

@@ -87,6 +87,11 @@ type serveConfig struct {
 	// webhooks are the rules of webhook URLs (--webhooks-allow-http,
 	// --webhooks-allow-private), at registration and at delivery.
 	webhooks webhook.ClientOptions
+	// webhookInterval and webhookLease are the webhook sender's poll
+	// interval and lease (--webhooks-interval, --webhooks-lease); 0 means
+	// hooks.DefaultInterval and outbox.DefaultLease.
+	webhookInterval time.Duration
+	webhookLease    time.Duration
 }
 
 // envFlagsHeader heads the flags of the commands whose every flag also
@@ -139,7 +144,8 @@ func parseServe(args []string, getenv func(string) string, out io.Writer) (*serv
 	gcFlags(fs, &cfg.gcPercent, &cfg.memoryLimit, env, getenv)
 	var retention, heartbeat string
 	eventFlags(fs, &retention, &heartbeat, env)
-	webhookFlags(fs, &cfg.webhooks, env)
+	var hookInterval, hookLease string
+	webhookFlags(fs, &cfg.webhooks, &hookInterval, &hookLease, env)
 	fs.StringVar(&cfg.pprofAddr, "pprof", env("PREDICTIONS_PPROF", ""), "serve Go's profiler (net/http/pprof) on this separate `host:port`, such as 127.0.0.1:6060;\nempty means off. Never expose it publicly [PREDICTIONS_PPROF]")
 	fs.Usage = func() {
 		fmt.Fprintln(out, "Usage: predictions serve [flags]")
@@ -253,6 +259,12 @@ func parseServe(args []string, getenv func(string) string, out io.Writer) (*serv
 	if cfg.eventsHeartbeat, err = parseDuration("--events-heartbeat", heartbeat, time.Millisecond); err != nil {
 		return nil, err
 	}
+	if cfg.webhookInterval, err = parseDuration("--webhooks-interval", hookInterval, time.Millisecond); err != nil {
+		return nil, err
+	}
+	if cfg.webhookLease, err = parseDuration("--webhooks-lease", hookLease, time.Second); err != nil {
+		return nil, err
+	}
 	return cfg, nil
 }
 
@@ -361,7 +373,7 @@ func serve(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	webhooksDone := make(chan struct{})
 	go func() {
 		defer close(webhooksDone)
-		runWebhooks(wctx, store, box, cfg.webhooks, log)
+		runWebhooks(wctx, store, box, cfg, log)
 	}()
 	defer func() {
 		stopWebhooks()

@@ -15,8 +15,12 @@ import (
 // have, and the fan-out and the sender, run by every replica (the
 // outbox's position row and leases share the work).
 
-// webhookFlags declares --webhooks-allow-http and --webhooks-allow-private.
-func webhookFlags(fs *flag.FlagSet, opt *webhook.ClientOptions, env func(name, def string) string) {
+// webhookFlags declares --webhooks-allow-http, --webhooks-allow-private,
+// --webhooks-interval and --webhooks-lease (the last two as given, read
+// by parseDuration).
+func webhookFlags(fs *flag.FlagSet, opt *webhook.ClientOptions, interval, lease *string, env func(name, def string) string) {
+	fs.StringVar(interval, "webhooks-interval", env("PREDICTIONS_WEBHOOKS_INTERVAL", ""), "how often the webhook sender polls the outbox when no new event wakes it, a `duration`\nsuch as 2s; empty means "+hooks.DefaultInterval.String()+" [PREDICTIONS_WEBHOOKS_INTERVAL]")
+	fs.StringVar(lease, "webhooks-lease", env("PREDICTIONS_WEBHOOKS_LEASE", ""), "how long a delivery the sender claimed stays reserved to it, a `duration` of at least 1s,\nrenewed every third of it while the sender lives: a dead replica's deliveries are attempted\nagain this long plus another replica's --webhooks-interval after its last renewal;\nempty means "+outbox.DefaultLease.String()+" [PREDICTIONS_WEBHOOKS_LEASE]")
 	fs.BoolVar(&opt.AllowHTTPLoopback, "webhooks-allow-http", envBool(env("PREDICTIONS_WEBHOOKS_ALLOW_HTTP", "")),
 		"accept http:// webhook URLs that reach a loopback address (127.0.0.1, ::1, localhost), for a\nreceiver on this machine during development; other URLs stay https [PREDICTIONS_WEBHOOKS_ALLOW_HTTP]")
 	fs.BoolVar(&opt.AllowPrivate, "webhooks-allow-private", envBool(env("PREDICTIONS_WEBHOOKS_ALLOW_PRIVATE", "")),
@@ -25,8 +29,9 @@ func webhookFlags(fs *flag.FlagSet, opt *webhook.ClientOptions, env func(name, d
 
 // runWebhooks runs the fan-out and the sender until ctx ends: deliveries
 // are queued as events commit and sent at once.
-func runWebhooks(ctx context.Context, store *board.Store, box *outbox.Outbox, opt webhook.ClientOptions, log *slog.Logger) {
-	snd := &hooks.Sender{Board: store, Outbox: box, Client: webhook.NewClient(opt), Log: log}
+func runWebhooks(ctx context.Context, store *board.Store, box *outbox.Outbox, cfg *serveConfig, log *slog.Logger) {
+	snd := &hooks.Sender{Board: store, Outbox: box, Client: webhook.NewClient(cfg.webhooks), Log: log,
+		Interval: cfg.webhookInterval, Lease: cfg.webhookLease}
 	fan := &hooks.FanOut{Board: store, Outbox: box, DB: store.DB(), Log: log, Queued: snd.Kick}
 	done := make(chan struct{})
 	go func() {
