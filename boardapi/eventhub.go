@@ -34,7 +34,7 @@ type eventHub struct {
 // eventSub is one stream's subscription.
 type eventSub struct {
 	q  board.EventQuery
-	ch chan board.Event // closed when the hub drops the stream
+	ch chan *sseFrame // closed when the hub drops the stream
 	// from is the hub's last id when the stream subscribed: every event
 	// after it is offered to the stream.
 	from int64
@@ -57,7 +57,7 @@ func (h *eventHub) subscribe(ctx context.Context, q board.EventQuery) (*eventSub
 		h.last, h.running = last, true
 		go h.run()
 	}
-	sub := &eventSub{q: q, ch: make(chan board.Event, h.buffer), from: h.last}
+	sub := &eventSub{q: q, ch: make(chan *sseFrame, h.buffer), from: h.last}
 	h.subs[sub] = struct{}{}
 	return sub, nil
 }
@@ -98,12 +98,20 @@ func (h *eventHub) run() {
 			h.log.Warn("reading the event log", "error", err.Error())
 		default:
 			for _, e := range page.Events {
+				// Each event is encoded once, when a stream first wants
+				// it, and its bytes shared by every stream: with
+				// thousands of streams, encoding per stream cost more
+				// than the write itself.
+				var f *sseFrame
 				for sub := range h.subs {
 					if !sub.q.Match(e) {
 						continue
 					}
+					if f == nil {
+						f = newSSEFrame(e)
+					}
 					select {
-					case sub.ch <- e:
+					case sub.ch <- f:
 					default:
 						h.drop(sub)
 					}
