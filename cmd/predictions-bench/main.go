@@ -73,6 +73,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&scenario, "scenarios", "", "run only the scenarios whose names match this `regexp` (and the baselines they need)")
 	fs.BoolVar(&large, "large", false, "add the feed over 1,000,000 predictions (seeding takes minutes)")
 	fs.StringVar(&cfg.SeedDir, "keep-seed", "", "keep the seeded feed boards in this `directory` and reuse them in later runs")
+	fs.IntVar(&cfg.Streams, "streams", loadbench.DefaultStreams, "event streams the streams scenario holds open (each a connection: the file limit, ulimit -Hn, must exceed it)")
+	fs.StringVar(&cfg.StreamsQuery, "streams-query", "", "the streams' query, such as ?type=prediction.resolved (empty: every event)")
 	fs.StringVar(&cfg.ProfileDir, "profile", "", "write a CPU profile of the server for each scenario into this `directory`")
 	fs.Usage = func() {
 		fmt.Fprintln(stdout, "Usage: predictions-bench [flags]")
