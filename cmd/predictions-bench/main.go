@@ -75,6 +75,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&cfg.SeedDir, "keep-seed", "", "keep the seeded feed boards in this `directory` and reuse them in later runs")
 	fs.IntVar(&cfg.Streams, "streams", loadbench.DefaultStreams, "event streams the streams scenario holds open (each a connection: the file limit, ulimit -Hn, must exceed it)")
 	fs.StringVar(&cfg.StreamsQuery, "streams-query", "", "the streams' query, such as ?type=prediction.resolved (empty: every event)")
+	fs.StringVar(&cfg.StreamsMemoryLimit, "streams-memory-limit", "", "serve's --memory-limit for the streams scenario's servers, such as 512MiB (empty: serve's default)")
 	fs.StringVar(&cfg.ProfileDir, "profile", "", "write a CPU profile of the server for each scenario into this `directory`")
 	fs.Usage = func() {
 		fmt.Fprintln(stdout, "Usage: predictions-bench [flags]")

@@ -60,6 +60,11 @@ type Config struct {
 	// as ?type=prediction.resolved; "" follows every event.
 	Streams      int
 	StreamsQuery string
+	// StreamsMemoryLimit, when set, is serve's --memory-limit for both
+	// servers of the streams scenario (serve's default soft limit is sized
+	// for a server without streams; far below the memory of thousands of
+	// streams, the collector runs without pause).
+	StreamsMemoryLimit string
 	// ProfileDir, when set, receives a CPU profile of the server for each
 	// scenario (<scenario>.pprof), taken with serve's --pprof endpoint.
 	ProfileDir string
@@ -327,8 +332,9 @@ type server struct {
 	pprofAddr string
 }
 
-// serve starts `predictions serve` on the database at db.
-func (r *runner) serve(ctx context.Context, name, db string) (*server, error) {
+// serve starts `predictions serve` on the database at db, with extra
+// flags.
+func (r *runner) serve(ctx context.Context, name, db string, extra ...string) (*server, error) {
 	pprofAddr := ""
 	if r.cfg.ProfileDir != "" {
 		a, err := freeAddr()
@@ -345,7 +351,7 @@ func (r *runner) serve(ctx context.Context, name, db string) (*server, error) {
 		if pprofAddr != "" {
 			args = append(args, "--pprof", pprofAddr)
 		}
-		return args
+		return append(args, extra...)
 	}, "/healthz")
 	if err != nil {
 		return nil, err

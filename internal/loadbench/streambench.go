@@ -52,12 +52,16 @@ func (r *runner) runStreams(ctx context.Context) error {
 	if limit != 0 && limit < uint64(n)+256 {
 		return fmt.Errorf("%s: this process may open %d files, too few for %d streams; raise the hard limit (ulimit -Hn) or ask for fewer streams (-streams)", name, limit, n)
 	}
-	without, err := r.serve(ctx, "predictions serve, no streams", filepath.Join(r.dir, "streams-none.db"))
+	var extra []string
+	if r.cfg.StreamsMemoryLimit != "" {
+		extra = []string{"--memory-limit", r.cfg.StreamsMemoryLimit}
+	}
+	without, err := r.serve(ctx, "predictions serve, no streams", filepath.Join(r.dir, "streams-none.db"), extra...)
 	if err != nil {
 		return err
 	}
 	defer without.stop()
-	with, err := r.serve(ctx, fmt.Sprintf("predictions serve, %s streams open", thousands(float64(n))), filepath.Join(r.dir, "streams.db"))
+	with, err := r.serve(ctx, fmt.Sprintf("predictions serve, %s streams open", thousands(float64(n))), filepath.Join(r.dir, "streams.db"), extra...)
 	if err != nil {
 		return err
 	}
