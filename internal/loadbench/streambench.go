@@ -23,6 +23,9 @@ const (
 	DefaultStreams = 10_000
 	// streamsOpenWait bounds the wait for every stream to be open.
 	streamsOpenWait = 2 * time.Minute
+	// streamsSettleWait bounds the wait, after a round with the streams,
+	// for the events still on their way to them.
+	streamsSettleWait = time.Minute
 )
 
 // streamsName names the scenario with n streams.
@@ -70,6 +73,7 @@ func (r *runner) runStreams(ctx context.Context) error {
 		return fmt.Errorf("%s: the server may open %d files, too few for %d streams", name, l, n)
 	}
 
+	var st StreamStats
 	write := writeScenario()
 	body, err := preflight(ctx, write, without.proc)
 	if err != nil {
@@ -84,11 +88,19 @@ func (r *runner) runStreams(ctx context.Context) error {
 	loaded := r.httpSide(write, with.proc)
 	loaded.name = name
 	loaded.profile = with
+	// The server may still be sending the round's events to the streams
+	// when the round ends; the next round, the baseline's, waits until
+	// they have arrived, so that their cost falls on this side.
+	run := loaded.run
+	loaded.run = func(ctx context.Context, d time.Duration, t *tally) error {
+		err := run(ctx, d, t)
+		settle(ctx, &st)
+		return err
+	}
 
 	memWithout := SampleRSS(without.pid())
 	memWith := SampleRSS(with.pid())
 	sctx, stop := context.WithCancel(ctx)
-	var st StreamStats
 	held := make(chan struct{})
 	go func() {
 		defer close(held)
@@ -131,4 +143,20 @@ func (r *runner) runStreams(ctx context.Context) error {
 		return err
 	}
 	return without.stop()
+}
+
+// settle waits until the streams have received nothing for 200 ms, or
+// for streamsSettleWait at the most.
+func settle(ctx context.Context, st *StreamStats) {
+	const quiet = 200 * time.Millisecond
+	deadline := time.Now().Add(streamsSettleWait)
+	last := st.Events.Load()
+	for time.Now().Before(deadline) && ctx.Err() == nil {
+		time.Sleep(quiet)
+		n := st.Events.Load()
+		if n == last {
+			return
+		}
+		last = n
+	}
 }
