@@ -56,8 +56,8 @@ func filterKey(q board.EventQuery) string {
 
 // eventSub is one stream's subscription.
 type eventSub struct {
-	key string // of its group
-	ch chan *sseFrame // closed when the hub drops the stream
+	key string         // of its group
+	ch  chan *sseFrame // closed when the hub drops the stream
 	// from is the hub's last id when the stream subscribed: every event
 	// after it is offered to the stream.
 	from int64

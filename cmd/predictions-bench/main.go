@@ -20,7 +20,8 @@
 // against; the benchmark starts it as a process of its own. The third
 // holds n event streams (GET /api/events) open against a running server
 // and prints how many are open and the events they received, for
-// measuring the write scenario with and without them.
+// measuring by hand; the streams scenario (-streams, -streams-query)
+// does the same within the benchmark.
 package main
 
 import (
