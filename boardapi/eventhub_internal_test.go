@@ -11,18 +11,25 @@ import (
 	"github.com/predictions-md/predictions/board/boardtest"
 )
 
+// testHub opens a board on SQLite and a hub over it whose streams
+// buffer that many events; the hub looks at the log only when woken.
+func testHub(t *testing.T, buffer int) (*board.Store, *eventHub) {
+	t.Helper()
+	store, err := board.Open(context.Background(), boardtest.SQLite(t), board.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	return store, newEventHub(store, slog.New(slog.DiscardHandler), buffer, time.Hour)
+}
+
 // TestEventHubDropsSlowStream: a stream that takes nothing from its
 // buffer is dropped once the buffer is full (its channel closed), while
 // the writes go on at their own pace and a stream that keeps up gets
 // every event.
 func TestEventHubDropsSlowStream(t *testing.T) {
 	ctx := context.Background()
-	store, err := board.Open(ctx, boardtest.SQLite(t), board.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
-	h := newEventHub(store, slog.New(slog.DiscardHandler), 3, time.Hour)
+	store, h := testHub(t, 3)
 	slow, err := h.subscribe(ctx, board.EventQuery{})
 	if err != nil {
 		t.Fatal(err)
@@ -76,12 +83,7 @@ func TestEventHubDropsSlowStream(t *testing.T) {
 // removes the group.
 func TestEventHubGroups(t *testing.T) {
 	ctx := context.Background()
-	store, err := board.Open(ctx, boardtest.SQLite(t), board.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
-	h := newEventHub(store, slog.New(slog.DiscardHandler), 8, time.Hour)
+	store, h := testHub(t, 8)
 	sub := func(q board.EventQuery) *eventSub {
 		t.Helper()
 		s, err := h.subscribe(ctx, q)

@@ -81,6 +81,19 @@ func testConfig(t *testing.T, conns int) Config {
 	return Quick(Config{Exe: buildPredictions(t), Bare: []string{os.Args[0], bareArg}, Conns: conns})
 }
 
+// mustRun runs the benchmark, failing t with the progress lines when it
+// fails.
+func mustRun(t *testing.T, cfg Config) *Report {
+	t.Helper()
+	var progress bytes.Buffer
+	cfg.Progress = &progress
+	rep, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatalf("Run: %v\nprogress:\n%s", err, progress.String())
+	}
+	return rep
+}
+
 // TestSmoke runs one scenario, GET convert_odds against the bare
 // handler, for a second each with a CPU profile, and checks that it ran
 // without errors and that the table and the JSON carry it. It checks that
@@ -92,12 +105,7 @@ func TestSmoke(t *testing.T) {
 	cfg := testConfig(t, 4)
 	cfg.ProfileDir = t.TempDir()
 	cfg.Filter = regexp.MustCompile(`^GET convert_odds$`)
-	var progress bytes.Buffer
-	cfg.Progress = &progress
-	rep, err := Run(context.Background(), cfg)
-	if err != nil {
-		t.Fatalf("Run: %v\nprogress:\n%s", err, progress.String())
-	}
+	rep := mustRun(t, cfg)
 	checkRows(t, rep, []string{"bare handler, *, for GET convert_odds", "GET convert_odds"})
 	if fi, err := os.Stat(filepath.Join(cfg.ProfileDir, "GET-convert-odds.pprof")); err != nil || fi.Size() == 0 {
 		t.Errorf("profile: %v", err)
@@ -154,12 +162,7 @@ func TestRunAll(t *testing.T) {
 	}
 	cfg := testConfig(t, 8)
 	cfg.Large = true
-	var progress bytes.Buffer
-	cfg.Progress = &progress
-	rep, err := Run(context.Background(), cfg)
-	if err != nil {
-		t.Fatalf("Run: %v\nprogress:\n%s", err, progress.String())
-	}
+	rep := mustRun(t, cfg)
 	var want []string
 	for _, s := range toolScenarios() {
 		if s.group == GroupTools {
@@ -211,12 +214,7 @@ func TestStreamsScenario(t *testing.T) {
 	cfg.Streams = 50
 	cfg.StreamsMemoryLimit = "256MiB"
 	cfg.Filter = regexp.MustCompile(`streams open$`)
-	var progress bytes.Buffer
-	cfg.Progress = &progress
-	rep, err := Run(context.Background(), cfg)
-	if err != nil {
-		t.Fatalf("Run: %v\nprogress:\n%s", err, progress.String())
-	}
+	rep := mustRun(t, cfg)
 	checkRows(t, rep, []string{"POST /api/predictions, no streams open", "POST /api/predictions, 50 streams open"})
 	row := rep.Row("POST /api/predictions, 50 streams open")
 	if row.Ratio <= 0 || row.Met == nil || !strings.Contains(row.Baseline, "50 open at the end") {
