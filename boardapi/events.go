@@ -242,7 +242,7 @@ func (s *API) streamEvents(w http.ResponseWriter, r *http.Request, c *call) (*bo
 	// flush as it is, without a chunk header formatted (and allocated)
 	// per flush per stream, which with thousands of streams was most of
 	// their cost. net/http removes this header from the response.
-	if r.ProtoMajor == 1 {
+	if r.ProtoMajor == 1 && r.ProtoMinor >= 1 { // HTTP/1.0 is never chunked; HTTP/2 frames its own
 		h.Set("Transfer-Encoding", "identity")
 	}
 	w.WriteHeader(http.StatusOK)
