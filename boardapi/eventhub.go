@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -25,23 +27,44 @@ type eventHub struct {
 	buffer int
 	poll   time.Duration
 
-	mu      sync.Mutex
-	subs    map[*eventSub]struct{}
+	mu sync.Mutex
+	// groups holds the streams by their filters, so that each event is
+	// matched once per distinct set of filters rather than once per
+	// stream: thousands of streams mostly share a few.
+	groups  map[string]*subGroup
+	n       int   // streams in all groups
 	last    int64 // the id of the last event offered
 	running bool
 }
 
+// subGroup is the streams with the same filters.
+type subGroup struct {
+	q    board.EventQuery
+	subs map[*eventSub]struct{}
+}
+
+// filterKey names a query's filters (After and Limit aside): two queries
+// with the same key match the same events.
+func filterKey(q board.EventQuery) string {
+	types := make([]string, len(q.Types))
+	for i, t := range q.Types {
+		types[i] = string(t)
+	}
+	slices.Sort(types)
+	return strings.Join(types, ",") + "\x00" + q.PredictionID + "\x00" + q.AgentID + "\x00" + strings.ToLower(q.Domain)
+}
+
 // eventSub is one stream's subscription.
 type eventSub struct {
-	q  board.EventQuery
-	ch chan board.Event // closed when the hub drops the stream
+	key string         // of its group
+	ch  chan *sseFrame // closed when the hub drops the stream
 	// from is the hub's last id when the stream subscribed: every event
 	// after it is offered to the stream.
 	from int64
 }
 
 func newEventHub(store Board, log *slog.Logger, buffer int, poll time.Duration) *eventHub {
-	return &eventHub{store: store, log: log, buffer: buffer, poll: poll, subs: map[*eventSub]struct{}{}}
+	return &eventHub{store: store, log: log, buffer: buffer, poll: poll, groups: map[string]*subGroup{}}
 }
 
 // subscribe registers a stream with filters q. Events after the
@@ -57,8 +80,14 @@ func (h *eventHub) subscribe(ctx context.Context, q board.EventQuery) (*eventSub
 		h.last, h.running = last, true
 		go h.run()
 	}
-	sub := &eventSub{q: q, ch: make(chan board.Event, h.buffer), from: h.last}
-	h.subs[sub] = struct{}{}
+	sub := &eventSub{key: filterKey(q), ch: make(chan *sseFrame, h.buffer), from: h.last}
+	g := h.groups[sub.key]
+	if g == nil {
+		g = &subGroup{q: q, subs: map[*eventSub]struct{}{}}
+		h.groups[sub.key] = g
+	}
+	g.subs[sub] = struct{}{}
+	h.n++
 	return sub, nil
 }
 
@@ -66,7 +95,24 @@ func (h *eventHub) subscribe(ctx context.Context, q board.EventQuery) (*eventSub
 func (h *eventHub) unsubscribe(sub *eventSub) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	delete(h.subs, sub)
+	h.remove(sub)
+}
+
+// remove takes sub out of its group, if it is still there; h.mu is held.
+func (h *eventHub) remove(sub *eventSub) bool {
+	g := h.groups[sub.key]
+	if g == nil {
+		return false
+	}
+	if _, ok := g.subs[sub]; !ok {
+		return false
+	}
+	delete(g.subs, sub)
+	if len(g.subs) == 0 {
+		delete(h.groups, sub.key)
+	}
+	h.n--
+	return true
 }
 
 // run reads and offers events until no stream is left.
@@ -75,7 +121,7 @@ func (h *eventHub) run() {
 	for {
 		wake := h.store.EventsChanged() // before the read: a commit after it wakes the wait below
 		h.mu.Lock()
-		if len(h.subs) == 0 {
+		if h.n == 0 {
 			h.running = false
 			h.mu.Unlock()
 			return
@@ -88,8 +134,10 @@ func (h *eventHub) run() {
 		case errors.Is(err, board.ErrEventsTrimmed):
 			// Behind the log's retention: every stream missed events;
 			// dropped, each resumes and is told so (410).
-			for sub := range h.subs {
-				h.drop(sub)
+			for _, g := range h.groups {
+				for sub := range g.subs {
+					h.drop(sub)
+				}
 			}
 			h.running = false
 			h.mu.Unlock()
@@ -98,20 +146,30 @@ func (h *eventHub) run() {
 			h.log.Warn("reading the event log", "error", err.Error())
 		default:
 			for _, e := range page.Events {
-				for sub := range h.subs {
-					if !sub.q.Match(e) {
+				// Each event is encoded once, when a stream first wants
+				// it, and its bytes shared by every stream: with
+				// thousands of streams, encoding per stream cost more
+				// than the write itself.
+				var f *sseFrame
+				for _, g := range h.groups {
+					if !g.q.Match(e) {
 						continue
 					}
-					select {
-					case sub.ch <- e:
-					default:
-						h.drop(sub)
+					if f == nil {
+						f = newSSEFrame(e)
+					}
+					for sub := range g.subs {
+						select {
+						case sub.ch <- f:
+						default:
+							h.drop(sub)
+						}
 					}
 				}
 			}
 			h.last = page.LastID
 		}
-		if len(h.subs) == 0 {
+		if h.n == 0 {
 			h.running = false
 			h.mu.Unlock()
 			return
@@ -131,6 +189,7 @@ func (h *eventHub) run() {
 
 // drop ends a stream whose buffer is full; h.mu is held.
 func (h *eventHub) drop(sub *eventSub) {
-	delete(h.subs, sub)
-	close(sub.ch)
+	if h.remove(sub) {
+		close(sub.ch)
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -228,15 +229,25 @@ func (s *API) streamEvents(w http.ResponseWriter, r *http.Request, c *call) (*bo
 	h.Set("Content-Type", eventStreamType)
 	h.Set("Cache-Control", "no-store")
 	h.Set("X-Accel-Buffering", "no") // nginx: pass each event on at once
+	// Not chunked: the body runs to the end of the connection, as the
+	// HTML standard's event streams may, and net/http then sends each
+	// flush as it is, without a chunk header formatted (and allocated)
+	// per flush per stream, which with thousands of streams was most of
+	// their cost. net/http removes this header from the response.
+	if r.ProtoMajor == 1 && r.ProtoMinor >= 1 { // HTTP/1.0 is never chunked; HTTP/2 frames its own
+		h.Set("Transfer-Encoding", "identity")
+	}
 	w.WriteHeader(http.StatusOK)
 	if r.Method == http.MethodHead {
 		return nil, nil
 	}
 	sw := &sseWriter{w: w, rc: rc}
+	sw.begin()
 	sw.printf("retry: %d\n\n", streamRetryMillis)
 	for {
+		sw.begin() // a deadline a page
 		for _, e := range page.Events {
-			sw.event(e)
+			sw.write(newSSEFrame(e))
 		}
 		after = page.LastID
 		if !page.HasMore || sw.err != nil {
@@ -258,31 +269,33 @@ func (s *API) streamEvents(w http.ResponseWriter, r *http.Request, c *call) (*bo
 			return nil, nil
 		case <-s.stopped:
 			return nil, nil
-		case e, ok := <-sub.ch:
+		case f, ok := <-sub.ch:
 			if !ok {
 				return nil, nil // dropped for falling behind: the client resumes with Last-Event-ID
 			}
-			if e.ID <= after { // sent from the log already
+			if f.id <= after { // sent from the log already
 				continue
 			}
-			after = e.ID
-			sw.event(e)
+			after = f.id
+			sw.begin()
+			sw.write(f)
 		drain:
 			for range len(sub.ch) { // what came meanwhile, in one flush
 				select {
-				case e, ok := <-sub.ch:
+				case f, ok := <-sub.ch:
 					if !ok {
 						break drain
 					}
-					if e.ID > after {
-						after = e.ID
-						sw.event(e)
+					if f.id > after {
+						after = f.id
+						sw.write(f)
 					}
 				default:
 					break drain
 				}
 			}
 		case <-beat.C:
+			sw.begin()
 			sw.printf(": heartbeat\n\n")
 		}
 		if sw.flush() != nil {
@@ -291,33 +304,33 @@ func (s *API) streamEvents(w http.ResponseWriter, r *http.Request, c *call) (*bo
 	}
 }
 
-// sseWriter writes a stream's lines, remembering the first error; each
-// flush has its own write deadline.
+// sseWriter writes a stream's lines, remembering the first error. Each
+// batch of writes (what one wake of the stream sends, then its flush)
+// has its own write deadline, set by begin.
 type sseWriter struct {
 	w   http.ResponseWriter
 	rc  *http.ResponseController
 	err error
 }
 
-func (sw *sseWriter) printf(format string, args ...any) {
-	if sw.err != nil {
-		return
+// begin starts a batch: its writes and its flush must end within
+// streamWriteWait.
+func (sw *sseWriter) begin() {
+	if sw.err == nil {
+		sw.err = sw.rc.SetWriteDeadline(time.Now().Add(streamWriteWait))
 	}
-	if sw.err = sw.rc.SetWriteDeadline(time.Now().Add(streamWriteWait)); sw.err != nil {
-		return
-	}
-	_, sw.err = fmt.Fprintf(sw.w, format, args...)
 }
 
-// event writes one event: its id, its type and its JSON on one data line
-// (JSON from encoding/json holds no line break).
-func (sw *sseWriter) event(e board.Event) {
-	data, err := json.Marshal(e)
-	if err != nil {
-		sw.err = err
-		return
+func (sw *sseWriter) printf(format string, args ...any) {
+	if sw.err == nil {
+		_, sw.err = fmt.Fprintf(sw.w, format, args...)
 	}
-	sw.printf("id: %d\nevent: %s\ndata: %s\n\n", e.ID, e.Type, data)
+}
+
+func (sw *sseWriter) write(f *sseFrame) {
+	if sw.err == nil {
+		_, sw.err = sw.w.Write(f.b)
+	}
 }
 
 func (sw *sseWriter) flush() error {
@@ -325,4 +338,29 @@ func (sw *sseWriter) flush() error {
 		sw.err = sw.rc.Flush()
 	}
 	return sw.err
+}
+
+// sseFrame is one event as the stream sends it: its id line, its type
+// and its JSON on one data line (JSON from encoding/json holds no line
+// break), and the blank line that ends it. The hub encodes an event once
+// and shares the frame among the streams it goes to; they only read it.
+type sseFrame struct {
+	id int64
+	b  []byte
+}
+
+func newSSEFrame(e board.Event) *sseFrame {
+	data, err := json.Marshal(e)
+	if err != nil { // strings, numbers, a time and JSON validated on reading
+		data = []byte("{}")
+	}
+	b := make([]byte, 0, len(data)+len(e.Type)+40)
+	b = append(b, "id: "...)
+	b = strconv.AppendInt(b, e.ID, 10)
+	b = append(b, "\nevent: "...)
+	b = append(b, e.Type...)
+	b = append(b, "\ndata: "...)
+	b = append(b, data...)
+	b = append(b, "\n\n"...)
+	return &sseFrame{id: e.ID, b: b}
 }

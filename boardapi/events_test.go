@@ -429,3 +429,70 @@ func TestEventStreamOutlivesWriteTimeout(t *testing.T) {
 		t.Errorf("after the write timeout: %v", got)
 	}
 }
+
+// TestEventStreamManyStreams: an event written after a thousand streams
+// connect reaches every one of them, the same bytes on each (the hub
+// encodes it once). Not timed: it keeps the fan-out covered; the
+// 10,000-stream figures are the load benchmark's (docs/BENCHMARKS.md).
+func TestEventStreamManyStreams(t *testing.T) {
+	const n = 1000
+	e, _ := eventEnv(t, boardapi.Options{})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: -1, DisableCompression: true}}
+	defer client.CloseIdleConnections()
+	frames := make(chan string, n)
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	for range n {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, e.TS.URL+"/api/events", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := client.Do(req) // answered once the stream has subscribed
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.StatusCode != http.StatusOK {
+			resp.Body.Close()
+			t.Fatalf("GET /api/events: %d", resp.StatusCode)
+		}
+		wg.Go(func() {
+			defer resp.Body.Close()
+			sc := bufio.NewScanner(resp.Body)
+			var frame strings.Builder
+			for sc.Scan() {
+				line := sc.Text()
+				switch {
+				case line != "":
+					frame.WriteString(line + "\n")
+				case strings.HasPrefix(frame.String(), "id: "):
+					frames <- frame.String()
+					return
+				default: // retry: or a heartbeat
+					frame.Reset()
+				}
+			}
+			frames <- "stream ended: " + frame.String()
+		})
+	}
+	id := apitest.CreatePred(t, e)
+	var first string
+	deadline := time.After(30 * time.Second)
+	for i := range n {
+		select {
+		case f := <-frames:
+			if i == 0 {
+				first = f
+				if !strings.HasPrefix(f, "id: 1\nevent: prediction.created\ndata: {") || !strings.Contains(f, `"prediction_id":"`+id+`"`) {
+					t.Fatalf("frame = %q", f)
+				}
+			} else if f != first {
+				t.Fatalf("stream %d got %q, stream 0 got %q", i, f, first)
+			}
+		case <-deadline:
+			t.Fatalf("%d of %d streams got the event", i, n)
+		}
+	}
+	cancel()
+}

@@ -20,7 +20,8 @@
 // against; the benchmark starts it as a process of its own. The third
 // holds n event streams (GET /api/events) open against a running server
 // and prints how many are open and the events they received, for
-// measuring the write scenario with and without them.
+// measuring by hand; the streams scenario (-streams, -streams-query)
+// does the same within the benchmark.
 package main
 
 import (
@@ -73,6 +74,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&scenario, "scenarios", "", "run only the scenarios whose names match this `regexp` (and the baselines they need)")
 	fs.BoolVar(&large, "large", false, "add the feed over 1,000,000 predictions (seeding takes minutes)")
 	fs.StringVar(&cfg.SeedDir, "keep-seed", "", "keep the seeded feed boards in this `directory` and reuse them in later runs")
+	fs.IntVar(&cfg.Streams, "streams", loadbench.DefaultStreams, "event streams the streams scenario holds open (each a connection: the file limit, ulimit -Hn, must exceed it)")
+	fs.StringVar(&cfg.StreamsQuery, "streams-query", "", "the streams' query, such as ?type=prediction.resolved (empty: every event)")
+	fs.StringVar(&cfg.StreamsMemoryLimit, "streams-memory-limit", "", "serve's --memory-limit for the streams scenario's servers, such as 512MiB (empty: serve's default)")
 	fs.StringVar(&cfg.ProfileDir, "profile", "", "write a CPU profile of the server for each scenario into this `directory`")
 	fs.Usage = func() {
 		fmt.Fprintln(stdout, "Usage: predictions-bench [flags]")

@@ -55,6 +55,16 @@ type Config struct {
 	SmallSeed, LargeSeed int
 	// DeepOffset is the second feed offset; 0 means 10,000.
 	DeepOffset int
+	// Streams is how many event streams the streams scenario holds open;
+	// 0 means DefaultStreams (10,000). StreamsQuery is their query, such
+	// as ?type=prediction.resolved; "" follows every event.
+	Streams      int
+	StreamsQuery string
+	// StreamsMemoryLimit, when set, is serve's --memory-limit for both
+	// servers of the streams scenario (serve's default soft limit is sized
+	// for a server without streams; far below the memory of thousands of
+	// streams, the collector runs without pause).
+	StreamsMemoryLimit string
 	// ProfileDir, when set, receives a CPU profile of the server for each
 	// scenario (<scenario>.pprof), taken with serve's --pprof endpoint.
 	ProfileDir string
@@ -75,6 +85,9 @@ type Config struct {
 func Quick(c Config) Config {
 	c.Duration, c.Warmup, c.Rounds = time.Second, -1, 1
 	c.SmallSeed, c.LargeSeed, c.DeepOffset = 1000, 3000, 40
+	if c.Streams == 0 {
+		c.Streams = 100
+	}
 	return c
 }
 
@@ -99,6 +112,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.LargeSeed <= 0 {
 		c.LargeSeed = 1_000_000
+	}
+	if c.Streams <= 0 {
+		c.Streams = DefaultStreams
 	}
 	if c.DeepOffset <= 0 {
 		c.DeepOffset = 10_000
@@ -255,13 +271,16 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if cfg.Large {
 		large = feedScenarios(cfg.LargeSeed, cfg.SmallSeed, cfg.DeepOffset, true)
 	}
-	all := append(append(append(append([]*scenario{}, tools...), write, forecastScenario(nil)), small...), large...)
+	all := append(append(append(append([]*scenario{}, tools...), write, forecastScenario(nil), streamsScenario(cfg.Streams)), small...), large...)
 	r.sel = selectScenarios(all, cfg.Filter)
 	if len(r.sel) == 0 {
 		return nil, fmt.Errorf("no scenario matches %q", cfg.Filter)
 	}
 
 	if err := r.runTools(ctx, tools, write); err != nil {
+		return r.rep, err
+	}
+	if err := r.runStreams(ctx); err != nil {
 		return r.rep, err
 	}
 	if err := r.runFeeds(ctx, small, large); err != nil {
@@ -313,8 +332,9 @@ type server struct {
 	pprofAddr string
 }
 
-// serve starts `predictions serve` on the database at db.
-func (r *runner) serve(ctx context.Context, name, db string) (*server, error) {
+// serve starts `predictions serve` on the database at db, with extra
+// flags.
+func (r *runner) serve(ctx context.Context, name, db string, extra ...string) (*server, error) {
 	pprofAddr := ""
 	if r.cfg.ProfileDir != "" {
 		a, err := freeAddr()
@@ -331,7 +351,7 @@ func (r *runner) serve(ctx context.Context, name, db string) (*server, error) {
 		if pprofAddr != "" {
 			args = append(args, "--pprof", pprofAddr)
 		}
-		return args
+		return append(args, extra...)
 	}, "/healthz")
 	if err != nil {
 		return nil, err

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -80,6 +81,19 @@ func testConfig(t *testing.T, conns int) Config {
 	return Quick(Config{Exe: buildPredictions(t), Bare: []string{os.Args[0], bareArg}, Conns: conns})
 }
 
+// mustRun runs the benchmark, failing t with the progress lines when it
+// fails.
+func mustRun(t *testing.T, cfg Config) *Report {
+	t.Helper()
+	var progress bytes.Buffer
+	cfg.Progress = &progress
+	rep, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatalf("Run: %v\nprogress:\n%s", err, progress.String())
+	}
+	return rep
+}
+
 // TestSmoke runs one scenario, GET convert_odds against the bare
 // handler, for a second each with a CPU profile, and checks that it ran
 // without errors and that the table and the JSON carry it. It checks that
@@ -91,12 +105,7 @@ func TestSmoke(t *testing.T) {
 	cfg := testConfig(t, 4)
 	cfg.ProfileDir = t.TempDir()
 	cfg.Filter = regexp.MustCompile(`^GET convert_odds$`)
-	var progress bytes.Buffer
-	cfg.Progress = &progress
-	rep, err := Run(context.Background(), cfg)
-	if err != nil {
-		t.Fatalf("Run: %v\nprogress:\n%s", err, progress.String())
-	}
+	rep := mustRun(t, cfg)
 	checkRows(t, rep, []string{"bare handler, *, for GET convert_odds", "GET convert_odds"})
 	if fi, err := os.Stat(filepath.Join(cfg.ProfileDir, "GET-convert-odds.pprof")); err != nil || fi.Size() == 0 {
 		t.Errorf("profile: %v", err)
@@ -153,12 +162,7 @@ func TestRunAll(t *testing.T) {
 	}
 	cfg := testConfig(t, 8)
 	cfg.Large = true
-	var progress bytes.Buffer
-	cfg.Progress = &progress
-	rep, err := Run(context.Background(), cfg)
-	if err != nil {
-		t.Fatalf("Run: %v\nprogress:\n%s", err, progress.String())
-	}
+	rep := mustRun(t, cfg)
 	var want []string
 	for _, s := range toolScenarios() {
 		if s.group == GroupTools {
@@ -166,7 +170,7 @@ func TestRunAll(t *testing.T) {
 		}
 		want = append(want, s.name)
 	}
-	want = append(want, rawInsertName, "POST /api/predictions", forecastName)
+	want = append(want, rawInsertName, "POST /api/predictions", forecastName, "POST /api/predictions, no streams open", streamsName(100))
 	large := feedScenarios(3000, 1000, 40, true)
 	small := feedScenarios(1000, 1000, 40, false)
 	for i, s := range small {
@@ -197,6 +201,38 @@ func TestRunAll(t *testing.T) {
 		if !strings.Contains(table.String(), name) {
 			t.Errorf("table lacks %q:\n%s", name, table.String())
 		}
+	}
+}
+
+// TestStreamsScenario runs the streams scenario with 50 streams: the
+// writes with and without them, the streams open throughout and every
+// one receiving the events, both servers' memory sampled, the one with
+// the streams against its goal.
+func TestStreamsScenario(t *testing.T) {
+	needLoad(t)
+	cfg := testConfig(t, 4)
+	cfg.Streams = 50
+	cfg.StreamsMemoryLimit = "256MiB"
+	cfg.Filter = regexp.MustCompile(`streams open$`)
+	rep := mustRun(t, cfg)
+	checkRows(t, rep, []string{"POST /api/predictions, no streams open", "POST /api/predictions, 50 streams open"})
+	row := rep.Row("POST /api/predictions, 50 streams open")
+	if row.Ratio <= 0 || row.Met == nil || !strings.Contains(row.Baseline, "50 open at the end") {
+		t.Errorf("row = %+v", row)
+	}
+	// Every write's prediction.created reached every stream (none was
+	// dropped, the streams read as fast as they are written).
+	_, rest, _ := strings.Cut(row.Baseline, "open at the end, ")
+	count, _, _ := strings.Cut(rest, " events")
+	events, err := strconv.Atoi(strings.ReplaceAll(count, ",", ""))
+	if err != nil {
+		t.Fatalf("no event count in %q: %v", row.Baseline, err)
+	}
+	if requests := int(row.Requests); events < 50*requests {
+		t.Errorf("%d events received, want at least 50 a write (%d writes)", events, requests)
+	}
+	if len(rep.Memory) != 2 || rep.Memory[1].Met == nil || rep.Memory[1].LimitMB != StreamsMemoryGoalMB || rep.Memory[1].HWMMB <= 0 {
+		t.Errorf("memory = %+v, want both servers, the one with the streams against its goal", rep.Memory)
 	}
 }
 
