@@ -26,7 +26,7 @@ func ParseOrigin(s string) (string, error) {
 		return s, nil
 	}
 	u, err := url.Parse(s)
-	if err != nil || u.Host == "" || u.User != nil || u.Opaque != "" || (u.Path != "" && u.Path != "/") ||
+	if err != nil || u.Hostname() == "" || u.User != nil || u.Opaque != "" || (u.Path != "" && u.Path != "/") ||
 		u.RawQuery != "" || u.ForceQuery || u.Fragment != "" || strings.HasSuffix(u.Host, ":") {
 		return "", fmt.Errorf("%w (got %q)", ErrOrigin, s)
 	}

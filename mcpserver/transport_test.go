@@ -116,7 +116,7 @@ func TestHostRefusalIsJSONRPC(t *testing.T) {
 }
 
 func TestAllowedOriginsOption(t *testing.T) {
-	for _, bad := range []string{"app.example.org", "https://app.example.org/path", "ftp://app.example.org", "null", "https://user@app.example.org", ""} {
+	for _, bad := range []string{"app.example.org", "https://app.example.org/path", "ftp://app.example.org", "null", "https://user@app.example.org", "", "https://:443", "http://:80"} {
 		if _, err := mcpserver.Handler(mcpserver.Options{AllowedOrigins: []string{bad}}); !errors.Is(err, mcpserver.ErrOrigin) {
 			t.Errorf("Handler(AllowedOrigins %q) error = %v, want ErrOrigin", bad, err)
 		}
