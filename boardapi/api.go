@@ -73,6 +73,14 @@ func (s *API) StopStreams() {
 	s.stopOnce.Do(func() { close(s.stopped) })
 }
 
+// OpenStreams is the number of event streams open on this server
+// (GET /api/events).
+func (s *API) OpenStreams() int {
+	s.hub.mu.Lock()
+	defer s.hub.mu.Unlock()
+	return s.hub.n
+}
+
 // New returns the board's adapter configured by opt.
 func New(opt Options) *API {
 	s := &API{opt: opt, log: opt.Logger}

@@ -1,12 +1,14 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"math"
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // The garbage collector's settings for serve.
@@ -45,8 +47,8 @@ func gcFlags(fs *flag.FlagSet, percent, limit *string, env func(name, def string
 	}
 	fs.StringVar(limit, "memory-limit", env("PREDICTIONS_MEMORY_LIMIT", def),
 		"soft limit on the Go runtime's memory, such as 128MiB or 1GiB (as GOMEMLIMIT: B, KiB, MiB, GiB, TiB),\n"+
-			"or off; near it the collector runs more often. Empty keeps GOMEMLIMIT. The default, when GOMEMLIMIT\n"+
-			"is not set, is "+defaultMemoryLimit+" [PREDICTIONS_MEMORY_LIMIT]")
+			"or off; near it the collector runs more often. Each open event stream adds 64KiB to it. Empty keeps\n"+
+			"GOMEMLIMIT. The default, when GOMEMLIMIT is not set, is "+defaultMemoryLimit+" [PREDICTIONS_MEMORY_LIMIT]")
 }
 
 // parseGCPercent reads a --gc-percent value: a whole number from 1, or off
@@ -105,5 +107,50 @@ func applyGC(percent, limit string) {
 	}
 	if l, ok, _ := parseMemoryLimit(limit); ok {
 		debug.SetMemoryLimit(l)
+	}
+}
+
+// streamMemory is what one open event stream adds to the memory limit:
+// its connection's buffers, two goroutine stacks, the request and its
+// queue of events take about 44 KB (a heap profile of 10,000 streams,
+// docs/BENCHMARKS.md), so that under a limit set for the server alone
+// thousands of streams would keep the collector running without pause.
+const streamMemory = 64 << 10
+
+// streamsLimit is the memory limit with open streams: the limit given
+// for the server, plus streamMemory for each stream. A limit of off
+// (math.MaxInt64) stays off.
+func streamsLimit(base int64, open int) int64 {
+	if open <= 0 {
+		return base
+	}
+	if add := int64(open) * streamMemory; base <= math.MaxInt64-add {
+		return base + add
+	}
+	return math.MaxInt64
+}
+
+// followStreams raises and lowers the memory limit set by --memory-limit
+// with the number of open event streams, checked every second, until ctx
+// is done. It does nothing when serve set no limit (GOMEMLIMIT's, if
+// any, is the operator's).
+func followStreams(ctx context.Context, limit string, open func() int) {
+	base, ok, _ := parseMemoryLimit(limit)
+	if !ok {
+		return
+	}
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	last := 0
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if n := open(); n != last {
+			debug.SetMemoryLimit(streamsLimit(base, n))
+			last = n
+		}
 	}
 }

@@ -353,6 +353,10 @@ func serve(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	boardAPI := boardapi.New(boardapi.Options{Store: store, Outbox: box, Auth: cfg.auth, ModeratorToken: cfg.moderatorToken, Logger: log,
 		Heartbeat: cfg.eventsHeartbeat, WebhookURLs: cfg.webhooks})
 	opt.Board = boardAPI
+	// Each open event stream raises the memory limit by its share.
+	sctx, stopStreams := context.WithCancel(ctx)
+	defer stopStreams()
+	go followStreams(sctx, cfg.memoryLimit, boardAPI.OpenStreams)
 
 	// The event log: closes announced and old events trimmed in a
 	// goroutine of their own, stopped before the store closes.

@@ -1,0 +1,30 @@
+package main
+
+import (
+	"math"
+	"testing"
+)
+
+// TestStreamsLimit: each open event stream adds streamMemory to the limit
+// given for the server; off stays off and a sum past the largest limit is
+// off.
+func TestStreamsLimit(t *testing.T) {
+	const mib = 1 << 20
+	for _, c := range []struct {
+		name string
+		base int64
+		open int
+		want int64
+	}{
+		{"no stream", 48 * mib, 0, 48 * mib},
+		{"one stream", 48 * mib, 1, 48*mib + 64<<10},
+		{"10,000 streams", 48 * mib, 10_000, 48*mib + 10_000*64<<10},
+		{"off", math.MaxInt64, 10_000, math.MaxInt64},
+		{"past the largest", math.MaxInt64 - 1, 1, math.MaxInt64},
+		{"exactly the largest", math.MaxInt64 - 64<<10, 1, math.MaxInt64},
+	} {
+		if got := streamsLimit(c.base, c.open); got != c.want {
+			t.Errorf("%s: streamsLimit(%d, %d) = %d, want %d", c.name, c.base, c.open, got, c.want)
+		}
+	}
+}
