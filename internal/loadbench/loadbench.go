@@ -125,7 +125,8 @@ func (c Config) withDefaults() Config {
 	return c
 }
 
-// Goals of issue 10, as ratios measured in the same run.
+// The tools' goals (docs/BENCHMARKS.md, "Goals"), as ratios measured in
+// the same run.
 const (
 	ToolGoal     = 0.7 // tool endpoint req/s ≥ ToolGoal × the bare handler's
 	ToolP99      = 5   // tool endpoint p99 < ToolP99 ms

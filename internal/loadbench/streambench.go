@@ -12,9 +12,9 @@ import (
 // a server that holds Config.Streams event streams open (GET /api/events,
 // each reading every event it is sent), beside the same writes against a
 // server of the same binary with none, in alternating rounds; and the
-// RSS of the server with the streams. The goals are issue 29's: writes
-// at StreamsWriteGoal of their speed without the streams, and the server
-// under StreamsMemoryGoalMB.
+// RSS of the server with the streams. The goals (docs/BENCHMARKS.md,
+// "The event log and its stream"): writes at StreamsWriteGoal of their
+// speed without the streams, and the server under StreamsMemoryGoalMB.
 const (
 	StreamsWriteGoal    = 0.9
 	StreamsMemoryGoalMB = 200
