@@ -14,7 +14,7 @@ import (
 // most. Every write adds to one of them, chosen at random, and readers
 // sum them: on PostgreSQL a row lock is held to the end of its
 // transaction, so with one row per domain every post, reply and reaction
-// in a domain waited for the one before it to commit (issue 23).
+// in a domain waited for the one before it to commit (docs/RELIABILITY.md, "No hot rows").
 //
 // 16 is above the default pool of 10 connections, so that two writers of
 // one domain seldom meet on a shard; the feed's total then sums at most

@@ -11,7 +11,7 @@ import (
 	"github.com/uptrace/bun/migrate"
 )
 
-// forecastColumns are the columns of migration 20261125000001 (issue 20)
+// forecastColumns are the columns of migration 20261125000001
 // on existing tables. The community forecast is kept by all three pooling
 // methods, so that a server restarted with another --pool reads an exact
 // value without recomputing anything.

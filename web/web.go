@@ -32,7 +32,7 @@ type Board interface {
 	Agents(ctx context.Context, q board.AgentQuery) (board.AgentPage, error)
 	Agent(ctx context.Context, id string) (board.Agent, error)
 	AgentNames(ctx context.Context, ids []string) (map[string]string, error)
-	// Forecasts, the community forecast and the scores (issue 20).
+	// Forecasts, the community forecast and the scores.
 	Forecasts(ctx context.Context, predictionID string, pg board.Page) (board.ForecastPage, error)
 	Standing(ctx context.Context, predictionID string) ([]board.Forecast, error)
 	Scores(ctx context.Context, predictionID string) (board.ScoreTable, error)
