@@ -70,15 +70,18 @@ type API struct {
 // server shutting down, whose Shutdown would otherwise wait for streams
 // that never end (http.Server.RegisterOnShutdown).
 func (s *API) StopStreams() {
-	s.stopOnce.Do(func() { close(s.stopped) })
+	s.stopOnce.Do(func() {
+		close(s.stopped)
+		s.hub.stop()
+	})
 }
 
 // OpenStreams is the number of event streams open on this server
-// (GET /api/events).
-func (s *API) OpenStreams() int {
-	s.hub.mu.Lock()
-	defer s.hub.mu.Unlock()
-	return s.hub.n
+// (GET /api/events), and how many of them are parked: served by the hub
+// on their connection alone, without a goroutine or the request's
+// buffers (about 4 KB each where the others take about 45 KB).
+func (s *API) OpenStreams() (open, parked int) {
+	return s.hub.counts()
 }
 
 // New returns the board's adapter configured by opt.
@@ -89,7 +92,7 @@ func New(opt Options) *API {
 	}
 	s.heartbeat = cmp.Or(opt.Heartbeat, DefaultHeartbeat)
 	s.stopped = make(chan struct{})
-	s.hub = newEventHub(opt.Store, s.log, cmp.Or(opt.EventBuffer, DefaultEventBuffer), cmp.Or(opt.EventPoll, DefaultEventPoll))
+	s.hub = newEventHub(opt.Store, s.log, cmp.Or(opt.EventBuffer, DefaultEventBuffer), cmp.Or(opt.EventPoll, DefaultEventPoll), s.heartbeat)
 	return s
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"net"
 	"slices"
 	"strings"
 	"sync"
@@ -21,11 +22,16 @@ import (
 // full is dropped (its channel closed), so a slow client cannot slow the
 // board's writes or the other streams; it resumes with Last-Event-ID.
 // The goroutine runs while streams are open.
+//
+// A stream served over HTTP/1.x is parked once it has sent its backlog
+// (parked.go): the hub writes its connection, and sends it a heartbeat
+// every heartbeat.
 type eventHub struct {
-	store  Board
-	log    *slog.Logger
-	buffer int
-	poll   time.Duration
+	store     Board
+	log       *slog.Logger
+	buffer    int
+	poll      time.Duration
+	heartbeat time.Duration
 
 	mu sync.Mutex
 	// groups holds the streams by their filters, so that each event is
@@ -33,8 +39,10 @@ type eventHub struct {
 	// stream: thousands of streams mostly share a few.
 	groups  map[string]*subGroup
 	n       int   // streams in all groups
+	parked  int   // of which parked
 	last    int64 // the id of the last event offered
 	running bool
+	stopped bool // by stop: streams parked after it are closed
 }
 
 // subGroup is the streams with the same filters.
@@ -57,14 +65,17 @@ func filterKey(q board.EventQuery) string {
 // eventSub is one stream's subscription.
 type eventSub struct {
 	key string         // of its group
-	ch  chan *sseFrame // closed when the hub drops the stream
+	ch  chan *sseFrame // closed when the hub drops the stream, until it is parked
 	// from is the hub's last id when the stream subscribed: every event
 	// after it is offered to the stream.
 	from int64
+	// out is the stream's connection once parked; the hub then writes
+	// to it instead of ch.
+	out *parkedConn
 }
 
-func newEventHub(store Board, log *slog.Logger, buffer int, poll time.Duration) *eventHub {
-	return &eventHub{store: store, log: log, buffer: buffer, poll: poll, groups: map[string]*subGroup{}}
+func newEventHub(store Board, log *slog.Logger, buffer int, poll, heartbeat time.Duration) *eventHub {
+	return &eventHub{store: store, log: log, buffer: buffer, poll: poll, heartbeat: heartbeat, groups: map[string]*subGroup{}}
 }
 
 // subscribe registers a stream with filters q. Events after the
@@ -91,6 +102,53 @@ func (h *eventHub) subscribe(ctx context.Context, q board.EventQuery) (*eventSub
 	return sub, nil
 }
 
+// park hands the hub the connection of sub, a stream that has sent every
+// event up to after and flushed it. Events after that which sub's
+// channel holds are written first. A stream dropped meanwhile, or parked
+// after stop, is closed.
+func (h *eventHub) park(sub *eventSub, conn net.Conn, after int64) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	p := &parkedConn{conn: conn, limit: h.buffer, after: after}
+	p.gone = func() { h.unsubscribe(sub) }
+	g := h.groups[sub.key]
+	if _, ok := g.subs[sub]; g == nil || !ok || h.stopped {
+		h.remove(sub)
+		p.close()
+		return
+	}
+	for len(sub.ch) > 0 {
+		if !p.send(<-sub.ch) {
+			h.drop(sub)
+			return
+		}
+	}
+	sub.out = p
+	h.parked++
+}
+
+// stop closes the parked streams, and those parked later; their clients
+// resume elsewhere with Last-Event-ID.
+func (h *eventHub) stop() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.stopped = true
+	for _, g := range h.groups {
+		for sub := range g.subs {
+			if sub.out != nil {
+				h.drop(sub)
+			}
+		}
+	}
+}
+
+// counts returns the streams open and, of them, parked.
+func (h *eventHub) counts() (open, parked int) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.n, h.parked
+}
+
 // unsubscribe removes a stream that ends.
 func (h *eventHub) unsubscribe(sub *eventSub) {
 	h.mu.Lock()
@@ -112,12 +170,17 @@ func (h *eventHub) remove(sub *eventSub) bool {
 		delete(h.groups, sub.key)
 	}
 	h.n--
+	if sub.out != nil {
+		h.parked--
+	}
 	return true
 }
 
 // run reads and offers events until no stream is left.
 func (h *eventHub) run() {
 	ctx := context.Background()
+	beat := time.NewTicker(h.heartbeat)
+	defer beat.Stop()
 	for {
 		wake := h.store.EventsChanged() // before the read: a commit after it wakes the wait below
 		h.mu.Lock()
@@ -159,11 +222,7 @@ func (h *eventHub) run() {
 						f = newSSEFrame(e)
 					}
 					for sub := range g.subs {
-						select {
-						case sub.ch <- f:
-						default:
-							h.drop(sub)
-						}
+						h.offer(sub, f)
 					}
 				}
 			}
@@ -179,17 +238,59 @@ func (h *eventHub) run() {
 			continue
 		}
 		t := time.NewTimer(h.poll)
+	wait:
 		select {
 		case <-wake:
 		case <-t.C:
+		case <-beat.C:
+			h.beatParked()
+			goto wait
 		}
 		t.Stop()
 	}
 }
 
+// offer gives a stream the frame f, or drops it when it cannot take it;
+// h.mu is held.
+func (h *eventHub) offer(sub *eventSub, f *sseFrame) {
+	if sub.out != nil {
+		if !sub.out.send(f) {
+			h.drop(sub)
+		}
+		return
+	}
+	select {
+	case sub.ch <- f:
+	default:
+		h.drop(sub)
+	}
+}
+
+// beatParked sends the parked streams a heartbeat. A stream served by
+// its own goroutine sends its own.
+func (h *eventHub) beatParked() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.parked == 0 {
+		return
+	}
+	for _, g := range h.groups {
+		for sub := range g.subs {
+			if sub.out != nil {
+				h.offer(sub, heartbeatFrame)
+			}
+		}
+	}
+}
+
 // drop ends a stream whose buffer is full; h.mu is held.
 func (h *eventHub) drop(sub *eventSub) {
-	if h.remove(sub) {
-		close(sub.ch)
+	if !h.remove(sub) {
+		return
 	}
+	if sub.out != nil {
+		sub.out.close()
+		return
+	}
+	close(sub.ch)
 }

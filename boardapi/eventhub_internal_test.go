@@ -1,12 +1,17 @@
 package boardapi
 
 import (
+	"bufio"
 	"context"
+	"io"
 	"log/slog"
+	"net"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/predictions-md/predictions/board"
 	"github.com/predictions-md/predictions/board/boardtest"
 )
@@ -20,7 +25,24 @@ func testHub(t *testing.T, buffer int) (*board.Store, *eventHub) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	return store, newEventHub(store, slog.New(slog.DiscardHandler), buffer, time.Hour)
+	return store, newEventHub(store, slog.New(slog.DiscardHandler), buffer, time.Hour, time.Hour)
+}
+
+// writePredictions writes n predictions; each write must end within 2 s,
+// far longer than a write takes: a hub that waited for a stream would
+// hold it until the stream's deadline.
+func writePredictions(t *testing.T, store *board.Store, n int) {
+	t.Helper()
+	c := 0.5
+	for i := range n {
+		start := time.Now()
+		if _, err := store.CreatePrediction(context.Background(), board.NewPrediction{AgentID: "w", Title: "t", Body: "b", Confidence: &c, Timeframe: "soon", Domain: "AI"}); err != nil {
+			t.Fatal(err)
+		}
+		if d := time.Since(start); d > 2*time.Second {
+			t.Errorf("write %d took %v", i, d)
+		}
+	}
 }
 
 // TestEventHubDropsSlowStream: a stream that takes nothing from its
@@ -50,16 +72,7 @@ func TestEventHubDropsSlowStream(t *testing.T) {
 		}
 		got <- count
 	}()
-	for i := range n {
-		c := 0.5
-		start := time.Now()
-		if _, err := store.CreatePrediction(ctx, board.NewPrediction{AgentID: "w", Title: "t", Body: "b", Confidence: &c, Timeframe: "soon", Domain: "AI"}); err != nil {
-			t.Fatal(err)
-		}
-		if d := time.Since(start); d > 2*time.Second {
-			t.Errorf("write %d took %v", i, d)
-		}
-	}
+	writePredictions(t, store, n)
 	select {
 	case c := <-got:
 		if c != n {
@@ -134,4 +147,165 @@ func TestEventHubGroups(t *testing.T) {
 	}
 	h.unsubscribe(ai2)
 	h.unsubscribe(sci)
+}
+
+// readFrames reads what a parked stream's client receives until want
+// event ids have come or the connection ends, and returns the ids in
+// the order read (heartbeats aside) and whether a heartbeat came.
+func readFrames(t *testing.T, c net.Conn, want int) (ids []string, beat bool, err error) {
+	t.Helper()
+	c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	r := bufio.NewReader(c)
+	for len(ids) < want {
+		line, err := r.ReadString('\n')
+		if err != nil {
+			return ids, beat, err
+		}
+		switch {
+		case strings.HasPrefix(line, "id: "):
+			ids = append(ids, strings.TrimSpace(strings.TrimPrefix(line, "id: ")))
+		case line == ": heartbeat\n":
+			beat = true
+		}
+	}
+	return ids, beat, nil
+}
+
+// TestEventHubParked: a parked stream first gets the events its channel
+// held that come after what its backlog sent, then the events the hub
+// offers, in order, then heartbeats; the counts follow it; stop closes
+// it, and a stream parked after stop is closed at once.
+func TestEventHubParked(t *testing.T) {
+	ctx := context.Background()
+	store, h := testHub(t, 16)
+	h.heartbeat = 20 * time.Millisecond // before the first subscribe starts run
+	sub, err := h.subscribe(ctx, board.EventQuery{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := 0.5
+	create := func() string {
+		t.Helper()
+		p, err := store.CreatePrediction(ctx, board.NewPrediction{AgentID: "w", Title: "t", Body: "b", Confidence: &c, Timeframe: "soon", Domain: "AI"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p.ID
+	}
+	create()
+	create()
+	var held []*sseFrame
+	for len(held) < 2 {
+		select {
+		case f := <-sub.ch:
+			held = append(held, f)
+		case <-time.After(5 * time.Second):
+			t.Fatal("the stream got nothing before it was parked")
+		}
+	}
+	for _, f := range held {
+		sub.ch <- f // as if not yet taken when the handler parks it
+	}
+	server, client := net.Pipe()
+	defer client.Close()
+	h.park(sub, server, held[0].id) // the backlog sent the first
+	if open, parked := h.counts(); open != 1 || parked != 1 {
+		t.Errorf("counts after park = %d open, %d parked; want 1, 1", open, parked)
+	}
+	create()
+	ids, beat, err := readFrames(t, client, 2)
+	if err != nil {
+		t.Fatalf("reading the parked stream: %v (got %v)", err, ids)
+	}
+	want := []string{strconv.FormatInt(held[1].id, 10), strconv.FormatInt(held[1].id+1, 10)}
+	if diff := cmp.Diff(want, ids); diff != "" {
+		t.Errorf("event ids on the parked stream (-want +got):\n%s", diff)
+	}
+	if !beat {
+		line, err := bufio.NewReader(client).ReadString('\n') // nothing else is written meanwhile
+		if err != nil || line != ": heartbeat\n" {
+			t.Fatalf("the parked stream sent %q, %v; want a heartbeat", line, err)
+		}
+	}
+	h.stop()
+	if open, parked := h.counts(); open != 0 || parked != 0 {
+		t.Errorf("counts after stop = %d open, %d parked; want 0, 0", open, parked)
+	}
+	client.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if _, err := io.Copy(io.Discard, client); err != nil {
+		t.Errorf("the parked stream was not closed by stop: %v", err)
+	}
+
+	late, err := h.subscribe(ctx, board.EventQuery{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	server2, client2 := net.Pipe()
+	defer client2.Close()
+	h.park(late, server2, 0)
+	client2.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if _, err := io.Copy(io.Discard, client2); err != nil {
+		t.Errorf("a stream parked after stop was not closed: %v", err)
+	}
+	if open, _ := h.counts(); open != 0 {
+		t.Errorf("%d streams open after a stream parked after stop, want 0", open)
+	}
+}
+
+// TestEventHubParkedSlow: a parked stream whose client reads nothing
+// (net.Pipe: every write waits for a read) is closed once its queue is
+// full; the hub never waits for it, and a parked stream that reads gets
+// every event.
+func TestEventHubParkedSlow(t *testing.T) {
+	ctx := context.Background()
+	store, h := testHub(t, 3)
+	park := func() net.Conn {
+		t.Helper()
+		sub, err := h.subscribe(ctx, board.EventQuery{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		server, client := net.Pipe()
+		t.Cleanup(func() { client.Close() })
+		h.mu.Lock()
+		from := h.last
+		h.mu.Unlock()
+		h.park(sub, server, from)
+		return client
+	}
+	slow, fast := park(), park()
+	const n = 10
+	got := make(chan []string, 1)
+	go func() {
+		ids, _, _ := readFrames(t, fast, n)
+		got <- ids
+	}()
+	writePredictions(t, store, n)
+	select {
+	case ids := <-got:
+		if len(ids) != n {
+			t.Errorf("the stream that keeps up got %d of %d events: %v", len(ids), n, ids)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the stream that keeps up did not get every event")
+	}
+	// The slow stream's first write waits for a read; 3 more fill its
+	// queue and the next closes it: what it can still read is that one
+	// frame, then the end.
+	slow.SetReadDeadline(time.Now().Add(5 * time.Second))
+	ids, _, err := readFrames(t, slow, n)
+	if err == nil || len(ids) > 1 {
+		t.Errorf("the slow stream read %v, %v; want at most the one frame in flight, then the end", ids, err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		open, parked := h.counts()
+		if open == 1 && parked == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("counts = %d open, %d parked; want the fast stream alone", open, parked)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }

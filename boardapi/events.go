@@ -214,7 +214,12 @@ func (s *API) streamEvents(w http.ResponseWriter, r *http.Request, c *call) (*bo
 	if err != nil {
 		return nil, err
 	}
-	defer s.hub.unsubscribe(sub)
+	parked := false
+	defer func() {
+		if !parked {
+			s.hub.unsubscribe(sub)
+		}
+	}()
 	after := sub.from
 	if resume >= 0 {
 		after = resume
@@ -260,6 +265,16 @@ func (s *API) streamEvents(w http.ResponseWriter, r *http.Request, c *call) (*bo
 	}
 	if sw.flush() != nil {
 		return nil, nil
+	}
+	// Caught up: over HTTP/1.x the hub takes the connection (parked.go)
+	// and this goroutine ends. HTTP/2 streams share their connection and
+	// stay here.
+	if r.ProtoMajor == 1 {
+		if conn, _, err := rc.Hijack(); err == nil {
+			parked = true
+			s.hub.park(sub, conn, after)
+			return nil, nil
+		}
 	}
 	beat := time.NewTicker(s.heartbeat)
 	defer beat.Stop()

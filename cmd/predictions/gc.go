@@ -47,8 +47,8 @@ func gcFlags(fs *flag.FlagSet, percent, limit *string, env func(name, def string
 	}
 	fs.StringVar(limit, "memory-limit", env("PREDICTIONS_MEMORY_LIMIT", def),
 		"soft limit on the Go runtime's memory, such as 128MiB or 1GiB (as GOMEMLIMIT: B, KiB, MiB, GiB, TiB),\n"+
-			"or off; near it the collector runs more often. Each open event stream adds 64KiB to it. Empty keeps\n"+
-			"GOMEMLIMIT. The default, when GOMEMLIMIT is not set, is "+defaultMemoryLimit+" [PREDICTIONS_MEMORY_LIMIT]")
+			"or off; near it the collector runs more often. Each open event stream adds 4KiB to it (64KiB until\n"+
+			"it is parked). Empty keeps GOMEMLIMIT. The default, when GOMEMLIMIT is not set, is "+defaultMemoryLimit+" [PREDICTIONS_MEMORY_LIMIT]")
 }
 
 // parseGCPercent reads a --gc-percent value: a whole number from 1, or off
@@ -110,21 +110,30 @@ func applyGC(percent, limit string) {
 	}
 }
 
-// streamMemory is what one open event stream adds to the memory limit:
-// its connection's buffers, two goroutine stacks, the request and its
-// queue of events take about 44 KB (a heap profile of 10,000 streams,
-// docs/BENCHMARKS.md), so that under a limit set for the server alone
-// thousands of streams would keep the collector running without pause.
-const streamMemory = 64 << 10
+// streamMemory is what one open event stream served by its own goroutine
+// adds to the memory limit: its connection's buffers, two goroutine
+// stacks, the request and its queue of events take about 44 KB (a heap
+// profile of 10,000 streams, docs/BENCHMARKS.md), so that under a limit
+// set for the server alone thousands of streams would keep the collector
+// running without pause. A parked stream (boardapi's hub writes its
+// connection) keeps its socket and a small struct, and adds
+// parkedStreamMemory.
+const (
+	streamMemory       = 64 << 10
+	parkedStreamMemory = 4 << 10
+)
 
-// streamsLimit is the memory limit with open streams: the limit given
-// for the server, plus streamMemory for each stream. A limit of off
-// (math.MaxInt64) stays off.
-func streamsLimit(base int64, open int) int64 {
+// streamsLimit is the memory limit with open streams, parked of them
+// parked: the limit given for the server, plus streamMemory for each
+// stream not parked and parkedStreamMemory for each parked one. A limit
+// of off (math.MaxInt64) stays off.
+func streamsLimit(base int64, open, parked int) int64 {
+	parked = max(0, min(parked, open))
 	if open <= 0 {
 		return base
 	}
-	if add := int64(open) * streamMemory; base <= math.MaxInt64-add {
+	add := int64(open-parked)*streamMemory + int64(parked)*parkedStreamMemory
+	if base <= math.MaxInt64-add {
 		return base + add
 	}
 	return math.MaxInt64
@@ -134,23 +143,24 @@ func streamsLimit(base int64, open int) int64 {
 // with the number of open event streams, checked every second, until ctx
 // is done. It does nothing when serve set no limit (GOMEMLIMIT's, if
 // any, is the operator's).
-func followStreams(ctx context.Context, limit string, open func() int) {
+func followStreams(ctx context.Context, limit string, streams func() (open, parked int)) {
 	base, ok, _ := parseMemoryLimit(limit)
 	if !ok {
 		return
 	}
 	t := time.NewTicker(time.Second)
 	defer t.Stop()
-	last := 0
+	var last int64
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
 		}
-		if n := open(); n != last {
-			debug.SetMemoryLimit(streamsLimit(base, n))
-			last = n
+		open, parked := streams()
+		if l := streamsLimit(base, open, parked); l != last {
+			debug.SetMemoryLimit(l)
+			last = l
 		}
 	}
 }
