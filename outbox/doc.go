@@ -40,9 +40,10 @@
 // # Retrying for a time
 //
 // E-mail is tried [Options.MaxAttempts] times. A kind named in
-// [Options.RetryFor] is tried instead until that long after it was
-// enqueued, its last retry at that time: webhooks, for 24 hours, as
-// Standard Webhooks senders do.
+// [Options.RetryFor] is tried instead until that long after its first
+// attempt, its last retry at that time: webhooks, for 24 hours, as
+// Standard Webhooks senders do. A webhook delivery that waited behind
+// its endpoint's earlier ones gets its whole 24 hours once tried.
 //
 // # Upgrade
 //

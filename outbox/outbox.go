@@ -93,9 +93,10 @@ type Options struct {
 	// waits the whole [Backoff]); nil means math/rand/v2's Float64.
 	Rand func() float64
 	// RetryFor gives the kinds retried for a time rather than a number of
-	// attempts: a row of such a kind is tried until this long after it
-	// was enqueued (its first attempt is at once), whatever MaxAttempts
-	// says, its last retry at that time. Standard Webhooks senders retry
+	// attempts: a row of such a kind is tried until this long after its
+	// first attempt (at once, or, for an ordered kind, when the rows
+	// before it are done), whatever MaxAttempts says, its last retry at
+	// that time. Standard Webhooks senders retry
 	// for about a day; nil means every kind counts attempts.
 	RetryFor map[Kind]time.Duration
 }
@@ -244,10 +245,10 @@ func (o *Outbox) Claim(ctx context.Context, kind Kind, limit int, lease time.Dur
 		AND NOT EXISTS (SELECT 1 FROM outbox e WHERE e.kind = o.kind AND e.recipient = o.recipient AND e.status = 'pending'
 			AND (e.seq < o.seq OR (e.seq = o.seq AND e.id < o.id)))`
 	}
-	err := o.db.NewRaw(`UPDATE outbox SET attempts = attempts + 1, next_attempt_at = ?
+	err := o.db.NewRaw(`UPDATE outbox SET attempts = attempts + 1, next_attempt_at = ?, first_attempt_at = COALESCE(first_attempt_at, ?)
 	WHERE id IN (SELECT o.id FROM outbox o WHERE o.kind = ? AND o.status = 'pending' AND o.next_attempt_at <= ?`+head+`
 		ORDER BY o.next_attempt_at, o.id LIMIT ?`+skip+`)
-	RETURNING id, kind, topic, ref, recipient, payload, attempts`, now.Add(lease), string(kind), now, limit).Scan(ctx, &rows)
+	RETURNING id, kind, topic, ref, recipient, payload, attempts`, now.Add(lease), now, string(kind), now, limit).Scan(ctx, &rows)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("outbox: claim: %w", err)
 	}
@@ -322,12 +323,13 @@ func (o *Outbox) MarkFailed(ctx context.Context, id, reason string, permanent bo
 	err := o.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		retry = time.Time{}
 		var rows []struct {
-			Attempts  int       `bun:"attempts"`
-			Status    string    `bun:"status"`
-			Kind      string    `bun:"kind"`
-			CreatedAt time.Time `bun:"created_at"`
+			Attempts     int        `bun:"attempts"`
+			Status       string     `bun:"status"`
+			Kind         string     `bun:"kind"`
+			CreatedAt    time.Time  `bun:"created_at"`
+			FirstAttempt *time.Time `bun:"first_attempt_at"`
 		}
-		if err := tx.NewRaw(`SELECT attempts, status, kind, created_at FROM outbox WHERE id = ?`+o.forUpdate(), id).Scan(ctx, &rows); err != nil {
+		if err := tx.NewRaw(`SELECT attempts, status, kind, created_at, first_attempt_at FROM outbox WHERE id = ?`+o.forUpdate(), id).Scan(ctx, &rows); err != nil {
 			return err
 		}
 		if len(rows) == 0 {
@@ -338,7 +340,15 @@ func (o *Outbox) MarkFailed(ctx context.Context, id, reason string, permanent bo
 		}
 		status, next := Failed, any(nil)
 		retryFor, byTime := o.retryFor[Kind(rows[0].Kind)]
-		deadline := rows[0].CreatedAt.UTC().Add(retryFor)
+		// Counted from the first attempt: a row of an ordered kind may
+		// wait behind its recipient's head for hours before it is tried.
+		// A row claimed before first_attempt_at existed counts from its
+		// creation.
+		start := rows[0].CreatedAt
+		if rows[0].FirstAttempt != nil {
+			start = *rows[0].FirstAttempt
+		}
+		deadline := start.UTC().Add(retryFor)
 		switch {
 		case permanent:
 		case byTime && now.Before(deadline):

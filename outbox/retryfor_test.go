@@ -59,6 +59,58 @@ func TestRetryFor(t *testing.T) {
 	})
 }
 
+// TestRetryForFromFirstAttempt: a webhook delivery that waited behind
+// its endpoint's head (given up after its 24 hours) is tried for 24 hours
+// from its own first attempt, not from when it was enqueued.
+func TestRetryForFromFirstAttempt(t *testing.T) {
+	forEachDB(t, func(t *testing.T, s *board.Store) {
+		ctx := context.Background()
+		c := newClock()
+		o := mustOpen(t, s, outbox.Options{Now: c.Now, Rand: func() float64 { return 0 },
+			RetryFor: map[outbox.Kind]time.Duration{outbox.Webhook: 24 * time.Hour}})
+		ids := mustEnqueue(t, o, s,
+			outbox.Item{Kind: outbox.Webhook, Recipient: "hook-1", Payload: []byte(`{"n":1}`)},
+			outbox.Item{Kind: outbox.Webhook, Recipient: "hook-1", Payload: []byte(`{"n":2}`)})
+		// failUntilGivenUp fails the recipient's head until it is given
+		// up, and returns when it was first tried and when given up.
+		failUntilGivenUp := func(want string) (first, last time.Time) {
+			t.Helper()
+			for attempt := 1; ; attempt++ {
+				msgs, err := o.Claim(ctx, outbox.Webhook, 1, time.Minute)
+				if err != nil || len(msgs) != 1 {
+					t.Fatalf("attempt %d at %s: Claim = %d, %v", attempt, c.Now(), len(msgs), err)
+				}
+				if msgs[0].ID != want {
+					t.Fatalf("attempt %d claimed %s, want %s (the head)", attempt, msgs[0].ID, want)
+				}
+				if attempt == 1 {
+					first = c.Now()
+				}
+				retry, err := o.MarkFailed(ctx, msgs[0].ID, "503", false)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if retry.IsZero() {
+					return first, c.Now()
+				}
+				c.Advance(retry.Sub(c.Now()))
+			}
+		}
+		enqueued := c.Now()
+		first, last := failUntilGivenUp(ids[0])
+		if got := last.Sub(first); got != 24*time.Hour {
+			t.Errorf("the head was given up %s after its first attempt, want 24h", got)
+		}
+		first, last = failUntilGivenUp(ids[1])
+		if got := first.Sub(enqueued); got < 24*time.Hour {
+			t.Fatalf("the second delivery was first tried %s after it was enqueued; want it held back 24h", got)
+		}
+		if got := last.Sub(first); got != 24*time.Hour {
+			t.Errorf("the second delivery was given up %s after its first attempt, want 24h", got)
+		}
+	})
+}
+
 // TestPosition: a reader's position starts at 0, moves only with its
 // transaction, and is kept per reader.
 func TestPosition(t *testing.T) {

@@ -39,6 +39,12 @@ func migrations() *migrate.Migrations {
 		Up:      inOrderUp,
 		Down:    func(context.Context, *migrate.Migrator, *migrate.Migration) error { return nil },
 	})
+	ms.Add(migrate.Migration{
+		Name:    "20261201000050",
+		Comment: "first_attempt", // a kind retried for a time counts it from the row's first attempt
+		Up:      firstAttemptUp,
+		Down:    func(context.Context, *migrate.Migrator, *migrate.Migration) error { return nil },
+	})
 	return ms
 }
 
@@ -198,6 +204,31 @@ func inOrderUp(ctx context.Context, m *migrate.Migrator, _ *migrate.Migration) e
 			if _, err := tx.ExecContext(ctx, q); err != nil {
 				return fmt.Errorf("%w\n%s", err, q)
 			}
+		}
+		return nil
+	})
+}
+
+// firstAttemptUp adds first_attempt_at, set by the first claim of a row:
+// a kind retried for a time ([Options.RetryFor]) is retried until that
+// long after it, so that a row that waited behind its recipient's head
+// (an ordered kind) gets its whole time once it is tried. Rows claimed
+// before it have none and count from created_at, as they did. As
+// inOrderUp, it reads whether the column exists in its transaction.
+func firstAttemptUp(ctx context.Context, m *migrate.Migrator, _ *migrate.Migration) error {
+	db := m.DB()
+	pg := db.Dialect().Name() == dialect.PG
+	return db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		has, err := hasColumn(ctx, tx, pg, "first_attempt_at")
+		if err != nil || has {
+			return err
+		}
+		q := `ALTER TABLE outbox ADD COLUMN first_attempt_at TIMESTAMP`
+		if pg {
+			q = `ALTER TABLE outbox ADD COLUMN first_attempt_at TIMESTAMPTZ`
+		}
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("%w\n%s", err, q)
 		}
 		return nil
 	})
