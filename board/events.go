@@ -155,6 +155,13 @@ func ParseEventID(field, s string) (int64, error) {
 	return n, nil
 }
 
+// Check returns the error [Store.Events] would return for q's filters
+// and limit, without reading the log.
+func (q EventQuery) Check() error {
+	_, _, err := q.check()
+	return err
+}
+
 // check validates the filters and returns the limit and its notes.
 func (q *EventQuery) check() (int, []string, error) {
 	notes := []string{}

@@ -107,24 +107,30 @@ func (h *eventHub) subscribe(ctx context.Context, q board.EventQuery) (*eventSub
 // channel holds are written first. A stream dropped meanwhile, or parked
 // after stop, is closed.
 func (h *eventHub) park(sub *eventSub, conn net.Conn, after int64) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	p := &parkedConn{conn: conn, limit: h.buffer, after: after}
+	p := newParkedConn(conn, h.buffer, after)
 	p.gone = func() { h.unsubscribe(sub) }
+	h.mu.Lock()
 	g := h.groups[sub.key]
 	if _, ok := g.subs[sub]; g == nil || !ok || h.stopped {
 		h.remove(sub)
+		h.mu.Unlock()
 		p.close()
 		return
 	}
+	held := make([]*sseFrame, 0, len(sub.ch))
 	for len(sub.ch) > 0 {
-		if !p.send(<-sub.ch) {
-			h.drop(sub)
-			return
-		}
+		held = append(held, <-sub.ch)
+	}
+	if ok, _ := p.queueFrames(held); !ok {
+		h.remove(sub)
+		h.mu.Unlock()
+		p.close()
+		return
 	}
 	sub.out = p
 	h.parked++
+	h.mu.Unlock()
+	p.flush()
 }
 
 // stop closes the parked streams, and those parked later; their clients
@@ -181,6 +187,7 @@ func (h *eventHub) run() {
 	ctx := context.Background()
 	beat := time.NewTicker(h.heartbeat)
 	defer beat.Stop()
+	var dirty []*parkedConn // the parked streams queued to, flushed without h.mu
 	for {
 		wake := h.store.EventsChanged() // before the read: a commit after it wakes the wait below
 		h.mu.Lock()
@@ -208,32 +215,17 @@ func (h *eventHub) run() {
 		case err != nil:
 			h.log.Warn("reading the event log", "error", err.Error())
 		default:
-			for _, e := range page.Events {
-				// Each event is encoded once, when a stream first wants
-				// it, and its bytes shared by every stream: with
-				// thousands of streams, encoding per stream cost more
-				// than the write itself.
-				var f *sseFrame
-				for _, g := range h.groups {
-					if !g.q.Match(e) {
-						continue
-					}
-					if f == nil {
-						f = newSSEFrame(e)
-					}
-					for sub := range g.subs {
-						h.offer(sub, f)
-					}
-				}
-			}
+			dirty = h.offerPage(page.Events, dirty[:0])
 			h.last = page.LastID
 		}
 		if h.n == 0 {
 			h.running = false
 			h.mu.Unlock()
+			flushAll(dirty)
 			return
 		}
 		h.mu.Unlock()
+		dirty = flushAll(dirty)
 		if err == nil && page.HasMore {
 			continue
 		}
@@ -243,44 +235,127 @@ func (h *eventHub) run() {
 		case <-wake:
 		case <-t.C:
 		case <-beat.C:
-			h.beatParked()
+			dirty = flushAll(h.beatParked(dirty[:0]))
 			goto wait
 		}
 		t.Stop()
 	}
 }
 
-// offer gives a stream the frame f, or drops it when it cannot take it;
-// h.mu is held.
-func (h *eventHub) offer(sub *eventSub, f *sseFrame) {
-	if sub.out != nil {
-		if !sub.out.send(f) {
-			h.drop(sub)
-		}
-		return
-	}
-	select {
-	case sub.ch <- f:
-	default:
-		h.drop(sub)
-	}
-}
-
-// beatParked sends the parked streams a heartbeat. A stream served by
-// its own goroutine sends its own.
-func (h *eventHub) beatParked() {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.parked == 0 {
-		return
-	}
+// offerPage offers a page of events to every stream whose filters match
+// them, dropping those that cannot take them, and returns dirty with the
+// parked streams queued to appended; h.mu is held.
+//
+// Each event is encoded once, when a stream first wants it, and its bytes
+// shared by every stream: with thousands of streams, encoding per stream
+// cost more than the write itself. A group's events in the page are
+// joined once too, so that a parked stream writes them in one piece.
+func (h *eventHub) offerPage(events []board.Event, dirty []*parkedConn) []*parkedConn {
+	frames := make([]*sseFrame, len(events))
+	var matched []*sseFrame
 	for _, g := range h.groups {
+		matched = matched[:0]
+		for i, e := range events {
+			if !g.q.Match(e) {
+				continue
+			}
+			if frames[i] == nil {
+				frames[i] = newSSEFrame(e)
+			}
+			matched = append(matched, frames[i])
+		}
+		if len(matched) == 0 {
+			continue
+		}
+		first, last := matched[0], matched[len(matched)-1]
+		var joined []byte
 		for sub := range g.subs {
-			if sub.out != nil {
-				h.offer(sub, heartbeatFrame)
+			p := sub.out
+			if p == nil {
+				h.sendAll(sub, matched)
+				continue
+			}
+			var ok, d bool
+			if p.afterID() < first.id {
+				if joined == nil {
+					joined = joinFrames(matched)
+				}
+				ok, d = p.queueBytes(joined, len(matched), last.id)
+			} else { // parked while the page was read: part of it went with the backlog
+				ok, d = p.queueFrames(matched)
+			}
+			if !ok {
+				h.drop(sub)
+			} else if d {
+				dirty = append(dirty, p)
 			}
 		}
 	}
+	return dirty
+}
+
+// joinFrames returns the frames' bytes in one slice (the frame's own when
+// there is one).
+func joinFrames(fs []*sseFrame) []byte {
+	if len(fs) == 1 {
+		return fs[0].b
+	}
+	n := 0
+	for _, f := range fs {
+		n += len(f.b)
+	}
+	b := make([]byte, 0, n)
+	for _, f := range fs {
+		b = append(b, f.b...)
+	}
+	return b
+}
+
+// sendAll puts the frames in the channel of a stream served by its own
+// goroutine, and drops it when the channel is full; h.mu is held.
+func (h *eventHub) sendAll(sub *eventSub, fs []*sseFrame) {
+	for _, f := range fs {
+		select {
+		case sub.ch <- f:
+		default:
+			h.drop(sub)
+			return
+		}
+	}
+}
+
+// flushAll flushes the parked streams in dirty, without h.mu, and
+// returns dirty emptied for reuse.
+func flushAll(dirty []*parkedConn) []*parkedConn {
+	for i, p := range dirty {
+		p.flush()
+		dirty[i] = nil
+	}
+	return dirty[:0]
+}
+
+// beatParked queues a heartbeat to every parked stream and returns dirty
+// with those to flush appended. A stream served by its own goroutine
+// sends its own.
+func (h *eventHub) beatParked(dirty []*parkedConn) []*parkedConn {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.parked == 0 {
+		return dirty
+	}
+	for _, g := range h.groups {
+		for sub := range g.subs {
+			if sub.out == nil {
+				continue
+			}
+			if ok, d := sub.out.queueBytes(heartbeatFrame.b, 0, 0); !ok {
+				h.drop(sub)
+			} else if d {
+				dirty = append(dirty, sub.out)
+			}
+		}
+	}
+	return dirty
 }
 
 // drop ends a stream whose buffer is full; h.mu is held.

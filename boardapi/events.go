@@ -221,13 +221,23 @@ func (s *API) streamEvents(w http.ResponseWriter, r *http.Request, c *call) (*bo
 		}
 	}()
 	after := sub.from
-	if resume >= 0 {
-		after = resume
-	}
 	q.After, q.Limit = after, board.MaxEventPage
-	page, err := s.opt.Store.Events(ctx, q) // checks the filters and the id
-	if err != nil {
-		return nil, afterAs(err, cmpOr(field, "last_event_id"))
+	var page board.EventPage
+	if resume >= 0 {
+		// The backlog: the events after the client's last, up to where
+		// the hub's channel takes over.
+		q.After = resume
+		if page, err = s.opt.Store.Events(ctx, q); err != nil { // checks the filters and the id
+			return nil, afterAs(err, field)
+		}
+	} else {
+		// No backlog: what comes after sub.from comes on the channel.
+		// Not reading the log here keeps thousands of streams opened at
+		// once from each waiting for a database connection.
+		if err := q.Check(); err != nil {
+			return nil, err
+		}
+		page = board.EventPage{LastID: after}
 	}
 
 	h := w.Header()

@@ -3,6 +3,7 @@ package boardapi
 import (
 	"net"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -16,85 +17,205 @@ import (
 // identity, running to the end of the connection), so what follows is
 // the event stream's own lines, written as they are.
 //
-// A goroutine runs only while the stream has something to write: the hub
-// queues frames, and the first frame queued starts one that writes the
-// queue (a batch a write, with its own deadline) and ends when it is
-// empty. The hub never waits for a socket: a stream whose queue reaches
-// its limit, or whose write fails or passes its deadline, is closed, and
-// its client resumes with Last-Event-ID, as a stream served by its own
-// goroutine is when its buffer is full.
+// The hub queues what a stream is to get (under its lock, for every
+// stream at once), then flushes each stream it queued to (without its
+// lock): a flush first writes without waiting (writeNow: one system call
+// that takes what the socket has room for, where the connection allows
+// it), which is what nearly every flush to a client that reads needs, so
+// that thousands of streams cost no goroutine each; what the socket
+// cannot take at once is written by a goroutine of the stream's own,
+// with a deadline, until the queue is empty. The hub never waits for a
+// socket: a stream whose queue holds its limit of events unwritten, or
+// whose write fails or passes its deadline, is closed, and its client
+// resumes with Last-Event-ID, as a stream served by its own goroutine is
+// when its buffer is full.
 type parkedConn struct {
 	conn  net.Conn
-	limit int // frames that may wait unwritten
+	raw   syscall.RawConn // for writeNow; nil where the connection has none (TLS)
+	limit int             // events that may wait unwritten
 
 	mu      sync.Mutex
-	queue   []*sseFrame
-	after   int64 // the id of the last event queued
-	writing bool  // a goroutine writes the queue
+	queue   [][]byte // bytes to write, in order
+	events  int      // events in queue
+	after   int64    // the id of the last event queued
+	dirty   bool     // queued to since the hub's last flush of it
+	writing bool     // a flush or a goroutine writes the queue
 	closed  bool
 	// gone tells the hub that a write failed and the stream ended; it is
 	// called without mu, and not when the hub closes the stream.
 	gone func()
 }
 
+func newParkedConn(conn net.Conn, limit int, after int64) *parkedConn {
+	p := &parkedConn{conn: conn, limit: limit, after: after}
+	if sc, ok := conn.(syscall.Conn); ok {
+		if raw, err := sc.SyscallConn(); err == nil {
+			p.raw = raw
+		}
+	}
+	return p
+}
+
 // heartbeatFrame is the comment a quiet stream sends; it is not an event
 // (its id is below every event's) and goes to every parked stream.
 var heartbeatFrame = &sseFrame{id: -1, b: []byte(": heartbeat\n\n")}
 
-// send queues f. It reports false when the stream is closed or its queue
-// is full; the caller then closes it. Events at or before the last one
-// queued are skipped: the backlog sent them.
-func (p *parkedConn) send(f *sseFrame) bool {
+// queueBytes adds b, which holds events events up to the id last (0
+// events for a heartbeat), to what the stream is to write. It reports
+// false when the stream is closed, or when events are waiting unwritten
+// and b would take them past the limit; the caller then closes it. A
+// stream with nothing waiting takes a page of any length, and a
+// heartbeat is always taken (the write deadline ends a stream that
+// takes nothing). dirty reports whether the
+// stream was not yet queued to since its last flush: the caller flushes
+// it once.
+func (p *parkedConn) queueBytes(b []byte, events int, last int64) (ok, dirty bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.closed || len(p.queue) >= p.limit {
-		return false
+	if p.closed || (events > 0 && p.events > 0 && p.events+events > p.limit) {
+		return false, false
 	}
-	if f.id >= 0 {
-		if f.id <= p.after {
-			return true
-		}
-		p.after = f.id
+	if events > 0 {
+		p.after = last
 	}
-	p.queue = append(p.queue, f)
-	if !p.writing {
-		p.writing = true
-		go p.write()
-	}
-	return true
+	p.queue = append(p.queue, b)
+	p.events += events
+	dirty, p.dirty = !p.dirty, true
+	return true, dirty
 }
 
-// write writes the queue until it is empty, or closes the stream when a
+// queueFrames queues the frames after the last event queued, one by one.
+func (p *parkedConn) queueFrames(fs []*sseFrame) (ok, dirty bool) {
+	for _, f := range fs {
+		if f.id >= 0 && f.id <= p.afterID() {
+			continue // the backlog sent it
+		}
+		n := 1
+		if f.id < 0 {
+			n = 0
+		}
+		o, d := p.queueBytes(f.b, n, f.id)
+		if !o {
+			return false, false
+		}
+		dirty = dirty || d
+	}
+	return true, dirty
+}
+
+func (p *parkedConn) afterID() int64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.after
+}
+
+// flush writes what is queued: at once as far as the socket takes it,
+// the rest from a goroutine.
+func (p *parkedConn) flush() {
+	p.mu.Lock()
+	p.dirty = false
+	if p.writing || p.closed || len(p.queue) == 0 {
+		p.mu.Unlock()
+		return
+	}
+	bufs := p.take()
+	p.writing = true
+	p.mu.Unlock()
+	rest, err := p.writeNow(bufs)
+	if err != nil {
+		p.fail()
+		return
+	}
+	p.mu.Lock()
+	if len(rest) == 0 && len(p.queue) == 0 {
+		p.writing = false
+		p.mu.Unlock()
+		return
+	}
+	p.queue = append(rest, p.queue...)
+	p.mu.Unlock()
+	go p.write()
+}
+
+// take empties the queue and returns what it held; p.mu is held.
+func (p *parkedConn) take() [][]byte {
+	bufs := p.queue
+	p.queue, p.events = nil, 0
+	return bufs
+}
+
+// writeNow writes as much of bufs as the socket takes without waiting,
+// in one system call (writev), and returns what is left. Without a raw
+// connection it writes nothing.
+func (p *parkedConn) writeNow(bufs [][]byte) (rest [][]byte, err error) {
+	if p.raw == nil {
+		return bufs, nil
+	}
+	var n int
+	var werr error
+	err = p.raw.Write(func(fd uintptr) bool {
+		for {
+			n, werr = writev(fd, bufs)
+			if werr != syscall.EINTR {
+				return true // done or not: never wait here
+			}
+		}
+	})
+	if err == nil && werr != nil && werr != syscall.EAGAIN {
+		err = werr
+	}
+	if err != nil {
+		return nil, err
+	}
+	if werr != nil {
+		return bufs, nil
+	}
+	return advance(bufs, n), nil
+}
+
+// advance drops the first n bytes of bufs.
+func advance(bufs [][]byte, n int) [][]byte {
+	for len(bufs) > 0 && n >= len(bufs[0]) {
+		n -= len(bufs[0])
+		bufs = bufs[1:]
+	}
+	if n > 0 {
+		bufs[0] = bufs[0][n:]
+	}
+	return bufs
+}
+
+// write writes the queue, waiting for the socket, each batch within
+// streamWriteWait, until the queue is empty; it closes the stream when a
 // write fails.
 func (p *parkedConn) write() {
-	var batch [][]byte
 	for {
 		p.mu.Lock()
 		if len(p.queue) == 0 || p.closed {
 			p.writing = false
-			p.queue = nil // a long queue's array is not kept by an idle stream
 			p.mu.Unlock()
+			// Back to writing without waiting: no deadline is left
+			// behind to refuse the next flush.
+			_ = p.conn.SetWriteDeadline(time.Time{})
 			return
 		}
-		batch = batch[:0]
-		for _, f := range p.queue {
-			batch = append(batch, f.b)
-		}
-		clear(p.queue)
-		p.queue = p.queue[:0]
+		bufs := net.Buffers(p.take())
 		p.mu.Unlock()
 		err := p.conn.SetWriteDeadline(time.Now().Add(streamWriteWait))
 		if err == nil {
-			bufs := net.Buffers(batch) // one writev for the batch where the connection allows
 			_, err = bufs.WriteTo(p.conn)
 		}
-		clear(batch)
 		if err != nil {
-			if p.close() && p.gone != nil {
-				p.gone()
-			}
+			p.fail()
 			return
 		}
+	}
+}
+
+// fail closes a stream whose write failed and tells the hub.
+func (p *parkedConn) fail() {
+	if p.close() && p.gone != nil {
+		p.gone()
 	}
 }
 
@@ -106,7 +227,7 @@ func (p *parkedConn) close() bool {
 		return false
 	}
 	p.closed = true
-	p.queue = nil
+	p.queue, p.events = nil, 0
 	p.mu.Unlock()
 	p.conn.Close()
 	return true

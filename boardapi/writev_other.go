@@ -1,0 +1,9 @@
+//go:build !(darwin || linux || openbsd)
+
+package boardapi
+
+import "syscall"
+
+// writev writes nothing where the program has no writev(2): a parked
+// stream's goroutine writes instead.
+func writev(fd uintptr, bufs [][]byte) (int, error) { return 0, syscall.EAGAIN }
