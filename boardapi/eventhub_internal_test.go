@@ -3,11 +3,13 @@ package boardapi
 import (
 	"bufio"
 	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"net"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -309,3 +311,75 @@ func TestEventHubParkedSlow(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// TestEventHubParkedSlowTCP: over TCP, a parked stream whose client reads
+// nothing takes events until its socket's buffers are full, then queues
+// them, and is closed once its queue is full; the writes never wait for
+// it, and a parked stream that reads gets every event in order.
+func TestEventHubParkedSlowTCP(t *testing.T) {
+	ctx := context.Background()
+	store, h := testHub(t, 3)
+	park := func(readBuffer int) net.Conn {
+		t.Helper()
+		sub, err := h.subscribe(ctx, board.EventQuery{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		server, client := tcpPair(t)
+		if readBuffer > 0 { // small buffers: a few events fill them
+			client.(*net.TCPConn).SetReadBuffer(readBuffer)
+			server.(*net.TCPConn).SetWriteBuffer(readBuffer)
+		}
+		h.mu.Lock()
+		from := h.last
+		h.mu.Unlock()
+		h.park(sub, server, from)
+		return client
+	}
+	slow, fast := park(1024), park(0)
+	defer slow.Close()
+	const max = 2000
+	got := make(chan []string, 1)
+	stop := make(chan int, 1)
+	go func() {
+		n := <-stop
+		ids, _, _ := readFrames(t, fast, n)
+		got <- ids
+	}()
+	n := 0
+	for n < max {
+		writePredictions(t, store, 10)
+		n += 10
+		if open, _ := h.counts(); open == 1 {
+			break
+		}
+	}
+	if open, parked := h.counts(); open != 1 || parked != 1 {
+		t.Fatalf("after %d events: %d open, %d parked; want the slow stream closed and the fast one parked", n, open, parked)
+	}
+	stop <- n
+	select {
+	case ids := <-got:
+		if len(ids) != n {
+			t.Fatalf("the stream that keeps up got %d of %d events", len(ids), n)
+		}
+		for i := 1; i < len(ids); i++ {
+			a, _ := strconv.ParseInt(ids[i-1], 10, 64)
+			b, _ := strconv.ParseInt(ids[i], 10, 64)
+			if b != a+1 {
+				t.Fatalf("event %d has id %s after %s; want them in order, none missing", i, ids[i], ids[i-1])
+			}
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the stream that keeps up did not get every event")
+	}
+	slow.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if _, err := io.Copy(io.Discard, slow); err != nil && !isReset(err) {
+		t.Errorf("the slow stream's connection did not end: %v", err)
+	}
+	t.Logf("the slow stream was closed after %d events", n)
+}
+
+// isReset reports whether err is a connection reset (the server closed a
+// socket with data unread).
+func isReset(err error) bool { return errors.Is(err, syscall.ECONNRESET) }
