@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -117,4 +118,39 @@ func getOn(t *testing.T, c net.Conn) *http.Response {
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	resp.Body = io.NopCloser(strings.NewReader(string(b)))
 	return resp
+}
+
+// TestCountedConnSyscallConn: a counted TCP connection gives its raw
+// connection (the board's parked streams write through it), and one over
+// a connection without a socket says it has none.
+func TestCountedConnSyscallConn(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		if c, err := ln.Accept(); err == nil {
+			c.Close()
+		}
+	}()
+	tcp, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	released := 0
+	c := &countedConn{Conn: tcp, release: func() { released++ }}
+	if raw, err := c.SyscallConn(); err != nil || raw == nil {
+		t.Errorf("SyscallConn over TCP = %v, %v; want the socket's", raw, err)
+	}
+	c.Close()
+	c.Close()
+	if released != 1 {
+		t.Errorf("the slot was given back %d times, want 1", released)
+	}
+	a, b := net.Pipe()
+	defer b.Close()
+	if _, err := (&countedConn{Conn: a, release: func() {}}).SyscallConn(); !errors.Is(err, errors.ErrUnsupported) {
+		t.Errorf("SyscallConn over net.Pipe: %v, want errors.ErrUnsupported", err)
+	}
 }
