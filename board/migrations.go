@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"time"
 
+	"github.com/predictions-md/predictions/internal/bunmigrate"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect"
 	"github.com/uptrace/bun/migrate"
@@ -227,46 +227,9 @@ func dropV1() []string {
 	}
 }
 
-// migrate applies pending migrations. On PostgreSQL it first takes a
-// session advisory lock, waiting while another replica migrates: bun's own
-// lock table (Migrator.Lock) fails at once instead of waiting and stays
-// locked if a process dies holding it, and its Init races on CREATE TABLE.
+// migrate applies pending migrations, one process at a time
+// (bunmigrate).
 func (s *Store) migrate(ctx context.Context) error {
-	if s.pg {
-		conn, err := s.write.Conn(ctx)
-		if err != nil {
-			return fmt.Errorf("board: migrate: %w", err)
-		}
-		defer conn.Close()
-		for {
-			var ok bool
-			if err := conn.QueryRowContext(ctx, "SELECT pg_try_advisory_lock(?)", migrationLockKey).Scan(&ok); err != nil {
-				return fmt.Errorf("board: migrate: taking the lock: %w", err)
-			}
-			if ok {
-				break
-			}
-			select {
-			case <-ctx.Done():
-				return fmt.Errorf("board: migrate: waiting for another replica's migration: %w", ctx.Err())
-			case <-time.After(50 * time.Millisecond):
-			}
-		}
-		defer func() {
-			_, _ = conn.ExecContext(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock(?)", migrationLockKey)
-		}()
-	}
-	m := migrate.NewMigrator(s.write, migrations(),
-		migrate.WithTableName("board_migrations"),
-		migrate.WithLocksTableName("board_migration_locks"),
-		migrate.WithMarkAppliedOnSuccess(true),
-		migrate.WithUpsert(true),
-	)
-	if err := m.Init(ctx); err != nil {
-		return fmt.Errorf("board: migrate: init: %w", err)
-	}
-	if _, err := m.Migrate(ctx); err != nil {
-		return fmt.Errorf("board: migrate: %w", err)
-	}
-	return nil
+	return bunmigrate.Apply(ctx, s.write, bunmigrate.Set{Name: "board", Table: "board_migrations",
+		LocksTable: "board_migration_locks", LockKey: migrationLockKey, Migrations: migrations()})
 }

@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"time"
 
+	"github.com/predictions-md/predictions/internal/bunmigrate"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect"
 	"github.com/uptrace/bun/migrate"
@@ -128,46 +128,11 @@ func migrateOwn(ctx context.Context, m *migrate.Migrator, _ *migrate.Migration) 
 	})
 }
 
-// migrate applies the outbox's pending migrations; on PostgreSQL one
-// replica at a time, under an advisory lock.
+// migrateDB applies the outbox's pending migrations, one process at a
+// time (bunmigrate).
 func migrateDB(ctx context.Context, db *bun.DB) error {
-	if db.Dialect().Name() == dialect.PG {
-		conn, err := db.Conn(ctx)
-		if err != nil {
-			return fmt.Errorf("outbox: migrate: %w", err)
-		}
-		defer conn.Close()
-		for {
-			var ok bool
-			if err := conn.QueryRowContext(ctx, "SELECT pg_try_advisory_lock(?)", migrationLockKey).Scan(&ok); err != nil {
-				return fmt.Errorf("outbox: migrate: taking the lock: %w", err)
-			}
-			if ok {
-				break
-			}
-			select {
-			case <-ctx.Done():
-				return fmt.Errorf("outbox: migrate: waiting for another replica's migration: %w", ctx.Err())
-			case <-time.After(50 * time.Millisecond):
-			}
-		}
-		defer func() {
-			_, _ = conn.ExecContext(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock(?)", migrationLockKey)
-		}()
-	}
-	m := migrate.NewMigrator(db, migrations(),
-		migrate.WithTableName("outbox_migrations"),
-		migrate.WithLocksTableName("outbox_migration_locks"),
-		migrate.WithMarkAppliedOnSuccess(true),
-		migrate.WithUpsert(true),
-	)
-	if err := m.Init(ctx); err != nil {
-		return fmt.Errorf("outbox: migrate: init: %w", err)
-	}
-	if _, err := m.Migrate(ctx); err != nil {
-		return fmt.Errorf("outbox: migrate: %w", err)
-	}
-	return nil
+	return bunmigrate.Apply(ctx, db, bunmigrate.Set{Name: "outbox", Table: "outbox_migrations",
+		LocksTable: "outbox_migration_locks", LockKey: migrationLockKey, Migrations: migrations()})
 }
 
 // positionsUp creates outbox_positions: one row per reader of an event
