@@ -121,7 +121,7 @@ func (h *eventHub) park(sub *eventSub, conn net.Conn, after int64) {
 	for len(sub.ch) > 0 {
 		held = append(held, <-sub.ch)
 	}
-	if ok, _ := p.queueFrames(held); !ok {
+	if ok, _ := p.queueEvents(held, nil); !ok {
 		h.remove(sub)
 		h.mu.Unlock()
 		p.close()
@@ -230,13 +230,15 @@ func (h *eventHub) run() {
 			continue
 		}
 		t := time.NewTimer(h.poll)
-	wait:
-		select {
-		case <-wake:
-		case <-t.C:
-		case <-beat.C:
-			dirty = flushAll(h.beatParked(dirty[:0]))
-			goto wait
+		for waiting := true; waiting; {
+			select {
+			case <-wake:
+				waiting = false
+			case <-t.C:
+				waiting = false
+			case <-beat.C:
+				dirty = flushAll(h.beatParked(dirty[:0]))
+			}
 		}
 		t.Stop()
 	}
@@ -267,7 +269,6 @@ func (h *eventHub) offerPage(events []board.Event, dirty []*parkedConn) []*parke
 		if len(matched) == 0 {
 			continue
 		}
-		first, last := matched[0], matched[len(matched)-1]
 		var joined []byte
 		for sub := range g.subs {
 			p := sub.out
@@ -275,16 +276,7 @@ func (h *eventHub) offerPage(events []board.Event, dirty []*parkedConn) []*parke
 				h.sendAll(sub, matched)
 				continue
 			}
-			var ok, d bool
-			if p.afterID() < first.id {
-				if joined == nil {
-					joined = joinFrames(matched)
-				}
-				ok, d = p.queueBytes(joined, len(matched), last.id)
-			} else { // parked while the page was read: part of it went with the backlog
-				ok, d = p.queueFrames(matched)
-			}
-			if !ok {
+			if ok, d := p.queueEvents(matched, &joined); !ok {
 				h.drop(sub)
 			} else if d {
 				dirty = append(dirty, p)
@@ -348,7 +340,7 @@ func (h *eventHub) beatParked(dirty []*parkedConn) []*parkedConn {
 			if sub.out == nil {
 				continue
 			}
-			if ok, d := sub.out.queueBytes(heartbeatFrame.b, 0, 0); !ok {
+			if ok, d := sub.out.queueBytes(heartbeat, 0, 0); !ok {
 				h.drop(sub)
 			} else if d {
 				dirty = append(dirty, sub.out)

@@ -324,7 +324,7 @@ func (s *API) streamEvents(w http.ResponseWriter, r *http.Request, c *call) (*bo
 			}
 		case <-beat.C:
 			sw.begin()
-			sw.printf(": heartbeat\n\n")
+			sw.writeBytes(heartbeat)
 		}
 		if sw.flush() != nil {
 			return nil, nil
@@ -355,9 +355,11 @@ func (sw *sseWriter) printf(format string, args ...any) {
 	}
 }
 
-func (sw *sseWriter) write(f *sseFrame) {
+func (sw *sseWriter) write(f *sseFrame) { sw.writeBytes(f.b) }
+
+func (sw *sseWriter) writeBytes(b []byte) {
 	if sw.err == nil {
-		_, sw.err = sw.w.Write(f.b)
+		_, sw.err = sw.w.Write(b)
 	}
 }
 

@@ -56,9 +56,9 @@ func newParkedConn(conn net.Conn, limit int, after int64) *parkedConn {
 	return p
 }
 
-// heartbeatFrame is the comment a quiet stream sends; it is not an event
-// (its id is below every event's) and goes to every parked stream.
-var heartbeatFrame = &sseFrame{id: -1, b: []byte(": heartbeat\n\n")}
+// heartbeat is the comment a quiet stream sends, so that proxies and
+// clients see it alive.
+var heartbeat = []byte(": heartbeat\n\n")
 
 // queueBytes adds b, which holds events events up to the id last (0
 // events for a heartbeat), to what the stream is to write. It reports
@@ -66,12 +66,16 @@ var heartbeatFrame = &sseFrame{id: -1, b: []byte(": heartbeat\n\n")}
 // and b would take them past the limit; the caller then closes it. A
 // stream with nothing waiting takes a page of any length, and a
 // heartbeat is always taken (the write deadline ends a stream that
-// takes nothing). dirty reports whether the
-// stream was not yet queued to since its last flush: the caller flushes
-// it once.
+// takes nothing). dirty reports whether the stream was not yet queued to
+// since its last flush: the caller flushes it once.
 func (p *parkedConn) queueBytes(b []byte, events int, last int64) (ok, dirty bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	return p.add(b, events, last)
+}
+
+// add is queueBytes with p.mu held.
+func (p *parkedConn) add(b []byte, events int, last int64) (ok, dirty bool) {
 	if p.closed || (events > 0 && p.events > 0 && p.events+events > p.limit) {
 		return false, false
 	}
@@ -84,29 +88,35 @@ func (p *parkedConn) queueBytes(b []byte, events int, last int64) (ok, dirty boo
 	return true, dirty
 }
 
-// queueFrames queues the frames after the last event queued, one by one.
-func (p *parkedConn) queueFrames(fs []*sseFrame) (ok, dirty bool) {
-	for _, f := range fs {
-		if f.id >= 0 && f.id <= p.afterID() {
-			continue // the backlog sent it
+// queueEvents queues the frames fs (in id order) that come after the last
+// event queued; the others went with the stream's backlog. When every
+// frame is new it queues *joined, fs's bytes in one piece, made on first
+// use and shared by the streams of a group; ok and dirty are
+// queueBytes's.
+func (p *parkedConn) queueEvents(fs []*sseFrame, joined *[]byte) (ok, dirty bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	i := 0
+	for i < len(fs) && fs[i].id <= p.after {
+		i++
+	}
+	switch {
+	case i == len(fs):
+		return !p.closed, false
+	case i == 0 && joined != nil:
+		if *joined == nil {
+			*joined = joinFrames(fs)
 		}
-		n := 1
-		if f.id < 0 {
-			n = 0
-		}
-		o, d := p.queueBytes(f.b, n, f.id)
+		return p.add(*joined, len(fs), fs[len(fs)-1].id)
+	}
+	for _, f := range fs[i:] {
+		o, d := p.add(f.b, 1, f.id)
 		if !o {
 			return false, false
 		}
 		dirty = dirty || d
 	}
 	return true, dirty
-}
-
-func (p *parkedConn) afterID() int64 {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.after
 }
 
 // flush writes what is queued: at once as far as the socket takes it,

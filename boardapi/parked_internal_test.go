@@ -133,7 +133,7 @@ func TestParkedConnLimit(t *testing.T) {
 	if ok, _ := p.queueBytes([]byte("more"), 1, 6); ok {
 		t.Error("an event past the limit with 5 waiting was taken")
 	}
-	if ok, _ := p.queueFrames([]*sseFrame{{id: 4, b: []byte("old")}}); !ok {
+	if ok, _ := p.queueEvents([]*sseFrame{{id: 4, b: []byte("old")}}, nil); !ok {
 		t.Error("an event the stream already has (id 4 ≤ 5) refused; want it skipped")
 	}
 	p.close()
