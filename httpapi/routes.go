@@ -22,6 +22,18 @@ func (s *Server) routes() {
 
 	get := []string{http.MethodGet, http.MethodHead}
 
+	// Calculation tools and the settings catalog. They come first because
+	// gorilla/mux tries the routes in the order they were added, each
+	// with its regular expression, and the tools are the service's most
+	// called routes; no other route's path overlaps theirs, so the order
+	// changes no match.
+	r.Handle(tools.PathPrefix+"/settings", s.handle(s.settings)).Methods(get...).Name("settings")
+	for _, t := range tools.All() {
+		p := tools.PathPrefix + "/" + t.Name
+		r.Handle(p, s.handle(s.toolPOST(t))).Methods(http.MethodPost).Name(t.Name)
+		r.Handle(p, s.handle(s.toolGET(t))).Methods(get...).Name(t.Name)
+	}
+
 	// Pages and published descriptions.
 	if p := s.opt.Pages; p != nil {
 		for _, pattern := range p.Patterns() {
@@ -47,14 +59,6 @@ func (s *Server) routes() {
 	r.Handle(LLMsFullPath, s.handle(s.llmsFullTxt)).Methods(get...)
 	r.Handle(ManifestPath, s.handle(s.manifest)).Methods(get...)
 	r.Handle("/"+tools.Name+".md", s.handle(s.skillFile)).Methods(get...).Name("skill-file")
-
-	// Calculation tools and the settings catalog.
-	r.Handle(tools.PathPrefix+"/settings", s.handle(s.settings)).Methods(get...).Name("settings")
-	for _, t := range tools.All() {
-		p := tools.PathPrefix + "/" + t.Name
-		r.Handle(p, s.handle(s.toolGET(t))).Methods(get...).Name(t.Name)
-		r.Handle(p, s.handle(s.toolPOST(t))).Methods(http.MethodPost).Name(t.Name)
-	}
 
 	// MCP adapter: POST only. The streamable HTTP transport answers GET
 	// (a stream the stateless server never opens) and DELETE (a session it

@@ -105,3 +105,19 @@ func BenchmarkImpliedShin30(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkReadGroup reads the ten probabilities of the load benchmark's
+// combine_forecasts body (fractions, percent strings, a quoted fraction):
+// ns/op over ten is the cost of one, to set against
+// BenchmarkParseFloatBaseline.
+func BenchmarkReadGroup(b *testing.B) {
+	sent := []odds.Sent{{Text: "0.62"}, {Text: "35%", Quoted: true}, {Text: "55%", Quoted: true}, {Text: "0.7"},
+		{Text: "0.4"}, {Text: "48%", Quoted: true}, {Text: "0.58"}, {Text: "61%", Quoted: true}, {Text: "0.33"}, {Text: "0.5", Quoted: true}}
+	name := func(i int) string { return "forecasts[" + strconv.Itoa(i) + "].p" }
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, _, err := odds.ReadGroup(sent, name); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

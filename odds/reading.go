@@ -174,49 +174,41 @@ func (e *ScaleError) Unwrap() error { return ErrRange }
 // Other errors are [*Error] values naming the item in Reason, wrapping
 // ErrSyntax (not a number) or ErrRange (negative, above 100 or 100%).
 func ReadGroup(sent []Sent, name func(int) string) ([]Reading, []string, error) {
-	items := make([]item, len(sent))
-	var fr, pc []int
+	// The first pass parses each number into its Reading and counts what
+	// the bare numbers say; the second puts them on one scale. A percent
+	// string has its shift (-2) from the first pass.
+	out := make([]Reading, len(sent))
+	var fractions, percents int
 	for i, s := range sent {
 		it, err := parseSent(s, i, name)
 		if err != nil {
 			return nil, nil, err
 		}
-		items[i] = it
-		if !it.pct {
-			switch it.says {
-			case fraction:
-				fr = append(fr, i)
-			case percent:
-				pc = append(pc, i)
-			}
+		out[i].exact = it.d
+		switch {
+		case it.pct:
+			out[i].shift = -2
+		case it.says == fraction:
+			fractions++
+		case it.says == percent:
+			percents++
 		}
 	}
-	if len(fr) > 0 && len(pc) > 0 {
-		e := &ScaleError{}
-		for i, it := range items {
-			if it.pct {
-				continue
-			}
-			shift := 0 // of the fraction
-			if it.says == percent {
-				e.Percents = append(e.Percents, name(i)+" = "+it.text)
-				shift = -2
-			} else if it.says == fraction {
-				e.Fractions = append(e.Fractions, name(i)+" = "+it.text)
-			}
-			e.fracText = append(e.fracText, it.d.textAt(shift))
-			e.pctText = append(e.pctText, strconv.Quote(it.d.textAt(shift+2)+"%"))
-		}
-		return nil, nil, e
+	if fractions > 0 && percents > 0 {
+		return nil, nil, scaleError(sent, name)
 	}
-	asPercent := len(pc) > 0
-	out := make([]Reading, len(items))
+	asPercent := percents > 0
 	var bare []string
-	for i, it := range items {
-		out[i] = it.reading(asPercent)
-		if asPercent && !it.pct {
-			bare = append(bare, name(i)+" = "+it.text)
+	for i := range out {
+		r := &out[i]
+		if r.shift == 0 && !asPercent {
+			r.P, r.ReadAs = r.exact.float(0), Probability
+			continue
 		}
+		if r.shift == 0 {
+			bare = append(bare, name(i)+" = "+strings.TrimSpace(sent[i].Text))
+		}
+		r.P, r.ReadAs, r.shift = r.exact.float(-2), Percent, -2
 	}
 	var notes []string
 	if len(bare) > 0 {
@@ -224,6 +216,28 @@ func ReadGroup(sent []Sent, name func(int) string) ([]Reading, []string, error) 
 			`; to be explicit, send fractions such as 0.62 or strings such as "62%"`)
 	}
 	return out, notes, nil
+}
+
+// scaleError is the [*ScaleError] of a group whose bare numbers say both
+// scales (every number of it parses).
+func scaleError(sent []Sent, name func(int) string) *ScaleError {
+	e := &ScaleError{}
+	for i, s := range sent {
+		it, _ := parseSent(s, i, name)
+		if it.pct {
+			continue
+		}
+		shift := 0 // of the fraction
+		if it.says == percent {
+			e.Percents = append(e.Percents, name(i)+" = "+it.text)
+			shift = -2
+		} else if it.says == fraction {
+			e.Fractions = append(e.Fractions, name(i)+" = "+it.text)
+		}
+		e.fracText = append(e.fracText, it.d.textAt(shift))
+		e.pctText = append(e.pctText, strconv.Quote(it.d.textAt(shift+2)+"%"))
+	}
+	return e
 }
 
 // ReadLone reads a probability that stands alone (a prior): a bare number

@@ -291,11 +291,13 @@ func runServe(ctx context.Context, env *cmdEnv, args []string) int {
 		fmt.Fprintf(env.stderr, "predictions serve: %v\n", err)
 		return 2
 	}
-	var h slog.Handler = slog.NewTextHandler(env.stderr, nil)
+	logs := newBatchWriter(env.stderr, logFlushDelay)
+	defer logs.Flush()
+	var h slog.Handler = slog.NewTextHandler(logs, nil)
 	if cfg.logFormat == "json" {
-		h = slog.NewJSONHandler(env.stderr, nil)
+		h = slog.NewJSONHandler(logs, nil)
 	}
-	log := slog.New(h)
+	log := slog.New(urgentFlush{h, logs, slog.LevelWarn})
 	applyGC(cfg.gcPercent, cfg.memoryLimit)
 	if err := serve(ctx, cfg, log); err != nil {
 		log.Error("server stopped", "error", err.Error())

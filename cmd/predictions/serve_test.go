@@ -207,8 +207,12 @@ func TestServeRunsAndStops(t *testing.T) {
 	if resp.StatusCode != http.StatusOK || resp.Header.Get("X-Request-Id") == "" {
 		t.Errorf("/healthz: %d, X-Request-Id %q", resp.StatusCode, resp.Header.Get("X-Request-Id"))
 	}
+	// Request lines are written in batches, within logFlushDelay.
+	for deadline := time.Now().Add(5 * logFlushDelay); !strings.Contains(logs.String(), "path=/healthz status=200") && time.Now().Before(deadline); {
+		time.Sleep(logFlushDelay / 10)
+	}
 	if !strings.Contains(logs.String(), "path=/healthz status=200") {
-		t.Errorf("no request log line:\n%s", logs.String())
+		t.Errorf("no request log line within %v:\n%s", 5*logFlushDelay, logs.String())
 	}
 
 	// The board is wired: a prediction whose text reads like instructions

@@ -105,26 +105,26 @@ func (s *Chain) observe(next http.Handler) http.Handler {
 		return next
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		start := time.Now()
 		rw, ok := w.(*recorder)
 		if !ok {
 			rw = &recorder{ResponseWriter: w}
 		}
-		info, _ := r.Context().Value(requestIDKey).(*requestInfo)
+		info := infoOf(r)
 		if info == nil { // not under requestID
-			info = &requestInfo{route: unmatchedRoute}
+			info = &requestInfo{route: unmatchedRoute, start: time.Now()}
 			r = r.WithContext(context.WithValue(r.Context(), requestIDKey, info))
 		}
 		m.inFlight.Inc()
 		defer func() {
 			m.inFlight.Dec()
+			info.elapsed = max(time.Since(info.start), 1) // 0 means not yet taken
 			status := rw.status
 			if status == 0 {
 				status = http.StatusOK
 			}
 			method := methodLabel(r.Method)
-			m.requests.WithLabelValues(info.route, method, strconv.Itoa(status)).Inc()
-			m.duration.WithLabelValues(info.route, method).Observe(time.Since(start).Seconds())
+			m.requests.WithLabelValues(info.route, method, statusLabel(status)).Inc()
+			m.duration.WithLabelValues(info.route, method).Observe(info.elapsed.Seconds())
 		}()
 		next.ServeHTTP(rw, r)
 	})
@@ -149,13 +149,24 @@ func (s *Chain) noteRoute(r *http.Request) {
 }
 
 func setRoute(r *http.Request, route *mux.Route) {
-	info, _ := r.Context().Value(requestIDKey).(*requestInfo)
+	info := infoOf(r)
 	if info == nil || route == nil {
 		return
 	}
 	if t, err := route.GetPathTemplate(); err == nil {
 		info.route = t
 	}
+}
+
+// statusLabel is the code label: the common codes without formatting.
+func statusLabel(code int) string {
+	switch code {
+	case http.StatusOK:
+		return "200"
+	case http.StatusCreated:
+		return "201"
+	}
+	return strconv.Itoa(code)
 }
 
 // methodLabel bounds the method label: any method is allowed on the wire.

@@ -24,6 +24,21 @@ const requestIDKey ctxKey = 0
 type requestInfo struct {
 	id    string
 	route string // the matched route's template, for the metrics (see setRoute)
+	// start is when the chain took the request: the clock read once for
+	// the log line, the metrics and the per-address limit.
+	start time.Time
+	// elapsed is the request's duration, once observe has taken it, so
+	// that the log line and the metrics agree and the clock is read once
+	// more, not twice.
+	elapsed time.Duration
+	// rec is the response's recorder, allocated with the rest.
+	rec recorder
+}
+
+// infoOf returns the requestInfo of r's context, or nil outside requestID.
+func infoOf(r *http.Request) *requestInfo {
+	info, _ := r.Context().Value(requestIDKey).(*requestInfo)
+	return info
 }
 
 // RequestID returns the request's ID (the X-Request-Id header of the
@@ -50,9 +65,10 @@ func (s *Chain) requestID(next http.Handler) http.Handler {
 				id = uuid.NewString()
 			}
 		}
-		w.Header().Set("X-Request-Id", id)
-		info := &requestInfo{id: id, route: unmatchedRoute}
-		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), requestIDKey, info)))
+		w.Header()["X-Request-Id"] = []string{id}
+		info := &requestInfo{id: id, route: unmatchedRoute, start: time.Now()}
+		info.rec.ResponseWriter = w
+		next.ServeHTTP(&info.rec, r.WithContext(context.WithValue(r.Context(), requestIDKey, info)))
 	})
 }
 
@@ -94,17 +110,27 @@ func (rw *recorder) Unwrap() http.ResponseWriter { return rw.ResponseWriter }
 // duration, bytes and request ID.
 func (s *Chain) logRequests(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		start := time.Now()
-		rw := &recorder{ResponseWriter: w}
+		info := infoOf(r)
+		if info == nil { // not under requestID
+			info = &requestInfo{start: time.Now()}
+		}
+		rw, ok := w.(*recorder)
+		if !ok {
+			rw = &recorder{ResponseWriter: w}
+		}
 		next.ServeHTTP(rw, r)
 		status := rw.status
 		if status == 0 {
 			status = http.StatusOK
 		}
+		elapsed := info.elapsed
+		if elapsed == 0 {
+			elapsed = time.Since(info.start)
+		}
 		s.log.LogAttrs(r.Context(), levelFor(status), "request",
 			slog.String("method", r.Method), slog.String("path", r.URL.Path),
-			slog.Int("status", status), slog.Duration("duration", time.Since(start)),
-			slog.Int("bytes", rw.bytes), slog.String("request_id", RequestID(r.Context())))
+			slog.Int("status", status), slog.Duration("duration", elapsed),
+			slog.Int("bytes", rw.bytes), slog.String("request_id", info.id))
 	})
 }
 
@@ -142,9 +168,18 @@ const (
 
 // setCORS sets the headers every response carries.
 func setCORS(h http.Header) {
-	h.Set("Access-Control-Allow-Origin", "*")
-	h.Set("Access-Control-Expose-Headers", corsExposeHeaders)
+	// The keys are canonical and the values shared: Header.Set would
+	// canonicalize the key and allocate a slice for every response. A
+	// handler that sets either header replaces the slice; Add appends
+	// to a full slice, so copies it.
+	h["Access-Control-Allow-Origin"] = corsOrigin
+	h["Access-Control-Expose-Headers"] = corsExpose
 }
+
+var (
+	corsOrigin = []string{"*"}[:1:1]
+	corsExpose = []string{corsExposeHeaders}[:1:1]
+)
 
 // cors allows every origin and answers preflight (OPTIONS) requests with
 // 204 for every path that has routes; OPTIONS on an unknown path is a 404.

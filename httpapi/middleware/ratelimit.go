@@ -337,6 +337,18 @@ func (s *Chain) LimitAgent(w http.ResponseWriter, r *http.Request, agentID strin
 		"each agent may write "+rt.text("times")+"; spread writes out")
 }
 
+// requestTime is the limits' clock for r: the time the chain took the
+// request when the clock is the real one (one reading serves the log, the
+// metrics and the limit), else [Options.Now].
+func (s *Chain) requestTime(r *http.Request) time.Time {
+	if s.opt.Now == nil {
+		if info := infoOf(r); info != nil {
+			return info.start
+		}
+	}
+	return s.now()
+}
+
 // isRead says which per-address bucket a request takes from.
 func isRead(method string) bool {
 	return method == http.MethodGet || method == http.MethodHead || method == http.MethodOptions
@@ -354,7 +366,7 @@ func (s *Chain) limitAddress(next http.Handler) http.Handler {
 		if isRead(r.Method) {
 			limit, noun = limitAddressRead, "reads (GET, HEAD and OPTIONS requests)"
 		}
-		d, _ := s.limits.take(r.Context(), limit, addr, s.now(), false)
+		d, _ := s.limits.take(r.Context(), limit, addr, s.requestTime(r), false)
 		if d <= 0 {
 			next.ServeHTTP(w, r)
 			return

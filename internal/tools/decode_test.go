@@ -118,3 +118,44 @@ func FuzzCall(f *testing.F) {
 		}
 	})
 }
+
+// TestOutcomeKinds: an outcome is checked as the kind of JSON value it
+// was sent as, so that a refused string is quoted as a string and gets the
+// words' hint, and a refused number the numbers'.
+func TestOutcomeKinds(t *testing.T) {
+	const wordsHint = `send how the question resolved: "yes" or "no" (also "1", "0", "true", "false", 1, 0, true, false); case and surrounding spaces are ignored`
+	for _, tc := range []struct {
+		outcome string
+		want    *InputError // nil: accepted
+	}{
+		{`"yes"`, nil}, {`" No "`, nil}, {`"TRUE"`, nil}, {`"1"`, nil}, {`"0"`, nil},
+		{`1`, nil}, {`0`, nil}, {`true`, nil}, {`false`, nil},
+		{`"2"`, &InputError{Field: "forecasts[0].outcome", Problem: `is "2", which is not of the accepted form`, Hint: wordsHint}},
+		{`"-1"`, &InputError{Field: "forecasts[0].outcome", Problem: `is "-1", which is not of the accepted form`, Hint: wordsHint}},
+		{`"1e0"`, &InputError{Field: "forecasts[0].outcome", Problem: `is "1e0", which is not of the accepted form`, Hint: wordsHint}},
+		{`2`, &InputError{Field: "forecasts[0].outcome", Problem: `is 2, which is not one of the allowed values`, Hint: "use one of: 0, 1"}},
+		{`-1`, &InputError{Field: "forecasts[0].outcome", Problem: `is -1, which is not one of the allowed values`, Hint: "use one of: 0, 1"}},
+		{`""`, &InputError{Field: "forecasts[0].outcome", Problem: `is required`}},
+	} {
+		in := `{"forecasts":[{"p":0.5,"outcome":` + tc.outcome + `}]}`
+		_, err := Lookup("score_forecasts").Check([]byte(in))
+		if tc.want == nil {
+			if err != nil {
+				t.Errorf("Check(%s) = %v, want it accepted", in, err)
+			}
+			continue
+		}
+		var ie *InputError
+		if !errors.As(err, &ie) {
+			t.Errorf("Check(%s) = %v, want an *InputError", in, err)
+			continue
+		}
+		got := InputError{Field: ie.Field, Problem: ie.Problem, Hint: ie.Hint}
+		if tc.want.Hint == "" {
+			got.Hint = ""
+		}
+		if diff := cmp.Diff(*tc.want, got); diff != "" {
+			t.Errorf("Check(%s) (-want +got):\n%s", in, diff)
+		}
+	}
+}

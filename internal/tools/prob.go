@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"strconv"
@@ -103,9 +104,43 @@ func readScalar(dec *jsontext.Decoder, kinds string) (string, jsontext.Kind, err
 		}
 		return "", 0, &kindError{got: k}
 	}
-	tok, err := dec.ReadToken()
+	v, err := dec.ReadValue() // checked by the decoder: its syntax and UTF-8
 	if err != nil {
 		return "", 0, err
 	}
-	return tok.String(), k, nil
+	switch k {
+	case 't':
+		return "true", k, nil
+	case 'f':
+		return "false", k, nil
+	case '0':
+		return string(v), k, nil
+	}
+	if b := v[1 : len(v)-1]; bytes.IndexByte(b, '\\') < 0 {
+		return commonText(b), k, nil
+	}
+	b, err := jsontext.AppendUnquote(nil, v)
+	return string(b), k, err
+}
+
+// commonText is string(b), without a copy for the words that outcomes
+// and odds are usually sent as.
+func commonText(b []byte) string {
+	switch string(b) { // compared without a copy
+	case "yes":
+		return "yes"
+	case "no":
+		return "no"
+	case "true":
+		return "true"
+	case "false":
+		return "false"
+	case "1":
+		return "1"
+	case "0":
+		return "0"
+	case "evens":
+		return "evens"
+	}
+	return string(b)
 }

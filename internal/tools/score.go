@@ -15,12 +15,16 @@ import (
 // "1", "0", the numbers 1 and 0, or true and false.
 type Outcome struct {
 	text string
+	kind jsontext.Kind // '"', '0' or 't' (true and false alike); 0 if not sent
 }
 
 // UnmarshalJSONFrom accepts a string, a number or a boolean.
 func (o *Outcome) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	text, _, err := readScalar(dec, `"0tf`)
-	o.text = text
+	text, kind, err := readScalar(dec, `"0tf`)
+	if kind == 'f' {
+		kind = 't'
+	}
+	*o = Outcome{text: text, kind: kind}
 	return err
 }
 

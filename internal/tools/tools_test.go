@@ -265,6 +265,12 @@ func TestReadScalar(t *testing.T) {
 		{`0.10`, `"0`, "0.10", '0', false},
 		{`1e-3`, `"0`, "1e-3", '0', false},
 		{`true`, `"0tf`, "true", 't', false},
+		{`false`, `"0tf`, "false", 'f', false},
+		{`"yes"`, `"0tf`, "yes", '"', false},
+		{`"ye\u0073"`, `"0tf`, "yes", '"', false},
+		{`"\ud83d\ude00"`, `"0`, "\U0001f600", '"', false},
+		{`"\ud83d"`, `"0`, "", 0, true}, // a lone surrogate: refused by the decoder
+		{`-0.5e+2`, `"0`, "-0.5e+2", '0', false},
 		{`true`, `"0`, "", 0, true}, // a kindError
 		{`[1]`, `"0`, "", 0, true},
 	} {

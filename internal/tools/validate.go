@@ -49,15 +49,10 @@ func (o OddsText) jsonText() (string, jsontext.Kind) {
 }
 
 func (o Outcome) jsonText() (string, jsontext.Kind) {
-	switch {
-	case o.text == "":
+	if o.text == "" {
 		return "", 0
-	case o.text == "true" || o.text == "false":
-		return o.text, 't'
-	case strings.Trim(o.text, "0123456789-.eE+") == "":
-		return o.text, '0'
 	}
-	return o.text, '"'
+	return o.text, o.kind
 }
 
 var textValueType = reflect.TypeFor[textValue]()
@@ -443,6 +438,11 @@ func numberCheck(s *jsonschema.Schema) func(v *validation, text string) *InputEr
 	var enum []string // the allowed values as fmtNum writes them
 	for _, e := range b.Enum {
 		enum = append(enum, fmt.Sprint(e))
+	}
+	if !integer && len(enum) == 0 && b.Minimum == nil && b.Maximum == nil {
+		// Any number will do (a probability's number, which its reader
+		// checks): nothing to parse.
+		return func(*validation, string) *InputError { return nil }
 	}
 	return func(v *validation, text string) *InputError {
 		f, _ := strconv.ParseFloat(text, 64) // ±Inf when out of range: beyond any bound

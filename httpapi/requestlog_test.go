@@ -1,0 +1,75 @@
+package httpapi_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/predictions-md/predictions/httpapi"
+	"github.com/predictions-md/predictions/internal/apitest"
+)
+
+// TestRequestLogLine: each request gets one line with its method, path,
+// status, size and the X-Request-Id of its answer, and a duration.
+func TestRequestLogLine(t *testing.T) {
+	var records []slog.Record
+	srv := httpapi.New(httpapi.Options{Logger: slog.New(recordAll{slog.NewTextHandler(io.Discard, nil), &records}), RateLimit: apitest.NoLimits})
+	for _, tc := range []struct {
+		method, target, body string
+		status               int
+	}{
+		{http.MethodPost, "/api/v1/convert_odds", `{"value":"+150"}`, http.StatusOK},
+		{http.MethodGet, "/api/v1/convert_odds?value=abc", "", http.StatusBadRequest},
+		{http.MethodGet, "/nowhere", "", http.StatusNotFound},
+	} {
+		records = records[:0]
+		req := httptest.NewRequest(tc.method, tc.target, strings.NewReader(tc.body))
+		req.Header.Set("Content-Type", "application/json")
+		rec := httptest.NewRecorder()
+		srv.ServeHTTP(rec, req)
+		if rec.Code != tc.status {
+			t.Fatalf("%s %s: status %d, want %d", tc.method, tc.target, rec.Code, tc.status)
+		}
+		if len(records) != 1 {
+			t.Fatalf("%s %s: %d log records, want 1", tc.method, tc.target, len(records))
+		}
+		r := records[0]
+		got := map[string]string{"msg": r.Message, "level": r.Level.String()}
+		var elapsed time.Duration
+		r.Attrs(func(a slog.Attr) bool {
+			if a.Key == "duration" {
+				elapsed = a.Value.Duration()
+				return true
+			}
+			got[a.Key] = a.Value.String()
+			return true
+		})
+		path, _, _ := strings.Cut(tc.target, "?")
+		want := map[string]string{"msg": "request", "level": "INFO", "method": tc.method, "path": path,
+			"status": strconv.Itoa(tc.status), "bytes": strconv.Itoa(rec.Body.Len()), "request_id": rec.Header().Get("X-Request-Id")}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%s %s: log line (-want +got):\n%s", tc.method, tc.target, diff)
+		}
+		if elapsed <= 0 {
+			t.Errorf("%s %s: duration %v, want above 0", tc.method, tc.target, elapsed)
+		}
+	}
+}
+
+// recordAll keeps every record it handles, then passes it on.
+type recordAll struct {
+	slog.Handler
+	records *[]slog.Record
+}
+
+func (h recordAll) Handle(ctx context.Context, r slog.Record) error {
+	*h.records = append(*h.records, r.Clone())
+	return h.Handler.Handle(ctx, r)
+}
