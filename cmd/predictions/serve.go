@@ -129,7 +129,7 @@ func parseServe(args []string, getenv func(string) string, out io.Writer) (*serv
 	origins := fs.String("allowed-origins", env("PREDICTIONS_ALLOWED_ORIGINS", ""), "comma-separated `origins` (scheme and host, such as https://app.example.org) whose browser pages may\n"+
 		"call /mcp besides the service's own and loopback ones; others get 403 (the MCP transport's Origin rule;\n"+
 		"clients that are not browsers send no Origin and are not affected); * allows any [PREDICTIONS_ALLOWED_ORIGINS]")
-	fs.StringVar(&cfg.logFormat, "log-format", env("PREDICTIONS_LOG_FORMAT", "text"), "log format: text or json [PREDICTIONS_LOG_FORMAT]")
+	fs.StringVar(&cfg.logFormat, "log-format", env("PREDICTIONS_LOG_FORMAT", "text"), "format of the log on stderr: text or json; request lines are written in batches within "+logFlushDelay.String()+",\nwarnings and errors at once [PREDICTIONS_LOG_FORMAT]")
 	auth := fs.String("auth", env("PREDICTIONS_AUTH", "id"), "how board posts authenticate agents: `id` (Authorization: Bearer <agent_id>) or keys\n(Bearer <key>, each agent's secret key from POST /api/agents/{id}/key) [PREDICTIONS_AUTH]")
 	poolFlag := fs.String("pool", env("PREDICTIONS_POOL", string(pool.GeoOdds)), "how the board pools agents' forecasts into the community forecast:\ngeo_odds (geometric mean of odds), mean or median [PREDICTIONS_POOL]")
 	rateLimit := fs.String("rate-limit", env("PREDICTIONS_RATE_LIMIT", "on"), "rate limits: on or off; over a limit the answer is 429 with Retry-After [PREDICTIONS_RATE_LIMIT]")
