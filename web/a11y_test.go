@@ -7,6 +7,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -89,15 +91,40 @@ type axeFinding struct {
 	Nodes            []string // the first elements at fault, with what to fix
 }
 
-// axeRun runs axe-core on the page in the tab.
-func axeRun(t *testing.T, ctx context.Context, what string) []axeFinding {
+// axePath is where the browser tests' server serves axe-core ([withAxe]).
+const axePath = "/test/axe.min.js"
+
+// withAxe serves axe-core at axePath, cacheable, and everything else from
+// app. A page loads it with a script element, which its
+// Content-Security-Policy (script-src 'self') allows: Chromium then takes
+// it from its cache, compiled, where sending its 550 KB over the DevTools
+// connection and compiling it for every audit was half the audit's time.
+func withAxe(t *testing.T, app http.Handler) http.Handler {
 	t.Helper()
 	src, err := axeSource()
 	if err != nil {
 		t.Fatalf("reading axe-core: %v", err)
 	}
-	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`window.axe !== undefined || (function(){`+src+`
-}).call(window), true`)); err != nil {
+	mux := http.NewServeMux()
+	mux.Handle("/", app)
+	mux.HandleFunc("GET "+axePath, func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/javascript; charset=utf-8")
+		w.Header().Set("Cache-Control", "public, max-age=3600")
+		_, _ = io.WriteString(w, src)
+	})
+	return mux
+}
+
+// axeRun runs axe-core on the page in the tab.
+func axeRun(t *testing.T, ctx context.Context, what string) []axeFinding {
+	t.Helper()
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`window.axe !== undefined || new Promise((loaded, failed) => {
+		const s = document.createElement("script");
+		s.src = "`+axePath+`";
+		s.onload = () => loaded(true);
+		s.onerror = () => failed(new Error("axe-core did not load"));
+		document.head.append(s);
+	})`, chromedp.EvalAwaitPromise)); err != nil {
 		t.Fatalf("%s: loading axe-core: %v", what, err)
 	}
 	found, err := chromedp.Run(ctx, chromedp.Evaluate[[]axeFinding](`axe.run(document, {resultTypes: ["violations"]}).then(r =>

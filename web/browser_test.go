@@ -165,8 +165,9 @@ func TestBrowser(t *testing.T) {
 	}
 	f := seed(t)
 	long := addHostile(t, f)
-	srv := httptest.NewServer(httpapi.New(httpapi.Options{Logger: discard, Board: boardapi.New(boardapi.Options{Store: f.store}),
-		Pages: web.New(web.Options{Board: f.store, Now: f.clock.Now, MCP: true, Logger: discard})}))
+	app := httpapi.New(httpapi.Options{Logger: discard, Board: boardapi.New(boardapi.Options{Store: f.store}),
+		Pages: web.New(web.Options{Board: f.store, Now: f.clock.Now, MCP: true, Logger: discard})})
+	srv := httptest.NewServer(withAxe(t, app))
 	t.Cleanup(srv.Close)
 
 	// One deadline for the whole browser, so a hung Chromium cannot hang the suite.
