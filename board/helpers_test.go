@@ -83,9 +83,7 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
 	}
-	code := m.Run()
-	boardtest.Cleanup()
-	os.Exit(code)
+	os.Exit(boardtest.Run(m))
 }
 
 // pgDatabase creates a database with a random name on the server named by

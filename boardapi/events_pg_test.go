@@ -18,11 +18,7 @@ import (
 const pgEnv = "PREDICTIONS_TEST_POSTGRES"
 
 // TestMain drops the PostgreSQL template of boardtest after the tests.
-func TestMain(m *testing.M) {
-	code := m.Run()
-	boardtest.Cleanup()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(boardtest.Run(m)) }
 
 // replicas serves two APIs, each with its own store, on one new
 // PostgreSQL database, as two replicas of serve would.

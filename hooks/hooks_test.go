@@ -86,6 +86,9 @@ type env struct {
 	sender *hooks.Sender
 }
 
+// TestMain drops the PostgreSQL template of boardtest after the tests.
+func TestMain(m *testing.M) { os.Exit(boardtest.Run(m)) }
+
 func forEachDB(t *testing.T, fn func(t *testing.T, dsn func(testing.TB) string)) {
 	dsns := map[string]func(testing.TB) string{"sqlite": boardtest.SQLite}
 	if admin := os.Getenv("PREDICTIONS_TEST_POSTGRES"); admin != "" {

@@ -23,6 +23,9 @@ const pgEnv = "PREDICTIONS_TEST_POSTGRES"
 // newClock is the tests' clock, at a fixed start.
 func newClock() *testclock.Clock { return testclock.New(time.Date(2026, 11, 28, 9, 0, 0, 0, time.UTC)) }
 
+// TestMain drops the PostgreSQL template of boardtest after the tests.
+func TestMain(m *testing.M) { os.Exit(boardtest.Run(m)) }
+
 // forEachDB runs fn on SQLite and, when pgEnv is set, on PostgreSQL, each
 // with a migrated empty board whose database the outbox shares.
 func forEachDB(t *testing.T, fn func(t *testing.T, s *board.Store)) {

@@ -186,6 +186,9 @@ func TestBrowser(t *testing.T) {
 		chromedp.Flag("disable-quic", true),
 		chromedp.Flag("disable-dev-shm-usage", true),
 		chromedp.UserDataDir(t.TempDir()),
+		// Chromium makes its singleton socket's directory under TMPDIR and
+		// leaves it behind when the test ends it: keep it in the test's.
+		chromedp.Env("TMPDIR="+t.TempDir()),
 		chromedp.WindowSize(1280, 900),
 	)
 	t.Cleanup(cancelAlloc)

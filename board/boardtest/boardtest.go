@@ -5,12 +5,14 @@ import (
 	"crypto/rand"
 	"database/sql"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -66,11 +68,41 @@ type pgTemplate struct {
 	err  error
 }
 
+// running is set by [Run]: only then is the template dropped after the tests.
+var running atomic.Bool
+
+// Run runs the tests of m, then drops the PostgreSQL template databases
+// that [Postgres] made, and returns the tests' exit code. A package whose
+// tests call Postgres runs them through it:
+//
+//	func TestMain(m *testing.M) { os.Exit(boardtest.Run(m)) }
+//
+// Without it each run of the tests would leave a template database on
+// the server.
+func Run(m *testing.M) int {
+	running.Store(true)
+	defer running.Store(false)
+	code := m.Run()
+	if err := dropTemplates(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		if code == 0 {
+			code = 1
+		}
+	}
+	return code
+}
+
 // Postgres returns the URL of a new database on the PostgreSQL server
 // named by admin (a URL whose user may create databases), migrated and
-// empty; it is dropped when tb's test ends.
+// empty; it is dropped when tb's test ends. The test binary's TestMain
+// must run the tests through [Run], which drops the template; Postgres
+// fails the test if it does not.
 func Postgres(tb testing.TB, admin string) string {
 	tb.Helper()
+	if !running.Load() {
+		tb.Fatal("boardtest.Postgres needs the tests run through boardtest.Run, which drops the template database afterwards: " +
+			"add func TestMain(m *testing.M) { os.Exit(boardtest.Run(m)) } to the package's tests")
+	}
 	mu.Lock()
 	t := templates[admin]
 	if t == nil {
@@ -133,20 +165,24 @@ func createFrom(ctx context.Context, db *sql.DB, name, template string) error {
 	return err
 }
 
-// Cleanup drops the PostgreSQL templates. A TestMain calls it after
-// m.Run; the SQLite template is only ever in memory.
-func Cleanup() {
+// dropTemplates drops the PostgreSQL templates; the SQLite template is
+// only ever in memory.
+func dropTemplates() error {
 	mu.Lock()
 	defer mu.Unlock()
+	var errs []error
 	for admin, t := range templates {
 		if t.name == "" {
 			continue
 		}
 		db := sql.OpenDB(pgdriver.NewConnector(pgdriver.WithDSN(admin)))
-		_, _ = db.ExecContext(context.Background(), "DROP DATABASE IF EXISTS "+t.name+" WITH (FORCE)")
+		if _, err := db.ExecContext(context.Background(), "DROP DATABASE IF EXISTS "+t.name+" WITH (FORCE)"); err != nil {
+			errs = append(errs, fmt.Errorf("boardtest: dropping the template database %s: %w", t.name, err))
+		}
 		db.Close()
 	}
 	templates = map[string]*pgTemplate{}
+	return errors.Join(errs...)
 }
 
 func withDatabase(admin, name string) string {

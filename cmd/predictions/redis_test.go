@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os"
 	"strings"
 	"testing"
 
@@ -11,10 +10,7 @@ import (
 
 // Two serve replicas given one --redis-url share one agent budget.
 func TestServeRedisShared(t *testing.T) {
-	url := os.Getenv(redistest.EnvVar)
-	if url == "" {
-		t.Skip(redistest.EnvVar + " is not set (such as redis://127.0.0.1:6379/0)")
-	}
+	url := redistest.URL(t)
 	prefix := redistest.Prefix(t)
 	db := t.TempDir() + "/shared.db"
 	var bases []string

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"os"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -63,10 +62,7 @@ func TestScaleOut(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs three replicas under load; skipped with -short")
 	}
-	redisURL := os.Getenv(redistest.EnvVar)
-	if redisURL == "" {
-		t.Skip(redistest.EnvVar + " is not set (such as redis://127.0.0.1:6379/0)")
-	}
+	redisURL := redistest.URL(t)
 	db := pgDatabase(t) // skips without PREDICTIONS_TEST_POSTGRES
 	bin := buildBinary(t)
 	args := []string{"--rate-limit", "on", "--redis-url", redisURL, "--redis-prefix", redistest.Prefix(t),

@@ -21,11 +21,7 @@ import (
 )
 
 // TestMain drops the PostgreSQL template of boardtest after the tests.
-func TestMain(m *testing.M) {
-	code := m.Run()
-	boardtest.Cleanup()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(boardtest.Run(m)) }
 
 // testSet is a set of two migrations: a table, then a row in it. Applied
 // more than once, the second would add a second row.
