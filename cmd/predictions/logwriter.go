@@ -15,9 +15,8 @@ import (
 // zap's BufferedWriteSyncer do: at most logFlushDelay after the first
 // line of a batch, or when a batch reaches logBatchSize. Warnings and
 // errors are written at once, with the lines before them, so that a fault
-// is never held back; serve flushes after its startup lines and when it
-// stops. A process killed with SIGKILL loses at most logFlushDelay of
-// request lines.
+// is never held back; serve flushes what is left when it stops. A process
+// killed with SIGKILL loses at most logFlushDelay of request lines.
 const (
 	logFlushDelay = 100 * time.Millisecond
 	logBatchSize  = 32 << 10
