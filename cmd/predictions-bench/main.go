@@ -77,6 +77,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&cfg.Streams, "streams", loadbench.DefaultStreams, "event streams the streams scenario holds open (each a connection: the file limit, ulimit -Hn, must exceed it)")
 	fs.StringVar(&cfg.StreamsQuery, "streams-query", "", "the streams' query, such as ?type=prediction.resolved (empty: every event)")
 	fs.StringVar(&cfg.StreamsMemoryLimit, "streams-memory-limit", "", "serve's --memory-limit for the streams scenario's servers, such as 512MiB (empty: serve's default)")
+	fs.BoolVar(&cfg.Ceilings, "ceilings", false, "add to each POST of a tool the least servers (plain net/http) that decode it, then check it, run it and answer it, one stage more each: how far the tool's own work lets the server go")
 	fs.StringVar(&cfg.ProfileDir, "profile", "", "write a CPU profile of the server for each scenario into this `directory`")
 	fs.Usage = func() {
 		fmt.Fprintln(stdout, "Usage: predictions-bench [flags]")

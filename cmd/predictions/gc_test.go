@@ -3,6 +3,8 @@ package main
 import (
 	"math"
 	"testing"
+
+	"github.com/predictions-md/predictions/internal/loadbench"
 )
 
 // TestStreamsLimit: each open event stream adds streamMemory to the limit
@@ -30,5 +32,24 @@ func TestStreamsLimit(t *testing.T) {
 		if got := streamsLimit(c.base, c.open, c.parked); got != c.want {
 			t.Errorf("%s: streamsLimit(%d, %d, %d) = %d, want %d", c.name, c.base, c.open, c.parked, got, c.want)
 		}
+	}
+}
+
+// TestLoadBenchCeilingsCollectAsServe checks that the load benchmark's
+// ceilings (loadbench.StageHandler) set the collector as serve does when
+// neither GOGC nor GOMEMLIMIT is set: a ceiling that collected less often
+// would not be a ceiling of the server.
+func TestLoadBenchCeilingsCollectAsServe(t *testing.T) {
+	percent, _, err := parseGCPercent(defaultGCPercent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	limit, _, err := parseMemoryLimit(defaultMemoryLimit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if percent != loadbench.ServeGCPercent || limit != loadbench.ServeMemoryLimit {
+		t.Errorf("serve collects at %d%% under %d bytes, the ceilings at %d%% under %d bytes",
+			percent, limit, loadbench.ServeGCPercent, loadbench.ServeMemoryLimit)
 	}
 }

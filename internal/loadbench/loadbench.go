@@ -65,6 +65,11 @@ type Config struct {
 	// for a server without streams; far below the memory of thousands of
 	// streams, the collector runs without pause).
 	StreamsMemoryLimit string
+	// Ceilings adds, to each POST of a calculation tool, the least servers
+	// that run its stages ([Stages], [StageHandler]), in the same rounds as
+	// the tool and its bare handler: how far the tool's own work lets the
+	// whole server go.
+	Ceilings bool
 	// ProfileDir, when set, receives a CPU profile of the server for each
 	// scenario (<scenario>.pprof), taken with serve's --pprof endpoint.
 	ProfileDir string

@@ -94,27 +94,41 @@ func mustRun(t *testing.T, cfg Config) *Report {
 	return rep
 }
 
-// TestSmoke runs one scenario, GET convert_odds against the bare
-// handler, for a second each with a CPU profile, and checks that it ran
-// without errors and that the table and the JSON carry it. It checks that
-// the benchmark works, not how fast anything is; the writes' script is
-// checked by TestWriteLua, the seed by TestSeedReadsBack, and every
-// scenario by TestRunAll.
+// TestSmoke runs one scenario, POST convert_odds against the bare
+// handler, with its ceilings, for a second each with a CPU profile, and
+// checks that it ran without errors, that each ceiling has its row with a
+// ratio to the bare handler, and that the table and the JSON carry them.
+// It checks that the benchmark works, not how fast anything is; the
+// writes' script is checked by TestWriteLua, the seed by
+// TestSeedReadsBack, and every scenario by TestRunAll.
 func TestSmoke(t *testing.T) {
 	needLoad(t)
 	cfg := testConfig(t, 4)
 	cfg.ProfileDir = t.TempDir()
-	cfg.Filter = regexp.MustCompile(`^GET convert_odds$`)
+	cfg.Ceilings = true
+	cfg.Filter = regexp.MustCompile(`^POST convert_odds$`)
 	rep := mustRun(t, cfg)
-	checkRows(t, rep, []string{"bare handler, *, for GET convert_odds", "GET convert_odds"})
-	if fi, err := os.Stat(filepath.Join(cfg.ProfileDir, "GET-convert-odds.pprof")); err != nil || fi.Size() == 0 {
+	checkRows(t, rep, []string{
+		"bare handler, *, for POST convert_odds",
+		"ceiling: decode, for POST convert_odds",
+		"ceiling: decode and check, for POST convert_odds",
+		"ceiling: decode, check and run, for POST convert_odds",
+		"ceiling: decode, check, run and answer, for POST convert_odds",
+		"POST convert_odds",
+	})
+	for _, row := range rep.Rows {
+		if row.Group == "ceiling" && (row.Ratio <= 0 || !strings.HasPrefix(row.Baseline, "bare ")) {
+			t.Errorf("%s: ratio %v to %q, want a ratio to the bare handler", row.Scenario, row.Ratio, row.Baseline)
+		}
+	}
+	if fi, err := os.Stat(filepath.Join(cfg.ProfileDir, "POST-convert-odds.pprof")); err != nil || fi.Size() == 0 {
 		t.Errorf("profile: %v", err)
 	}
 	var table bytes.Buffer
 	if err := rep.WriteTable(&table); err != nil {
 		t.Fatal(err)
 	}
-	if want := "| GET convert_odds | 4 |"; !strings.Contains(table.String(), want) {
+	if want := "| POST convert_odds | 4 |"; !strings.Contains(table.String(), want) {
 		t.Errorf("table lacks %q:\n%s", want, table.String())
 	}
 	var js bytes.Buffer
@@ -143,7 +157,7 @@ func checkRows(t *testing.T, rep *Report, want []string) {
 		if row.Errors != 0 || row.Requests == 0 {
 			t.Errorf("%s: %d requests, %d errors %q", row.Scenario, row.Requests, row.Errors, row.ErrorText)
 		}
-		if row.Group != GroupFeed && row.Group != "baseline" && row.Met == nil && !strings.HasPrefix(row.Scenario, rawInsertPfx) {
+		if row.Group != GroupFeed && row.Group != "baseline" && row.Group != "ceiling" && row.Met == nil && !strings.HasPrefix(row.Scenario, rawInsertPfx) {
 			t.Errorf("%s: no goal evaluated (baseline %q)", row.Scenario, row.Baseline)
 		}
 	}

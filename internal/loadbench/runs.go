@@ -149,11 +149,10 @@ func postTargets(ctx context.Context, p *proc) ([]string, error) {
 }
 
 // toolVersusBare measures s against the bare handler, in a process of its
-// own with a body of size bytes, under the same requests.
+// own with a body of size bytes, under the same requests; with Ceilings,
+// the tool's ceilings too, each in a process of its own.
 func (r *runner) toolVersusBare(ctx context.Context, s *scenario, srv *server, size int) error {
-	p, err := start(ctx, "bare handler", r.bare[0], func(addr string) []string {
-		return append(slices.Clone(r.bare[1:]), "-addr", addr, "-body-size", strconv.Itoa(size))
-	}, "/")
+	p, err := r.startBare(ctx, size)
 	if err != nil {
 		return err
 	}
@@ -167,20 +166,70 @@ func (r *runner) toolVersusBare(ctx context.Context, s *scenario, srv *server, s
 	if len(got) != size {
 		return fmt.Errorf("bare handler answered %d bytes, want %d", len(got), size)
 	}
+	sides := []*side{r.httpSide(bs, p)}
+	var ceilings []*scenario
+	if tool, ok := toolOf(s); ok && r.cfg.Ceilings {
+		for _, stage := range Stages {
+			cp, err := r.startBare(ctx, size, "-tool", tool, "-stage", stage)
+			if err != nil {
+				return err
+			}
+			defer cp.stop()
+			cs := &scenario{name: "ceiling: " + stageNames[stage] + ", for " + s.name, group: "ceiling",
+				method: s.method, path: s.path, header: s.header, body: s.body, check: s.check}
+			if stage != StageAnswer {
+				cs.check = wantStatus(http.StatusOK, `{"pad":"`)
+			}
+			got, err := preflight(ctx, cs, cp)
+			if err != nil {
+				return err
+			}
+			if stage != StageAnswer && len(got) != size {
+				return fmt.Errorf("%s answered %d bytes, want %d", cs.name, len(got), size)
+			}
+			ceilings = append(ceilings, cs)
+			sides = append(sides, r.httpSide(cs, cp))
+		}
+	}
 	api := r.httpSide(s, srv.proc)
 	api.profile = srv
-	fs, err := r.compare(ctx, r.httpSide(bs, p), api)
+	fs, err := r.compare(ctx, append(sides, api)...)
 	if err != nil {
 		return err
 	}
-	bare, f := fs[0], fs[1]
+	bare, f := fs[0], fs[len(fs)-1]
 	r.addRow(bs, bare, size)
+	for i, cs := range ceilings {
+		c := fs[1+i]
+		row := r.addRow(cs, c, size)
+		row.Baseline = fmt.Sprintf("bare %s/s", thousands(bare.rps))
+		row.Ratio, row.RoundRatios = ratio(c.rps, bare.rps), roundRatios(c, bare)
+	}
 	row := r.addRow(s, f, size)
 	row.Baseline = fmt.Sprintf("bare %s/s", thousands(bare.rps))
 	row.Ratio, row.RoundRatios = ratio(f.rps, bare.rps), roundRatios(f, bare)
 	row.Goal = fmt.Sprintf("≥ %.1f× bare, p99 < %d ms", ToolGoal, ToolP99)
 	row.Met = met(row.Ratio >= ToolGoal && row.P99MS < ToolP99 && f.errors == 0)
 	return p.stop()
+}
+
+// startBare starts the bare handler with a body of size bytes and the
+// extra arguments.
+func (r *runner) startBare(ctx context.Context, size int, extra ...string) (*proc, error) {
+	name := "bare handler"
+	if len(extra) > 0 {
+		name = "ceiling " + strings.Join(extra, " ")
+	}
+	return start(ctx, name, r.bare[0], func(addr string) []string {
+		args := append(slices.Clone(r.bare[1:]), "-addr", addr, "-body-size", strconv.Itoa(size))
+		return append(args, extra...)
+	}, "/")
+}
+
+// toolOf returns the calculation tool a POST scenario calls.
+func toolOf(s *scenario) (string, bool) {
+	name, ok := strings.CutPrefix(s.path, "/api/v1/")
+	return name, ok && s.method == http.MethodPost && !strings.ContainsAny(name, "/?")
 }
 
 // runFeeds seeds a board with SmallSeed predictions and, with Large, a copy

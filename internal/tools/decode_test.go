@@ -44,6 +44,37 @@ func TestCaseVariantNames(t *testing.T) {
 	}
 }
 
+// TestToolDecode: Tool.Decode refuses what the decoder refuses, with the
+// error Check gives, and takes what only the limits refuse.
+func TestToolDecode(t *testing.T) {
+	tool := Lookup("convert_odds")
+	for _, tc := range []struct {
+		in        string
+		wantNotes []string
+		wantErr   string // "" for none
+	}{
+		{`{"value":"+150","compare_to":""}`, nil, ""}, // a limit: Check refuses it
+		{`{"compare_to":"2"}`, nil, ""},               // a required field: Check refuses it
+		{`{"value":"+150","extra":1}`, []string{`ignored unknown field "extra"`}, ""},
+		{`{"value":true}`, nil, "value: must be a string or number, not a boolean"},
+		{`[1]`, nil, "body: "},
+	} {
+		notes, err := tool.Decode([]byte(tc.in))
+		if diff := cmp.Diff(tc.wantNotes, notes); diff != "" {
+			t.Errorf("Decode(%s) notes (-want +got):\n%s", tc.in, diff)
+		}
+		switch {
+		case tc.wantErr == "" && err != nil:
+			t.Errorf("Decode(%s) = %v, want no error", tc.in, err)
+		case tc.wantErr != "" && (err == nil || !strings.HasPrefix(err.Error(), tc.wantErr)):
+			t.Errorf("Decode(%s) = %v, want an error starting %q", tc.in, err, tc.wantErr)
+		}
+		if _, checkErr := tool.Check([]byte(tc.in)); tc.wantErr != "" && (checkErr == nil || checkErr.Error() != err.Error()) {
+			t.Errorf("Decode(%s) = %v, Check = %v: want the same error", tc.in, err, checkErr)
+		}
+	}
+}
+
 func TestDecodeStrict(t *testing.T) {
 	for _, tc := range []struct{ in, field, problem string }{
 		{`{"value":"+150","value":"2"}`, "value", "is given more than once"},
@@ -90,6 +121,9 @@ func FuzzCall(f *testing.F) {
 			return
 		}
 		_, checkErr := tool.Check([]byte(in))
+		if _, decodeErr := tool.Decode([]byte(in)); decodeErr != nil && (checkErr == nil || checkErr.Error() != decodeErr.Error()) {
+			t.Fatalf("Decode(%q) = %v, Check = %v: what the decoder refuses, Check refuses alike", in, decodeErr, checkErr)
+		}
 		res, err := tool.Call(context.Background(), []byte(in))
 		if checkErr != nil {
 			var ie *InputError

@@ -55,6 +55,7 @@ type Tool struct {
 	queryKinds map[string]queryKind
 	run        func(ctx context.Context, raw []byte) (*Result, error)
 	check      func(raw []byte) ([]string, error)
+	decode     func(raw []byte) ([]string, error)
 }
 
 // Result is the outcome of a successful call.
@@ -98,6 +99,13 @@ func (t *Tool) Check(raw []byte) (notes []string, err error) {
 	return t.check(raw)
 }
 
+// Decode decodes raw into the tool's input with [Decode] as Call does,
+// without checking its limits or running the tool: the part of a call
+// that is the JSON library's. It returns the notes naming unknown fields.
+func (t *Tool) Decode(raw []byte) (notes []string, err error) {
+	return t.decode(raw)
+}
+
 // define builds a Tool from its metadata, limits and typed handler; the
 // input schema is inferred from In and the limits applied to it.
 // It panics on a bad definition: definitions are fixed at compile time and
@@ -136,6 +144,10 @@ func defineSchema[In, Out any](t Tool, in *jsonschema.Schema, example string, ru
 	t.check = func(raw []byte) ([]string, error) {
 		var in In
 		return read(raw, &in)
+	}
+	t.decode = func(raw []byte) ([]string, error) {
+		var in In
+		return decode(raw, &in, t.InputSchema, t.Example)
 	}
 	t.run = func(ctx context.Context, raw []byte) (*Result, error) {
 		var in In
