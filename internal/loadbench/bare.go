@@ -74,9 +74,11 @@ var stageNames = map[string]string{
 }
 
 // StageHandler is [BareHandler] that runs stage of tool t on the body of
-// every POST before it answers: before [StageAnswer] it answers body, with [StageAnswer] the tool's own answer. Input the tool
-// refuses gets a 500, so that a benchmark cannot count it. Other methods
-// (the readiness probe) get body without running anything.
+// every POST before it answers. At the stages before [StageAnswer] it
+// answers body; at StageAnswer, the tool's own answer. Input the tool
+// refuses gets a 500, which wrk counts as an error, not as a request
+// served. Other methods (the readiness probe) get body without running
+// anything.
 func StageHandler(body []byte, t *tools.Tool, stage string) (http.Handler, error) {
 	if t == nil {
 		return nil, errors.New("no tool given")
