@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/predictions-md/predictions/internal/database"
 	"github.com/uptrace/bun/driver/sqliteshim"
 )
 
@@ -45,8 +46,8 @@ func (s *Store) Backup(ctx context.Context, path string) (err error) {
 	if path == "" {
 		return invalid("path", "is empty", "name the new backup file, such as predictions-2026-03-01.db")
 	}
-	if err := checkPlainPath(path); err != nil {
-		return err
+	if err := database.CheckPlainPath(path); err != nil {
+		return openError(err)
 	}
 	abs, err := filepath.Abs(path)
 	if err != nil {

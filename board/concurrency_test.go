@@ -191,37 +191,3 @@ func TestConcurrentOneAgent(t *testing.T) {
 		}
 	})
 }
-
-// pgErr and liteErr have the shapes of the drivers' errors.
-type pgErr string
-
-func (e pgErr) Error() string       { return "ERROR #" + string(e) }
-func (e pgErr) Field(k byte) string { return map[byte]string{'C': string(e)}[k] }
-
-type liteErr int
-
-func (e liteErr) Error() string { return fmt.Sprintf("sqlite error %d", int(e)) }
-func (e liteErr) Code() int     { return int(e) }
-
-// TestRetryable: deadlocks and serialization failures are retried; other
-// errors (a constraint, a database that is down, a busy timeout that
-// already waited) are not.
-func TestRetryable(t *testing.T) {
-	for _, tc := range []struct {
-		err  error
-		want bool
-	}{
-		{pgErr("40P01"), true},
-		{fmt.Errorf("board: resolve: %w", pgErr("40001")), true},
-		{pgErr("23505"), false},
-		{pgErr("57P01"), false},
-		{liteErr(517), true},
-		{liteErr(5), false},
-		{liteErr(19), false},
-		{errors.New("deadlock detected"), false},
-	} {
-		if got := board.Retryable(tc.err); got != tc.want {
-			t.Errorf("Retryable(%v) = %v, want %v", tc.err, got, tc.want)
-		}
-	}
-}

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"time"
 
+	"github.com/predictions-md/predictions/internal/database"
 	"github.com/uptrace/bun/migrate"
 )
 
@@ -84,7 +85,7 @@ func ParseSubscribe(raw []byte) (Subscription, bool, error) { return parseSubscr
 func OpenBeforeOptIn(ctx context.Context, dsn string) (*Store, error) {
 	s := &Store{now: time.Now}
 	var err error
-	if isPostgres(dsn) {
+	if database.IsPostgres(dsn) {
 		err = s.openPostgres(dsn, Options{})
 	} else {
 		err = s.openSQLite(dsn, Options{})

@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/predictions-md/predictions/internal/database"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/migrate"
 )
@@ -87,7 +88,7 @@ func SeedRelease(ctx context.Context, dsn string, stmts []string, args [][]any) 
 func SeedAt(ctx context.Context, dsn, last string, stmts []string, args [][]any) error {
 	s := &Store{now: time.Now}
 	var err error
-	if isPostgres(dsn) {
+	if database.IsPostgres(dsn) {
 		err = s.openPostgres(dsn, Options{})
 	} else {
 		err = s.openSQLite(dsn, Options{})
@@ -120,9 +121,6 @@ func SeedAt(ctx context.Context, dsn, last string, stmts []string, args [][]any)
 
 // ReadProbability is readProbability, for the fuzz test.
 func ReadProbability(raw []byte) (float64, error) { return readProbability("p", raw) }
-
-// Retryable is retryable, for tests.
-var Retryable = retryable
 
 // UndoCounterShards runs the Down of migration 20261125000003 (one
 // domain_counts row per domain) and forgets that it was applied, so that

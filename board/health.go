@@ -2,11 +2,10 @@ package board
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"sync"
 	"time"
 
+	"github.com/predictions-md/predictions/internal/database"
 	"github.com/uptrace/bun"
 )
 
@@ -40,7 +39,7 @@ func (s *Store) CheckWrite(ctx context.Context) error {
 	select {
 	case s.health.turn <- struct{}{}:
 	case <-ctx.Done():
-		return checkErr(ctx.Err())
+		return database.Unavailable(ctx.Err())
 	}
 	defer func() { <-s.health.turn }()
 	if fresh, err := s.health.result(); fresh {
@@ -65,7 +64,7 @@ func (s *Store) probeWrite(ctx context.Context) error {
 		return nil
 	})
 	if err != nil {
-		return checkErr(err)
+		return database.Unavailable(err)
 	}
 	return nil
 }
@@ -111,14 +110,4 @@ func (h *healthCheck) forget() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.at, h.err = time.Time{}, nil
-}
-
-// checkErr marks an error of the probe as the database's unavailability
-// even when the driver's error is not one Classify knows: the probe
-// asks nothing of the input.
-func checkErr(err error) error {
-	if c := Classify(err); errors.Is(c, ErrUnavailable) {
-		return c
-	}
-	return &unavailableError{err: fmt.Errorf("write check: %w", err)}
 }

@@ -2,11 +2,7 @@ package board_test
 
 import (
 	"context"
-	"crypto/rand"
-	"database/sql"
-	"encoding/hex"
 	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
 	"sync"
@@ -15,7 +11,7 @@ import (
 
 	"github.com/predictions-md/predictions/board"
 	"github.com/predictions-md/predictions/board/boardtest"
-	"github.com/uptrace/bun/driver/pgdriver"
+	"github.com/predictions-md/predictions/internal/database/databasetest"
 )
 
 // pgEnv names a PostgreSQL server for the tests (boardtest.PostgresForm).
@@ -90,29 +86,7 @@ func TestMain(m *testing.M) {
 // pgEnv, drops it when the test ends, and returns its URL.
 func pgDatabase(tb testing.TB) string {
 	tb.Helper()
-	admin := os.Getenv(pgEnv)
-	var b [6]byte
-	_, _ = rand.Read(b[:])
-	name := "predictions_test_" + hex.EncodeToString(b[:])
-	db := sql.OpenDB(pgdriver.NewConnector(pgdriver.WithDSN(admin)))
-	ctx := context.Background()
-	if _, err := db.ExecContext(ctx, "CREATE DATABASE "+name); err != nil {
-		db.Close()
-		tb.Fatalf("creating test database on %s: %v", pgEnv, err)
-	}
-	// Registered before the store's Close, so it runs after it.
-	tb.Cleanup(func() {
-		defer db.Close()
-		if _, err := db.ExecContext(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil {
-			tb.Errorf("dropping %s: %v", name, err)
-		}
-	})
-	u, err := url.Parse(admin)
-	if err != nil {
-		tb.Fatalf("%s: %v", pgEnv, err)
-	}
-	u.Path = "/" + name
-	return u.String()
+	return databasetest.NewPostgres(tb, os.Getenv(pgEnv))
 }
 
 // clock is a settable test clock.

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 
+	"github.com/predictions-md/predictions/internal/database"
 	"github.com/uptrace/bun"
-	"github.com/uptrace/bun/dialect"
 	"github.com/uptrace/bun/migrate"
 )
 
@@ -30,9 +30,8 @@ func counterShard() int { return rand.IntN(counterShards) }
 // existing row of each domain becomes its shard 0.
 func migrateCounterShards(ctx context.Context, m *migrate.Migrator, _ *migrate.Migration) error {
 	db := m.DB()
-	pg := db.Dialect().Name() == dialect.PG
 	return db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		sharded, err := hasColumn(ctx, tx, pg, "domain_counts", "shard")
+		sharded, err := database.HasColumn(ctx, tx, "domain_counts", "shard")
 		if err != nil || sharded {
 			return err // sharded: a racing process did it
 		}
@@ -84,18 +83,4 @@ func rebuildDomainCounts(ctx context.Context, tx bun.Tx, sharded bool) error {
 		}
 	}
 	return nil
-}
-
-// hasColumn reports whether table has the column.
-func hasColumn(ctx context.Context, tx bun.Tx, pg bool, table, column string) (bool, error) {
-	q := `SELECT COUNT(*) FROM pragma_table_info(?) WHERE name = ?`
-	if pg {
-		q = `SELECT COUNT(*) FROM information_schema.columns
-	WHERE table_schema = current_schema() AND table_name = ? AND column_name = ?`
-	}
-	var n int
-	if err := tx.NewRaw(q, table, column).Scan(ctx, &n); err != nil {
-		return false, fmt.Errorf("checking %s.%s: %w", table, column, err)
-	}
-	return n > 0, nil
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/predictions-md/predictions/internal/database"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect"
 	"github.com/uptrace/bun/migrate"
@@ -119,7 +120,7 @@ func dropSchema(ctx context.Context, tx bun.Tx, stmts []string, cols []column) e
 func addColumns(ctx context.Context, tx bun.Tx, pg bool, cols []column) (map[string]bool, error) {
 	added := map[string]bool{}
 	for _, c := range cols {
-		if ok, err := hasColumn(ctx, tx, pg, c.table, c.name); err != nil || ok {
+		if ok, err := database.HasColumn(ctx, tx, c.table, c.name); err != nil || ok {
 			if err != nil {
 				return nil, err
 			}

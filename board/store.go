@@ -6,23 +6,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math/rand/v2"
-	"net/url"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
-	"unicode"
 
 	"github.com/google/uuid"
+	"github.com/predictions-md/predictions/internal/database"
 	"github.com/predictions-md/predictions/pool"
 	"github.com/uptrace/bun"
-	"github.com/uptrace/bun/dialect/pgdialect"
-	"github.com/uptrace/bun/dialect/sqlitedialect"
-	"github.com/uptrace/bun/driver/sqliteshim"
 )
 
 // Options configure a [Store]. The zero value is useful: the real clock,
@@ -149,7 +142,7 @@ func Open(ctx context.Context, dsn string, opt Options) (*Store, error) {
 	if s.mail, err = newMailConfig(opt.Mail); err != nil {
 		return nil, err
 	}
-	if isPostgres(dsn) {
+	if database.IsPostgres(dsn) {
 		err = s.openPostgres(dsn, opt)
 	} else {
 		err = s.openSQLite(dsn, opt)
@@ -167,151 +160,36 @@ func Open(ctx context.Context, dsn string, opt Options) (*Store, error) {
 	return s, nil
 }
 
-func isPostgres(dsn string) bool {
-	l := strings.ToLower(dsn)
-	return strings.HasPrefix(l, "postgres://") || strings.HasPrefix(l, "postgresql://")
-}
-
-func (s *Store) openPostgres(dsn string, opt Options) (err error) {
-	if _, err := url.Parse(dsn); err != nil {
-		return fmt.Errorf("%w: PostgreSQL URL: %v", ErrInvalid, err)
+// openPostgres opens the PostgreSQL pool ([database.OpenPostgres]).
+func (s *Store) openPostgres(dsn string, opt Options) error {
+	db, err := database.OpenPostgres(dsn, opt.MaxConns)
+	if err != nil {
+		return openError(err)
 	}
-	defer func() { // pgdriver.WithDSN panics on a malformed URL
-		if r := recover(); r != nil {
-			err = fmt.Errorf("%w: PostgreSQL URL: %v", ErrInvalid, r)
-		}
-	}()
-	sqldb := sql.OpenDB(newPGConnector(dsn)) // pgconn.go: server timeouts, cancellation, dead connections
-	n := opt.MaxConns
-	if n <= 0 {
-		n = 10
-	}
-	n = max(n, 2) // migrate holds one connection for its lock while using another
-	sqldb.SetMaxOpenConns(n)
-	sqldb.SetMaxIdleConns(n)
 	s.pg = true
-	s.write = bun.NewDB(sqldb, pgdialect.New())
+	s.write = db
 	s.read = s.write
 	return nil
 }
 
-func (s *Store) openSQLite(path string, opt Options) error {
-	if path == "" {
-		return fmt.Errorf("%w: empty database path; give a SQLite file path or a postgres:// URL", ErrInvalid)
-	}
-	if err := checkPlainPath(path); err != nil {
-		return err
-	}
-	if err := checkPath(path, opt); err != nil {
-		return err
-	}
-	busy := opt.BusyTimeout
-	if busy <= 0 {
-		busy = 10 * time.Second
-	}
-	// WAL lets readers run while the writer commits; synchronous=FULL syncs
-	// the WAL at every commit so acknowledged writes survive power loss;
-	// _txlock=immediate takes the write lock at BEGIN, so a transaction never
-	// fails half way when upgrading from a read lock.
-	params := url.Values{}
-	params.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busy.Milliseconds()))
-	params.Add("_pragma", "journal_mode(WAL)")
-	params.Add("_pragma", "synchronous(FULL)")
-	params.Add("_pragma", "foreign_keys(1)")
-	writeDSN := path + "?" + params.Encode() + "&_txlock=immediate"
-	wdb, err := sql.Open(sqliteshim.ShimName, writeDSN)
-	if err != nil {
-		return fmt.Errorf("board: opening %s: %w", path, err)
-	}
-	wdb.SetMaxOpenConns(1)
-	wdb.SetMaxIdleConns(1)
-	wdb.SetConnMaxLifetime(0)
-	wdb.SetConnMaxIdleTime(0)
-	s.write = bun.NewDB(wdb, sqlitedialect.New())
-	if opt.singlePool {
-		s.read = s.write
-		return nil
-	}
-	// Connect the writer first so the file exists and is in WAL mode before
-	// any reader opens it.
-	// Two processes opening one new file at once both switch it to WAL;
-	// the loser's switch is refused as busy without the busy handler, so
-	// it connects again (the winner's switch takes milliseconds).
-	err = wdb.Ping()
-	for attempt := 0; err != nil && sqliteBusy(err) && attempt < 100; attempt++ {
-		time.Sleep(time.Duration(10+rand.IntN(40)) * time.Millisecond)
-		err = wdb.Ping()
-	}
-	if err != nil {
-		wdb.Close()
-		return fmt.Errorf("board: opening %s: %w", path, err)
-	}
-	params.Add("_pragma", "query_only(1)")
-	rdb, err := sql.Open(sqliteshim.ShimName, path+"?"+params.Encode())
-	if err != nil {
-		wdb.Close()
-		return fmt.Errorf("board: opening %s: %w", path, err)
-	}
-	n := opt.ReadConns
-	if n <= 0 {
-		n = 4
-	}
-	rdb.SetMaxOpenConns(n)
-	rdb.SetMaxIdleConns(n)
-	rdb.SetConnMaxIdleTime(0)
-	s.read = bun.NewDB(rdb, sqlitedialect.New())
-	return nil
+// openSQLite opens the SQLite pools ([database.OpenSQLite]).
+func (s *Store) openSQLite(path string, opt Options) (err error) {
+	s.write, s.read, err = database.OpenSQLite(path, database.SQLiteOptions{ReadConns: opt.ReadConns,
+		BusyTimeout: opt.BusyTimeout, CreateDirs: opt.CreateDirs, MustExist: opt.MustExist, SharedRead: opt.singlePool})
+	return openError(err)
 }
 
-// checkPlainPath refuses a SQLite path that the driver would not read as
-// a plain file name: a file: URI, :memory:, a '?' (which starts the
-// driver's parameters) or a control character.
-func checkPlainPath(path string) error {
-	if strings.ContainsRune(path, '?') || strings.HasPrefix(path, "file:") || path == ":memory:" {
-		return fmt.Errorf("%w: SQLite path %q: give a plain file path (no file: URI, '?' or :memory:)", ErrInvalid, path)
-	}
-	if strings.ContainsFunc(path, unicode.IsControl) {
-		return fmt.Errorf("%w: SQLite path %q contains a control character", ErrInvalid, path)
-	}
-	return nil
-}
-
-// checkPath makes sure that a SQLite file may be opened: with MustExist
-// it must exist; otherwise its directory must exist, or is created with
-// CreateDirs.
-func checkPath(path string, opt Options) error {
-	if opt.MustExist {
-		st, err := os.Stat(path)
-		switch {
-		case errors.Is(err, os.ErrNotExist):
-			return fmt.Errorf("%w: %s does not exist; give the path of the database serve uses (its --db)", ErrNoDatabase, path)
-		case err != nil:
-			return fmt.Errorf("board: opening %s: %w", path, err)
-		case st.IsDir():
-			return fmt.Errorf("%w: %s is a directory, not a database file", ErrNoDatabase, path)
-		}
-		return nil
-	}
-	dir := filepath.Dir(path)
-	if dir == "." {
-		return nil
-	}
-	if opt.CreateDirs {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return fmt.Errorf("board: creating the database directory: %w", err)
-		}
-		return nil
-	}
-	st, err := os.Stat(dir)
+// openError wraps the board's sentinel around an error of a path or URL
+// that the database package refused: [ErrInvalid] for one it cannot use,
+// [ErrNoDatabase] for a file or directory that does not exist.
+func openError(err error) error {
 	switch {
-	case errors.Is(err, os.ErrNotExist):
-		return fmt.Errorf("%w: the directory %s of the database does not exist; create it, or pass --create-dirs", ErrNoDatabase, dir)
-	case err != nil:
-		return fmt.Errorf("board: opening %s: %w", path, err)
-	case !st.IsDir():
-		return fmt.Errorf("%w: %s is not a directory", ErrNoDatabase, dir)
+	case errors.Is(err, database.ErrInvalidDSN):
+		return fmt.Errorf("%w: %w", ErrInvalid, err)
+	case errors.Is(err, database.ErrNoDatabase):
+		return fmt.Errorf("%w: %w", ErrNoDatabase, err)
 	}
-	return nil
+	return err
 }
 
 // Close closes the database pools.
@@ -339,7 +217,7 @@ func (s *Store) Close() error {
 func (s *Store) Ping(ctx context.Context) error {
 	var one int
 	if err := s.read.QueryRowContext(ctx, "SELECT 1").Scan(&one); err != nil {
-		return checkErr(err)
+		return database.Unavailable(err)
 	}
 	return nil
 }
@@ -376,14 +254,10 @@ func (s *Store) clock() time.Time {
 	return s.now().UTC().Truncate(time.Microsecond)
 }
 
-// maxTxAttempts bounds how often a write transaction runs when the
-// database aborts it for a deadlock or a serialization failure.
-const maxTxAttempts = 5
-
 // inTx runs fn in a write transaction. A transaction that the database
 // aborted for a deadlock or a serialization failure (PostgreSQL 40P01 and
 // 40001, SQLite's SQLITE_BUSY_SNAPSHOT) runs again from the start, up to
-// [maxTxAttempts] times with a jittered backoff of a few milliseconds, so
+// [database.MaxAttempts] times with a jittered backoff of a few milliseconds, so
 // fn must do all its work through tx (every write path does: its rows,
 // counters and outbox messages commit or roll back together). An error
 // that says the database is unavailable comes back wrapping
@@ -393,41 +267,14 @@ func (s *Store) inTx(ctx context.Context, fn func(ctx context.Context, tx bun.Tx
 }
 
 // retry runs a write (one transaction, or one statement that is its own
-// transaction) as [Store.inTx] runs fn.
+// transaction) as [Store.inTx] runs fn ([database.Retry]), and notes when
+// it committed.
 func (s *Store) retry(ctx context.Context, write func() error) error {
-	var err error
-	for attempt := 1; ; attempt++ {
-		if err = write(); err == nil {
-			s.lastWrite.Store(time.Now().UnixNano())
-			return nil
-		}
-		if attempt == maxTxAttempts || !retryable(err) {
-			return Classify(err)
-		}
-		backoff := time.Duration(1<<attempt) * time.Millisecond // 2, 4, 8, 16 ms
-		t := time.NewTimer(backoff/2 + rand.N(backoff))
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return Classify(err)
-		case <-t.C:
-		}
+	if err := database.Retry(ctx, write); err != nil {
+		return err
 	}
-}
-
-// retryable reports whether the database aborted a transaction that may
-// succeed when run again: a deadlock or a serialization failure.
-func retryable(err error) bool {
-	var pg interface{ Field(byte) string } // pgdriver.Error
-	if errors.As(err, &pg) {
-		code := pg.Field('C')
-		return code == "40P01" || code == "40001"
-	}
-	var lite interface{ Code() int } // modernc.org/sqlite's *Error
-	if errors.As(err, &lite) {
-		return lite.Code() == 517 // SQLITE_BUSY_SNAPSHOT: a WAL snapshot went stale
-	}
-	return false
+	s.lastWrite.Store(time.Now().UnixNano())
+	return nil
 }
 
 func newID() (string, error) {
@@ -467,15 +314,6 @@ func decodeFlags(raw string) []string {
 		out = []string{}
 	}
 	return out
-}
-
-// sqliteBusy reports whether err is SQLite's "database is locked".
-func sqliteBusy(err error) bool {
-	var lite interface{ Code() int } // modernc.org/sqlite's *Error
-	if errors.As(err, &lite) {
-		return lite.Code()&0xff == 5
-	}
-	return strings.Contains(strings.ToLower(err.Error()), "database is locked")
 }
 
 // stmt is a statement with its arguments.

@@ -1,6 +1,6 @@
 //go:build unix
 
-package board
+package database
 
 import (
 	"net"

@@ -1,4 +1,4 @@
-package board
+package database
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 // BenchmarkPostgresConnector measures what pgconn.go adds to a statement
 // on PostgreSQL (PREDICTIONS_TEST_POSTGRES): a one-row read with a
 // request's context (cancellable), through pgdriver's connector alone and
-// through the board's (the watch of the context, the check of the pooled
+// through this package's (the watch of the context, the check of the pooled
 // connection, the wrapped rows).
 func BenchmarkPostgresConnector(b *testing.B) {
 	dsn := os.Getenv("PREDICTIONS_TEST_POSTGRES")
@@ -24,7 +24,7 @@ func BenchmarkPostgresConnector(b *testing.B) {
 		db   *sql.DB
 	}{
 		{"pgdriver", sql.OpenDB(pgdriver.NewConnector(pgdriver.WithDSN(dsn)))},
-		{"board", sql.OpenDB(newPGConnector(dsn))},
+		{"database", sql.OpenDB(newPGConnector(dsn))},
 	} {
 		defer c.db.Close()
 		b.Run(c.name, func(b *testing.B) {

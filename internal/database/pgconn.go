@@ -1,4 +1,4 @@
-package board
+package database
 
 import (
 	"context"
@@ -15,7 +15,7 @@ import (
 	"github.com/uptrace/bun/driver/pgdriver"
 )
 
-// pgConnector opens the board's PostgreSQL connections with pgdriver and
+// pgConnector opens PostgreSQL connections with pgdriver and
 // adds what pgdriver leaves to its caller, so that a 503 means that
 // nothing was written and an outage is told from a bad request:
 //
@@ -249,7 +249,7 @@ func terminated(err error) bool {
 }
 
 // isRead reports whether query only reads: it starts with SELECT (the
-// board's reads do; its writes are INSERT, UPDATE, DELETE or a WITH of
+// stores' reads do; their writes are INSERT, UPDATE, DELETE or a WITH of
 // them, and the SELECTs with side effects run in a transaction or on a
 // connection of their own, where database/sql does not retry).
 func isRead(query string) bool {

@@ -1,0 +1,48 @@
+// Package database is the plumbing every store of the module shares and
+// that knows none of their records: it opens the pools, connects to
+// PostgreSQL, tells an outage from a mistake, retries the transactions
+// the database aborted and reads the schema. The stores ([board], the
+// outbox, the webhook fan-out) keep their queries; this package keeps
+// what is the same for all of them. (pkgsite keeps internal/database
+// apart from the queries that know its records the same way.)
+//
+// What it offers:
+//
+//   - Opening: [IsPostgres] tells a PostgreSQL URL from a SQLite path;
+//     [OpenSQLite] opens a SQLite file as a write pool of one connection
+//     (WAL, synchronous=FULL, immediate transactions, the busy timeout,
+//     foreign keys) and a query-only read pool, configured by
+//     [SQLiteOptions]; [CheckPlainPath] refuses a path the driver would
+//     not read as a file name; [OpenPostgres] opens a PostgreSQL pool
+//     through the package's connector, which sets server timeouts below
+//     the driver's, cancels a statement on the server when its context
+//     ends and never uses a connection found dead. Their errors wrap
+//     [ErrInvalidDSN] or [ErrNoDatabase].
+//   - Outages: [Classify] wraps [ErrUnavailable] around an error that
+//     says the database is unavailable (its one table of SQLSTATEs,
+//     SQLite result codes and connection errors), [Unavailable] around
+//     any error of a probe; [SQLiteBusy] and [UniqueViolation] read the
+//     drivers' errors that callers act on.
+//   - The retrying transaction: [RunInTx] and [Retry] run a write again
+//     from the start when the database aborted it for a deadlock or a
+//     serialization failure ([Retryable]), up to [MaxAttempts] times, and
+//     classify what they return.
+//   - Schema: [HasColumn], for migrations that add a column once.
+//
+// A store opens its pools and writes through the retrying transaction:
+//
+//	write, read, err := database.OpenSQLite(path, database.SQLiteOptions{CreateDirs: true})
+//	if err != nil {
+//		return err
+//	}
+//	err = database.RunInTx(ctx, write, func(ctx context.Context, tx bun.Tx) error {
+//		_, err := tx.ExecContext(ctx, `UPDATE t SET n = n + 1`)
+//		return err
+//	})
+//	if errors.Is(err, database.ErrUnavailable) {
+//		// a 503: nothing was written, retry later
+//	}
+//	_ = read
+//
+// [board]: https://pkg.go.dev/github.com/predictions-md/predictions/board
+package database
