@@ -12,6 +12,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/predictions-md/predictions/board"
+	"github.com/predictions-md/predictions/internal/database"
 	"github.com/predictions-md/predictions/outbox"
 )
 
@@ -83,9 +84,11 @@ func (f *FanOut) Step(ctx context.Context) (int, error) {
 	}
 }
 
-// page queues the deliveries of one page of events.
+// page queues the deliveries of one page of events, in a transaction
+// that runs again when the database aborts it for a deadlock or a
+// serialization failure ([database.RunInTx], as the board's writes).
 func (f *FanOut) page(ctx context.Context) (queued int, more bool, err error) {
-	err = f.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err = database.RunInTx(ctx, f.DB, func(ctx context.Context, tx bun.Tx) error {
 		queued, more = 0, false
 		pos, err := f.Outbox.Position(ctx, tx, Reader)
 		if err != nil {

@@ -26,6 +26,12 @@
 // ([Kind.InOrder], by [Item.Seq]): only a recipient's earliest pending
 // row is claimable; e-mail is not ordered.
 //
+// The outbox's own writes (claims, reports, renewals, pruning) run as the
+// board's do, through [database.Retry] and [database.RunInTx]: a write
+// the database aborted for a deadlock or a serialization failure runs
+// again, and an error that says the database is unavailable wraps
+// [database.ErrUnavailable] (the board's ErrUnavailable).
+//
 // # Feeding it
 //
 // Rows are enqueued by whoever sees the change in its transaction:

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/predictions-md/predictions/internal/database"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect"
 )
@@ -245,10 +246,13 @@ func (o *Outbox) Claim(ctx context.Context, kind Kind, limit int, lease time.Dur
 		AND NOT EXISTS (SELECT 1 FROM outbox e WHERE e.kind = o.kind AND e.recipient = o.recipient AND e.status = 'pending'
 			AND (e.seq < o.seq OR (e.seq = o.seq AND e.id < o.id)))`
 	}
-	err := o.db.NewRaw(`UPDATE outbox SET attempts = attempts + 1, next_attempt_at = ?, first_attempt_at = COALESCE(first_attempt_at, ?)
+	err := database.Retry(ctx, func() error {
+		rows = rows[:0]
+		return o.db.NewRaw(`UPDATE outbox SET attempts = attempts + 1, next_attempt_at = ?, first_attempt_at = COALESCE(first_attempt_at, ?)
 	WHERE id IN (SELECT o.id FROM outbox o WHERE o.kind = ? AND o.status = 'pending' AND o.next_attempt_at <= ?`+head+`
 		ORDER BY o.next_attempt_at, o.id LIMIT ?`+skip+`)
 	RETURNING id, kind, topic, ref, recipient, payload, attempts`, now.Add(lease), now, string(kind), now, limit).Scan(ctx, &rows)
+	})
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("outbox: claim: %w", err)
 	}
@@ -272,7 +276,7 @@ func (o *Outbox) Renew(ctx context.Context, msgs []Message, lease time.Duration)
 	}
 	until := o.clock().Add(lease)
 	n := 0
-	err := o.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err := database.RunInTx(ctx, o.db, func(ctx context.Context, tx bun.Tx) error {
 		n = 0
 		for _, m := range msgs {
 			res, err := tx.ExecContext(ctx, `UPDATE outbox SET next_attempt_at = ?
@@ -295,8 +299,12 @@ func (o *Outbox) Renew(ctx context.Context, msgs []Message, lease time.Duration)
 //
 // Errors: [ErrNotFound] (wrapped) for an unknown id.
 func (o *Outbox) MarkSent(ctx context.Context, id string) error {
-	res, err := o.db.ExecContext(ctx, `UPDATE outbox SET status = 'sent', sent_at = ?, next_attempt_at = NULL, last_error = ''
+	var res sql.Result
+	err := database.Retry(ctx, func() (err error) {
+		res, err = o.db.ExecContext(ctx, `UPDATE outbox SET status = 'sent', sent_at = ?, next_attempt_at = NULL, last_error = ''
 	WHERE id = ?`, o.clock(), id)
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("outbox: mark sent: %w", err)
 	}
@@ -320,7 +328,7 @@ func (o *Outbox) MarkSent(ctx context.Context, id string) error {
 func (o *Outbox) MarkFailed(ctx context.Context, id, reason string, permanent bool) (time.Time, error) {
 	now := o.clock()
 	var retry time.Time
-	err := o.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err := database.RunInTx(ctx, o.db, func(ctx context.Context, tx bun.Tx) error {
 		retry = time.Time{}
 		var rows []struct {
 			Attempts     int        `bun:"attempts"`
@@ -405,7 +413,11 @@ func (o *Outbox) Backlog(ctx context.Context) (int, error) {
 // Prune deletes the rows delivered before t and returns how many. Rows
 // given up are kept for the operator to read.
 func (o *Outbox) Prune(ctx context.Context, before time.Time) (int, error) {
-	res, err := o.db.ExecContext(ctx, `DELETE FROM outbox WHERE status = 'sent' AND sent_at < ?`, before.UTC())
+	var res sql.Result
+	err := database.Retry(ctx, func() (err error) {
+		res, err = o.db.ExecContext(ctx, `DELETE FROM outbox WHERE status = 'sent' AND sent_at < ?`, before.UTC())
+		return err
+	})
 	if err != nil {
 		return 0, fmt.Errorf("outbox: prune: %w", err)
 	}

@@ -400,6 +400,34 @@ func TestRollback(t *testing.T) {
 	})
 }
 
+// TestUnavailable: the outbox's writes classify their errors as the
+// board's do: on a closed database a claim, a report, a renewal and a
+// prune answer board.ErrUnavailable.
+func TestUnavailable(t *testing.T) {
+	forEachDB(t, func(t *testing.T, s *board.Store) {
+		o := mustOpen(t, s, outbox.Options{})
+		ctx := context.Background()
+		mustEnqueue(t, o, s, mail("p", "bob@example.org"))
+		msgs, err := o.Claim(ctx, outbox.Email, 1, time.Minute)
+		if err != nil || len(msgs) != 1 {
+			t.Fatalf("Claim = %v, %v", msgs, err)
+		}
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+		_, claim := o.Claim(ctx, outbox.Email, 1, time.Minute)
+		_, renew := o.Renew(ctx, msgs, time.Minute)
+		_, failed := o.MarkFailed(ctx, msgs[0].ID, "refused", false)
+		_, prune := o.Prune(ctx, time.Now())
+		for name, err := range map[string]error{"Claim": claim, "Renew": renew, "MarkSent": o.MarkSent(ctx, msgs[0].ID),
+			"MarkFailed": failed, "Prune": prune} {
+			if !errors.Is(err, board.ErrUnavailable) {
+				t.Errorf("%s on a closed database = %v, want board.ErrUnavailable", name, err)
+			}
+		}
+	})
+}
+
 // TestHeartbeat: a held row's lease is renewed while the sender works, so
 // no other sender claims it; a released one is not.
 func TestHeartbeat(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/predictions-md/predictions/internal/bunmigrate"
+	"github.com/predictions-md/predictions/internal/database"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect"
 	"github.com/uptrace/bun/migrate"
@@ -97,7 +98,7 @@ func migrateOwn(ctx context.Context, m *migrate.Migrator, _ *migrate.Migration) 
 	db := m.DB()
 	pg := db.Dialect().Name() == dialect.PG
 	return db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		old, err := hasColumn(ctx, tx, pg, "message")
+		old, err := database.HasColumn(ctx, tx, "outbox", "message")
 		if err != nil {
 			return err
 		}
@@ -157,7 +158,7 @@ func positionsUp(ctx context.Context, m *migrate.Migrator, _ *migrate.Migration)
 func inOrderUp(ctx context.Context, m *migrate.Migrator, _ *migrate.Migration) error {
 	db := m.DB()
 	return db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		has, err := hasColumn(ctx, tx, db.Dialect().Name() == dialect.PG, "seq")
+		has, err := database.HasColumn(ctx, tx, "outbox", "seq")
 		if err != nil {
 			return err
 		}
@@ -184,7 +185,7 @@ func firstAttemptUp(ctx context.Context, m *migrate.Migrator, _ *migrate.Migrati
 	db := m.DB()
 	pg := db.Dialect().Name() == dialect.PG
 	return db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		has, err := hasColumn(ctx, tx, pg, "first_attempt_at")
+		has, err := database.HasColumn(ctx, tx, "outbox", "first_attempt_at")
 		if err != nil || has {
 			return err
 		}
@@ -197,18 +198,4 @@ func firstAttemptUp(ctx context.Context, m *migrate.Migrator, _ *migrate.Migrati
 		}
 		return nil
 	})
-}
-
-// hasColumn says whether the table outbox has column, read through tx.
-func hasColumn(ctx context.Context, tx bun.Tx, pg bool, column string) (bool, error) {
-	q := `SELECT COUNT(*) FROM pragma_table_info('outbox') WHERE name = ?`
-	if pg {
-		q = `SELECT COUNT(*) FROM information_schema.columns
-	WHERE table_schema = current_schema() AND table_name = 'outbox' AND column_name = ?`
-	}
-	var n int
-	if err := tx.NewRaw(q, column).Scan(ctx, &n); err != nil {
-		return false, fmt.Errorf("outbox: migrate: reading the table: %w", err)
-	}
-	return n > 0, nil
 }
