@@ -161,8 +161,12 @@ func outageOf(err error) *outage {
 }
 
 // SQLiteBusy reports whether err is SQLite's "database is locked"
-// (SQLITE_BUSY, in modernc.org/sqlite's code or mattn/go-sqlite3's words).
+// (SQLITE_BUSY, in modernc.org/sqlite's code or mattn/go-sqlite3's
+// words); nil is not.
 func SQLiteBusy(err error) bool {
+	if err == nil {
+		return false
+	}
 	var lite interface{ Code() int } // modernc.org/sqlite's *Error
 	if errors.As(err, &lite) {
 		return lite.Code()&0xff == 5
@@ -173,8 +177,11 @@ func SQLiteBusy(err error) bool {
 // UniqueViolation reports whether the database refused a row whose key
 // another row holds: PostgreSQL's SQLSTATE 23505 (unique_violation), or
 // SQLite's "UNIQUE constraint failed" (SQLITE_CONSTRAINT_UNIQUE and
-// SQLITE_CONSTRAINT_PRIMARYKEY, as both drivers word them).
+// SQLITE_CONSTRAINT_PRIMARYKEY, as both drivers word them); nil is not.
 func UniqueViolation(err error) bool {
+	if err == nil {
+		return false
+	}
 	var pg interface{ Field(byte) string } // pgdriver.Error
 	if errors.As(err, &pg) {
 		return pg.Field('C') == "23505"

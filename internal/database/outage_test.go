@@ -247,3 +247,28 @@ func pgErrors(t *testing.T) []driverError {
 	add("a closed port: connection refused", "", true, err)
 	return out
 }
+
+// TestDriverPredicates: SQLiteBusy and UniqueViolation on the drivers'
+// shapes and words, and on nil.
+func TestDriverPredicates(t *testing.T) {
+	for _, tc := range []struct {
+		err          error
+		busy, unique bool
+	}{
+		{nil, false, false},
+		{liteErr(5), true, false},
+		{liteErr(517), true, false}, // SQLITE_BUSY_SNAPSHOT is a SQLITE_BUSY
+		{errors.New("database is locked (5) (SQLITE_BUSY)"), true, false},
+		{fmt.Errorf("insert: %w", pgErr("23505")), false, true},
+		{pgErr("23503"), false, false},
+		{errors.New("constraint failed: UNIQUE constraint failed: t.k (2067)"), false, true},
+		{errNotFound, false, false},
+	} {
+		if got := database.SQLiteBusy(tc.err); got != tc.busy {
+			t.Errorf("SQLiteBusy(%v) = %v, want %v", tc.err, got, tc.busy)
+		}
+		if got := database.UniqueViolation(tc.err); got != tc.unique {
+			t.Errorf("UniqueViolation(%v) = %v, want %v", tc.err, got, tc.unique)
+		}
+	}
+}
