@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/predictions-md/predictions/forecastfile"
+	"github.com/predictions-md/predictions/internal/database"
 	"github.com/uptrace/bun"
 )
 
@@ -219,7 +220,7 @@ func (s *Store) Import(ctx context.Context, r io.Reader) (ImportResult, error) {
 			})
 			// A concurrent import of the same question committed first
 			// (PostgreSQL): run again, and find it there.
-			if attempt == 2 || !uniqueViolation(err) {
+			if attempt == 2 || !database.UniqueViolation(err) {
 				break
 			}
 		}
@@ -729,12 +730,4 @@ func agentOf(who string) (id, name, problem string) {
 		name = w
 	}
 	return id, name, ""
-}
-
-// uniqueViolation reports whether PostgreSQL refused a row whose key
-// another transaction had inserted (SQLSTATE 23505). SQLite runs one write
-// transaction at a time, so there it does not happen.
-func uniqueViolation(err error) bool {
-	var pg interface{ Field(byte) string } // pgdriver.Error
-	return errors.As(err, &pg) && pg.Field('C') == "23505"
 }

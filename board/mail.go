@@ -13,8 +13,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/predictions-md/predictions/email"
+	"github.com/predictions-md/predictions/internal/database"
 	"github.com/uptrace/bun"
-	"github.com/uptrace/bun/driver/pgdriver"
 )
 
 // MailOptions are the board's e-mail address, by which [Store.ReceiveMail]
@@ -284,13 +284,7 @@ func conflictEmail(addr string) error {
 }
 
 // isUniqueViolation reports a unique index violation on either database.
-func isUniqueViolation(err error) bool {
-	var pe pgdriver.Error
-	if errors.As(err, &pe) {
-		return pe.Field('C') == "23505"
-	}
-	return strings.Contains(err.Error(), "UNIQUE constraint failed")
-}
+func isUniqueViolation(err error) bool { return database.UniqueViolation(err) }
 
 // agentFrom reads one agent through db (the write pool right after a
 // write, so that a SQLite reader cannot miss it).
