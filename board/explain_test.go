@@ -2,16 +2,12 @@ package board
 
 import (
 	"context"
-	"crypto/rand"
-	"database/sql"
-	"encoding/hex"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/uptrace/bun/driver/pgdriver"
+	"github.com/predictions-md/predictions/internal/database/databasetest"
 )
 
 // queryPlan returns SQLite's EXPLAIN QUERY PLAN details for q.
@@ -189,26 +185,7 @@ func TestFeedQueryPlansPostgres(t *testing.T) {
 // when the test ends.
 func pgTestDatabase(t testing.TB, admin string) string {
 	t.Helper()
-	var b [6]byte
-	_, _ = rand.Read(b[:])
-	name := "predictions_plan_" + hex.EncodeToString(b[:])
-	db := sql.OpenDB(pgdriver.NewConnector(pgdriver.WithDSN(admin)))
-	if _, err := db.Exec("CREATE DATABASE " + name); err != nil {
-		db.Close()
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		defer db.Close()
-		if _, err := db.Exec("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)"); err != nil {
-			t.Errorf("dropping %s: %v", name, err)
-		}
-	})
-	u, err := url.Parse(admin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	u.Path = "/" + name
-	return u.String()
+	return databasetest.NewPostgres(t, admin)
 }
 
 // TestSearchQueryPlan asserts that the feed's search reads the full-text

@@ -1,13 +1,8 @@
 package main
 
 import (
-	"context"
-	"crypto/rand"
-	"database/sql"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,7 +13,7 @@ import (
 	"time"
 
 	"github.com/predictions-md/predictions/board/boardtest"
-	"github.com/uptrace/bun/driver/pgdriver"
+	"github.com/predictions-md/predictions/internal/database/databasetest"
 )
 
 // The tests in crash_test.go, shutdown_test.go and slowclient_test.go run
@@ -197,27 +192,5 @@ func pgDatabase(t *testing.T) string {
 	if admin == "" {
 		t.Skipf("%s is not set", pgEnv)
 	}
-	var b [6]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		t.Fatal(err)
-	}
-	name := "predictions_cmd_" + hex.EncodeToString(b[:])
-	db := sql.OpenDB(pgdriver.NewConnector(pgdriver.WithDSN(admin)))
-	ctx := context.Background()
-	if _, err := db.ExecContext(ctx, "CREATE DATABASE "+name); err != nil {
-		db.Close()
-		t.Fatalf("creating a database on %s: %v", pgEnv, err)
-	}
-	t.Cleanup(func() {
-		defer db.Close()
-		if _, err := db.ExecContext(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil {
-			t.Errorf("dropping %s: %v", name, err)
-		}
-	})
-	u, err := url.Parse(admin)
-	if err != nil {
-		t.Fatalf("%s: %v", pgEnv, err)
-	}
-	u.Path = "/" + name
-	return u.String()
+	return databasetest.NewPostgres(t, admin)
 }
