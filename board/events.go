@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/predictions-md/predictions/internal/database"
 	"github.com/uptrace/bun"
 )
 
@@ -396,7 +397,7 @@ func (s *Store) writeTx(ctx context.Context, fn func(ctx context.Context, tx bun
 		}
 		return nil
 	})
-	if err == nil && appended {
+	if err == nil && appended && !database.AfterCommit(ctx, s.write, s.wake.fire) {
 		s.wake.fire()
 	}
 	return err

@@ -87,12 +87,9 @@ func migrations() *migrate.Migrations {
 		Up:      dialectDDL(searchWordsSchema),
 		Down:    dialectDDL(unsearchWords),
 	})
-	ms.Add(migrate.Migration{
-		Name:    "20261127000030",
-		Comment: "idempotency_keys", // schema_idempotency.go: the Idempotency-Key of each write and its answer
-		Up:      ddl(idempotencySchema),
-		Down:    ddl(dropIdempotency),
-	})
+	// 20261127000030 made the table idempotency_keys, which package
+	// internal/idempotency now keeps with migrations of its own; a board
+	// that applied it keeps the table for that package to take over.
 	ms.Add(migrate.Migration{
 		Name:    "20261128000010",
 		Comment: "event_log", // schema_events.go: the events appended with each write, and the log's state

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/predictions-md/predictions/internal/database"
 	"github.com/predictions-md/predictions/pool"
 	"github.com/uptrace/bun"
 )
@@ -253,7 +254,7 @@ func (s *Store) CreatePrediction(ctx context.Context, np NewPrediction) (Predict
 	var created eventBatch
 	created.add(Event{Type: EventPredictionCreated, At: now, PredictionID: id, Domain: v.domain, AuthorID: v.agentID, AgentID: v.agentID},
 		createdData{Title: v.title, Confidence: v.confidence, CloseAt: v.closeAt})
-	if s.pg && !s.wants(PredictionCreated) {
+	if _, joined := database.JoinedTx(ctx, s.write); s.pg && !s.wants(PredictionCreated) && !joined {
 		// Nothing to read or queue around the writes: their one statement
 		// is a transaction of its own, without BEGIN and COMMIT round trips.
 		// The event's append comes last, as in every write (eventsStmt).

@@ -8,8 +8,10 @@ import (
 
 	"github.com/gorilla/mux"
 	"github.com/predictions-md/predictions/internal/httpio"
+	"github.com/predictions-md/predictions/internal/idempotency"
 	"github.com/predictions-md/predictions/webhook"
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/uptrace/bun"
 )
 
 // Options configure [New].
@@ -46,6 +48,10 @@ type Options struct {
 	// (webhook.NewClient), so that what is registered can be delivered.
 	// The zero value takes public https URLs only.
 	WebhookURLs webhook.ClientOptions
+	// Keys keeps the Idempotency-Key of each write with its answer, in
+	// the store's database. nil means keys in the database of Store,
+	// which must then offer it (DB() *bun.DB, as *board.Store does).
+	Keys *idempotency.Store
 }
 
 // API is the agent board's HTTP adapter. A server that serves the
@@ -59,7 +65,9 @@ type API struct {
 	router *mux.Router // set by Mount
 	host   httpio.Host // set by Mount
 
-	hub       *eventHub // the event streams (events.go)
+	keys      *idempotency.Store // the writes' idempotency keys (idempotency.go)
+	afterUnit func()             // tests: runs after a keyed write commits, before its answer
+	hub       *eventHub          // the event streams (events.go)
 	heartbeat time.Duration
 	stopOnce  sync.Once
 	stopped   chan struct{} // closed by StopStreams
@@ -92,6 +100,12 @@ func New(opt Options) *API {
 	}
 	s.heartbeat = cmp.Or(opt.Heartbeat, DefaultHeartbeat)
 	s.stopped = make(chan struct{})
+	s.keys = opt.Keys
+	if s.keys == nil {
+		if db, ok := opt.Store.(interface{ DB() *bun.DB }); ok {
+			s.keys = idempotency.New(db.DB(), idempotency.Options{})
+		}
+	}
 	s.hub = newEventHub(opt.Store, s.log, cmp.Or(opt.EventBuffer, DefaultEventBuffer), cmp.Or(opt.EventPoll, DefaultEventPoll), s.heartbeat)
 	return s
 }

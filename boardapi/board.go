@@ -57,10 +57,9 @@ type Board interface {
 	IssueKey(ctx context.Context, agentID string) (string, error)
 	CheckKey(ctx context.Context, agentID, key string) error
 	RotateKey(ctx context.Context, agentID, current string) (string, error)
-	// Idempotency keys of the writes (idempotency.go).
-	ClaimKey(ctx context.Context, k board.IdemKey) (*board.Answer, error)
-	FinishKey(ctx context.Context, k board.IdemKey, a board.Answer) error
-	ReleaseKey(ctx context.Context, k board.IdemKey) error
+	// Atomically runs a keyed write and its idempotency key as one unit
+	// of work (idempotency.go).
+	Atomically(ctx context.Context, fn func(ctx context.Context) error) error
 	// The event log (events.go).
 	Events(ctx context.Context, q board.EventQuery) (board.EventPage, error)
 	LastEventID(ctx context.Context) (int64, error)

@@ -7,6 +7,7 @@ import (
 	"github.com/predictions-md/predictions/board"
 	"github.com/predictions-md/predictions/email"
 	"github.com/predictions-md/predictions/internal/httpio"
+	"github.com/predictions-md/predictions/internal/idempotency"
 	"github.com/predictions-md/predictions/webhook"
 )
 
@@ -19,8 +20,8 @@ var statusTable = []struct {
 }{
 	// Idempotency-Key (idempotency.go): its first request still runs, or
 	// it came with another request (the IETF httpapi draft's 409 and 422).
-	{board.ErrKeyInFlight, http.StatusConflict},
-	{board.ErrKeyReused, http.StatusUnprocessableEntity},
+	{idempotency.ErrInFlight, http.StatusConflict},
+	{idempotency.ErrReused, http.StatusUnprocessableEntity},
 	{board.ErrConflict, http.StatusConflict},
 	{board.ErrClosed, http.StatusConflict},
 	{board.ErrInvalid, http.StatusBadRequest},

@@ -15,12 +15,16 @@ import (
 
 	"github.com/predictions-md/predictions/board"
 	"github.com/predictions-md/predictions/internal/httpio"
+	"github.com/predictions-md/predictions/internal/idempotency"
 )
 
 // Idempotency keys on the board's writes, as the IETF httpapi draft "The
 // Idempotency-Key HTTP Header Field" describes them: a write sent with a
 // key runs once; the same request sent again with the key within
-// board.KeyTTL gets the first answer back, marked by ReplayedHeader.
+// idempotency.TTL gets the first answer back, marked by ReplayedHeader.
+// The key and its answer commit in the write's own transaction (a unit of
+// work, board's Store.Atomically), so a write is never run twice for one
+// key, whatever fails after its commit.
 
 const (
 	// IdempotencyHeader is the request header that carries the key.
@@ -91,46 +95,57 @@ func (s *API) runOnce(br *boardRoute, next http.Handler, w http.ResponseWriter, 
 		next.ServeHTTP(w, r)
 		return nil
 	}
-	r.Body = io.NopCloser(bytes.NewReader(body))
-	k := board.IdemKey{Scope: callerScope(r), Route: br.name, Key: key, RequestHash: requestHash(r, body)}
-	ans, err := s.opt.Store.ClaimKey(r.Context(), k)
+	k := idempotency.Key{Scope: callerScope(r), Route: br.name, Key: key, RequestHash: requestHash(r, body)}
+	keys := s.keys
+	if keys == nil {
+		return &httpio.Error{Field: IdempotencyHeader, Err: httpio.ErrBadRequest, Problem: "is not kept by this server (its board offers no database for keys)",
+			Hint: "send the request without Idempotency-Key"}
+	}
+	if err := keys.Migrate(r.Context()); err != nil {
+		return withStatus(board.Classify(err))
+	}
+	release, err := keys.Hold(k)
+	if err != nil {
+		return s.keyError(w, key, err)
+	}
+	defer release()
+	var (
+		ans *idempotency.Answer      // the stored answer, replayed
+		rec *bufferWriter            // the write's answer
+		out = errors.New("no write") // rolls back a write that did not succeed
+	)
+	err = s.opt.Store.Atomically(r.Context(), func(ctx context.Context) error {
+		var err error
+		if ans, err = keys.Claim(ctx, k); err != nil || ans != nil {
+			return err
+		}
+		rec = &bufferWriter{header: http.Header{}} // anew when the unit runs again
+		r := r.WithContext(ctx)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		next.ServeHTTP(rec, r)
+		if rec.status == 0 {
+			rec.status = http.StatusOK
+		}
+		if rec.status/100 != 2 {
+			return out
+		}
+		return keys.Save(ctx, k, answerOf(rec))
+	})
 	switch {
-	case errors.Is(err, board.ErrKeyInFlight):
-		w.Header().Set("Retry-After", strconv.Itoa(inFlightRetry))
-		return withStatus(&httpio.Error{Field: IdempotencyHeader, Err: err, Problem: fmt.Sprintf("%q is in use by a request that is still running", key),
-			Hint: fmt.Sprintf("wait for that request's answer, or send this request again with the same key after %d s (Retry-After)", inFlightRetry)})
-	case errors.Is(err, board.ErrKeyReused):
-		return withStatus(&httpio.Error{Field: IdempotencyHeader, Err: err, Problem: fmt.Sprintf("%q was reused with another request (method, path or body) within 24 h", key),
-			Hint: "send a fresh key for each new write; reuse a key only to retry the very same request"})
+	case errors.Is(err, idempotency.ErrInFlight), errors.Is(err, idempotency.ErrReused):
+		return s.keyError(w, key, err)
+	case errors.Is(err, out):
+		if keepsKey(rec.status) {
+			s.keep(r.Context(), k, answerOf(rec))
+		}
 	case err != nil:
-		return withStatus(err)
+		return withStatus(board.Classify(err))
 	case ans != nil:
 		replay(w, ans)
 		return nil
+	case s.afterUnit != nil:
+		s.afterUnit()
 	}
-
-	rec := &bufferWriter{header: http.Header{}}
-	done := false
-	defer func() {
-		if !done { // a panic: the write did not answer, so a retry may run it
-			s.settleKey(r.Context(), k, nil)
-		}
-	}()
-	next.ServeHTTP(rec, r)
-	done = true
-	if rec.status == 0 {
-		rec.status = http.StatusOK
-	}
-	var keep *board.Answer
-	if keepsKey(rec.status) {
-		keep = &board.Answer{Status: rec.status, Header: map[string]string{}, Body: rec.body.Bytes()}
-		for _, h := range replayHeaders {
-			if v := rec.header.Get(h); v != "" {
-				keep.Header[h] = v
-			}
-		}
-	}
-	s.settleKey(r.Context(), k, keep)
 	for h, v := range rec.header {
 		w.Header()[h] = v
 	}
@@ -139,34 +154,52 @@ func (s *API) runOnce(br *boardRoute, next http.Handler, w http.ResponseWriter, 
 	return nil
 }
 
-// settleKey stores the answer with the key, or releases the key when
-// answer is nil. It runs even when the request was cancelled, for a
-// bounded time: the write is done either way.
-func (s *API) settleKey(ctx context.Context, k board.IdemKey, answer *board.Answer) {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), settleTimeout)
-	defer cancel()
-	var err error
-	if answer != nil {
-		err = s.opt.Store.FinishKey(ctx, k, *answer)
-	} else {
-		err = s.opt.Store.ReleaseKey(ctx, k)
+// keyError is the Problem of a key in flight (409, with Retry-After) or
+// reused with another request (422).
+func (s *API) keyError(w http.ResponseWriter, key string, err error) error {
+	if errors.Is(err, idempotency.ErrInFlight) {
+		w.Header().Set("Retry-After", strconv.Itoa(inFlightRetry))
+		return withStatus(&httpio.Error{Field: IdempotencyHeader, Err: err, Problem: fmt.Sprintf("%q is in use by a request that is still running", key),
+			Hint: fmt.Sprintf("wait for that request's answer, or send this request again with the same key after %d s (Retry-After)", inFlightRetry)})
 	}
-	if err != nil { // the claim stays in flight until board.KeyLease
-		s.log.Warn("idempotency key not settled", "route", k.Route, "stored", answer != nil, "err", err)
+	return withStatus(&httpio.Error{Field: IdempotencyHeader, Err: err, Problem: fmt.Sprintf("%q was reused with another request (method, path or body) within 24 h", key),
+		Hint: "send a fresh key for each new write; reuse a key only to retry the very same request"})
+}
+
+// answerOf is the answer rec holds, with the headers that are replayed.
+func answerOf(rec *bufferWriter) idempotency.Answer {
+	a := idempotency.Answer{Status: rec.status, Header: map[string]string{}, Body: rec.body.Bytes()}
+	for _, h := range replayHeaders {
+		if v := rec.header.Get(h); v != "" {
+			a.Header[h] = v
+		}
+	}
+	return a
+}
+
+// keep stores the answer of a request that wrote nothing with its key. It
+// runs even when the request was cancelled, for a bounded time; a key it
+// could not store only means that the retry runs again.
+func (s *API) keep(ctx context.Context, k idempotency.Key, a idempotency.Answer) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), keepTimeout)
+	defer cancel()
+	if err := s.keys.Keep(ctx, k, a); err != nil {
+		s.log.Warn("idempotency key not kept", "route", k.Route, "status", a.Status, "err", err)
 	}
 }
 
-// settleTimeout bounds storing or releasing a key after the write.
-const settleTimeout = 5 * time.Second
+// keepTimeout bounds storing the answer of a refused request.
+const keepTimeout = 5 * time.Second
 
-// keepsKey reports whether an answer with status is stored with its key.
-// Answers to the request itself (2xx, and 4xx such as a 400 naming a
-// field or a 409 for a closed question) are kept: the same request would
-// get the same answer, and replaying it saves the write lock. Failures a
-// retry may cure are not, so that the retry runs: a 5xx (the draft leaves
-// the choice to the server; a 503 means nothing was written), 401 and
-// 403 (refused before anything is written; the caller fixes its
-// credential), 408 and 429 (try later).
+// keepsKey reports whether the answer of a request that wrote nothing is
+// kept with its key. Answers to the request itself (a 4xx such as a 400
+// naming a field or a 409 for a closed question) are kept: the same
+// request would get the same answer, and replaying it saves the write
+// lock. Failures a retry may cure are not, so that the retry runs: a 5xx
+// (the draft leaves the choice to the server; the write, if any, rolled
+// back with the key), 401 and 403 (refused before anything is written;
+// the caller fixes its credential), 408 and 429 (try later). A success is
+// always kept, in the write's own transaction.
 func keepsKey(status int) bool {
 	switch {
 	case status >= 500:
@@ -179,7 +212,7 @@ func keepsKey(status int) bool {
 }
 
 // replay writes a stored answer.
-func replay(w http.ResponseWriter, a *board.Answer) {
+func replay(w http.ResponseWriter, a *idempotency.Answer) {
 	h := w.Header()
 	for k, v := range a.Header {
 		h.Set(k, v)

@@ -23,6 +23,7 @@ import (
 	"github.com/predictions-md/predictions/forecastfile"
 	"github.com/predictions-md/predictions/httpapi"
 	"github.com/predictions-md/predictions/httpapi/middleware"
+	"github.com/predictions-md/predictions/internal/idempotency"
 	"github.com/predictions-md/predictions/mcpserver"
 	"github.com/predictions-md/predictions/notify"
 	"github.com/predictions-md/predictions/pool"
@@ -352,7 +353,11 @@ func serve(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	if err != nil {
 		return fmt.Errorf("opening the outbox in %s: %w", redactDSN(cfg.db), err)
 	}
-	boardAPI := boardapi.New(boardapi.Options{Store: store, Outbox: box, Auth: cfg.auth, ModeratorToken: cfg.moderatorToken, Logger: log,
+	keys := idempotency.New(store.DB(), idempotency.Options{})
+	if err := keys.Migrate(ctx); err != nil {
+		return fmt.Errorf("opening the idempotency keys in %s: %w", redactDSN(cfg.db), err)
+	}
+	boardAPI := boardapi.New(boardapi.Options{Store: store, Keys: keys, Outbox: box, Auth: cfg.auth, ModeratorToken: cfg.moderatorToken, Logger: log,
 		Heartbeat: cfg.eventsHeartbeat, WebhookURLs: cfg.webhooks})
 	opt.Board = boardAPI
 	// Each open event stream raises the memory limit by its share.

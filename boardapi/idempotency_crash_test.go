@@ -1,0 +1,96 @@
+package boardapi_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/predictions-md/predictions/board"
+	"github.com/predictions-md/predictions/board/boardtest"
+	"github.com/predictions-md/predictions/boardapi"
+	"github.com/predictions-md/predictions/httpapi"
+	"github.com/predictions-md/predictions/internal/apitest"
+	"github.com/predictions-md/predictions/internal/idempotency"
+	"github.com/predictions-md/predictions/internal/testclock"
+)
+
+// TestIdempotencyCrashAfterCommit: a server that dies after a keyed
+// write commits and before its answer leaves (a fault point where the
+// process is gone: the handler is aborted, nothing is answered) has
+// stored the key with the write. The same request retried on a new
+// server over the same database, after idempotency.Lease, gets the
+// write's answer replayed and writes nothing: one row, on each database.
+func TestIdempotencyCrashAfterCommit(t *testing.T) {
+	dbs := map[string]func(testing.TB) string{"sqlite": boardtest.SQLite}
+	if admin := os.Getenv(pgEnv); admin != "" {
+		dbs["postgres"] = func(tb testing.TB) string { return boardtest.Postgres(tb, admin) }
+	}
+	body := apitest.JSONBody(t, apitest.Pred("agent_id", "agent-b"))
+	for name, dsn := range dbs {
+		t.Run(name, func(t *testing.T) {
+			db := dsn(t)
+			clk := testclock.New(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
+			serve := func(crash bool) (*apitest.Env, *board.Store) {
+				s, err := board.Open(context.Background(), db, board.Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { s.Close() })
+				api := boardapi.New(boardapi.Options{Store: s, Keys: idempotency.New(s.DB(), idempotency.Options{Now: clk.Now})})
+				if crash {
+					boardapi.SetAfterUnit(api, func() { panic(http.ErrAbortHandler) })
+				}
+				return apitest.NewEnv(t, httpapi.Options{Board: api}), s
+			}
+			dead, _ := serve(true)
+			// A raw connection: net/http's client would itself resend a
+			// request with an Idempotency-Key when the connection breaks.
+			conn, err := net.Dial("tcp", dead.TS.Listener.Addr().String())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			fmt.Fprintf(conn, "POST /api/predictions HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer agent-b\r\nIdempotency-Key: crash-1\r\n"+
+				"Content-Type: application/json\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s", dead.TS.Listener.Addr(), len(body), body)
+			if first, _ := io.ReadAll(conn); len(first) > 0 {
+				t.Fatalf("the first request was answered, the fault point should have cut it: %q", first)
+			}
+
+			clk.Advance(idempotency.Lease + time.Second)
+			e, s := serve(false)
+			// The replayed answer is the first server's, links and all: a
+			// plain client, as apitest's checks links against this server.
+			resp, err := e.TS.Client().Do(newPost(t, e.TS.URL+"/api/predictions", body, keyed("agent-b", "crash-1")))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := readAll(t, resp)
+			if resp.StatusCode != http.StatusCreated || resp.Header.Get(boardapi.ReplayedHeader) != "true" {
+				t.Fatalf("retry: status %d, %s %q; want 201 replayed: %s", resp.StatusCode, boardapi.ReplayedHeader, resp.Header.Get(boardapi.ReplayedHeader), got)
+			}
+			feed, err := s.Feed(context.Background(), board.FeedQuery{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(feed.Predictions) != 1 {
+				t.Fatalf("%d predictions stored, want 1", len(feed.Predictions))
+			}
+			var answer struct {
+				PredictionID string `json:"prediction_id"`
+			}
+			if err := json.Unmarshal(got, &answer); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(feed.Predictions[0].ID, answer.PredictionID); diff != "" {
+				t.Errorf("the replayed answer names another prediction (-stored +replayed):\n%s", diff)
+			}
+		})
+	}
+}
