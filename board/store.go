@@ -264,35 +264,30 @@ func (s *Store) clock() time.Time {
 // fn runs in its transaction instead, once: the unit commits, and runs
 // again after an abort.
 func (s *Store) inTx(ctx context.Context, fn func(ctx context.Context, tx bun.Tx) error) error {
-	if tx, ok := database.JoinedTx(ctx, s.write); ok {
-		return fn(ctx, tx)
+	if err := database.RunInTx(ctx, s.write, fn); err != nil {
+		return err
 	}
-	return s.retry(ctx, func() error { return s.write.RunInTx(ctx, nil, fn) })
+	s.lastWrite.Store(time.Now().UnixNano())
+	return nil
 }
 
-// Atomically runs fn as one unit of work: every write of the store made
-// with the context fn is given, and of any package that keeps its tables
-// in the store's database ([Store.DB]) and joins the unit
-// ([database.JoinedTx]), such as the idempotency keys of the writes, goes
-// into one write transaction, which commits when fn returns nil and rolls
-// back otherwise. A unit that the database aborts for a deadlock or a
-// serialization failure runs fn again from the start, as [Store.inTx]
-// does, so fn must have no effect outside the database that a second run
-// would repeat. Readers of the event log are woken after the commit.
+// Atomically runs fn as one unit of work ([database.Atomically]): every
+// write of the store made with the context fn is given, and of any
+// package that keeps its tables in the store's database ([Store.DB]) and
+// joins the unit, such as the idempotency keys of the writes, goes into
+// one write transaction, which commits when fn returns nil and rolls back
+// otherwise. A unit that the database aborts for a deadlock or a
+// serialization failure runs fn again from the start, so fn must have no
+// effect outside the database that a second run would repeat. Readers of
+// the event log are woken after the commit.
 //
 // Errors: fn's own, or [ErrUnavailable] (wrapped) for an outage.
 func (s *Store) Atomically(ctx context.Context, fn func(ctx context.Context) error) error {
-	var unit *database.Unit
-	err := s.retry(ctx, func() error {
-		return s.write.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-			ctx, unit = database.WithTx(ctx, s.write, tx)
-			return fn(ctx)
-		})
-	})
-	if err == nil {
-		unit.Committed()
+	if err := database.Atomically(ctx, s.write, fn); err != nil {
+		return err
 	}
-	return err
+	s.lastWrite.Store(time.Now().UnixNano())
+	return nil
 }
 
 // retry runs a write (one transaction, or one statement that is its own

@@ -27,6 +27,11 @@
 //     from the start when the database aborted it for a deadlock or a
 //     serialization failure ([Retryable]), up to [MaxAttempts] times, and
 //     classify what they return.
+//   - Units of work: [Atomically] runs several stores' writes on one
+//     pool as one transaction (a write and the idempotency key that
+//     guards it); [RunInTx] joins the unit a context carries, and a store
+//     that writes otherwise asks [JoinedTx]; [AfterCommit] defers what
+//     must wait for the commit.
 //   - Schema: [HasColumn], for migrations that add a column once.
 //
 // A store opens its pools and writes through the retrying transaction:

@@ -18,8 +18,36 @@ const MaxAttempts = 5
 // serialization failure runs again from the start, so fn must do all its
 // work through tx and set what it returns afresh on each run. Its error
 // is classified ([Classify]).
+//
+// When ctx carries a unit of work on db ([WithTx], [Atomically]), fn runs
+// once in the unit's transaction instead: the unit commits, and runs
+// again after an abort.
 func RunInTx(ctx context.Context, db *bun.DB, fn func(ctx context.Context, tx bun.Tx) error) error {
+	if tx, ok := JoinedTx(ctx, db); ok {
+		return fn(ctx, tx)
+	}
 	return Retry(ctx, func() error { return db.RunInTx(ctx, nil, fn) })
+}
+
+// Atomically runs fn as one unit of work on db: every [RunInTx] on db
+// with the context fn is given (and every store that asks [JoinedTx])
+// does its work in one transaction, which commits when fn returns nil and
+// rolls back otherwise. The unit runs again from the start after a
+// deadlock or a serialization failure, as RunInTx does, so fn must have
+// no effect outside the database that a second run would repeat. What was
+// handed to [AfterCommit] runs after the commit. The error is classified.
+func Atomically(ctx context.Context, db *bun.DB, fn func(ctx context.Context) error) error {
+	var unit *Unit
+	err := Retry(ctx, func() error {
+		return db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+			ctx, unit = WithTx(ctx, db, tx)
+			return fn(ctx)
+		})
+	})
+	if err == nil {
+		unit.Committed()
+	}
+	return err
 }
 
 // Retry runs a write (one transaction, or one statement that is its own

@@ -13,7 +13,7 @@ import (
 // that reports it. The code that begins the transaction puts it in the
 // context with [WithTx]; a store about to begin its own transaction on
 // the same pool asks [JoinedTx] first and, when the context carries one,
-// does its work in it instead, leaving the commit (and any retry of the
+// does its work in it instead ([RunInTx] does so itself), leaving the commit (and any retry of the
 // whole unit) to the code that began it. Work that must wait for the
 // commit, such as waking the readers of an event log, is handed to
 // [AfterCommit].
