@@ -1,4 +1,4 @@
-package board_test
+package boardfile_test
 
 import (
 	"bytes"
@@ -11,14 +11,16 @@ import (
 	"time"
 
 	"github.com/predictions-md/predictions/board"
+	"github.com/predictions-md/predictions/boardfile"
 	"github.com/predictions-md/predictions/forecastfile"
+	"github.com/predictions-md/predictions/internal/testclock"
 )
 
 // lifeBoard fills a board with predictions over their whole life on a
 // clock that moves by odd microseconds: some resolved before close_at,
 // some after, some without a close_at, one corrected, one void, some
 // open and closed; forecasts by several agents at random times.
-func lifeBoard(t *testing.T, s *board.Store, clk *clock, seed uint64) []string {
+func lifeBoard(t *testing.T, s *board.Store, clk *testclock.Clock, seed uint64) []string {
 	t.Helper()
 	ctx := context.Background()
 	rng := rand.New(rand.NewPCG(seed, 7))
@@ -82,11 +84,11 @@ func TestScoresRoundTrip(t *testing.T) {
 		src := open(board.Options{Now: clk.Now})
 		ids := lifeBoard(t, src, clk, 1)
 		var file bytes.Buffer
-		if err := src.Export(ctx, &file, board.FeedQuery{}); err != nil {
+		if err := boardfile.Export(ctx, src, &file, board.FeedQuery{}); err != nil {
 			t.Fatal(err)
 		}
 		dst := open(board.Options{Now: clk.Now})
-		res, err := dst.Import(ctx, bytes.NewReader(file.Bytes()))
+		res, err := boardfile.Import(ctx, dst, bytes.NewReader(file.Bytes()))
 		if err != nil {
 			t.Fatalf("Import of the export: %v\n%s", err, file.String())
 		}
@@ -156,7 +158,7 @@ func TestScoresRoundTrip(t *testing.T) {
 		}
 		// The export of the imported board is the same text.
 		var again bytes.Buffer
-		if err := dst.Export(ctx, &again, board.FeedQuery{}); err != nil {
+		if err := boardfile.Export(ctx, dst, &again, board.FeedQuery{}); err != nil {
 			t.Fatal(err)
 		}
 		if again.String() != file.String() {
@@ -186,11 +188,11 @@ func TestImportAddsForecasts(t *testing.T) {
 
 - 2026-03-01 09:00 · agent:alice · 60%
 `
-		if _, err := s.Import(ctx, strings.NewReader(head)); err != nil {
+		if _, err := boardfile.Import(ctx, s, strings.NewReader(head)); err != nil {
 			t.Fatal(err)
 		}
 		done := strings.ReplaceAll(strings.ReplaceAll(head, "rain", "sun"), "- status: open", "- status: resolved\n- outcome: no")
-		if _, err := s.Import(ctx, strings.NewReader(done)); err != nil {
+		if _, err := boardfile.Import(ctx, s, strings.NewReader(done)); err != nil {
 			t.Fatal(err)
 		}
 		more := head + `- 2026-03-01 10:00:01.5 · agent:bob · 40%
@@ -198,7 +200,7 @@ func TestImportAddsForecasts(t *testing.T) {
 - 2026-03-11 00:00 · agent:dave · 50%
 - 2026-03-02 10:00 · agent:erin · 50%
 ` + done + "- 2026-03-01 10:00 · agent:bob · 40%\n"
-		res, err := s.Import(ctx, strings.NewReader(more))
+		res, err := boardfile.Import(ctx, s, strings.NewReader(more))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -222,7 +224,7 @@ func TestImportAddsForecasts(t *testing.T) {
 		if fp.Total != 2 || fp.Forecasts[1].AgentID != "bob" || !fp.Forecasts[1].CreatedAt.Equal(time.Date(2026, 3, 1, 10, 0, 1, 500000000, time.UTC)) {
 			t.Errorf("rain's forecasts: %+v", fp.Forecasts)
 		}
-		again, err := s.Import(ctx, strings.NewReader(more))
+		again, err := boardfile.Import(ctx, s, strings.NewReader(more))
 		if err != nil {
 			t.Fatal(err)
 		}

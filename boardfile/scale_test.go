@@ -1,4 +1,4 @@
-package board_test
+package boardfile_test
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/predictions-md/predictions/board"
+	"github.com/predictions-md/predictions/boardfile"
 	"github.com/predictions-md/predictions/pool"
 )
 
@@ -78,14 +79,14 @@ func TestImportCommunityHistory(t *testing.T) {
 	forEachStore(t, func(t *testing.T, open func(opt board.Options) *board.Store) {
 		ctx := context.Background()
 		one := open(board.Options{Now: now})
-		if _, err := one.Import(ctx, strings.NewReader(whole)); err != nil {
+		if _, err := boardfile.Import(ctx, one, strings.NewReader(whole)); err != nil {
 			t.Fatal(err)
 		}
 		two := open(board.Options{Now: now})
-		if _, err := two.Import(ctx, strings.NewReader(first)); err != nil {
+		if _, err := boardfile.Import(ctx, two, strings.NewReader(first)); err != nil {
 			t.Fatal(err)
 		}
-		res, err := two.Import(ctx, strings.NewReader(whole))
+		res, err := boardfile.Import(ctx, two, strings.NewReader(whole))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -124,7 +125,7 @@ func TestImportCommunityHistory(t *testing.T) {
 			if m, err := s.CommunityMismatches(ctx, "crowd"); err != nil || len(m) > 0 {
 				t.Errorf("CommunityMismatches: %v %v", m, err)
 			}
-			if m, err := board.CounterMismatches(ctx, s); err != nil || len(m) > 0 {
+			if m, err := s.CounterMismatches(ctx); err != nil || len(m) > 0 {
 				t.Errorf("CounterMismatches: %v %v", m, err)
 			}
 		}
@@ -157,8 +158,8 @@ func TestImportStatements(t *testing.T) {
 		count := map[int]int64{}
 		for _, n := range []int{500, 2000} {
 			s := open(board.Options{Now: now})
-			writes := board.CountWrites(s)
-			res, err := s.Import(context.Background(), bytes.NewReader(crowdFile(n, true)))
+			writes := countWrites(s)
+			res, err := boardfile.Import(context.Background(), s, bytes.NewReader(crowdFile(n, true)))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -189,7 +190,7 @@ func TestImportBatches(t *testing.T) {
 			t.Parallel() // a database of its own
 			ctx := context.Background()
 			ref := mustOpen(t, b.migrated(t), board.Options{Now: now})
-			if _, err := ref.Import(ctx, strings.NewReader(doc)); err != nil {
+			if _, err := boardfile.Import(ctx, ref, strings.NewReader(doc)); err != nil {
 				t.Fatal(err)
 			}
 			s := mustOpen(t, b.migrated(t), board.Options{Now: now})
@@ -201,11 +202,11 @@ func TestImportBatches(t *testing.T) {
 				undo = []string{`DROP TRIGGER refuse_q3 ON predictions`, `DROP FUNCTION refuse_q3()`}
 			}
 			for _, q := range refuse {
-				if err := board.ExecRaw(ctx, s, q); err != nil {
+				if err := execRaw(ctx, s, q); err != nil {
 					t.Fatal(err)
 				}
 			}
-			_, err := s.Import(ctx, strings.NewReader(doc))
+			_, err := boardfile.Import(ctx, s, strings.NewReader(doc))
 			if err == nil || !strings.Contains(err.Error(), "the first 2 of the file's 3 questions were stored") || !strings.Contains(err.Error(), "q3 refused") {
 				t.Fatalf("Import with q3 refused: err = %v, want one saying the first 2 of 3 questions were stored, wrapping the refusal", err)
 			}
@@ -216,11 +217,11 @@ func TestImportBatches(t *testing.T) {
 				}
 			}
 			for _, q := range undo {
-				if err := board.ExecRaw(ctx, s, q); err != nil {
+				if err := execRaw(ctx, s, q); err != nil {
 					t.Fatal(err)
 				}
 			}
-			res, err := s.Import(ctx, strings.NewReader(doc))
+			res, err := boardfile.Import(ctx, s, strings.NewReader(doc))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -230,7 +231,7 @@ func TestImportBatches(t *testing.T) {
 			if diff := cmp.Diff(export(t, ref, board.FeedQuery{}), export(t, s, board.FeedQuery{})); diff != "" {
 				t.Errorf("board imported in two goes mismatch (-one go +two goes):\n%s", diff)
 			}
-			if m, err := board.CounterMismatches(ctx, s); err != nil || len(m) > 0 {
+			if m, err := s.CounterMismatches(ctx); err != nil || len(m) > 0 {
 				t.Errorf("CounterMismatches: %v %v", m, err)
 			}
 		})
@@ -248,10 +249,10 @@ func TestImportEvents(t *testing.T) {
 	forEachStore(t, func(t *testing.T, open func(opt board.Options) *board.Store) {
 		ctx := context.Background()
 		s := open(board.Options{Now: now})
-		if _, err := s.Import(ctx, strings.NewReader(crowdDoc(crowdQuestion("r", "resolved", lines), crowdQuestion("o", "open", lines[:cut])))); err != nil {
+		if _, err := boardfile.Import(ctx, s, strings.NewReader(crowdDoc(crowdQuestion("r", "resolved", lines), crowdQuestion("o", "open", lines[:cut])))); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.Import(ctx, strings.NewReader(crowdDoc(crowdQuestion("o", "open", lines)))); err != nil {
+		if _, err := boardfile.Import(ctx, s, strings.NewReader(crowdDoc(crowdQuestion("o", "open", lines)))); err != nil {
 			t.Fatal(err)
 		}
 		pg, err := s.Events(ctx, board.EventQuery{})
