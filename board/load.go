@@ -17,9 +17,9 @@ import (
 // outcome and close. A translation that reads predictions from elsewhere
 // builds it (package boardfile reads them from a forecast file).
 type LoadQuestion struct {
-	// ID is the prediction's id, stable across loads: 1 to 64 letters,
-	// digits, dots, underscores or hyphens ([ValidAgentID]'s rule). A
-	// prediction the board has is not created again.
+	// ID is the prediction's id, stable across loads, as
+	// [ValidPredictionID] takes it. A prediction the board has is not
+	// created again.
 	ID string
 	// Prediction is the post, validated as [Store.CreatePrediction]
 	// validates it. Its AgentID and Confidence are those of the first
@@ -183,7 +183,7 @@ func (l *loader) prepare(qs []LoadQuestion) error {
 	for i, q := range qs {
 		bad := func(err error) error { return fmt.Errorf("board: load: question %s: %w", q.ID, err) }
 		switch {
-		case !ValidAgentID(q.ID):
+		case !ValidPredictionID(q.ID):
 			return bad(invalid("id", fmt.Sprintf("%q is not 1 to %d letters, digits, dots, underscores or hyphens", truncate(q.ID, 70), MaxAgentID), "give each question a stable id such as rain-2026"))
 		case seen[q.ID]:
 			return bad(invalid("id", "is given to two questions of one load", "give each question an id of its own"))

@@ -11,15 +11,15 @@ import (
 // loadTarget is a prediction the board has, as [loader.extend] reads it
 // holding its row lock.
 type loadTarget struct {
-	status     Status
-	closeAt    time.Time // zero for none
-	authorID   string
-	domain     string
-	was        float64            // the community forecast before the load
-	have       map[forecastKey]bool // the forecasts stored
-	last       time.Time            // the latest forecast stored
-	standing   map[string]float64   // the standing forecasts by agent
-	newcomer   map[string]bool      // agents new to the prediction: their forecasts counter goes up
+	status   Status
+	closeAt  time.Time // zero for none
+	authorID string
+	domain   string
+	was      float64              // the community forecast before the load
+	have     map[forecastKey]bool // the forecasts stored
+	last     time.Time            // the latest forecast stored
+	standing map[string]float64   // the standing forecasts by agent
+	newcomer map[string]bool      // agents new to the prediction: their forecasts counter goes up
 }
 
 // forecastKey matches a forecast to a stored one: forecaster and time to
