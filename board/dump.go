@@ -15,9 +15,13 @@ import (
 // selects and orders them (Domain, Sort, Offset), except that Limit 0
 // means every prediction and a Limit above [MaxLimit] is not clamped.
 type DumpQuery struct {
+	// Domain keeps the predictions of one of [Domains]; "" keeps all.
 	Domain string
-	Sort   Sort
-	Limit  int
+	// Sort orders them as the feed does; "" is [SortRecent].
+	Sort Sort
+	// Limit is the most predictions to read; 0 reads every one.
+	Limit int
+	// Offset skips this many first.
 	Offset int
 }
 

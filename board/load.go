@@ -54,7 +54,9 @@ type LoadForecast struct {
 type LoadResult struct {
 	// Questions has what was done with each [LoadQuestion], in order.
 	Questions []LoadedQuestion
-	// NewAgents are the ids of the agents created, sorted; never nil.
+	// NewAgents are the ids of the agents created with the predictions
+	// created, sorted; never nil. (An agent first seen on a forecast added
+	// to a prediction the board had is created too, but not listed.)
 	NewAgents []string
 }
 

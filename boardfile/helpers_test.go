@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -15,7 +14,6 @@ import (
 	"github.com/predictions-md/predictions/board/boardtest"
 	"github.com/predictions-md/predictions/boardfile"
 	"github.com/predictions-md/predictions/internal/testclock"
-	"github.com/uptrace/bun"
 )
 
 // pgEnv names a PostgreSQL server for the tests (boardtest.PostgresForm).
@@ -130,20 +128,3 @@ func execRaw(ctx context.Context, s *board.Store, q string) error {
 	_, err := s.DB().ExecContext(ctx, q)
 	return err
 }
-
-// countWrites counts the statements the store's write pool runs from now
-// on; the function returned reads the count.
-func countWrites(s *board.Store) func() int64 {
-	h := &countHook{}
-	s.DB().AddQueryHook(h)
-	return h.n.Load
-}
-
-type countHook struct{ n atomic.Int64 }
-
-func (h *countHook) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) context.Context {
-	h.n.Add(1)
-	return ctx
-}
-
-func (h *countHook) AfterQuery(context.Context, *bun.QueryEvent) {}

@@ -205,8 +205,11 @@ func Import(ctx context.Context, b Board, r io.Reader) (ImportResult, error) {
 // Board is what [Import] and [Export] use of a board; *[board.Store]
 // implements it.
 type Board interface {
+	// Load writes whole predictions ([board.Store.Load]).
 	Load(ctx context.Context, qs []board.LoadQuestion) (board.LoadResult, error)
+	// Dump reads predictions with their forecasts ([board.Store.Dump]).
 	Dump(ctx context.Context, q board.DumpQuery) (*board.Dump, error)
+	// Now is the board's clock ([board.Store.Now]).
 	Now() time.Time
 }
 

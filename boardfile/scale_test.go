@@ -1,7 +1,6 @@
 package boardfile_test
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"math"
@@ -144,35 +143,6 @@ func TestImportCommunityHistory(t *testing.T) {
 		}
 		if diff := cmp.Diff(a1, a2); diff != "" {
 			t.Errorf("agents after two files mismatch (-whole +two files):\n%s", diff)
-		}
-	})
-}
-
-// TestImportStatements checks that the statements an import runs do not
-// grow with the forecasters of a question: importing 2,000 forecasters
-// runs at most a few more statements than importing 500 (rows go in
-// multi-row statements), where it used to run several for each forecast.
-func TestImportStatements(t *testing.T) {
-	now := func() time.Time { return time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC) }
-	forEachStore(t, func(t *testing.T, open func(opt board.Options) *board.Store) {
-		count := map[int]int64{}
-		for _, n := range []int{500, 2000} {
-			s := open(board.Options{Now: now})
-			writes := countWrites(s)
-			res, err := boardfile.Import(context.Background(), s, bytes.NewReader(crowdFile(n, true)))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if res.Forecasts != n {
-				t.Fatalf("Import stored %d forecasts, want %d", res.Forecasts, n)
-			}
-			count[n] = writes()
-		}
-		// Four tables take a row a forecaster (forecasts, standings,
-		// agents, scores): 3 more statements of 500 rows each.
-		if extra := count[2000] - count[500]; extra > 4*3 {
-			t.Errorf("import of 500 forecasters ran %d statements, of 2,000 ran %d: %d more, want at most 12",
-				count[500], count[2000], extra)
 		}
 	})
 }
