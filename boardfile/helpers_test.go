@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"sync"
 	"testing"
 	"time"
 
@@ -28,50 +27,11 @@ func TestMain(m *testing.M) {
 	os.Exit(boardtest.Run(m))
 }
 
-// backend names fresh, migrated, empty boards of one kind.
-type backend struct {
-	name     string
-	migrated func(tb testing.TB) string
-}
+// forEachStore runs fn once per backend ([boardtest.EachStore]).
+var forEachStore = boardtest.EachStore
 
-var pgSkipOnce sync.Once
-
-// backends lists SQLite always and PostgreSQL when pgEnv is set.
-func backends(tb testing.TB) []backend {
-	bs := []backend{{"sqlite", boardtest.SQLite}}
-	if admin := os.Getenv(pgEnv); admin != "" {
-		bs = append(bs, backend{"postgres", func(tb testing.TB) string { return boardtest.Postgres(tb, admin) }})
-	} else {
-		pgSkipOnce.Do(func() { tb.Logf("%s is not set: PostgreSQL tests are skipped", pgEnv) })
-	}
-	return bs
-}
-
-// forEachStore runs fn once per backend, as parallel subtests named after
-// it, each opening boards of its own.
-func forEachStore(t *testing.T, fn func(t *testing.T, open func(opt board.Options) *board.Store)) {
-	t.Helper()
-	for _, b := range backends(t) {
-		t.Run(b.name, func(t *testing.T) {
-			t.Parallel()
-			fn(t, func(opt board.Options) *board.Store { return mustOpen(t, b.migrated(t), opt) })
-		})
-	}
-}
-
-func mustOpen(tb testing.TB, dsn string, opt board.Options) *board.Store {
-	tb.Helper()
-	s, err := board.Open(context.Background(), dsn, opt)
-	if err != nil {
-		tb.Fatalf("Open: %v", err)
-	}
-	tb.Cleanup(func() {
-		if err := s.Close(); err != nil {
-			tb.Errorf("Close: %v", err)
-		}
-	})
-	return s
-}
+// mustOpen opens the board at dsn for the test ([boardtest.Open]).
+var mustOpen = boardtest.Open
 
 // newClock is a test clock at 2026-03-01 12:00 UTC.
 func newClock() *testclock.Clock { return testclock.New(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)) }
@@ -82,35 +42,6 @@ func setClock(c *testclock.Clock, t time.Time) { c.Advance(t.Sub(c.Now())) }
 func ptr[T any](v T) *T { return &v }
 
 func raw(s string) json.RawMessage { return json.RawMessage(s) }
-
-// newPrediction is a valid input; tests change fields from there.
-func newPrediction(agent string) board.NewPrediction {
-	return board.NewPrediction{AgentID: agent, Title: "GPT-6 is released before 2027", Body: "Release cadence suggests a launch within the year.",
-		Confidence: ptr(0.7), Timeframe: "by 2026-12-31", Domain: "ai"}
-}
-
-func mustCreate(tb testing.TB, s *board.Store, np board.NewPrediction) board.Prediction {
-	tb.Helper()
-	p, err := s.CreatePrediction(context.Background(), np)
-	if err != nil {
-		tb.Fatalf("CreatePrediction(%+v): %v", np, err)
-	}
-	return p
-}
-
-// scoresOf returns a prediction's scores by agent.
-func scoresOf(t *testing.T, s *board.Store, id string) map[string]board.Score {
-	t.Helper()
-	tab, err := s.Scores(context.Background(), id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := map[string]board.Score{}
-	for _, sc := range tab.Scores {
-		out[sc.AgentID] = sc
-	}
-	return out
-}
 
 // export writes s as a forecast file.
 func export(t *testing.T, s *board.Store, q board.FeedQuery) string {

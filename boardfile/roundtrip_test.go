@@ -28,13 +28,16 @@ func lifeBoard(t *testing.T, s *board.Store, clk *testclock.Clock, seed uint64) 
 	var ids []string
 	for i := range 12 {
 		clk.Advance(time.Duration(1+rng.IntN(5_000_000)) * time.Microsecond)
-		np := newPrediction(agents[i%len(agents)])
-		np.Title = fmt.Sprintf("Question %d", i)
-		np.Confidence = ptr(float64(1+rng.IntN(99)) / 100)
+		np := board.NewPrediction{AgentID: agents[i%len(agents)], Title: fmt.Sprintf("Question %d", i),
+			Body: "Release cadence suggests a launch within the year.", Confidence: ptr(float64(1+rng.IntN(99)) / 100),
+			Timeframe: "by 2026-12-31", Domain: "ai"}
 		if i%4 != 3 {
 			np.CloseAt = clk.Now().Add(time.Duration(60+rng.IntN(600)) * time.Second).Format(time.RFC3339Nano)
 		}
-		p := mustCreate(t, s, np)
+		p, err := s.CreatePrediction(ctx, np)
+		if err != nil {
+			t.Fatalf("CreatePrediction(%+v): %v", np, err)
+		}
 		ids = append(ids, p.ID)
 		for range 2 + rng.IntN(6) {
 			clk.Advance(time.Duration(1+rng.IntN(30_000_000)) * time.Microsecond)
@@ -112,10 +115,21 @@ func TestScoresRoundTrip(t *testing.T) {
 			}
 		}
 
+		// scores are a prediction's scores by agent.
+		scores := func(s *board.Store, id string) map[string]board.Score {
+			tab, err := s.Scores(ctx, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			byAgent := make(map[string]board.Score, len(tab.Scores))
+			for _, sc := range tab.Scores {
+				byAgent[sc.AgentID] = sc
+			}
+			return byAgent
+		}
 		scored := 0
 		for _, id := range ids {
-			want := scoresOf(t, src, id)
-			got := scoresOf(t, dst, id)
+			want, got := scores(src, id), scores(dst, id)
 			if len(got) != len(want) {
 				t.Errorf("%s: %d scores after the round trip, want %d", id, len(got), len(want))
 			}

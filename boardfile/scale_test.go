@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/predictions-md/predictions/board"
+	"github.com/predictions-md/predictions/board/boardtest"
 	"github.com/predictions-md/predictions/boardfile"
 	"github.com/predictions-md/predictions/pool"
 )
@@ -155,18 +156,18 @@ func TestImportBatches(t *testing.T) {
 	now := func() time.Time { return time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC) }
 	lines := crowdLines(1500, 200)
 	doc := crowdDoc(crowdQuestion("q1", "resolved", lines), crowdQuestion("q2", "open", lines), crowdQuestion("q3", "resolved", lines))
-	for _, b := range backends(t) {
-		t.Run(b.name, func(t *testing.T) {
+	for _, b := range boardtest.Backends(t) {
+		t.Run(b.Name, func(t *testing.T) {
 			t.Parallel() // a database of its own
 			ctx := context.Background()
-			ref := mustOpen(t, b.migrated(t), board.Options{Now: now})
+			ref := mustOpen(t, b.Migrated(t), board.Options{Now: now})
 			if _, err := boardfile.Import(ctx, ref, strings.NewReader(doc)); err != nil {
 				t.Fatal(err)
 			}
-			s := mustOpen(t, b.migrated(t), board.Options{Now: now})
+			s := mustOpen(t, b.Migrated(t), board.Options{Now: now})
 			refuse := []string{`CREATE TRIGGER refuse_q3 BEFORE INSERT ON predictions WHEN NEW.id = 'q3' BEGIN SELECT RAISE(ABORT, 'q3 refused'); END`}
 			undo := []string{`DROP TRIGGER refuse_q3`}
-			if b.name == "postgres" {
+			if b.Name == "postgres" {
 				refuse = []string{`CREATE FUNCTION refuse_q3() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN IF NEW.id = 'q3' THEN RAISE EXCEPTION 'q3 refused'; END IF; RETURN NEW; END $$`,
 					`CREATE TRIGGER refuse_q3 BEFORE INSERT ON predictions FOR EACH ROW EXECUTE FUNCTION refuse_q3()`}
 				undo = []string{`DROP TRIGGER refuse_q3 ON predictions`, `DROP FUNCTION refuse_q3()`}
