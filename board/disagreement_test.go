@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/predictions-md/predictions/board"
+	"github.com/predictions-md/predictions/boardfile"
 	"github.com/predictions-md/predictions/pool"
 )
 
@@ -83,7 +84,7 @@ func TestDisagreementFlag(t *testing.T) {
 - 2026-01-08 · agent:d · 65%
 - 2026-01-09 · agent:e · 58%
 `
-		if _, err := s.Import(ctx, strings.NewReader(file)); err != nil {
+		if _, err := boardfile.Import(ctx, s, strings.NewReader(file)); err != nil {
 			t.Fatal(err)
 		}
 		for _, c := range []struct {

@@ -55,7 +55,7 @@
 // [Store.Resolve], [Store.Agents], [Store.Agent] and [Store.Stats], and
 // for forecasts [Store.Forecast], [Store.Forecasts], [Store.Standing],
 // [Store.Scores] and [Store.AgentForecasts], for
-// forecast files [Store.Export] and [Store.Import], and for the event
+// whole predictions in and out [Store.Load] and [Store.Dump], and for the event
 // log [Store.Events], [Store.LastEventID], [Store.EventsChanged],
 // [Store.AnnounceCloses] and [Store.TrimEvents]. Errors
 // are a *[ValidationError] wrapping [ErrInvalid] for bad input and errors
@@ -244,19 +244,16 @@
 //
 // # Forecast files
 //
-// [Store.Export] writes the board as a forecast file (package
-// forecastfile): a heading per prediction, its id, resolves, resolve_by,
-// its life (opens_at, close_at, closed_at), status, outcome and domain
-// (tags), and every forecast, oldest first, by agent:<id>, to the
-// microsecond. [Store.Import] loads such a file in one transaction, keyed
-// by question id (a question the board has gets only the forecast lines it
-// lacks, each named in a note when it cannot take it, so a second import
-// changes nothing); a file with findings ([forecastfile.Check] with
-// BoardImport, the same rules the checker reports) is refused with an
-// *[ImportError] listing them by line. Board → export → fresh board gives
-// every score again, and the file's report (check_forecast_md) gives the
-// board's scores (TestScoresRoundTrip); export of an imported export gives
-// the same text. Commands: predictions export and import.
+// The board knows no file format: package boardfile translates a
+// forecast file (package forecastfile) to and from the board's records
+// through two calls. [Store.Dump] reads the predictions a [DumpQuery]
+// selects, with every forecast, from one snapshot. [Store.Load] writes a
+// batch of whole predictions ([LoadQuestion]: the post, every forecast at
+// its time, and the resolution of a resolved or void one) in one write
+// transaction, keyed by id: a prediction the board has gets only the
+// forecasts it lacks that could have been made there, each other one
+// reported in [LoadedQuestion.Skipped], so loading the same questions
+// again changes nothing.
 //
 // # Feed and counters
 //

@@ -44,33 +44,15 @@ func backends(t *testing.T) []backend {
 
 var pgSkipOnce sync.Once
 
-// forEachStore runs fn once per backend, as a subtest named after it.
-// The subtests run in parallel with each other (each has a database of
-// its own): SQLite's work is this process's CPU while PostgreSQL's is the
-// server's, so the two overlap. They start when the calling test's
-// function returns, so a test checks its results inside fn.
+// forEachStore runs fn once per backend, as [boardtest.EachStore] does.
 func forEachStore(t *testing.T, fn func(t *testing.T, open func(opt board.Options) *board.Store)) {
 	t.Helper()
-	for _, b := range backends(t) {
-		t.Run(b.name, func(t *testing.T) {
-			t.Parallel()
-			fn(t, func(opt board.Options) *board.Store { return mustOpen(t, b.migrated(t), opt) })
-		})
-	}
+	boardtest.EachStore(t, fn)
 }
 
 func mustOpen(tb testing.TB, dsn string, opt board.Options) *board.Store {
 	tb.Helper()
-	s, err := board.Open(context.Background(), dsn, opt)
-	if err != nil {
-		tb.Fatalf("Open: %v", err)
-	}
-	tb.Cleanup(func() {
-		if err := s.Close(); err != nil {
-			tb.Errorf("Close: %v", err)
-		}
-	})
-	return s
+	return boardtest.Open(tb, dsn, opt)
 }
 
 // TestMain drops the PostgreSQL template of boardtest after the tests.

@@ -60,7 +60,7 @@ func ValidAgentID(id string) bool { return forecastfile.ValidID(id) }
 
 // ValidPredictionID reports whether id can name a prediction: the UUIDs
 // the board gives the predictions posted to it and the question ids of
-// the forecast files imported into it ([Store.Import]) both follow the
+// the forecast files loaded into it ([Store.Load]) both follow the
 // characters of [AgentIDPattern].
 func ValidPredictionID(id string) bool { return forecastfile.ValidID(id) }
 

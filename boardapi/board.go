@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"slices"
@@ -20,6 +19,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/gorilla/mux"
 	"github.com/predictions-md/predictions/board"
+	"github.com/predictions-md/predictions/boardfile"
 	"github.com/predictions-md/predictions/email"
 	"github.com/predictions-md/predictions/internal/apidoc"
 	"github.com/predictions-md/predictions/internal/httpio"
@@ -51,8 +51,7 @@ type Board interface {
 	ReceiveMail(ctx context.Context, m *email.Message) (board.Reply, error)
 	Ping(ctx context.Context) error
 	// The board as a forecast file (boardfile.go).
-	Export(ctx context.Context, w io.Writer, q board.FeedQuery) error
-	Import(ctx context.Context, r io.Reader) (board.ImportResult, error)
+	boardfile.Board
 	// Agent keys, for [AuthKeys] (see auth.go).
 	IssueKey(ctx context.Context, agentID string) (string, error)
 	CheckKey(ctx context.Context, agentID, key string) error

@@ -13,7 +13,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
-	"github.com/predictions-md/predictions/board"
+	"github.com/predictions-md/predictions/boardfile"
 	"github.com/predictions-md/predictions/internal/httpio"
 	"github.com/predictions-md/predictions/internal/tools"
 )
@@ -34,7 +34,7 @@ const (
 
 // importResult is the answer of POST /api/import.
 type importResult struct {
-	Import board.ImportResult `json:"import" jsonschema:"what the import did: questions, predictions created, those already on the board, forecasts, new agents, warnings"`
+	Import boardfile.ImportResult `json:"import" jsonschema:"what the import did: questions, predictions created, those already on the board, forecasts, new agents, warnings"`
 }
 
 func fileRoutes(feedParams []boardParam) []*boardRoute {
@@ -60,7 +60,7 @@ func fileRoutes(feedParams []boardParam) []*boardRoute {
 				"a heading per prediction with its id, resolves, resolve_by, status and outcome, and every forecast as a dated line by agent:<id>, oldest first. " +
 				"It passes check_forecast_md with no findings, and POST /api/import of it into another board followed by this GET gives the same text. " +
 				fmt.Sprintf("At most %d predictions a request: page on with offset. ", MaxExport) +
-				"Timeframes, replies and reactions are not written; a prediction without resolution criteria or date gets " + board.NoResolves + " and " + board.NoResolveBy + ".",
+				"Timeframes, replies and reactions are not written; a prediction without resolution criteria or date gets " + boardfile.NoResolves + " and " + boardfile.NoResolveBy + ".",
 			params: exportParams, produces: markdownType, success: []int{200}, errors: []int{400},
 			run: (*API).exportFile,
 		},
@@ -99,7 +99,7 @@ func (s *API) exportFile(w http.ResponseWriter, r *http.Request, c *call) (*boar
 		q.Limit = MaxExport
 	}
 	var b bytes.Buffer
-	if err := s.opt.Store.Export(r.Context(), &b, q); err != nil {
+	if err := boardfile.Export(r.Context(), s.opt.Store, &b, q); err != nil {
 		return nil, err
 	}
 	httpio.WriteBody(w, http.StatusOK, markdownType+"; charset=utf-8", b.Bytes())
@@ -123,7 +123,7 @@ func (s *API) importFile(w http.ResponseWriter, r *http.Request, c *call) (*boar
 		}
 		return nil, &httpio.Error{Field: "body", Problem: "could not be read: " + err.Error(), Hint: "send the whole file with its Content-Length", Err: httpio.ErrBadRequest}
 	}
-	res, err := s.opt.Store.Import(r.Context(), bytes.NewReader(text))
+	res, err := boardfile.Import(r.Context(), s.opt.Store, bytes.NewReader(text))
 	if err != nil {
 		return nil, err
 	}

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/predictions-md/predictions/board"
+	"github.com/predictions-md/predictions/boardfile"
 	"github.com/predictions-md/predictions/forecastfile"
 )
 
@@ -65,7 +66,7 @@ func runExport(ctx context.Context, env *cmdEnv, args []string) int {
 	}
 	defer store.Close()
 	w := bufio.NewWriter(env.stdout)
-	err := store.Export(ctx, w, q)
+	err := boardfile.Export(ctx, store, w, q)
 	if err == nil {
 		err = w.Flush()
 	}
@@ -136,14 +137,14 @@ func runImport(ctx context.Context, env *cmdEnv, args []string) int {
 		}
 		return code
 	}
-	res, err := store.Import(ctx, r)
+	res, err := boardfile.Import(ctx, store, r)
 	store.Close()
 	if err != nil && fresh {
 		// A refused or failed import into a board it created leaves no
 		// empty board behind.
 		removeSQLite(*db)
 	}
-	var ie *board.ImportError
+	var ie *boardfile.ImportError
 	if errors.As(err, &ie) {
 		printDiagnostics(env.stderr, name, ie.Findings)
 		fmt.Fprintf(env.stderr, "predictions import: %s: %d finding(s); nothing was imported\n", displayName(name), len(ie.Findings))

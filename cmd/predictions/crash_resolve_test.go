@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/predictions-md/predictions/board"
+	"github.com/predictions-md/predictions/boardfile"
 )
 
 // TestCrashResolveImportSQLite and TestCrashResolveImportPostgres start
@@ -198,7 +199,7 @@ func crashResolveImport(t *testing.T, db string) {
 	if bad, err := s.CounterMismatches(ctx); err != nil || len(bad) > 0 {
 		t.Errorf("counters after the crash: %v, %v", bad, err)
 	}
-	res, err := s.Import(ctx, strings.NewReader(file.String()))
+	res, err := boardfile.Import(ctx, s, strings.NewReader(file.String()))
 	if err != nil {
 		t.Fatalf("importing the file again after the crash: %v", err)
 	}

@@ -1,4 +1,4 @@
-package board_test
+package boardfile_test
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/predictions-md/predictions/board"
+	"github.com/predictions-md/predictions/boardfile"
 	"github.com/predictions-md/predictions/forecastfile"
 )
 
@@ -41,8 +42,8 @@ func TestImportRefusesWhatCheckFinds(t *testing.T) {
 				}
 			}
 		}
-		_, err := s.Import(context.Background(), strings.NewReader(text))
-		var ie *board.ImportError
+		_, err := boardfile.Import(context.Background(), s, strings.NewReader(text))
+		var ie *boardfile.ImportError
 		switch {
 		case err != nil && !errors.As(err, &ie):
 			t.Fatalf("Import: %v", err)

@@ -1,4 +1,4 @@
-package board_test
+package boardfile_test
 
 import (
 	"bytes"
@@ -11,14 +11,16 @@ import (
 	"time"
 
 	"github.com/predictions-md/predictions/board"
+	"github.com/predictions-md/predictions/boardfile"
 	"github.com/predictions-md/predictions/forecastfile"
+	"github.com/predictions-md/predictions/internal/testclock"
 )
 
 // lifeBoard fills a board with predictions over their whole life on a
 // clock that moves by odd microseconds: some resolved before close_at,
 // some after, some without a close_at, one corrected, one void, some
 // open and closed; forecasts by several agents at random times.
-func lifeBoard(t *testing.T, s *board.Store, clk *clock, seed uint64) []string {
+func lifeBoard(t *testing.T, s *board.Store, clk *testclock.Clock, seed uint64) []string {
 	t.Helper()
 	ctx := context.Background()
 	rng := rand.New(rand.NewPCG(seed, 7))
@@ -26,13 +28,16 @@ func lifeBoard(t *testing.T, s *board.Store, clk *clock, seed uint64) []string {
 	var ids []string
 	for i := range 12 {
 		clk.Advance(time.Duration(1+rng.IntN(5_000_000)) * time.Microsecond)
-		np := newPrediction(agents[i%len(agents)])
-		np.Title = fmt.Sprintf("Question %d", i)
-		np.Confidence = ptr(float64(1+rng.IntN(99)) / 100)
+		np := board.NewPrediction{AgentID: agents[i%len(agents)], Title: fmt.Sprintf("Question %d", i),
+			Body: "Release cadence suggests a launch within the year.", Confidence: ptr(float64(1+rng.IntN(99)) / 100),
+			Timeframe: "by 2026-12-31", Domain: "ai"}
 		if i%4 != 3 {
 			np.CloseAt = clk.Now().Add(time.Duration(60+rng.IntN(600)) * time.Second).Format(time.RFC3339Nano)
 		}
-		p := mustCreate(t, s, np)
+		p, err := s.CreatePrediction(ctx, np)
+		if err != nil {
+			t.Fatalf("CreatePrediction(%+v): %v", np, err)
+		}
 		ids = append(ids, p.ID)
 		for range 2 + rng.IntN(6) {
 			clk.Advance(time.Duration(1+rng.IntN(30_000_000)) * time.Microsecond)
@@ -82,11 +87,11 @@ func TestScoresRoundTrip(t *testing.T) {
 		src := open(board.Options{Now: clk.Now})
 		ids := lifeBoard(t, src, clk, 1)
 		var file bytes.Buffer
-		if err := src.Export(ctx, &file, board.FeedQuery{}); err != nil {
+		if err := boardfile.Export(ctx, src, &file, board.FeedQuery{}); err != nil {
 			t.Fatal(err)
 		}
 		dst := open(board.Options{Now: clk.Now})
-		res, err := dst.Import(ctx, bytes.NewReader(file.Bytes()))
+		res, err := boardfile.Import(ctx, dst, bytes.NewReader(file.Bytes()))
 		if err != nil {
 			t.Fatalf("Import of the export: %v\n%s", err, file.String())
 		}
@@ -110,10 +115,21 @@ func TestScoresRoundTrip(t *testing.T) {
 			}
 		}
 
+		// scores are a prediction's scores by agent.
+		scores := func(s *board.Store, id string) map[string]board.Score {
+			tab, err := s.Scores(ctx, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			byAgent := make(map[string]board.Score, len(tab.Scores))
+			for _, sc := range tab.Scores {
+				byAgent[sc.AgentID] = sc
+			}
+			return byAgent
+		}
 		scored := 0
 		for _, id := range ids {
-			want := scoresOf(t, src, id)
-			got := scoresOf(t, dst, id)
+			want, got := scores(src, id), scores(dst, id)
 			if len(got) != len(want) {
 				t.Errorf("%s: %d scores after the round trip, want %d", id, len(got), len(want))
 			}
@@ -156,7 +172,7 @@ func TestScoresRoundTrip(t *testing.T) {
 		}
 		// The export of the imported board is the same text.
 		var again bytes.Buffer
-		if err := dst.Export(ctx, &again, board.FeedQuery{}); err != nil {
+		if err := boardfile.Export(ctx, dst, &again, board.FeedQuery{}); err != nil {
 			t.Fatal(err)
 		}
 		if again.String() != file.String() {
@@ -186,11 +202,11 @@ func TestImportAddsForecasts(t *testing.T) {
 
 - 2026-03-01 09:00 · agent:alice · 60%
 `
-		if _, err := s.Import(ctx, strings.NewReader(head)); err != nil {
+		if _, err := boardfile.Import(ctx, s, strings.NewReader(head)); err != nil {
 			t.Fatal(err)
 		}
 		done := strings.ReplaceAll(strings.ReplaceAll(head, "rain", "sun"), "- status: open", "- status: resolved\n- outcome: no")
-		if _, err := s.Import(ctx, strings.NewReader(done)); err != nil {
+		if _, err := boardfile.Import(ctx, s, strings.NewReader(done)); err != nil {
 			t.Fatal(err)
 		}
 		more := head + `- 2026-03-01 10:00:01.5 · agent:bob · 40%
@@ -198,7 +214,7 @@ func TestImportAddsForecasts(t *testing.T) {
 - 2026-03-11 00:00 · agent:dave · 50%
 - 2026-03-02 10:00 · agent:erin · 50%
 ` + done + "- 2026-03-01 10:00 · agent:bob · 40%\n"
-		res, err := s.Import(ctx, strings.NewReader(more))
+		res, err := boardfile.Import(ctx, s, strings.NewReader(more))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -222,7 +238,7 @@ func TestImportAddsForecasts(t *testing.T) {
 		if fp.Total != 2 || fp.Forecasts[1].AgentID != "bob" || !fp.Forecasts[1].CreatedAt.Equal(time.Date(2026, 3, 1, 10, 0, 1, 500000000, time.UTC)) {
 			t.Errorf("rain's forecasts: %+v", fp.Forecasts)
 		}
-		again, err := s.Import(ctx, strings.NewReader(more))
+		again, err := boardfile.Import(ctx, s, strings.NewReader(more))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package board_test
+package boardfile_test
 
 import (
 	"bytes"
@@ -17,7 +17,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/predictions-md/predictions/board"
 	"github.com/predictions-md/predictions/board/boardtest"
+	"github.com/predictions-md/predictions/boardfile"
 	"github.com/predictions-md/predictions/forecastfile"
+	"github.com/predictions-md/predictions/internal/testclock"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -25,7 +27,7 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 // seedBoard fills s with predictions by several agents: one open with a
 // body that needs escaping and notes that need one line, one resolved
 // without resolution criteria or date, one void.
-func seedBoard(t *testing.T, s *board.Store, c *clock) {
+func seedBoard(t *testing.T, s *board.Store, c *testclock.Clock) {
 	t.Helper()
 	ctx := context.Background()
 	p := func(v float64) *float64 { return &v }
@@ -35,7 +37,7 @@ func seedBoard(t *testing.T, s *board.Store, c *clock) {
 			t.Fatal(err)
 		}
 	}
-	c.t = time.Date(2026, 1, 5, 9, 30, 0, 0, time.UTC)
+	setClock(c, time.Date(2026, 1, 5, 9, 30, 0, 0, time.UTC))
 	a, err := s.CreatePrediction(ctx, board.NewPrediction{
 		AgentID: "alice", Title: "Will the transit levy pass by June?",
 		Body:       "Council vote expected in May.\r\n\n# Not a question\n- id: not-a-key\n  * indented bullet   \n```\ncode\n```\n\\ backslash\n",
@@ -43,39 +45,39 @@ func seedBoard(t *testing.T, s *board.Store, c *clock) {
 		Resolves: "yes if the council minutes record a passing vote", ResolveBy: "2026-06-30",
 	})
 	must(err)
-	c.t = c.t.Add(26 * time.Hour)
+	c.Advance(26 * time.Hour)
 	_, err = s.Forecast(ctx, a.ID, board.NewForecast{AgentID: "bob", P: json.RawMessage(`0.4`), Note: "polling flat;\nsee  the ·survey·"})
 	must(err)
-	c.t = c.t.Add(3 * time.Hour)
+	c.Advance(3 * time.Hour)
 	_, err = s.Forecast(ctx, a.ID, board.NewForecast{AgentID: "carol.v2", P: json.RawMessage(`"55.5%"`)})
 	must(err)
-	c.t = c.t.Add(24 * time.Hour)
+	c.Advance(24 * time.Hour)
 	_, err = s.Forecast(ctx, a.ID, board.NewForecast{AgentID: "alice", P: json.RawMessage(`0.7`), Note: "whip count"})
 	must(err)
 
-	c.t = time.Date(2026, 2, 1, 8, 0, 0, 0, time.UTC)
+	setClock(c, time.Date(2026, 2, 1, 8, 0, 0, 0, time.UTC))
 	b, err := s.CreatePrediction(ctx, board.NewPrediction{
 		AgentID: "bob", Title: "Open-weights model tops the leaderboard", Body: "Open-weights model tops the leaderboard",
 		Confidence: p(0.3), Timeframe: "this quarter", Domain: "AI",
 	})
 	must(err)
-	c.t = c.t.Add(time.Hour)
+	c.Advance(time.Hour)
 	_, err = s.Forecast(ctx, b.ID, board.NewForecast{AgentID: "carol.v2", P: json.RawMessage(`0.45`)})
 	must(err)
-	c.t = c.t.Add(48 * time.Hour)
+	c.Advance(48 * time.Hour)
 	_, err = s.Resolve(ctx, b.ID, board.NewResolution{Outcome: board.OutcomeYes})
 	must(err)
 
-	c.t = time.Date(2026, 2, 10, 17, 5, 0, 0, time.UTC)
+	setClock(c, time.Date(2026, 2, 10, 17, 5, 0, 0, time.UTC))
 	v, err := s.CreatePrediction(ctx, board.NewPrediction{
 		AgentID: "carol.v2", Title: "Launch window holds", Body: "Depends on weather.",
 		Confidence: p(0.9), Timeframe: "March", Domain: "space", ResolveBy: "2026-03-15",
 	})
 	must(err)
-	c.t = c.t.Add(time.Hour)
+	c.Advance(time.Hour)
 	_, err = s.Resolve(ctx, v.ID, board.NewResolution{Outcome: board.OutcomeVoid})
 	must(err)
-	c.t = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	setClock(c, time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
 }
 
 var uuidRE = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
@@ -91,15 +93,6 @@ func stableIDs(text string) string {
 		}
 		return names[id]
 	})
-}
-
-func export(t *testing.T, s *board.Store, q board.FeedQuery) string {
-	t.Helper()
-	var b bytes.Buffer
-	if err := s.Export(context.Background(), &b, q); err != nil {
-		t.Fatalf("Export: %v", err)
-	}
-	return b.String()
 }
 
 // findings returns the checker's findings on text.
@@ -147,7 +140,7 @@ func TestExportImportRoundTrip(t *testing.T) {
 		}
 
 		dst := open(board.Options{Now: c.Now})
-		res, err := dst.Import(ctx, strings.NewReader(got))
+		res, err := boardfile.Import(ctx, dst, strings.NewReader(got))
 		if err != nil {
 			t.Fatalf("Import: %v", err)
 		}
@@ -204,7 +197,7 @@ func TestExportImportRoundTrip(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, s := range []*board.Store{dst, src} {
-			res, err := s.Import(ctx, strings.NewReader(again))
+			res, err := boardfile.Import(ctx, s, strings.NewReader(again))
 			if err != nil {
 				t.Fatalf("Import again: %v", err)
 			}
@@ -261,7 +254,7 @@ func TestExportFilters(t *testing.T) {
 		}
 		for _, q := range []board.FeedQuery{{Domain: "nope"}, {Sort: "nope"}, {Limit: -1}, {Offset: -1}} {
 			var ve *board.ValidationError
-			if err := s.Export(context.Background(), &bytes.Buffer{}, q); !errors.As(err, &ve) {
+			if err := boardfile.Export(context.Background(), s, &bytes.Buffer{}, q); !errors.As(err, &ve) {
 				t.Errorf("Export(%+v) = %v, want a *ValidationError", q, err)
 			}
 		}
@@ -289,8 +282,8 @@ func TestImportRefused(t *testing.T) {
 		s := open(board.Options{})
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
-				_, err := s.Import(context.Background(), strings.NewReader(tt.text))
-				var ie *board.ImportError
+				_, err := boardfile.Import(context.Background(), s, strings.NewReader(tt.text))
+				var ie *boardfile.ImportError
 				if !errors.As(err, &ie) || !errors.Is(err, board.ErrInvalid) {
 					t.Fatalf("Import = %v, want an *ImportError wrapping ErrInvalid", err)
 				}
@@ -341,7 +334,7 @@ func TestImportForecasters(t *testing.T) {
 	forEachStore(t, func(t *testing.T, open func(opt board.Options) *board.Store) {
 		ctx := context.Background()
 		s := open(board.Options{Now: func() time.Time { return time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC) }})
-		res, err := s.Import(ctx, strings.NewReader(text))
+		res, err := boardfile.Import(ctx, s, strings.NewReader(text))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -391,15 +384,15 @@ func FuzzImport(f *testing.F) {
 	f.Fuzz(func(t *testing.T, text string) {
 		ctx := context.Background()
 		s := mustOpen(t, boardtest.SQLite(t), board.Options{Now: now})
-		res, err := s.Import(ctx, strings.NewReader(text))
-		var ie *board.ImportError
+		res, err := boardfile.Import(ctx, s, strings.NewReader(text))
+		var ie *boardfile.ImportError
 		if err != nil {
 			if !errors.As(err, &ie) || len(ie.Findings) == 0 {
 				t.Fatalf("Import = %v, want nil or an *ImportError with findings", err)
 			}
 			return
 		}
-		again, err := s.Import(ctx, strings.NewReader(text))
+		again, err := boardfile.Import(ctx, s, strings.NewReader(text))
 		if err != nil || len(again.Created) != 0 {
 			t.Fatalf("second Import = %+v, %v; want nothing created", again, err)
 		}
@@ -413,7 +406,7 @@ func FuzzImport(f *testing.F) {
 			t.Fatalf("export has findings %v:\n%s", fs, out)
 		}
 		fresh := mustOpen(t, boardtest.SQLite(t), board.Options{Now: now})
-		if _, err := fresh.Import(ctx, strings.NewReader(out)); err != nil {
+		if _, err := boardfile.Import(ctx, fresh, strings.NewReader(out)); err != nil {
 			t.Fatalf("Import of the export: %v\n%s", err, out)
 		}
 		if diff := cmp.Diff(out, export(t, fresh, board.FeedQuery{})); diff != "" {
@@ -436,7 +429,7 @@ func TestImportConcurrent(t *testing.T) {
 		created := make(chan int, n)
 		for range n {
 			go func() {
-				res, err := s.Import(context.Background(), bytes.NewReader(text))
+				res, err := boardfile.Import(context.Background(), s, bytes.NewReader(text))
 				errs <- err
 				created <- len(res.Created)
 			}()

@@ -1,4 +1,4 @@
-package board_test
+package boardfile_test
 
 import (
 	"bytes"
@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/predictions-md/predictions/board"
+	"github.com/predictions-md/predictions/board/boardtest"
+	"github.com/predictions-md/predictions/boardfile"
 )
 
 // crowdFile is a forecast file of one question forecast once by each of n
@@ -42,7 +44,7 @@ type benchBackend struct {
 func benchBackends() []benchBackend {
 	bs := []benchBackend{{"sqlite", func(tb testing.TB) string { return tb.TempDir() + "/board.db" }}}
 	if os.Getenv(pgEnv) != "" {
-		bs = append(bs, benchBackend{"postgres", pgDatabase})
+		bs = append(bs, benchBackend{"postgres", func(tb testing.TB) string { return boardtest.Postgres(tb, os.Getenv(pgEnv)) }})
 	}
 	return bs
 }
@@ -69,7 +71,7 @@ func BenchmarkImportCrowd(b *testing.B) {
 							b.Fatal(err)
 						}
 						b.StartTimer()
-						res, err := s.Import(ctx, bytes.NewReader(file))
+						res, err := boardfile.Import(ctx, s, bytes.NewReader(file))
 						b.StopTimer()
 						if err != nil {
 							b.Fatal(err)
@@ -140,7 +142,7 @@ func BenchmarkImportBesideWrites(b *testing.B) {
 							ws = append(ws, time.Since(t0))
 						}
 					}()
-					if _, err := s.Import(ctx, bytes.NewReader(f.doc)); err != nil {
+					if _, err := boardfile.Import(ctx, s, bytes.NewReader(f.doc)); err != nil {
 						b.Fatal(err)
 					}
 					close(done)

@@ -1,9 +1,11 @@
-package board
+package boardfile
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
+	"github.com/predictions-md/predictions/board"
 	"github.com/predictions-md/predictions/forecastfile"
 )
 
@@ -30,14 +32,15 @@ func FuzzBodyAndNote(f *testing.F) {
 	f.Add("C\\ ## x \\##", "b", "")
 	f.Add("T", "\r\n  \n x \r\n\n", "·")
 	f.Fuzz(func(t *testing.T, title, body, note string) {
-		var err error
-		if title, err = checkText("title", title, 1, MaxTitle, false); err != nil {
+		// The title, body and note as the board stores them: a title
+		// trimmed, the body and the note as sent.
+		title = strings.TrimSpace(title)
+		half := 0.5
+		np := board.NewPrediction{AgentID: "a", Title: title, Body: body, Confidence: &half, Timeframe: "t", Domain: "Other"}
+		if err := np.Validate(); err != nil || normalBody(body) == "" {
 			t.Skip()
 		}
-		if body, err = checkText("body", body, 1, MaxBody, true); err != nil || normalBody(body) == "" {
-			t.Skip()
-		}
-		if note, err = checkText("note", note, 0, MaxNote, true); err != nil {
+		if err := (board.NewForecast{AgentID: "a", P: json.RawMessage("0.5"), Note: note}).Validate(); err != nil {
 			t.Skip()
 		}
 		q := forecastfile.Question{Title: headingOfTitle(title), Text: textOfBody(body, title), Fields: []forecastfile.Field{
@@ -89,8 +92,8 @@ func FuzzAgentOf(f *testing.F) {
 			}
 			return
 		}
-		if err := checkAgentID(id); err != nil {
-			t.Errorf("agentOf(%q) = %q: %v", who, id, err)
+		if !board.ValidAgentID(id) {
+			t.Errorf("agentOf(%q) = %q, not a valid agent id", who, id)
 		}
 		if name == id {
 			t.Errorf("agentOf(%q) gives name %q equal to the id", who, name)

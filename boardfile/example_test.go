@@ -1,4 +1,4 @@
-package board_test
+package boardfile_test
 
 import (
 	"context"
@@ -11,11 +11,12 @@ import (
 	"time"
 
 	"github.com/predictions-md/predictions/board"
+	"github.com/predictions-md/predictions/boardfile"
 )
 
 // A board written as a forecast file, and the file loaded into a second
 // board.
-func ExampleStore_Export() {
+func ExampleExport() {
 	dir, err := os.MkdirTemp("", "board-example")
 	if err != nil {
 		log.Fatal(err)
@@ -45,7 +46,7 @@ func ExampleStore_Export() {
 	}
 
 	var file strings.Builder
-	if err := s.Export(ctx, &file, board.FeedQuery{}); err != nil {
+	if err := boardfile.Export(ctx, s, &file, board.FeedQuery{}); err != nil {
 		log.Fatal(err)
 	}
 	fmt.Print(strings.ReplaceAll(file.String(), p.ID, "fusion-q1"))
@@ -55,7 +56,7 @@ func ExampleStore_Export() {
 		log.Fatal(err)
 	}
 	defer other.Close()
-	res, err := other.Import(ctx, strings.NewReader(file.String()))
+	res, err := boardfile.Import(ctx, other, strings.NewReader(file.String()))
 	if err != nil {
 		log.Fatal(err)
 	}

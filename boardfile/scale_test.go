@@ -1,7 +1,6 @@
-package board_test
+package boardfile_test
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"math"
@@ -12,6 +11,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/predictions-md/predictions/board"
+	"github.com/predictions-md/predictions/board/boardtest"
+	"github.com/predictions-md/predictions/boardfile"
 	"github.com/predictions-md/predictions/pool"
 )
 
@@ -78,14 +79,14 @@ func TestImportCommunityHistory(t *testing.T) {
 	forEachStore(t, func(t *testing.T, open func(opt board.Options) *board.Store) {
 		ctx := context.Background()
 		one := open(board.Options{Now: now})
-		if _, err := one.Import(ctx, strings.NewReader(whole)); err != nil {
+		if _, err := boardfile.Import(ctx, one, strings.NewReader(whole)); err != nil {
 			t.Fatal(err)
 		}
 		two := open(board.Options{Now: now})
-		if _, err := two.Import(ctx, strings.NewReader(first)); err != nil {
+		if _, err := boardfile.Import(ctx, two, strings.NewReader(first)); err != nil {
 			t.Fatal(err)
 		}
-		res, err := two.Import(ctx, strings.NewReader(whole))
+		res, err := boardfile.Import(ctx, two, strings.NewReader(whole))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -124,7 +125,7 @@ func TestImportCommunityHistory(t *testing.T) {
 			if m, err := s.CommunityMismatches(ctx, "crowd"); err != nil || len(m) > 0 {
 				t.Errorf("CommunityMismatches: %v %v", m, err)
 			}
-			if m, err := board.CounterMismatches(ctx, s); err != nil || len(m) > 0 {
+			if m, err := s.CounterMismatches(ctx); err != nil || len(m) > 0 {
 				t.Errorf("CounterMismatches: %v %v", m, err)
 			}
 		}
@@ -147,35 +148,6 @@ func TestImportCommunityHistory(t *testing.T) {
 	})
 }
 
-// TestImportStatements checks that the statements an import runs do not
-// grow with the forecasters of a question: importing 2,000 forecasters
-// runs at most a few more statements than importing 500 (rows go in
-// multi-row statements), where it used to run several for each forecast.
-func TestImportStatements(t *testing.T) {
-	now := func() time.Time { return time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC) }
-	forEachStore(t, func(t *testing.T, open func(opt board.Options) *board.Store) {
-		count := map[int]int64{}
-		for _, n := range []int{500, 2000} {
-			s := open(board.Options{Now: now})
-			writes := board.CountWrites(s)
-			res, err := s.Import(context.Background(), bytes.NewReader(crowdFile(n, true)))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if res.Forecasts != n {
-				t.Fatalf("Import stored %d forecasts, want %d", res.Forecasts, n)
-			}
-			count[n] = writes()
-		}
-		// Four tables take a row a forecaster (forecasts, standings,
-		// agents, scores): 3 more statements of 500 rows each.
-		if extra := count[2000] - count[500]; extra > 4*3 {
-			t.Errorf("import of 500 forecasters ran %d statements, of 2,000 ran %d: %d more, want at most 12",
-				count[500], count[2000], extra)
-		}
-	})
-}
-
 // TestImportBatches imports three questions of 1,500 lines, which go to
 // the board in three transactions: when the third fails, the first two
 // stay stored and the error says so, and the same file sent again stores
@@ -184,28 +156,28 @@ func TestImportBatches(t *testing.T) {
 	now := func() time.Time { return time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC) }
 	lines := crowdLines(1500, 200)
 	doc := crowdDoc(crowdQuestion("q1", "resolved", lines), crowdQuestion("q2", "open", lines), crowdQuestion("q3", "resolved", lines))
-	for _, b := range backends(t) {
-		t.Run(b.name, func(t *testing.T) {
+	for _, b := range boardtest.Backends(t) {
+		t.Run(b.Name, func(t *testing.T) {
 			t.Parallel() // a database of its own
 			ctx := context.Background()
-			ref := mustOpen(t, b.migrated(t), board.Options{Now: now})
-			if _, err := ref.Import(ctx, strings.NewReader(doc)); err != nil {
+			ref := mustOpen(t, b.Migrated(t), board.Options{Now: now})
+			if _, err := boardfile.Import(ctx, ref, strings.NewReader(doc)); err != nil {
 				t.Fatal(err)
 			}
-			s := mustOpen(t, b.migrated(t), board.Options{Now: now})
+			s := mustOpen(t, b.Migrated(t), board.Options{Now: now})
 			refuse := []string{`CREATE TRIGGER refuse_q3 BEFORE INSERT ON predictions WHEN NEW.id = 'q3' BEGIN SELECT RAISE(ABORT, 'q3 refused'); END`}
 			undo := []string{`DROP TRIGGER refuse_q3`}
-			if b.name == "postgres" {
+			if b.Name == "postgres" {
 				refuse = []string{`CREATE FUNCTION refuse_q3() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN IF NEW.id = 'q3' THEN RAISE EXCEPTION 'q3 refused'; END IF; RETURN NEW; END $$`,
 					`CREATE TRIGGER refuse_q3 BEFORE INSERT ON predictions FOR EACH ROW EXECUTE FUNCTION refuse_q3()`}
 				undo = []string{`DROP TRIGGER refuse_q3 ON predictions`, `DROP FUNCTION refuse_q3()`}
 			}
 			for _, q := range refuse {
-				if err := board.ExecRaw(ctx, s, q); err != nil {
+				if err := execRaw(ctx, s, q); err != nil {
 					t.Fatal(err)
 				}
 			}
-			_, err := s.Import(ctx, strings.NewReader(doc))
+			_, err := boardfile.Import(ctx, s, strings.NewReader(doc))
 			if err == nil || !strings.Contains(err.Error(), "the first 2 of the file's 3 questions were stored") || !strings.Contains(err.Error(), "q3 refused") {
 				t.Fatalf("Import with q3 refused: err = %v, want one saying the first 2 of 3 questions were stored, wrapping the refusal", err)
 			}
@@ -216,11 +188,11 @@ func TestImportBatches(t *testing.T) {
 				}
 			}
 			for _, q := range undo {
-				if err := board.ExecRaw(ctx, s, q); err != nil {
+				if err := execRaw(ctx, s, q); err != nil {
 					t.Fatal(err)
 				}
 			}
-			res, err := s.Import(ctx, strings.NewReader(doc))
+			res, err := boardfile.Import(ctx, s, strings.NewReader(doc))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -230,7 +202,7 @@ func TestImportBatches(t *testing.T) {
 			if diff := cmp.Diff(export(t, ref, board.FeedQuery{}), export(t, s, board.FeedQuery{})); diff != "" {
 				t.Errorf("board imported in two goes mismatch (-one go +two goes):\n%s", diff)
 			}
-			if m, err := board.CounterMismatches(ctx, s); err != nil || len(m) > 0 {
+			if m, err := s.CounterMismatches(ctx); err != nil || len(m) > 0 {
 				t.Errorf("CounterMismatches: %v %v", m, err)
 			}
 		})
@@ -248,10 +220,10 @@ func TestImportEvents(t *testing.T) {
 	forEachStore(t, func(t *testing.T, open func(opt board.Options) *board.Store) {
 		ctx := context.Background()
 		s := open(board.Options{Now: now})
-		if _, err := s.Import(ctx, strings.NewReader(crowdDoc(crowdQuestion("r", "resolved", lines), crowdQuestion("o", "open", lines[:cut])))); err != nil {
+		if _, err := boardfile.Import(ctx, s, strings.NewReader(crowdDoc(crowdQuestion("r", "resolved", lines), crowdQuestion("o", "open", lines[:cut])))); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.Import(ctx, strings.NewReader(crowdDoc(crowdQuestion("o", "open", lines)))); err != nil {
+		if _, err := boardfile.Import(ctx, s, strings.NewReader(crowdDoc(crowdQuestion("o", "open", lines)))); err != nil {
 			t.Fatal(err)
 		}
 		pg, err := s.Events(ctx, board.EventQuery{})

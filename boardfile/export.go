@@ -1,20 +1,18 @@
-package board
+package boardfile
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"fmt"
 	"io"
-	"math"
 	"strings"
 	"time"
 
+	"github.com/predictions-md/predictions/board"
 	"github.com/predictions-md/predictions/forecastfile"
 )
 
-// The values [Store.Export] writes for what a prediction may leave out but
-// the forecast file requires (rule 1); [Store.Import] reads them back as
+// The values [Export] writes for what a prediction may leave out but
+// the forecast file requires (rule 1); [Import] reads them back as
 // "not given".
 const (
 	// NoResolves is the resolves of a prediction without resolution
@@ -25,8 +23,8 @@ const (
 	NoResolveBy = "9999-12-31"
 )
 
-// Export writes the predictions q selects as a forecast file (package
-// forecastfile): front matter with the format version and today's date,
+// Export writes the predictions of b that q selects to w as a forecast
+// file (package forecastfile), read by [board.Store.Dump]: front matter with the format version and today's date,
 // then per prediction a heading (its title), its body as free text (left
 // out when it is only the title), and the bullets id, resolves, resolve_by,
 // opens_at, close_at (when it has one; a resolved or void prediction
@@ -38,11 +36,11 @@ const (
 // the first. The file's report ([forecastfile.File.Report]) scores each
 // resolved question as the board does.
 //
-// q selects and orders as [Store.Feed] does (domain, sort, offset), except
-// that Limit 0 means every prediction and a Limit above [MaxLimit] is not
+// q selects and orders as [board.Store.Feed] does (domain, sort, offset), except
+// that Limit 0 means every prediction and a Limit above [board.MaxLimit] is not
 // clamped. The file is read from one snapshot of the board.
 //
-// The text passes [forecastfile.Check] with no findings, and [Store.Import]
+// The text passes [forecastfile.Check] with no findings, and [Import]
 // of it into an empty board followed by Export gives the same text. To keep
 // it so, a title ending in a word of # gets a backslash before it, the body is written with a backslash before each line that would
 // read as Markdown structure (a line starting with #, -, *, +, `, ~, > or
@@ -52,61 +50,29 @@ const (
 // gets [NoResolves] or [NoResolveBy]. The timeframe, replies and reactions
 // are not written.
 //
-// Errors: a *[ValidationError] for an unknown domain or sort or a negative
+// Errors: a *[board.ValidationError] for an unknown domain or sort or a negative
 // limit or offset; otherwise the database's or w's error. Every error but
 // one reading a prediction's forecasts or from w comes before anything is
 // written, so an adapter that streams can still answer with an error
 // status.
-func (s *Store) Export(ctx context.Context, w io.Writer, q FeedQuery) error {
-	by, err := parseSort(q.Sort)
+func Export(ctx context.Context, b Board, w io.Writer, q board.FeedQuery) error {
+	d, err := b.Dump(ctx, board.DumpQuery{Domain: q.Domain, Sort: q.Sort, Limit: q.Limit, Offset: q.Offset})
 	if err != nil {
 		return err
 	}
-	domain := ""
-	if q.Domain != "" {
-		if domain, err = canonicalDomain("domain", q.Domain); err != nil {
-			return err
-		}
-	}
-	if q.Limit < 0 {
-		return invalid("limit", fmt.Sprintf("is %d; it cannot be negative", q.Limit), "send a positive number, or 0 (or nothing) for every prediction")
-	}
-	if q.Offset < 0 {
-		return invalid("offset", fmt.Sprintf("is %d; it cannot be negative", q.Offset), "send 0 to start at the first prediction")
-	}
-	limit := int64(q.Limit)
-	if limit == 0 {
-		limit = math.MaxInt64
-	}
-	opt := &sql.TxOptions{}
-	if s.pg {
-		opt = &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true}
-	}
-	tx, err := s.read.BeginTx(ctx, opt)
-	if err != nil {
-		return fmt.Errorf("board: export: %w", err)
-	}
-	defer tx.Rollback() //nolint:errcheck // read only: nothing to undo
-
-	where, args := s.where(feedFilter{sort: by, domain: domain}, nil)
-	query := `SELECT ` + predictionCols + ` FROM predictions AS p` + where + ` ORDER BY ` + feedOrder[by] + ` LIMIT ? OFFSET ?`
-	var rows []predictionRow
-	if err := tx.NewRaw(query, append(args, limit, q.Offset)...).Scan(ctx, &rows); err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return fmt.Errorf("board: export: %w", err)
-	}
+	defer d.Close()
 	head := forecastfile.Format(&forecastfile.File{FrontMatter: true, Meta: []forecastfile.Field{
 		{Key: "predictions", Value: fmt.Sprint(forecastfile.FormatVersion)},
-		{Key: "updated", Value: s.clock().Format(time.DateOnly)},
+		{Key: "updated", Value: b.Now().Format(time.DateOnly)},
 	}})
 	if _, err := w.Write(head); err != nil {
 		return err
 	}
-	for _, r := range rows {
-		var fcs []forecastRow
-		if err := tx.NewRaw(`SELECT `+forecastCols+` FROM forecasts AS f WHERE f.prediction_id = ? ORDER BY f.seq`, r.ID).Scan(ctx, &fcs); err != nil && !errors.Is(err, sql.ErrNoRows) {
-			return fmt.Errorf("board: export: forecasts of %s: %w", r.ID, err)
+	for p, err := range d.Predictions() {
+		if err != nil {
+			return err
 		}
-		text := forecastfile.Format(&forecastfile.File{Questions: []forecastfile.Question{question(r, fcs)}})
+		text := forecastfile.Format(&forecastfile.File{Questions: []forecastfile.Question{question(p)}})
 		if _, err := w.Write(append([]byte{'\n'}, text...)); err != nil {
 			return err
 		}
@@ -116,40 +82,44 @@ func (s *Store) Export(ctx context.Context, w io.Writer, q FeedQuery) error {
 
 // question is a stored prediction and its forecasts as a forecast file
 // question.
-func question(r predictionRow, fcs []forecastRow) forecastfile.Question {
-	q := forecastfile.Question{Title: headingOfTitle(r.Title), Text: textOfBody(r.Body, r.Title)}
-	resolves, resolveBy := r.Resolves, r.ResolveBy.String
+func question(p board.DumpedPrediction) forecastfile.Question {
+	q := forecastfile.Question{Title: headingOfTitle(p.Title), Text: textOfBody(p.Body, p.Title)}
+	resolves, resolveBy := p.Resolves, p.ResolveBy
 	if resolves == "" {
 		resolves = NoResolves
 	}
 	if resolveBy == "" {
 		resolveBy = NoResolveBy
 	}
+	status := p.Status
+	if status == board.StatusClosed { // open, past its close_at
+		status = board.StatusOpen
+	}
 	q.Fields = []forecastfile.Field{
-		{Key: "id", Value: r.ID},
+		{Key: "id", Value: p.ID},
 		{Key: "resolves", Value: resolves},
 		{Key: "resolve_by", Value: resolveBy},
-		{Key: forecastfile.KeyOpensAt, Value: forecastfile.FormatTime(r.CreatedAt)},
+		{Key: forecastfile.KeyOpensAt, Value: forecastfile.FormatTime(p.CreatedAt)},
 	}
 	// A prediction resolved without a scheduled close is scored as if it
 	// closed on schedule at its actual close, so that is its close_at in
 	// the file, where the end of resolve_by would otherwise be assumed.
-	closeAt := r.CloseAt.Time
-	if r.CloseAt.IsZero() && Status(r.Status) != StatusOpen {
-		closeAt = r.ClosedAt.Time
+	closeAt := p.CloseAt
+	if closeAt == nil && status != board.StatusOpen {
+		closeAt = p.ClosedAt
 	}
-	if !closeAt.IsZero() {
-		q.Fields = append(q.Fields, forecastfile.Field{Key: forecastfile.KeyCloseAt, Value: forecastfile.FormatTime(closeAt)})
+	if closeAt != nil {
+		q.Fields = append(q.Fields, forecastfile.Field{Key: forecastfile.KeyCloseAt, Value: forecastfile.FormatTime(*closeAt)})
 	}
-	q.Fields = append(q.Fields, forecastfile.Field{Key: "status", Value: r.Status})
-	if !r.ClosedAt.IsZero() {
-		q.Fields = append(q.Fields, forecastfile.Field{Key: forecastfile.KeyClosedAt, Value: forecastfile.FormatTime(r.ClosedAt.Time)})
+	q.Fields = append(q.Fields, forecastfile.Field{Key: "status", Value: string(status)})
+	if p.ClosedAt != nil {
+		q.Fields = append(q.Fields, forecastfile.Field{Key: forecastfile.KeyClosedAt, Value: forecastfile.FormatTime(*p.ClosedAt)})
 	}
-	if Status(r.Status) == StatusResolved {
-		q.Fields = append(q.Fields, forecastfile.Field{Key: "outcome", Value: r.Outcome.String})
+	if status == board.StatusResolved {
+		q.Fields = append(q.Fields, forecastfile.Field{Key: "outcome", Value: string(p.Outcome)})
 	}
-	q.Fields = append(q.Fields, forecastfile.Field{Key: "tags", Value: r.Domain})
-	for _, f := range fcs {
+	q.Fields = append(q.Fields, forecastfile.Field{Key: "tags", Value: p.Domain})
+	for _, f := range p.Forecasts {
 		t := f.CreatedAt.UTC()
 		q.Forecasts = append(q.Forecasts, forecastfile.Forecast{
 			Date: forecastfile.DateOf(t), Time: forecastfile.Clock(t),
@@ -194,7 +164,7 @@ func hashTail(t string) (int, bool) {
 }
 
 // textOfBody writes a prediction's body as a question's free text (see
-// [Store.Export]); bodyOfText reads it back.
+// [Export]); bodyOfText reads it back.
 func textOfBody(body, title string) string {
 	body = strings.ReplaceAll(body, "\r\n", "\n")
 	body = strings.ReplaceAll(body, "\r", "\n")

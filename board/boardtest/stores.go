@@ -1,0 +1,65 @@
+package boardtest
+
+import (
+	"context"
+	"os"
+	"sync"
+	"testing"
+
+	"github.com/predictions-md/predictions/board"
+)
+
+// Backend is a kind of database the store tests run on.
+type Backend struct {
+	// Name is sqlite or postgres.
+	Name string
+	// Migrated names a new, migrated, empty board of this kind ([SQLite],
+	// [Postgres]).
+	Migrated func(tb testing.TB) string
+}
+
+var skipOnce sync.Once
+
+// Backends lists SQLite always and PostgreSQL when [PostgresEnv] is set
+// (saying once in tb's log that PostgreSQL is skipped when not).
+func Backends(tb testing.TB) []Backend {
+	bs := []Backend{{"sqlite", SQLite}}
+	if admin := os.Getenv(PostgresEnv); admin != "" {
+		bs = append(bs, Backend{"postgres", func(tb testing.TB) string { return Postgres(tb, admin) }})
+	} else {
+		skipOnce.Do(func() { tb.Logf("%s is not set: PostgreSQL store tests are skipped", PostgresEnv) })
+	}
+	return bs
+}
+
+// EachStore runs fn once per backend of [Backends], as a subtest named
+// after it; open opens a new, empty board of that kind. The subtests run
+// in parallel with each other (each has a database of its own): SQLite's
+// work is this process's CPU while PostgreSQL's is the server's, so the
+// two overlap. They start when the calling test's function returns, so a
+// test checks its results inside fn.
+func EachStore(t *testing.T, fn func(t *testing.T, open func(opt board.Options) *board.Store)) {
+	t.Helper()
+	for _, b := range Backends(t) {
+		t.Run(b.Name, func(t *testing.T) {
+			t.Parallel()
+			fn(t, func(opt board.Options) *board.Store { return Open(t, b.Migrated(t), opt) })
+		})
+	}
+}
+
+// Open opens the board at dsn with opt, failing tb if it cannot, and
+// closes it when tb's test ends.
+func Open(tb testing.TB, dsn string, opt board.Options) *board.Store {
+	tb.Helper()
+	s, err := board.Open(context.Background(), dsn, opt)
+	if err != nil {
+		tb.Fatalf("Open: %v", err)
+	}
+	tb.Cleanup(func() {
+		if err := s.Close(); err != nil {
+			tb.Errorf("Close: %v", err)
+		}
+	})
+	return s
+}
