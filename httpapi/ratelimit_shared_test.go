@@ -227,7 +227,7 @@ func TestSharedLimitsOutageAndReturn(t *testing.T) {
 	}
 }
 
-// Failed writes in an agent's name do not spend its budget (issue 23):
+// Failed writes in an agent's name do not spend its budget:
 // 25 reactions as victim on a prediction that does not exist, then the
 // victim's own post.
 func TestRateLimitFailedWritesFree(t *testing.T) {

@@ -29,7 +29,7 @@ func TestReadGroup(t *testing.T) {
 		as    []odds.Notation
 		notes int
 	}{
-		// The cases of issue 24.
+		// Groups whose numbers change meaning when each is read alone.
 		{[]string{"0.1", "0.5", "1.0"}, []float64{0.1, 0.5, 1}, []odds.Notation{"probability", "probability", "probability"}, 0},
 		{[]string{"0", "1", "0.7", "0.2"}, []float64{0, 1, 0.7, 0.2}, []odds.Notation{"probability", "probability", "probability", "probability"}, 0},
 		{[]string{"0.9", "1"}, []float64{0.9, 1}, []odds.Notation{"probability", "probability"}, 0},

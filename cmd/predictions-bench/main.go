@@ -1,6 +1,6 @@
 // Command predictions-bench is the load benchmark of the predictions
-// service (issues 10, 18 and 19), a command of its own so that the server
-// binary does not link it.
+// service, a command of its own so that the server binary does not link
+// it.
 //
 // It builds the predictions binary (or takes one with -predictions),
 // starts `predictions serve` processes on loopback, each on a database of

@@ -1,5 +1,5 @@
-// Package loadbench is the load benchmark of the predictions service
-// (issues 10, 18 and 19), run by the command predictions-bench.
+// Package loadbench is the load benchmark of the predictions service,
+// run by the command predictions-bench.
 //
 // [Run] starts real `predictions serve` processes ([Config.Exe], which
 // [Build] makes) on loopback ports, each on a database of its own in a

@@ -13,8 +13,8 @@ import (
 // BenchmarkReference is the floor of two tool scenarios of
 // BenchmarkInProcess, measured in the same run: the same body decoded by
 // the tools' decoder and handed to the domain package, with no HTTP, no
-// validation and no answer written. Issue 19 holds score_forecasts within
-// 3× and check_forecast_md within 1.5× of these.
+// validation and no answer written. The goals (docs/BENCHMARKS.md) hold
+// score_forecasts within 3× and check_forecast_md within 1.5× of these.
 //
 //	go test ./internal/loadbench -run '^$' -bench 'InProcess|Reference' -benchmem
 func BenchmarkReference(b *testing.B) {

@@ -27,8 +27,8 @@ func callTool(t *testing.T, name, in string) (map[string]any, error) {
 	return m, nil
 }
 
-// TestReadingRuleInTools runs the requests of issue 24 that changed
-// meaning silently when each number was read alone.
+// TestReadingRuleInTools runs requests whose numbers would change
+// meaning silently if each were read alone.
 func TestReadingRuleInTools(t *testing.T) {
 	m, err := callTool(t, "score_forecasts", `{"forecasts":[{"p":0.1,"outcome":0},{"p":0.5,"outcome":1},{"p":1.0,"outcome":1}]}`)
 	if err != nil {

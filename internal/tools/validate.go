@@ -78,9 +78,10 @@ var textValues = map[reflect.Type]func(unsafe.Pointer) (string, jsontext.Kind){
 // The checks of a tool's input are built once, when the tool is defined,
 // from its schema and its Go type ([validatorFor]): each knows where its
 // fields lie in memory, which limits apply and how they are worded, so a
-// call reads the values and compares them, with no reflection and no
-// regular expression per value. Pointer arithmetic stays within the
-// value, at the offsets and sizes reflect gave for its type.
+// call reads the values and compares them, with no reflection beyond a
+// slice's length and no regular expression per value. Pointer arithmetic
+// stays within the value, at the offsets and sizes reflect gave for its
+// type.
 type check func(v *validation, p unsafe.Pointer, required bool) *InputError
 
 // validatorFor builds the check of values of type t described by s; nil
@@ -132,20 +133,24 @@ func validatorFor(t reflect.Type, s *jsonschema.Schema) check {
 		elem := validatorFor(t.Elem(), s.Items)
 		size := t.Elem().Size()
 		return func(v *validation, p unsafe.Pointer, required bool) *InputError {
-			h := (*sliceHeader)(p)
-			if h.data == nil && required {
+			// reflect reads the slice's length and backing array, so the
+			// check depends on no layout of a slice header.
+			items := reflect.NewAt(t, p).Elem()
+			if items.IsNil() && required {
 				return requiredError(v.field(), v.example)
 			}
-			if err := itemCount(s, h.len); err != nil {
+			n := items.Len()
+			if err := itemCount(s, n); err != nil {
 				err.Field = v.field()
 				return err
 			}
 			if elem == nil {
 				return nil
 			}
-			for i := range h.len {
+			data := items.UnsafePointer()
+			for i := range n {
 				v.path = append(v.path, step{index: i})
-				if err := elem(v, unsafe.Add(h.data, uintptr(i)*size), false); err != nil {
+				if err := elem(v, unsafe.Add(data, uintptr(i)*size), false); err != nil {
 					return err
 				}
 				v.path = v.path[:len(v.path)-1]
@@ -184,12 +189,6 @@ func validatorFor(t reflect.Type, s *jsonschema.Schema) check {
 		return objectCheck(s)
 	}
 	return nil
-}
-
-// sliceHeader is the layout of a slice, as the runtime and reflect lay it out.
-type sliceHeader struct {
-	data     unsafe.Pointer
-	len, cap int
 }
 
 // structCheck checks the fields of a struct of type t in the order the
