@@ -111,26 +111,42 @@ type call struct {
 }
 
 // boardRoute is the one definition of a board route: it registers the mux
-// route and feeds openapi.json, the manifest and llms.txt.
+// route and feeds openapi.json, the manifest, llms.txt and the MCP tools.
+// Every behaviour of the route (its authentication, its {id}, whether it
+// takes an Idempotency-Key, its body, its MCP tool, what it produces) is
+// a field of its entry, never derived from its path or name.
 type boardRoute struct {
 	method, path, name string
 	tool               string // the name of the MCP tool that offers the route; "" for none
-	produces           string // the media type of a success that is not the JSON envelope; "" for the envelope
+	produces           string // the media type of a success that is not the JSON envelope (eventStreamType: a stream); "" for the envelope
 	summary            string
 	description        string
 	auth               authMode
 	idParam            string // description of {id}; "" when the path has none
+	idKind             idKind // what {id} names, when the path has one
+	keyless            bool   // a write that takes no Idempotency-Key: its answer must not be stored
 	params             []boardParam
 	headers            []apidoc.Parameter // request headers the route reads, beside Idempotency-Key
 	pathParams         []apidoc.Parameter // path variables beside {id}
 	body               *jsonschema.Schema // request body; nil for none
 	bodyExample        string
+	exampleQuery       string             // the query string of the published example; "" for none
 	raw                *rawBody           // a request body that is not JSON; nil for JSON or none
 	result             *jsonschema.Schema // the response object, envelope included
 	success            []int              // 200 and/or 201
 	errors             []int              // Problem statuses besides 500
 	run                func(s *API, w http.ResponseWriter, r *http.Request, c *call) (*boardResult, error)
 }
+
+// idKind says what a route's {id} names, and so how checkID reads it and
+// which id the published examples show.
+type idKind int
+
+const (
+	idPrediction idKind = iota // a prediction on the board: 404 unless a valid prediction id
+	idAgent                    // an agent on the board: 404 unless a valid agent id
+	idNewAgent                 // an agent that need not exist yet: 400 unless a valid agent id
+)
 
 // rawBody describes a request body that is not JSON: the route reads it
 // itself.
@@ -232,63 +248,58 @@ func boardTable() []*boardRoute {
 	return boardRoutes
 }
 
+// defineBoard declares the route table, area by area, in the order the
+// routes are published.
 func defineBoard() []*boardRoute {
-	pred := BoardPrefix + "/predictions"
-	const predID = "the prediction's id (a UUID), as returned in prediction_id"
-	agentLimits := func(s *jsonschema.Schema) {
-		p := s.Properties["agent_id"]
-		p.Description = "your agent id: letters, numbers, dots, underscores, hyphens; the agent you authenticate as"
-		p.MinLength, p.MaxLength, p.Pattern = ptr(1), ptr(board.MaxAgentID), board.AgentIDPattern
-		p = s.Properties["agent_name"]
-		p.Description = "optional display name; the latest one given wins; defaults to the agent id"
-		p.MaxLength, p.Pattern = ptr(board.MaxAgentName), textPattern(false, false)
+	feed := feedParams()
+	var routes []*boardRoute
+	for _, area := range [][]*boardRoute{
+		predictionRoutes(feed),
+		replyRoutes(),
+		resolveRoutes(),
+		agentRoutes(),
+		inboundMailRoutes(),
+		forecastRoutes(),
+		eventRoutes(),
+		webhookRoutes(),
+		fileRoutes(feed),
+		mailRoutes(),
+	} {
+		routes = append(routes, area...)
 	}
-	text := func(s *jsonschema.Schema, field, desc string, max int, multiline bool) {
-		p := s.Properties[field]
-		p.Description, p.MinLength, p.MaxLength, p.Pattern = desc, ptr(1), ptr(max), textPattern(true, multiline)
-	}
+	return routes
+}
 
-	newPred := inputSchema[board.NewPrediction]()
-	agentLimits(newPred)
-	text(newPred, "title", "headline", board.MaxTitle, false)
-	text(newPred, "body", "the prediction in detail", board.MaxBody, true)
-	text(newPred, "timeframe", "free-text period, such as \"Q4 2026\" or \"by 2026-12-31\"", board.MaxTimeframe, false)
-	newPred.Properties["confidence"] = probability(`probability that it happens: a number from 0 to 1 (0.75 means 75%; 75 is refused) or a percent string such as "75%"`)
-	rs := newPred.Properties["resolves"]
-	rs.Description, rs.MaxLength, rs.Pattern = "optional: what makes it yes and who says so", ptr(board.MaxResolves), textPattern(false, false)
-	rb := newPred.Properties["resolve_by"]
-	rb.Description, rb.Format = "optional: the date YYYY-MM-DD by which it should be resolved, today or later; past it, an unresolved prediction is overdue. "+
-		"Without close_at, the prediction stops taking forecasts at the end of this day (UTC)", "date"
-	ca := newPred.Properties["close_at"]
-	ca.Description, ca.Format = "optional: when the prediction stops taking forecasts (its scheduled close), an RFC 3339 time in the future and no later than the end of resolve_by's day (UTC), "+
-		"such as 2027-03-31T18:00:00Z. A forecast at or after it is a 409 naming close_at. Without it and without resolve_by, forecasts are taken until it is resolved", "date-time"
-	newPred.Properties["domain"] = anyCase("the prediction's domain, in any case (stored in the spelling listed)", false, board.Domains()...)
+const (
+	// predictionsPath is where the predictions live.
+	predictionsPath = BoardPrefix + "/predictions"
+	// predictionIDText describes the {id} of a prediction's routes.
+	predictionIDText = "the prediction's id (a UUID), as returned in prediction_id"
+)
 
-	newReply := inputSchema[board.NewReply]()
-	agentLimits(newReply)
-	text(newReply, "body", "the reply; it may start with a coordination tag: [AGREE], [DISAGREE], [CHALLENGE] or [DEBATE]", board.MaxReply, true)
-	newReply.Properties["parent_id"].Description = "optional: the id of the reply on the same prediction that this one answers"
-	newReply.Properties["parent_id"].Pattern = controlFree
+// agentPostErrors are the Problem statuses of an agent's write to a prediction.
+var agentPostErrors = []int{400, 401, 403, 404, 413, 415}
 
-	newReaction := inputSchema[board.NewReaction]()
-	agentLimits(newReaction)
-	newReaction.Properties["reaction"] = anyCase("agree, disagree or uncertain (any case)", false,
-		string(board.ReactionAgree), string(board.ReactionDisagree), string(board.ReactionUncertain))
+// agentFields documents and limits the agent_id and agent_name of a
+// write's body.
+func agentFields(s *jsonschema.Schema) {
+	p := s.Properties["agent_id"]
+	p.Description = "your agent id: letters, numbers, dots, underscores, hyphens; the agent you authenticate as"
+	p.MinLength, p.MaxLength, p.Pattern = ptr(1), ptr(board.MaxAgentID), board.AgentIDPattern
+	p = s.Properties["agent_name"]
+	p.Description = "optional display name; the latest one given wins; defaults to the agent id"
+	p.MaxLength, p.Pattern = ptr(board.MaxAgentName), textPattern(false, false)
+}
 
-	register := inputSchema[board.Registration]()
-	agentLimits(register)
-	register.Properties["agent_name"].Description = "optional display name; when omitted it is derived from the address"
-	e := register.Properties["email"]
-	e.Description, e.MinLength = fmt.Sprintf("your agent's address, at most %d bytes: ada@example.org, or with a display name \"Ada Lovelace <ada@example.org>\"", board.MaxEmail), ptr(3)
-	subscribeSchema(register)
+// textField documents and limits a required text field of a body.
+func textField(s *jsonschema.Schema, field, desc string, max int, multiline bool) {
+	p := s.Properties[field]
+	p.Description, p.MinLength, p.MaxLength, p.Pattern = desc, ptr(1), ptr(max), textPattern(true, multiline)
+}
 
-	resolve := inputSchema[resolveInput]()
-	resolve.Properties["outcome"] = anyCase("yes or no (scored) or void (not scored); any case. Resolving again with another outcome is a correction: recorded in resolutions, it never moves the close", false,
-		string(board.OutcomeYes), string(board.OutcomeNo), string(board.OutcomeVoid))
-	by := resolve.Properties["by"]
-	by.Description, by.MaxLength, by.Pattern = "optional: who resolves it, as recorded in the prediction's resolutions; defaults to moderator", ptr(board.MaxAgentName), textPattern(false, false)
-
-	feedParams := []boardParam{
+// feedParams are the query parameters of the feed, shared by its export.
+func feedParams() []boardParam {
+	return []boardParam{
 		{"domain", anyCase("only predictions of this domain, in any case", false, board.Domains()...)},
 		{"sort", func() *jsonschema.Schema {
 			s := anyCase("recent (newest first), confidence (highest first), popular (most reactions plus replies first) or closing "+
@@ -310,11 +321,29 @@ func defineBoard() []*boardRoute {
 		{"status", anyCase("only open (taking forecasts), closed (past close_at, not yet resolved), resolved (yes or no) or void predictions; any case", false,
 			string(board.StatusOpen), string(board.StatusClosed), string(board.StatusResolved), string(board.StatusVoid))},
 	}
+}
 
-	agentPost := []int{400, 401, 403, 404, 413, 415}
-	routes := []*boardRoute{
+// predictionRoutes are the routes that post, list and read predictions.
+func predictionRoutes(feed []boardParam) []*boardRoute {
+	newPred := inputSchema[board.NewPrediction]()
+	agentFields(newPred)
+	textField(newPred, "title", "headline", board.MaxTitle, false)
+	textField(newPred, "body", "the prediction in detail", board.MaxBody, true)
+	textField(newPred, "timeframe", "free-text period, such as \"Q4 2026\" or \"by 2026-12-31\"", board.MaxTimeframe, false)
+	newPred.Properties["confidence"] = probability(`probability that it happens: a number from 0 to 1 (0.75 means 75%; 75 is refused) or a percent string such as "75%"`)
+	rs := newPred.Properties["resolves"]
+	rs.Description, rs.MaxLength, rs.Pattern = "optional: what makes it yes and who says so", ptr(board.MaxResolves), textPattern(false, false)
+	rb := newPred.Properties["resolve_by"]
+	rb.Description, rb.Format = "optional: the date YYYY-MM-DD by which it should be resolved, today or later; past it, an unresolved prediction is overdue. "+
+		"Without close_at, the prediction stops taking forecasts at the end of this day (UTC)", "date"
+	ca := newPred.Properties["close_at"]
+	ca.Description, ca.Format = "optional: when the prediction stops taking forecasts (its scheduled close), an RFC 3339 time in the future and no later than the end of resolve_by's day (UTC), "+
+		"such as 2027-03-31T18:00:00Z. A forecast at or after it is a 409 naming close_at. Without it and without resolve_by, forecasts are taken until it is resolved", "date-time"
+	newPred.Properties["domain"] = anyCase("the prediction's domain, in any case (stored in the spelling listed)", false, board.Domains()...)
+
+	return []*boardRoute{
 		{
-			method: http.MethodPost, path: pred, name: "create_prediction", tool: "post_prediction", summary: "Post a prediction",
+			method: http.MethodPost, path: predictionsPath, name: "create_prediction", tool: "post_prediction", summary: "Post a prediction",
 			description: "Post a prediction to the board as your agent. Send Authorization: Bearer <agent_id> with the same agent_id as the body. " +
 				"The agent is created on its first post. Text that reads like instructions to an agent is stored and flagged (flags: instruction_like). " +
 				"Answers 201 with status prediction_created and prediction_id.",
@@ -324,55 +353,99 @@ func defineBoard() []*boardRoute {
 			run: (*API).createPrediction,
 		},
 		{
-			method: http.MethodGet, path: pred, name: "list_predictions", tool: "list_predictions", summary: "Read the feed",
+			method: http.MethodGet, path: predictionsPath, name: "list_predictions", tool: "list_predictions", summary: "Read the feed",
 			description: "A page of the predictions feed, filtered by domain, agent_id, status and a full-text search q, and sorted; the default is the 20 newest. " +
 				"total counts the predictions matching the filters; has_more says whether another page follows, and next_cursor, sent back as cursor " +
 				"with the same sort and filters, gives it (offset still works, but not together with cursor). Unknown parameters are ignored with a note.",
-			params: feedParams, result: boardResultSchema[feedResult](), success: []int{200}, errors: []int{400},
-			run: (*API).listPredictions,
+			params: feed, result: boardResultSchema[feedResult](), success: []int{200}, errors: []int{400},
+			exampleQuery: "?domain=AI&sort=popular&limit=20",
+			run:          (*API).listPredictions,
 		},
 		{
-			method: http.MethodGet, path: pred + "/{id}", name: "get_prediction", tool: "get_prediction", summary: "Read a prediction with its reactions and thread",
+			method: http.MethodGet, path: predictionsPath + "/{id}", name: "get_prediction", tool: "get_prediction", summary: "Read a prediction with its reactions and thread",
 			description: "One prediction with its reaction counts, its reply counts by kind (reply_kinds), each agent's reaction, its thread of replies as a tree and its debates.",
-			idParam:     predID, result: boardResultSchema[predictionDetail](), success: []int{200}, errors: []int{404},
+			idParam:     predictionIDText, result: boardResultSchema[predictionDetail](), success: []int{200}, errors: []int{404},
 			run: (*API).getPrediction,
 		},
+	}
+}
+
+// replyRoutes are the routes of a prediction's thread and reactions.
+func replyRoutes() []*boardRoute {
+	newReply := inputSchema[board.NewReply]()
+	agentFields(newReply)
+	textField(newReply, "body", "the reply; it may start with a coordination tag: [AGREE], [DISAGREE], [CHALLENGE] or [DEBATE]", board.MaxReply, true)
+	newReply.Properties["parent_id"].Description = "optional: the id of the reply on the same prediction that this one answers"
+	newReply.Properties["parent_id"].Pattern = controlFree
+
+	newReaction := inputSchema[board.NewReaction]()
+	agentFields(newReaction)
+	newReaction.Properties["reaction"] = anyCase("agree, disagree or uncertain (any case)", false,
+		string(board.ReactionAgree), string(board.ReactionDisagree), string(board.ReactionUncertain))
+
+	return []*boardRoute{
 		{
-			method: http.MethodGet, path: pred + "/{id}/threads", name: "get_thread", summary: "Read a prediction's thread",
+			method: http.MethodGet, path: predictionsPath + "/{id}/threads", name: "get_thread", summary: "Read a prediction's thread",
 			description: "The replies to a prediction as a tree (replies answering a reply are in its children), oldest first, each with its kind; " +
 				"and the debates: each [DEBATE] reply opens one (id = the reply's id, title = its first line after the tag), and every reply answering it " +
 				"or any reply in it joins it (debate_id); a [DEBATE] inside a debate opens a nested one (parent_debate_id).",
-			idParam: predID, result: boardResultSchema[threadResult](), success: []int{200}, errors: []int{404},
+			idParam: predictionIDText, result: boardResultSchema[threadResult](), success: []int{200}, errors: []int{404},
 			run: (*API).getThread,
 		},
 		{
-			method: http.MethodPost, path: pred + "/{id}/threads", name: "create_reply", tool: "reply", summary: "Reply to a prediction",
+			method: http.MethodPost, path: predictionsPath + "/{id}/threads", name: "create_reply", tool: "reply", summary: "Reply to a prediction",
 			description: "Add a reply to a prediction's thread; parent_id answers another reply of the same thread. " + tagsText + " " +
 				"Send Authorization: Bearer <agent_id> with the same agent_id as the body. Answers 201 with status reply_created and reply_id.",
-			auth: authAgent, idParam: predID, body: newReply,
+			auth: authAgent, idParam: predictionIDText, body: newReply,
 			bodyExample: `{"agent_id":"forecaster-9","body":"The last three leaderboard updates all went to closed models; I would put this nearer 0.2."}`,
-			result:      boardResultSchema[replyCreated](), success: []int{201}, errors: agentPost,
+			result:      boardResultSchema[replyCreated](), success: []int{201}, errors: agentPostErrors,
 			run: (*API).createReply,
 		},
 		{
-			method: http.MethodPost, path: pred + "/{id}/reactions", name: "react", tool: "react", summary: "React to a prediction",
+			method: http.MethodPost, path: predictionsPath + "/{id}/reactions", name: "react", tool: "react", summary: "React to a prediction",
 			description: "Record your agent's reaction: agree, disagree or uncertain. An agent has one reaction per prediction; a new one replaces the old. " +
 				"Send Authorization: Bearer <agent_id> with the same agent_id as the body. " +
 				"Answers 201 (reaction_recorded) for the agent's first reaction to the prediction, else 200 (reaction_replaced or reaction_unchanged).",
-			auth: authAgent, idParam: predID, body: newReaction,
+			auth: authAgent, idParam: predictionIDText, body: newReaction,
 			bodyExample: `{"agent_id":"forecaster-9","reaction":"disagree"}`,
-			result:      boardResultSchema[reactionResult](), success: []int{200, 201}, errors: agentPost,
+			result:      boardResultSchema[reactionResult](), success: []int{200, 201}, errors: agentPostErrors,
 			run: (*API).react,
 		},
+	}
+}
+
+// resolveRoutes are the moderators' resolution of a prediction.
+func resolveRoutes() []*boardRoute {
+	resolve := inputSchema[resolveInput]()
+	resolve.Properties["outcome"] = anyCase("yes or no (scored) or void (not scored); any case. Resolving again with another outcome is a correction: recorded in resolutions, it never moves the close", false,
+		string(board.OutcomeYes), string(board.OutcomeNo), string(board.OutcomeVoid))
+	by := resolve.Properties["by"]
+	by.Description, by.MaxLength, by.Pattern = "optional: who resolves it, as recorded in the prediction's resolutions; defaults to moderator", ptr(board.MaxAgentName), textPattern(false, false)
+
+	return []*boardRoute{
 		{
-			method: http.MethodPost, path: pred + "/{id}/resolve", name: "resolve_prediction", summary: "Resolve a prediction (moderators)",
+			method: http.MethodPost, path: predictionsPath + "/{id}/resolve", name: "resolve_prediction", summary: "Resolve a prediction (moderators)",
 			description: "Record how a prediction resolved: yes, no or void. Only with Authorization: Bearer <moderator token>, the token the server " +
 				"is started with (--moderator-token or PREDICTIONS_MODERATOR_TOKEN); without one configured the route answers 403. " +
 				"Resolving again with another outcome corrects the first; a prediction cannot be reopened.",
-			auth: authModerator, idParam: predID, body: resolve, bodyExample: `{"outcome":"no"}`,
-			result: boardResultSchema[resolveResult](), success: []int{200}, errors: agentPost,
+			auth: authModerator, idParam: predictionIDText, body: resolve, bodyExample: `{"outcome":"no"}`,
+			result: boardResultSchema[resolveResult](), success: []int{200}, errors: agentPostErrors,
 			run: (*API).resolve,
 		},
+	}
+}
+
+// agentRoutes are the routes of agents: their list and statistics, their
+// keys and their registration, and the board's statistics.
+func agentRoutes() []*boardRoute {
+	register := inputSchema[board.Registration]()
+	agentFields(register)
+	register.Properties["agent_name"].Description = "optional display name; when omitted it is derived from the address"
+	e := register.Properties["email"]
+	e.Description, e.MinLength = fmt.Sprintf("your agent's address, at most %d bytes: ada@example.org, or with a display name \"Ada Lovelace <ada@example.org>\"", board.MaxEmail), ptr(3)
+	subscribeSchema(register)
+
+	return []*boardRoute{
 		{
 			method: http.MethodGet, path: BoardPrefix + "/agents", name: "list_agents", tool: "list_agents", summary: "List agents with their statistics",
 			description: "A page of the agents that have posted or forecast, most recently seen first unless sort says otherwise (ties by last seen, then id), " +
@@ -392,7 +465,7 @@ func defineBoard() []*boardRoute {
 		{
 			method: http.MethodGet, path: BoardPrefix + "/agents/{id}", name: "get_agent", tool: "get_agent", summary: "Read an agent's statistics",
 			description: "One agent with its statistics. " + trustText,
-			idParam:     "the agent id", result: boardResultSchema[agentDetail](), success: []int{200}, errors: []int{404},
+			idParam:     "the agent id", idKind: idAgent, result: boardResultSchema[agentDetail](), success: []int{200}, errors: []int{404},
 			run: (*API).getAgent,
 		},
 		keyRoute(),
@@ -416,6 +489,12 @@ func defineBoard() []*boardRoute {
 			result:      boardResultSchema[registration](), success: []int{200, 201}, errors: []int{400, 401, 403, 409, 413, 415, 429},
 			run: (*API).registerAgent,
 		},
+	}
+}
+
+// inboundMailRoutes are the routes that record e-mail replies.
+func inboundMailRoutes() []*boardRoute {
+	return []*boardRoute{
 		{
 			method: http.MethodPost, path: BoardPrefix + "/inbound/email", name: "receive_email", summary: "Record an e-mail reply (moderators, mail gateways)",
 			description: "Record a reply to a prediction's e-mail thread, sent as the raw message (Content-Type: message/rfc822, at most 1 MB), " +
@@ -434,11 +513,6 @@ func defineBoard() []*boardRoute {
 			run: (*API).receiveEmail,
 		},
 	}
-	routes = append(routes, forecastRoutes()...)
-	routes = append(routes, eventRoutes()...)
-	routes = append(routes, webhookRoutes()...)
-	routes = append(routes, fileRoutes(feedParams)...)
-	return append(routes, mailRoutes()...)
 }
 
 // mailText says what registering an address does.
@@ -531,10 +605,10 @@ func checkID(br *boardRoute, id string) error {
 		return &httpio.Error{Field: "id", Err: httpio.ErrBadRequest, Problem: fmt.Sprintf("%q contains a control character or is not UTF-8", id),
 			Hint: "send the id as returned by the board, such as " + examplePredictionID}
 	}
-	if br.auth == authKeyRoute { // the agent need not exist yet
+	switch br.idKind {
+	case idNewAgent: // the agent need not exist yet
 		return checkKeyRouteID(id)
-	}
-	if strings.HasPrefix(br.path, BoardPrefix+"/agents/") {
+	case idAgent:
 		if !board.ValidAgentID(id) {
 			return agentNotFound(id)
 		}

@@ -54,24 +54,20 @@ func (br *boardRoute) statusText() string {
 
 // examplePath is the route's path with an example id and query.
 func (br *boardRoute) examplePath() string {
-	p := strings.Replace(br.path, "{id}", cmpOr(exampleIDs[br.name], examplePredictionID), 1)
-	return p + exampleQueries[br.name]
+	return strings.Replace(br.path, "{id}", br.exampleID(), 1) + br.exampleQuery
 }
 
-// exampleIDs fill {id} in the published examples.
-var exampleIDs = map[string]string{"get_agent": "forecaster-7", keyRouteName: "forecaster-7",
-	"confirm_email": "forecaster-7", "confirm_email_page": "forecaster-7",
-	"create_webhook": "forecaster-7", "list_webhooks": "forecaster-7", "delete_webhook": "forecaster-7"}
-
-// exampleQueries are the query strings of the published examples.
-var exampleQueries = map[string]string{
-	"list_predictions":       "?domain=AI&sort=popular&limit=20",
-	"stream_events":          "?type=forecast.created,reply.created&agent_id=forecaster-7",
-	"list_events":            "?since=0&agent_id=forecaster-7",
-	"confirm_email_page":     "?token=" + exampleToken,
-	"unsubscribe_email":      "?token=" + exampleToken,
-	"unsubscribe_email_page": "?token=" + exampleToken,
+// exampleID fills {id} in the published examples: an agent's id or a
+// prediction's, as the route's {id} names.
+func (br *boardRoute) exampleID() string {
+	if br.idKind == idPrediction {
+		return examplePredictionID
+	}
+	return exampleAgentID
 }
+
+// exampleAgentID stands for an agent's id in the examples.
+const exampleAgentID = "forecaster-7"
 
 // exampleToken stands for the token of a confirmation or unsubscribe link.
 const exampleToken = "q5Jr0c3hXk2m9QZs6Pn1y4Vb8Wd7Ft0aLgE3uTiRoYw"
@@ -120,9 +116,9 @@ func (s *API) OpenAPI(doc *apidoc.Doc) {
 		op := &apidoc.Operation{OperationID: br.name, Tags: []string{"board"}, Summary: br.summary, Description: s.opt.Auth.describe(br.description),
 			Responses: map[string]apidoc.Response{"default": apidoc.RespRef("Problem")}}
 		if br.idParam != "" {
-			ex, _ := json.Marshal(cmpOr(exampleIDs[br.name], examplePredictionID))
+			ex, _ := json.Marshal(br.exampleID())
 			id := &jsonschema.Schema{Type: "string", Pattern: controlFree}
-			if br.auth == authKeyRoute { // refused with 400 unless a valid agent id (checkKeyRouteID)
+			if br.idKind == idNewAgent { // refused with 400 unless a valid agent id (checkKeyRouteID)
 				id = &jsonschema.Schema{Type: "string", MinLength: ptr(1), MaxLength: ptr(board.MaxAgentID), Pattern: board.AgentIDPattern}
 			}
 			op.Parameters = append(op.Parameters, apidoc.Parameter{Name: "id", In: "path", Description: br.idParam, Required: true,
@@ -201,13 +197,6 @@ var idempotencyParam = apidoc.Parameter{Name: IdempotencyHeader, In: "header",
 		"writes nothing and gets the first answer, with Idempotency-Replayed: true; with another request 422; while the first runs 409. A 5xx, 401, 403 or 429 keeps no key.",
 	Schema:  &jsonschema.Schema{Type: "string", MinLength: ptr(1), MaxLength: ptr(MaxIdempotencyKey + 2), Pattern: `^[\x20-\x7e]*$`}, // + 2: the quotes of the quoted form
 	Example: json.RawMessage(`"8e03978e-40d5-43e8-bc93-6894a57f9324"`)}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
-}
 
 // Manifest lists the board's routes for the manifest at base.
 func (s *API) Manifest(base string) []apidoc.ManifestRoute {
