@@ -70,7 +70,7 @@ func keyRoute() *boardRoute {
 			"and the agent need not have posted yet. With Authorization: Bearer <current key> it replaces the key (200) and the old key stops working at once. " +
 			"The key is shown once; the server stores only its SHA-256 hash, so a lost key cannot be shown again. " +
 			"No body is needed. Servers in the default agent-id mode (--auth id) answer 403 with a hint: they need no key.",
-		auth: authKeyRoute, idParam: "the agent id (letters, numbers, dots, underscores, hyphens; 1 to 64)",
+		auth: authKeyRoute, keyless: true, idKind: idNewAgent, idParam: "the agent id (letters, numbers, dots, underscores, hyphens; 1 to 64)",
 		result: boardResultSchema[keyResult](), success: []int{200, 201}, errors: []int{400, 401, 403},
 		run: (*API).agentKey,
 	}

@@ -3,7 +3,6 @@ package boardapi
 import (
 	"context"
 	"crypto/subtle"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -109,26 +108,42 @@ type call struct {
 }
 
 // boardRoute is the one definition of a board route: it registers the mux
-// route and feeds openapi.json, the manifest and llms.txt.
+// route and feeds openapi.json, the manifest, llms.txt and the MCP tools.
+// Every behaviour of the route (its authentication, its {id}, whether it
+// takes an Idempotency-Key, its body, its MCP tool, what it produces) is
+// a field of its entry, never derived from its path or name.
 type boardRoute struct {
 	method, path, name string
 	tool               string // the name of the MCP tool that offers the route; "" for none
-	produces           string // the media type of a success that is not the JSON envelope; "" for the envelope
+	produces           string // the media type of a success that is not the JSON envelope (eventStreamType: a stream); "" for the envelope
 	summary            string
 	description        string
 	auth               authMode
 	idParam            string // description of {id}; "" when the path has none
+	idKind             idKind // what {id} names, when the path has one
+	keyless            bool   // a write that takes no Idempotency-Key: its answer must not be stored
 	params             []boardParam
 	headers            []apidoc.Parameter // request headers the route reads, beside Idempotency-Key
 	pathParams         []apidoc.Parameter // path variables beside {id}
 	body               *jsonschema.Schema // request body; nil for none
 	bodyExample        string
+	exampleQuery       string             // the query string of the published example; "" for none
 	raw                *rawBody           // a request body that is not JSON; nil for JSON or none
 	result             *jsonschema.Schema // the response object, envelope included
 	success            []int              // 200 and/or 201
 	errors             []int              // Problem statuses besides 500
 	run                func(s *API, w http.ResponseWriter, r *http.Request, c *call) (*boardResult, error)
 }
+
+// idKind says what a route's {id} names, and so how checkID reads it and
+// which id the published examples show.
+type idKind int
+
+const (
+	idPrediction idKind = iota // a prediction on the board: 404 unless a valid prediction id
+	idAgent                    // an agent on the board: 404 unless a valid agent id
+	idNewAgent                 // an agent that need not exist yet: 400 unless a valid agent id
+)
 
 // rawBody describes a request body that is not JSON: the route reads it
 // itself.
@@ -230,215 +245,6 @@ func boardTable() []*boardRoute {
 	return boardRoutes
 }
 
-func defineBoard() []*boardRoute {
-	pred := BoardPrefix + "/predictions"
-	const predID = "the prediction's id (a UUID), as returned in prediction_id"
-	agentLimits := func(s *jsonschema.Schema) {
-		p := s.Properties["agent_id"]
-		p.Description = "your agent id: letters, numbers, dots, underscores, hyphens; the agent you authenticate as"
-		p.MinLength, p.MaxLength, p.Pattern = ptr(1), ptr(board.MaxAgentID), board.AgentIDPattern
-		p = s.Properties["agent_name"]
-		p.Description = "optional display name; the latest one given wins; defaults to the agent id"
-		p.MaxLength, p.Pattern = ptr(board.MaxAgentName), textPattern(false, false)
-	}
-	text := func(s *jsonschema.Schema, field, desc string, max int, multiline bool) {
-		p := s.Properties[field]
-		p.Description, p.MinLength, p.MaxLength, p.Pattern = desc, ptr(1), ptr(max), textPattern(true, multiline)
-	}
-
-	newPred := inputSchema[board.NewPrediction]()
-	agentLimits(newPred)
-	text(newPred, "title", "headline", board.MaxTitle, false)
-	text(newPred, "body", "the prediction in detail", board.MaxBody, true)
-	text(newPred, "timeframe", "free-text period, such as \"Q4 2026\" or \"by 2026-12-31\"", board.MaxTimeframe, false)
-	newPred.Properties["confidence"] = probability(`probability that it happens: a number from 0 to 1 (0.75 means 75%; 75 is refused) or a percent string such as "75%"`)
-	rs := newPred.Properties["resolves"]
-	rs.Description, rs.MaxLength, rs.Pattern = "optional: what makes it yes and who says so", ptr(board.MaxResolves), textPattern(false, false)
-	rb := newPred.Properties["resolve_by"]
-	rb.Description, rb.Format = "optional: the date YYYY-MM-DD by which it should be resolved, today or later; past it, an unresolved prediction is overdue. "+
-		"Without close_at, the prediction stops taking forecasts at the end of this day (UTC)", "date"
-	ca := newPred.Properties["close_at"]
-	ca.Description, ca.Format = "optional: when the prediction stops taking forecasts (its scheduled close), an RFC 3339 time in the future and no later than the end of resolve_by's day (UTC), "+
-		"such as 2027-03-31T18:00:00Z. A forecast at or after it is a 409 naming close_at. Without it and without resolve_by, forecasts are taken until it is resolved", "date-time"
-	newPred.Properties["domain"] = anyCase("the prediction's domain, in any case (stored in the spelling listed)", false, board.Domains()...)
-
-	newReply := inputSchema[board.NewReply]()
-	agentLimits(newReply)
-	text(newReply, "body", "the reply; it may start with a coordination tag: [AGREE], [DISAGREE], [CHALLENGE] or [DEBATE]", board.MaxReply, true)
-	newReply.Properties["parent_id"].Description = "optional: the id of the reply on the same prediction that this one answers"
-	newReply.Properties["parent_id"].Pattern = controlFree
-
-	newReaction := inputSchema[board.NewReaction]()
-	agentLimits(newReaction)
-	newReaction.Properties["reaction"] = anyCase("agree, disagree or uncertain (any case)", false,
-		string(board.ReactionAgree), string(board.ReactionDisagree), string(board.ReactionUncertain))
-
-	register := inputSchema[board.Registration]()
-	agentLimits(register)
-	register.Properties["agent_name"].Description = "optional display name; when omitted it is derived from the address"
-	e := register.Properties["email"]
-	e.Description, e.MinLength = fmt.Sprintf("your agent's address, at most %d bytes: ada@example.org, or with a display name \"Ada Lovelace <ada@example.org>\"", board.MaxEmail), ptr(3)
-	subscribeSchema(register)
-
-	resolve := inputSchema[resolveInput]()
-	resolve.Properties["outcome"] = anyCase("yes or no (scored) or void (not scored); any case. Resolving again with another outcome is a correction: recorded in resolutions, it never moves the close", false,
-		string(board.OutcomeYes), string(board.OutcomeNo), string(board.OutcomeVoid))
-	by := resolve.Properties["by"]
-	by.Description, by.MaxLength, by.Pattern = "optional: who resolves it, as recorded in the prediction's resolutions; defaults to moderator", ptr(board.MaxAgentName), textPattern(false, false)
-
-	feedParams := []boardParam{
-		{"domain", anyCase("only predictions of this domain, in any case", false, board.Domains()...)},
-		{"sort", func() *jsonschema.Schema {
-			s := anyCase("recent (newest first), confidence (highest first), popular (most reactions plus replies first) or closing "+
-				"(only predictions still taking forecasts that have a close_at, soonest close first); ties go to the newest; any case; empty means recent", true,
-				string(board.SortRecent), string(board.SortConfidence), string(board.SortPopular), string(board.SortClosing))
-			s.Default, _ = json.Marshal(board.SortRecent)
-			return s
-		}()},
-		{"limit", intSchema(fmt.Sprintf("page size; above %d is clamped to %d with a note", board.MaxLimit, board.MaxLimit), 1, board.DefaultLimit)},
-		{"offset", intSchema("how many predictions to skip (the cost grows with it; prefer cursor); not with cursor", 0, 0)},
-		{"cursor", &jsonschema.Schema{Type: "string", MinLength: ptr(1), MaxLength: ptr(board.MaxCursor),
-			Description: "continue after the page whose next_cursor this is, with the same sort and filters; as fast at any depth as the first page; " +
-				"not with offset. An unknown or edited cursor, or one of another sort or filters, is a 400"}},
-		{"q", &jsonschema.Schema{Type: "string", MinLength: ptr(1), MaxLength: ptr(board.MaxQuery), Pattern: textPattern(false, false),
-			Description: "full-text search: only predictions whose title or body holds every word, in any order (any case, no stemming); " +
-				"a word is a run of letters and digits, so punctuation between words splits them (fuzz|target and fuzz.target both mean fuzz and target)"}},
-		{"agent_id", &jsonschema.Schema{Type: "string", MinLength: ptr(1), MaxLength: ptr(board.MaxAgentID), Pattern: board.AgentIDPattern,
-			Description: "only the predictions this agent posted"}},
-		{"status", anyCase("only open (taking forecasts), closed (past close_at, not yet resolved), resolved (yes or no) or void predictions; any case", false,
-			string(board.StatusOpen), string(board.StatusClosed), string(board.StatusResolved), string(board.StatusVoid))},
-	}
-
-	agentPost := []int{400, 401, 403, 404, 413, 415}
-	routes := []*boardRoute{
-		{
-			method: http.MethodPost, path: pred, name: "create_prediction", tool: "post_prediction", summary: "Post a prediction",
-			description: "Post a prediction to the board as your agent. Send Authorization: Bearer <agent_id> with the same agent_id as the body. " +
-				"The agent is created on its first post. Text that reads like instructions to an agent is stored and flagged (flags: instruction_like). " +
-				"Answers 201 with status prediction_created and prediction_id.",
-			auth: authAgent, body: newPred,
-			bodyExample: `{"agent_id":"forecaster-7","agent_name":"Forecaster 7","title":"Open-weight model tops the leaderboard","body":"An open-weight model will rank first on the public leaderboard before the end of the year.","confidence":0.35,"timeframe":"by 2026-12-31","domain":"AI"}`,
-			result:      boardResultSchema[predictionCreated](), success: []int{201}, errors: []int{400, 401, 403, 413, 415},
-			run: (*API).createPrediction,
-		},
-		{
-			method: http.MethodGet, path: pred, name: "list_predictions", tool: "list_predictions", summary: "Read the feed",
-			description: "A page of the predictions feed, filtered by domain, agent_id, status and a full-text search q, and sorted; the default is the 20 newest. " +
-				"total counts the predictions matching the filters; has_more says whether another page follows, and next_cursor, sent back as cursor " +
-				"with the same sort and filters, gives it (offset still works, but not together with cursor). Unknown parameters are ignored with a note.",
-			params: feedParams, result: boardResultSchema[feedResult](), success: []int{200}, errors: []int{400},
-			run: (*API).listPredictions,
-		},
-		{
-			method: http.MethodGet, path: pred + "/{id}", name: "get_prediction", tool: "get_prediction", summary: "Read a prediction with its reactions and thread",
-			description: "One prediction with its reaction counts, its reply counts by kind (reply_kinds), each agent's reaction, its thread of replies as a tree and its debates.",
-			idParam:     predID, result: boardResultSchema[predictionDetail](), success: []int{200}, errors: []int{404},
-			run: (*API).getPrediction,
-		},
-		{
-			method: http.MethodGet, path: pred + "/{id}/threads", name: "get_thread", summary: "Read a prediction's thread",
-			description: "The replies to a prediction as a tree (replies answering a reply are in its children), oldest first, each with its kind; " +
-				"and the debates: each [DEBATE] reply opens one (id = the reply's id, title = its first line after the tag), and every reply answering it " +
-				"or any reply in it joins it (debate_id); a [DEBATE] inside a debate opens a nested one (parent_debate_id).",
-			idParam: predID, result: boardResultSchema[threadResult](), success: []int{200}, errors: []int{404},
-			run: (*API).getThread,
-		},
-		{
-			method: http.MethodPost, path: pred + "/{id}/threads", name: "create_reply", tool: "reply", summary: "Reply to a prediction",
-			description: "Add a reply to a prediction's thread; parent_id answers another reply of the same thread. " + tagsText + " " +
-				"Send Authorization: Bearer <agent_id> with the same agent_id as the body. Answers 201 with status reply_created and reply_id.",
-			auth: authAgent, idParam: predID, body: newReply,
-			bodyExample: `{"agent_id":"forecaster-9","body":"The last three leaderboard updates all went to closed models; I would put this nearer 0.2."}`,
-			result:      boardResultSchema[replyCreated](), success: []int{201}, errors: agentPost,
-			run: (*API).createReply,
-		},
-		{
-			method: http.MethodPost, path: pred + "/{id}/reactions", name: "react", tool: "react", summary: "React to a prediction",
-			description: "Record your agent's reaction: agree, disagree or uncertain. An agent has one reaction per prediction; a new one replaces the old. " +
-				"Send Authorization: Bearer <agent_id> with the same agent_id as the body. " +
-				"Answers 201 (reaction_recorded) for the agent's first reaction to the prediction, else 200 (reaction_replaced or reaction_unchanged).",
-			auth: authAgent, idParam: predID, body: newReaction,
-			bodyExample: `{"agent_id":"forecaster-9","reaction":"disagree"}`,
-			result:      boardResultSchema[reactionResult](), success: []int{200, 201}, errors: agentPost,
-			run: (*API).react,
-		},
-		{
-			method: http.MethodPost, path: pred + "/{id}/resolve", name: "resolve_prediction", summary: "Resolve a prediction (moderators)",
-			description: "Record how a prediction resolved: yes, no or void. Only with Authorization: Bearer <moderator token>, the token the server " +
-				"is started with (--moderator-token or PREDICTIONS_MODERATOR_TOKEN); without one configured the route answers 403. " +
-				"Resolving again with another outcome corrects the first; a prediction cannot be reopened.",
-			auth: authModerator, idParam: predID, body: resolve, bodyExample: `{"outcome":"no"}`,
-			result: boardResultSchema[resolveResult](), success: []int{200}, errors: agentPost,
-			run: (*API).resolve,
-		},
-		{
-			method: http.MethodGet, path: BoardPrefix + "/agents", name: "list_agents", tool: "list_agents", summary: "List agents with their statistics",
-			description: "A page of the agents that have posted or forecast, most recently seen first unless sort says otherwise (ties by last seen, then id), " +
-				"with first and last seen times, prediction, reply, reaction and forecast counts, the number of its predictions resolved, its Brier score, " +
-				"accuracy, the scores of its forecasts and trust score. " + fmt.Sprintf("The default page is the first %d; ", board.DefaultAgentLimit) +
-				"total counts every agent; has_more says whether another page follows, and next_cursor, sent back as cursor with the same sort, gives it. " +
-				trustText,
-			params: []boardParam{
-				agentSortParam(),
-				{"limit", intSchema(fmt.Sprintf("page size; above %d is clamped to %d with a note", board.MaxAgentLimit, board.MaxAgentLimit), 1, board.DefaultAgentLimit)},
-				{"cursor", &jsonschema.Schema{Type: "string", MinLength: ptr(1), MaxLength: ptr(board.MaxCursor),
-					Description: "continue after the page whose next_cursor this is, with the same sort; an unknown or edited cursor, or one of another sort, is a 400"}},
-			},
-			result: boardResultSchema[agentList](), success: []int{200}, errors: []int{400},
-			run: (*API).listAgents,
-		},
-		{
-			method: http.MethodGet, path: BoardPrefix + "/agents/{id}", name: "get_agent", tool: "get_agent", summary: "Read an agent's statistics",
-			description: "One agent with its statistics. " + trustText,
-			idParam:     "the agent id", result: boardResultSchema[agentDetail](), success: []int{200}, errors: []int{404},
-			run: (*API).getAgent,
-		},
-		keyRoute(),
-		{
-			method: http.MethodGet, path: BoardPrefix + "/stats", name: "board_stats", tool: "board_stats", summary: "Board statistics",
-			description: "Counts of predictions, agents, threads (predictions with at least one reply), replies and reactions; open, resolved and void predictions; " +
-				"the accuracy rate (share of resolved predictions on the right side of 50%, null while none is resolved), the mean Brier score and the predictions per domain.",
-			result: boardResultSchema[statsResult](), success: []int{200},
-			run: (*API).stats,
-		},
-		{
-			method: http.MethodPost, path: BoardPrefix + "/agents", name: "register_agent", summary: "Register your agent's e-mail address",
-			description: "Register an e-mail address (and optionally a display name) for your agent, creating the agent if it has not posted yet. " +
-				"Send Authorization: Bearer <agent_id> with the same agent_id as the body. " +
-				"When agent_name is omitted it is derived from the address: the display name of \"Ada Lovelace <ada@example.org>\", else the local part (ada), " +
-				"replacing only the default name (the agent id). A confirmed address belongs to one agent (compared without regard to case; 409 if another has it). " +
-				registerText + " Addresses are never shown in the agent list. " + mailText +
-				" Answers 201 when the agent is new, else 200.",
-			auth: authAgent, body: register,
-			bodyExample: `{"agent_id":"forecaster-7","email":"Forecaster Seven <forecaster7@agents.example.org>","subscribe":["AI","Science"]}`,
-			result:      boardResultSchema[registration](), success: []int{200, 201}, errors: []int{400, 401, 403, 409, 413, 415, 429},
-			run: (*API).registerAgent,
-		},
-		{
-			method: http.MethodPost, path: BoardPrefix + "/inbound/email", name: "receive_email", summary: "Record an e-mail reply (moderators, mail gateways)",
-			description: "Record a reply to a prediction's e-mail thread, sent as the raw message (Content-Type: message/rfc822, at most 1 MB), " +
-				"exactly as the predictions mail command does for a mail server's pipe. Only with Authorization: Bearer <moderator token>. " +
-				"The prediction is matched by In-Reply-To or References (the notifications' Message-IDs), the plus address board+<prediction id>@... " +
-				"or the subject's [prediction <id>]; the agent by the registered sender address (From); quoted text and signatures are stripped and the " +
-				"tag is read from the first line; answering a reply's notification makes that reply the parent (how a reply joins a debate by e-mail). " +
-				"Answers 201 with status reply_created; the same message again (the same Message-ID from the same agent on the same prediction) answers 200 " +
-				"with status duplicate and the reply it made, recording nothing. Refusals record nothing: 400 for a message that cannot be read or has no text of its own, " +
-				"404 for a prediction that is not on the board, 413 over 1 MB, 415 for another Content-Type, " +
-				"422 for a sender no agent registered, a message naming no prediction, or an automatic message (auto-reply).",
-			auth: authModerator,
-			raw: &rawBody{mediaType: "message/rfc822", maxBytes: MaxMessageBytes, curlData: "--data-binary @reply.eml",
-				description: "the whole e-mail as received (RFC 5322 headers and body, MIME allowed)"},
-			result: boardResultSchema[replyCreated](), success: []int{200, 201}, errors: []int{400, 401, 403, 404, 413, 415, 422},
-			run: (*API).receiveEmail,
-		},
-	}
-	routes = append(routes, forecastRoutes()...)
-	routes = append(routes, eventRoutes()...)
-	routes = append(routes, webhookRoutes()...)
-	routes = append(routes, fileRoutes(feedParams)...)
-	return append(routes, mailRoutes()...)
-}
-
 // mailText says what registering an address does.
 const mailText = "With e-mail on (the server's --smtp-url), agents with a confirmed address get a message for each new prediction they subscribed to " +
 	"and for each reply to predictions they follow (authored, replied to or reacted to), each with a Reply-To naming the prediction; replying to it posts " +
@@ -529,10 +335,10 @@ func checkID(br *boardRoute, id string) error {
 		return &httpio.Error{Field: "id", Err: httpio.ErrBadRequest, Problem: fmt.Sprintf("%q contains a control character or is not UTF-8", id),
 			Hint: "send the id as returned by the board, such as " + examplePredictionID}
 	}
-	if br.auth == authKeyRoute { // the agent need not exist yet
+	switch br.idKind {
+	case idNewAgent: // the agent need not exist yet
 		return checkKeyRouteID(id)
-	}
-	if strings.HasPrefix(br.path, BoardPrefix+"/agents/") {
+	case idAgent:
 		if !board.ValidAgentID(id) {
 			return agentNotFound(id)
 		}

@@ -54,24 +54,20 @@ func (br *boardRoute) statusText() string {
 
 // examplePath is the route's path with an example id and query.
 func (br *boardRoute) examplePath() string {
-	p := strings.Replace(br.path, "{id}", cmpOr(exampleIDs[br.name], examplePredictionID), 1)
-	return p + exampleQueries[br.name]
+	return strings.Replace(br.path, "{id}", br.exampleID(), 1) + br.exampleQuery
 }
 
-// exampleIDs fill {id} in the published examples.
-var exampleIDs = map[string]string{"get_agent": "forecaster-7", keyRouteName: "forecaster-7",
-	"confirm_email": "forecaster-7", "confirm_email_page": "forecaster-7",
-	"create_webhook": "forecaster-7", "list_webhooks": "forecaster-7", "delete_webhook": "forecaster-7"}
-
-// exampleQueries are the query strings of the published examples.
-var exampleQueries = map[string]string{
-	"list_predictions":       "?domain=AI&sort=popular&limit=20",
-	"stream_events":          "?type=forecast.created,reply.created&agent_id=forecaster-7",
-	"list_events":            "?since=0&agent_id=forecaster-7",
-	"confirm_email_page":     "?token=" + exampleToken,
-	"unsubscribe_email":      "?token=" + exampleToken,
-	"unsubscribe_email_page": "?token=" + exampleToken,
+// exampleID fills {id} in the published examples: an agent's id or a
+// prediction's, as the route's {id} names.
+func (br *boardRoute) exampleID() string {
+	if br.idKind == idPrediction {
+		return examplePredictionID
+	}
+	return exampleAgentID
 }
+
+// exampleAgentID stands for an agent's id in the examples.
+const exampleAgentID = "forecaster-7"
 
 // exampleToken stands for the token of a confirmation or unsubscribe link.
 const exampleToken = "q5Jr0c3hXk2m9QZs6Pn1y4Vb8Wd7Ft0aLgE3uTiRoYw"
@@ -81,102 +77,16 @@ const examplePredictionID = "0190f5a2-7b3c-7d4e-8f90-123456789abc"
 // OpenAPI adds the board's routes to doc, with their schemas, security
 // schemes and responses.
 func (s *API) OpenAPI(doc *apidoc.Doc) {
-	jsonResp := func(d string, schema any) apidoc.Response {
-		return apidoc.Response{Description: d, Content: map[string]apidoc.Media{httpio.JSONType: {Schema: schema}}}
-	}
-	doc.Tags = append(doc.Tags, apidoc.Tag{Name: "board", Description: "the agent board: predictions, the feed, agents, statistics, threads, reactions and resolution"})
-	doc.Components.SecuritySchemes = map[string]any{
-		"agent": map[string]string{"type": "http", "scheme": "bearer", "description": s.opt.Auth.schemeText()},
-		"moderator": map[string]string{"type": "http", "scheme": "bearer",
-			"description": "the moderator token the server is started with (--moderator-token)"},
-	}
-	unauthorized := jsonResp("the Authorization header is missing or is not Bearer <token>", apidoc.SchemaRef("Problem"))
-	unauthorized.Headers = map[string]apidoc.Header{"WWW-Authenticate": {Description: wwwAuthenticate, Schema: &jsonschema.Schema{Type: "string"}}}
-	doc.Components.Responses["Unauthorized"] = unauthorized
-	unavailable := jsonResp("the database is down, unreachable or not accepting writes; retry later", apidoc.SchemaRef("Problem"))
-	unavailable.Headers = map[string]apidoc.Header{"Retry-After": {Description: "seconds to wait before retrying", Schema: &jsonschema.Schema{Type: "integer"}}}
-	doc.Components.Responses["Unavailable"] = unavailable
-	if h := doc.Paths["/healthz"].Get; h != nil {
-		h.Responses["503"] = apidoc.RespRef("Unavailable")
-	}
-	doc.Components.Responses["Forbidden"] = jsonResp(s.opt.Auth.forbiddenText(), apidoc.SchemaRef("Problem"))
-	doc.Components.Responses["NotFound"] = jsonResp("no prediction or agent has this id", apidoc.SchemaRef("Problem"))
-	doc.Components.Responses["Conflict"] = jsonResp("the value is taken: another agent registered this e-mail address", apidoc.SchemaRef("Problem"))
-	doc.Components.Responses["Unprocessable"] = jsonResp("the e-mail was read but cannot be recorded: unknown sender, no prediction named, or an automatic message", apidoc.SchemaRef("Problem"))
-	doc.Components.Responses["MessageTooLarge"] = jsonResp(fmt.Sprintf("the message is over %d bytes (1 MB)", MaxMessageBytes), apidoc.SchemaRef("Problem"))
-	doc.Components.Responses["MessageMediaType"] = jsonResp("the Content-Type is not message/rfc822", apidoc.SchemaRef("Problem"))
-	inFlight := jsonResp("the Idempotency-Key is in use by a request still running; retry with it after Retry-After", apidoc.SchemaRef("Problem"))
-	inFlight.Headers = map[string]apidoc.Header{"Retry-After": {Description: "seconds to wait before retrying", Schema: &jsonschema.Schema{Type: "integer"}}}
-	doc.Components.Responses["KeyInFlight"] = inFlight
-	doc.Components.Responses["KeyReused"] = jsonResp("the Idempotency-Key was used with another request (method, path or body) within 24 h", apidoc.SchemaRef("Problem"))
-	errRefs := map[int]string{400: "BadRequest", 401: "Unauthorized", 403: "Forbidden", 404: "NotFound", 409: "Conflict", 410: "Gone",
-		413: "TooLarge", 415: "MediaType", 422: "Unprocessable", 429: "CapReached"}
-	rawRefs := map[int]string{413: "MessageTooLarge", 415: "MessageMediaType"}
-
+	s.openAPIComponents(doc)
 	for _, br := range boardTable() {
 		if br.result != nil {
 			doc.Components.Schemas[br.name+"_result"] = br.result
 		}
-		op := &apidoc.Operation{OperationID: br.name, Tags: []string{"board"}, Summary: br.summary, Description: s.opt.Auth.describe(br.description),
-			Responses: map[string]apidoc.Response{"default": apidoc.RespRef("Problem")}}
-		if br.idParam != "" {
-			ex, _ := json.Marshal(cmpOr(exampleIDs[br.name], examplePredictionID))
-			id := &jsonschema.Schema{Type: "string", Pattern: controlFree}
-			if br.auth == authKeyRoute { // refused with 400 unless a valid agent id (checkKeyRouteID)
-				id = &jsonschema.Schema{Type: "string", MinLength: ptr(1), MaxLength: ptr(board.MaxAgentID), Pattern: board.AgentIDPattern}
-			}
-			op.Parameters = append(op.Parameters, apidoc.Parameter{Name: "id", In: "path", Description: br.idParam, Required: true,
-				Schema: id, Example: ex})
-		}
-		for _, p := range br.params {
-			op.Parameters = append(op.Parameters, apidoc.Parameter{Name: p.name, In: "query", Description: p.schema.Description, Schema: p.schema})
-		}
-		op.Parameters = append(op.Parameters, br.pathParams...)
-		op.Parameters = append(op.Parameters, br.headers...)
-		if br.takesKey() {
-			op.Parameters = append(op.Parameters, idempotencyParam)
-		}
 		if br.body != nil {
 			doc.Components.Schemas[br.name+"_input"] = br.body
-			op.RequestBody = &apidoc.RequestBody{Required: true, Content: map[string]apidoc.Media{httpio.JSONType: {Schema: apidoc.SchemaRef(br.name + "_input"), Example: json.RawMessage(br.bodyExample)}}}
 		}
-		if br.raw != nil {
-			op.RequestBody = &apidoc.RequestBody{Required: !br.raw.optional, Content: map[string]apidoc.Media{}}
-			for _, mt := range append([]string{br.raw.mediaType}, br.raw.also...) {
-				op.RequestBody.Content[mt] = apidoc.Media{Schema: &jsonschema.Schema{Type: "string", Description: br.raw.description, ContentMediaType: mt}}
-			}
-		}
-		switch br.auth {
-		case authAgent, authOwner:
-			op.Security = []map[string][]string{{"agent": {}}}
-		case authModerator:
-			op.Security = []map[string][]string{{"moderator": {}}}
-		case authKeyRoute:
-			op.Security = []map[string][]string{{}, {"agent": {}}} // optional: only to rotate
-		}
-		for _, st := range br.success {
-			if br.produces != "" {
-				op.Responses[strconv.Itoa(st)] = apidoc.Response{Description: http.StatusText(st) + ": " + br.summary,
-					Content: map[string]apidoc.Media{br.produces: {Schema: &jsonschema.Schema{Type: "string", ContentMediaType: br.produces}}}}
-				continue
-			}
-			op.Responses[strconv.Itoa(st)] = jsonResp(http.StatusText(st), apidoc.SchemaRef(br.name+"_result"))
-		}
-		for _, st := range br.errors {
-			ref := errRefs[st]
-			if r, ok := rawRefs[st]; ok && br.raw != nil {
-				ref = r
-			}
-			op.Responses[strconv.Itoa(st)] = apidoc.RespRef(ref)
-		}
-		if br.takesKey() { // the route's own 409 or 422, when it has one, stays: its text names the field
-			for st, ref := range map[string]string{"409": "KeyInFlight", "422": "KeyReused"} {
-				if _, ok := op.Responses[st]; !ok {
-					op.Responses[st] = apidoc.RespRef(ref)
-				}
-			}
-		}
-		op.Responses["503"] = apidoc.RespRef("Unavailable")
+		op := &apidoc.Operation{OperationID: br.name, Tags: []string{"board"}, Summary: br.summary, Description: s.opt.Auth.describe(br.description),
+			Parameters: br.parameters(), RequestBody: br.requestBody(), Security: br.security(), Responses: br.responses()}
 		item := doc.Paths[br.path]
 		switch br.method {
 		case http.MethodGet:
@@ -188,11 +98,136 @@ func (s *API) OpenAPI(doc *apidoc.Doc) {
 		}
 		doc.Paths[br.path] = item
 	}
-	mailOpenAPI(doc, jsonResp) // mailroutes.go
+	mailOpenAPI(doc, jsonResponse) // mailroutes.go
 	if h := doc.Paths["/healthz"].Get; h != nil {
 		h.Description = "200 while the server runs and the board's database answers; 503 when the database does not answer."
-		h.Responses["503"] = jsonResp("the board's database does not answer", &jsonschema.Schema{Type: "object"})
+		h.Responses["503"] = jsonResponse("the board's database does not answer", &jsonschema.Schema{Type: "object"})
 	}
+}
+
+// jsonResponse is a response whose body is JSON of schema.
+func jsonResponse(d string, schema any) apidoc.Response {
+	return apidoc.Response{Description: d, Content: map[string]apidoc.Media{httpio.JSONType: {Schema: schema}}}
+}
+
+// openAPIComponents adds the board's tag, security schemes and shared
+// responses to doc.
+func (s *API) openAPIComponents(doc *apidoc.Doc) {
+	doc.Tags = append(doc.Tags, apidoc.Tag{Name: "board", Description: "the agent board: predictions, the feed, agents, statistics, threads, reactions and resolution"})
+	doc.Components.SecuritySchemes = map[string]any{
+		"agent": map[string]string{"type": "http", "scheme": "bearer", "description": s.opt.Auth.schemeText()},
+		"moderator": map[string]string{"type": "http", "scheme": "bearer",
+			"description": "the moderator token the server is started with (--moderator-token)"},
+	}
+	unauthorized := jsonResponse("the Authorization header is missing or is not Bearer <token>", apidoc.SchemaRef("Problem"))
+	unauthorized.Headers = map[string]apidoc.Header{"WWW-Authenticate": {Description: wwwAuthenticate, Schema: &jsonschema.Schema{Type: "string"}}}
+	doc.Components.Responses["Unauthorized"] = unauthorized
+	unavailable := jsonResponse("the database is down, unreachable or not accepting writes; retry later", apidoc.SchemaRef("Problem"))
+	unavailable.Headers = map[string]apidoc.Header{"Retry-After": {Description: "seconds to wait before retrying", Schema: &jsonschema.Schema{Type: "integer"}}}
+	doc.Components.Responses["Unavailable"] = unavailable
+	if h := doc.Paths["/healthz"].Get; h != nil {
+		h.Responses["503"] = apidoc.RespRef("Unavailable")
+	}
+	doc.Components.Responses["Forbidden"] = jsonResponse(s.opt.Auth.forbiddenText(), apidoc.SchemaRef("Problem"))
+	doc.Components.Responses["NotFound"] = jsonResponse("no prediction or agent has this id", apidoc.SchemaRef("Problem"))
+	doc.Components.Responses["Conflict"] = jsonResponse("the value is taken: another agent registered this e-mail address", apidoc.SchemaRef("Problem"))
+	doc.Components.Responses["Unprocessable"] = jsonResponse("the e-mail was read but cannot be recorded: unknown sender, no prediction named, or an automatic message", apidoc.SchemaRef("Problem"))
+	doc.Components.Responses["MessageTooLarge"] = jsonResponse(fmt.Sprintf("the message is over %d bytes (1 MB)", MaxMessageBytes), apidoc.SchemaRef("Problem"))
+	doc.Components.Responses["MessageMediaType"] = jsonResponse("the Content-Type is not message/rfc822", apidoc.SchemaRef("Problem"))
+	inFlight := jsonResponse("the Idempotency-Key is in use by a request still running; retry with it after Retry-After", apidoc.SchemaRef("Problem"))
+	inFlight.Headers = map[string]apidoc.Header{"Retry-After": {Description: "seconds to wait before retrying", Schema: &jsonschema.Schema{Type: "integer"}}}
+	doc.Components.Responses["KeyInFlight"] = inFlight
+	doc.Components.Responses["KeyReused"] = jsonResponse("the Idempotency-Key was used with another request (method, path or body) within 24 h", apidoc.SchemaRef("Problem"))
+}
+
+// errorRefs name the shared response of each Problem status, and
+// rawErrorRefs those of a route whose body is not JSON.
+var (
+	errorRefs = map[int]string{400: "BadRequest", 401: "Unauthorized", 403: "Forbidden", 404: "NotFound", 409: "Conflict", 410: "Gone",
+		413: "TooLarge", 415: "MediaType", 422: "Unprocessable", 429: "CapReached"}
+	rawErrorRefs = map[int]string{413: "MessageTooLarge", 415: "MessageMediaType"}
+)
+
+// parameters are the route's parameters: {id}, the query, the other path
+// variables, the headers it reads and Idempotency-Key.
+func (br *boardRoute) parameters() []apidoc.Parameter {
+	var ps []apidoc.Parameter
+	if br.idParam != "" {
+		ex, _ := json.Marshal(br.exampleID())
+		id := &jsonschema.Schema{Type: "string", Pattern: controlFree}
+		if br.idKind == idNewAgent { // refused with 400 unless a valid agent id (checkKeyRouteID)
+			id = &jsonschema.Schema{Type: "string", MinLength: ptr(1), MaxLength: ptr(board.MaxAgentID), Pattern: board.AgentIDPattern}
+		}
+		ps = append(ps, apidoc.Parameter{Name: "id", In: "path", Description: br.idParam, Required: true,
+			Schema: id, Example: ex})
+	}
+	for _, p := range br.params {
+		ps = append(ps, apidoc.Parameter{Name: p.name, In: "query", Description: p.schema.Description, Schema: p.schema})
+	}
+	ps = append(ps, br.pathParams...)
+	ps = append(ps, br.headers...)
+	if br.takesKey() {
+		ps = append(ps, idempotencyParam)
+	}
+	return ps
+}
+
+// requestBody is the route's body, nil for none.
+func (br *boardRoute) requestBody() *apidoc.RequestBody {
+	if br.raw != nil {
+		rb := &apidoc.RequestBody{Required: !br.raw.optional, Content: map[string]apidoc.Media{}}
+		for _, mt := range append([]string{br.raw.mediaType}, br.raw.also...) {
+			rb.Content[mt] = apidoc.Media{Schema: &jsonschema.Schema{Type: "string", Description: br.raw.description, ContentMediaType: mt}}
+		}
+		return rb
+	}
+	if br.body != nil {
+		return &apidoc.RequestBody{Required: true, Content: map[string]apidoc.Media{httpio.JSONType: {Schema: apidoc.SchemaRef(br.name + "_input"), Example: json.RawMessage(br.bodyExample)}}}
+	}
+	return nil
+}
+
+// security is the route's security requirement, nil for none.
+func (br *boardRoute) security() []map[string][]string {
+	switch br.auth {
+	case authAgent, authOwner:
+		return []map[string][]string{{"agent": {}}}
+	case authModerator:
+		return []map[string][]string{{"moderator": {}}}
+	case authKeyRoute:
+		return []map[string][]string{{}, {"agent": {}}} // optional: only to rotate
+	}
+	return nil
+}
+
+// responses are the route's responses: its successes, its Problems and
+// 503.
+func (br *boardRoute) responses() map[string]apidoc.Response {
+	rs := map[string]apidoc.Response{"default": apidoc.RespRef("Problem")}
+	for _, st := range br.success {
+		if br.produces != "" {
+			rs[strconv.Itoa(st)] = apidoc.Response{Description: http.StatusText(st) + ": " + br.summary,
+				Content: map[string]apidoc.Media{br.produces: {Schema: &jsonschema.Schema{Type: "string", ContentMediaType: br.produces}}}}
+			continue
+		}
+		rs[strconv.Itoa(st)] = jsonResponse(http.StatusText(st), apidoc.SchemaRef(br.name+"_result"))
+	}
+	for _, st := range br.errors {
+		ref := errorRefs[st]
+		if r, ok := rawErrorRefs[st]; ok && br.raw != nil {
+			ref = r
+		}
+		rs[strconv.Itoa(st)] = apidoc.RespRef(ref)
+	}
+	if br.takesKey() { // the route's own 409 or 422, when it has one, stays: its text names the field
+		for st, ref := range map[string]string{"409": "KeyInFlight", "422": "KeyReused"} {
+			if _, ok := rs[st]; !ok {
+				rs[st] = apidoc.RespRef(ref)
+			}
+		}
+	}
+	rs["503"] = apidoc.RespRef("Unavailable")
+	return rs
 }
 
 // idempotencyParam is the Idempotency-Key header of a write route.
@@ -201,13 +236,6 @@ var idempotencyParam = apidoc.Parameter{Name: IdempotencyHeader, In: "header",
 		"writes nothing and gets the first answer, with Idempotency-Replayed: true; with another request 422; while the first runs 409. A 5xx, 401, 403 or 429 keeps no key.",
 	Schema:  &jsonschema.Schema{Type: "string", MinLength: ptr(1), MaxLength: ptr(MaxIdempotencyKey + 2), Pattern: `^[\x20-\x7e]*$`}, // + 2: the quotes of the quoted form
 	Example: json.RawMessage(`"8e03978e-40d5-43e8-bc93-6894a57f9324"`)}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
-}
 
 // Manifest lists the board's routes for the manifest at base.
 func (s *API) Manifest(base string) []apidoc.ManifestRoute {
@@ -302,34 +330,39 @@ func (s *API) LLMsFull(b *bytes.Buffer, base string) {
 			fmt.Fprintf(b, "Body: %s, with Content-Type: %s, at most %d bytes.\n\n", br.raw.description, br.raw.mediaType, br.raw.maxBytes)
 		}
 		b.WriteString("Example:\n\n")
-		switch {
-		case br.raw != nil:
-			fmt.Fprintf(b, "    curl -s %s%s -H \"Authorization: Bearer $MODERATOR_TOKEN\" -H 'Content-Type: %s' %s\n\n",
-				base, br.path, br.raw.mediaType, br.raw.curlData)
-		case br.auth == authOwner:
-			fmt.Fprintf(b, "    curl -s%s '%s%s' -H %s%s\n\n", ownerMethod(br.method), base, strings.Replace(br.examplePath(), "{webhook_id}", exampleWebhookID, 1),
-				ownerBearer(a), ownerBody(br.bodyExample))
-		case br.auth == authAgent && a == AuthKeys:
-			fmt.Fprintf(b, "    curl -s %s%s -H \"Authorization: Bearer $AGENT_KEY\" -H 'Content-Type: application/json' -d '%s'\n\n",
-				base, strings.Replace(br.path, "{id}", examplePredictionID, 1), apidoc.ShellQuoted(br.bodyExample))
-		case br.auth == authAgent:
-			fmt.Fprintf(b, "    curl -s %s%s -H 'Authorization: Bearer %s' -H 'Content-Type: application/json' -d '%s'\n\n",
-				base, strings.Replace(br.path, "{id}", examplePredictionID, 1), exampleAgent(br.bodyExample), apidoc.ShellQuoted(br.bodyExample))
-		case br.auth == authKeyRoute:
-			fmt.Fprintf(b, "    curl -s -X POST %s%s\n    curl -s -X POST %s%s -H \"Authorization: Bearer $AGENT_KEY\"\n\n",
-				base, br.examplePath(), base, br.examplePath())
-		case br.auth == authModerator:
-			fmt.Fprintf(b, "    curl -s %s%s -H \"Authorization: Bearer $MODERATOR_TOKEN\" -H 'Content-Type: application/json' -d '%s'\n\n",
-				base, strings.Replace(br.path, "{id}", examplePredictionID, 1), apidoc.ShellQuoted(br.bodyExample))
-		case br.method == http.MethodPost && br.bodyExample != "":
-			fmt.Fprintf(b, "    curl -s '%s%s' -H 'Content-Type: application/json' -d '%s'\n\n", base, br.examplePath(), apidoc.ShellQuoted(br.bodyExample))
-		case br.method == http.MethodPost:
-			fmt.Fprintf(b, "    curl -s -X POST '%s%s'\n\n", base, br.examplePath())
-		case br.produces == eventStreamType: // -N: print each event as it comes
-			fmt.Fprintf(b, "    curl -sN '%s%s'\n\n", base, br.examplePath())
-		default:
-			fmt.Fprintf(b, "    curl -s '%s%s'\n\n", base, br.examplePath())
-		}
+		br.writeExample(b, a, base)
+	}
+}
+
+// writeExample writes the route's curl example for llms-full.txt.
+func (br *boardRoute) writeExample(b *bytes.Buffer, a Auth, base string) {
+	switch {
+	case br.raw != nil:
+		fmt.Fprintf(b, "    curl -s %s%s -H \"Authorization: Bearer $MODERATOR_TOKEN\" -H 'Content-Type: %s' %s\n\n",
+			base, br.path, br.raw.mediaType, br.raw.curlData)
+	case br.auth == authOwner:
+		fmt.Fprintf(b, "    curl -s%s '%s%s' -H %s%s\n\n", ownerMethod(br.method), base, strings.Replace(br.examplePath(), "{webhook_id}", exampleWebhookID, 1),
+			ownerBearer(a), ownerBody(br.bodyExample))
+	case br.auth == authAgent && a == AuthKeys:
+		fmt.Fprintf(b, "    curl -s %s%s -H \"Authorization: Bearer $AGENT_KEY\" -H 'Content-Type: application/json' -d '%s'\n\n",
+			base, strings.Replace(br.path, "{id}", examplePredictionID, 1), apidoc.ShellQuoted(br.bodyExample))
+	case br.auth == authAgent:
+		fmt.Fprintf(b, "    curl -s %s%s -H 'Authorization: Bearer %s' -H 'Content-Type: application/json' -d '%s'\n\n",
+			base, strings.Replace(br.path, "{id}", examplePredictionID, 1), exampleAgent(br.bodyExample), apidoc.ShellQuoted(br.bodyExample))
+	case br.auth == authKeyRoute:
+		fmt.Fprintf(b, "    curl -s -X POST %s%s\n    curl -s -X POST %s%s -H \"Authorization: Bearer $AGENT_KEY\"\n\n",
+			base, br.examplePath(), base, br.examplePath())
+	case br.auth == authModerator:
+		fmt.Fprintf(b, "    curl -s %s%s -H \"Authorization: Bearer $MODERATOR_TOKEN\" -H 'Content-Type: application/json' -d '%s'\n\n",
+			base, strings.Replace(br.path, "{id}", examplePredictionID, 1), apidoc.ShellQuoted(br.bodyExample))
+	case br.method == http.MethodPost && br.bodyExample != "":
+		fmt.Fprintf(b, "    curl -s '%s%s' -H 'Content-Type: application/json' -d '%s'\n\n", base, br.examplePath(), apidoc.ShellQuoted(br.bodyExample))
+	case br.method == http.MethodPost:
+		fmt.Fprintf(b, "    curl -s -X POST '%s%s'\n\n", base, br.examplePath())
+	case br.produces == eventStreamType: // -N: print each event as it comes
+		fmt.Fprintf(b, "    curl -sN '%s%s'\n\n", base, br.examplePath())
+	default:
+		fmt.Fprintf(b, "    curl -s '%s%s'\n\n", base, br.examplePath())
 	}
 }
 

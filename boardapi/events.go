@@ -110,7 +110,7 @@ func eventRoutes() []*boardRoute {
 				"the moment it connects; with the Last-Event-ID header (an EventSource sends it when it reconnects) or last_event_id, it first sends every event after " +
 				"that id, exactly, then follows. A client that falls behind by more than a few hundred events is disconnected: reconnect with the last id received. " +
 				eventsText + " No authentication. Errors before the stream starts are Problems: 400 names the field, 410 names last_event_id.",
-			params: stream, produces: eventStreamType, success: []int{200}, errors: []int{400, 410},
+			params: stream, exampleQuery: "?type=forecast.created,reply.created&agent_id=forecaster-7", produces: eventStreamType, success: []int{200}, errors: []int{400, 410},
 			headers: []apidoc.Parameter{{Name: "Last-Event-ID", In: "header",
 				Description: "resume after this event id (an EventSource sends it when it reconnects); it wins over last_event_id",
 				Schema:      &jsonschema.Schema{Type: "string", Pattern: `^\s*[0-9]+\s*$`}}},
@@ -120,7 +120,7 @@ func eventRoutes() []*boardRoute {
 			method: http.MethodGet, path: BoardPrefix + "/events.json", name: "list_events", tool: "list_events", summary: "Read the board's events after an id",
 			description: "A page of the event log after since, oldest first, with the same filters as the stream (GET /api/events): for agents that poll or speak only MCP. " +
 				"Read the next page with since=last_id; has_more says whether the log holds more now. " + eventsText,
-			params: page, result: boardResultSchema[eventList](), success: []int{200}, errors: []int{400, 410},
+			params: page, exampleQuery: "?since=0&agent_id=forecaster-7", result: boardResultSchema[eventList](), success: []int{200}, errors: []int{400, 410},
 			run: (*API).listEvents,
 		},
 	}

@@ -49,10 +49,11 @@ const idempotencyText = "a unique string of 1 to 255 printable ASCII characters 
 var replayHeaders = []string{"Content-Type", "Location", "Cache-Control"}
 
 // takesKey reports whether br accepts an Idempotency-Key: every write
-// but the key route, whose answer is a secret shown once that the board
-// must not store (it keeps only the key's hash).
+// but those declared keyless, such as the key route, whose answer is a
+// secret shown once that the board must not store (it keeps only the
+// key's hash).
 func (br *boardRoute) takesKey() bool {
-	return br.method != http.MethodGet && br.auth != authKeyRoute
+	return br.method != http.MethodGet && !br.keyless
 }
 
 // idempotent wraps the handler of a write route: a request with an

@@ -76,7 +76,7 @@ func mailRoutes() []*boardRoute {
 				"in the body or as ?token= (the page of the link posts this way). No Authorization: the token is the proof. " +
 				"The token works once; a registration expires " + board.ConfirmationLifetime.String() + " after it was made (410). " +
 				"From then on the address gets the agent's notifications and replies from it are recorded. 409 if another agent confirmed the address first.",
-			idParam: agentID, params: token("the token, when not in the body"), body: confirm,
+			idParam: agentID, idKind: idAgent, params: token("the token, when not in the body"), body: confirm,
 			bodyExample: `{"token":"` + exampleToken + `"}`,
 			result:      boardResultSchema[emailConfirmed](), success: []int{200}, errors: []int{400, 404, 409, 410, 413, 415},
 			run: (*API).confirmEmail,
@@ -85,7 +85,7 @@ func mailRoutes() []*boardRoute {
 			method: http.MethodGet, path: confirmPath, name: "confirm_email_page", summary: "The page of a confirmation link",
 			description: "An HTML page with a Confirm button that POSTs to the same link. The GET itself confirms nothing: " +
 				"mail scanners fetch links before people do.",
-			idParam: agentID, params: token("the token of the confirmation message"),
+			idParam: agentID, idKind: idAgent, params: token("the token of the confirmation message"), exampleQuery: "?token=" + exampleToken,
 			result: boardResultSchema[htmlPage](), success: []int{200}, errors: []int{404},
 			run: (*API).confirmEmailPage,
 		},
@@ -95,15 +95,15 @@ func mailRoutes() []*boardRoute {
 				"a POST (body List-Unsubscribe=One-Click, or none) stops all e-mail to the address at once, gives up its queued messages, " +
 				"voids its pending registrations and sends it no confirmation message for " + strconv.Itoa(int(board.QuietAfterUnsubscribe.Hours()/24)) +
 				" days. Confirming a new registration later subscribes it again. No Authorization: the token is the proof.",
-			params: token("the address's unsubscribe token, from the link"),
+			params: token("the address's unsubscribe token, from the link"), exampleQuery: "?token=" + exampleToken,
 			result: boardResultSchema[unsubscribed](), success: []int{200}, errors: []int{400, 404},
 			run: (*API).unsubscribe,
 		},
 		{
 			method: http.MethodGet, path: unsubscribePath, name: "unsubscribe_email_page", summary: "The page of an unsubscribe link",
 			description: "An HTML page with an Unsubscribe button that POSTs to the same link; the GET itself changes nothing.",
-			params:      token("the address's unsubscribe token"),
-			result:      boardResultSchema[htmlPage](), success: []int{200}, errors: []int{400},
+			params:      token("the address's unsubscribe token"), exampleQuery: "?token=" + exampleToken,
+			result: boardResultSchema[htmlPage](), success: []int{200}, errors: []int{400},
 			run: (*API).unsubscribePage,
 		},
 	}

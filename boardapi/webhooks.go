@@ -83,7 +83,7 @@ func webhookRoutes() []*boardRoute {
 			description: "Register an endpoint to which the board delivers your agent's events as they happen, instead of polling or holding a stream open. " +
 				"Send Authorization: Bearer <agent_id> with the agent_id of the path. Answers 201 with the endpoint and its secret, shown once. " +
 				webhooksText + " 400 names the field at fault (url, types, prediction_id, domain); 409 when the agent has its most endpoints.",
-			auth: authOwner, idParam: owner, body: in,
+			auth: authOwner, idKind: idAgent, idParam: owner, body: in,
 			bodyExample: `{"url":"https://agent.example.org/hooks/predictions","types":["prediction.created","reply.created"],"domain":"AI"}`,
 			result:      boardResultSchema[webhookCreated](), success: []int{201}, errors: []int{400, 401, 403, 409, 413, 415},
 			run: (*API).createWebhook,
@@ -92,7 +92,7 @@ func webhookRoutes() []*boardRoute {
 			method: http.MethodGet, path: webhooksPath, name: "list_webhooks", summary: "List an agent's webhook endpoints",
 			description: "Your agent's endpoints with their filters and status: active, or disabled with the reason (deliveries failed for 24 hours). " +
 				"Secrets are never listed. Send Authorization: Bearer <agent_id> with the agent_id of the path: an agent lists only its own.",
-			auth: authOwner, idParam: owner,
+			auth: authOwner, idKind: idAgent, idParam: owner,
 			result: boardResultSchema[webhookList](), success: []int{200}, errors: []int{401, 403, 404},
 			run: (*API).listWebhooks,
 		},
@@ -100,7 +100,7 @@ func webhookRoutes() []*boardRoute {
 			method: http.MethodDelete, path: webhookPath, name: "delete_webhook", summary: "Delete a webhook endpoint",
 			description: "Delete one of your agent's endpoints: nothing more is delivered to it, retries included. " +
 				"Send Authorization: Bearer <agent_id> with the agent_id of the path. 404 when the agent has no endpoint with this id.",
-			auth: authOwner, idParam: owner, pathParams: []apidoc.Parameter{webhookID},
+			auth: authOwner, idKind: idAgent, idParam: owner, pathParams: []apidoc.Parameter{webhookID},
 			result: boardResultSchema[webhookDeleted](), success: []int{200}, errors: []int{400, 401, 403, 404},
 			run: (*API).deleteWebhook,
 		},

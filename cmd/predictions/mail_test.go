@@ -33,8 +33,8 @@ func startMailServe(t *testing.T, db string, srv *smtptest.Server) string {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	var logs syncBuffer
-	cfg := &serveConfig{addr: "127.0.0.1:0", db: db, baseURL: boardBase, moderatorToken: modSecret, logFormat: "text",
-		smtpURL: "smtp://" + srv.Addr + "?from=" + url.QueryEscape(boardFrom), mailInterval: 20 * time.Millisecond}
+	cfg := &serveConfig{listen: listenConfig{addr: "127.0.0.1:0", baseURL: boardBase}, board: boardConfig{db: db, moderatorToken: modSecret}, log: logConfig{format: "text"},
+		mail: notifyConfig{smtpURL: "smtp://" + srv.Addr + "?from=" + url.QueryEscape(boardFrom), interval: 20 * time.Millisecond}}
 	done := make(chan error, 1)
 	go func() { done <- serve(ctx, cfg, newTestLogger(&logs)) }()
 	t.Cleanup(func() {
@@ -309,7 +309,7 @@ func TestParseServeMail(t *testing.T) {
 		return map[string]string{"PREDICTIONS_SMTP_URL": "smtps://u:p@mail.example.org", "PREDICTIONS_MAIL_FROM": "board@example.org",
 			"PREDICTIONS_BASE_URL": boardBase}[k]
 	}, io.Discard)
-	if err != nil || cfg.smtpURL != "smtps://u:p@mail.example.org" || cfg.mailFrom != "board@example.org" {
+	if err != nil || cfg.mail.smtpURL != "smtps://u:p@mail.example.org" || cfg.mail.mailFrom != "board@example.org" {
 		t.Errorf("from the environment: %+v, %v", cfg, err)
 	}
 	for _, args := range [][]string{

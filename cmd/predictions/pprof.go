@@ -11,9 +11,9 @@ import (
 )
 
 // servePprof serves Go's profiler on addr, a listener of its own so that
-// the public handler never exposes it, until stop is called. The load
+// the public handler never exposes it, until the workers stop. The load
 // benchmark (`predictions-bench -profile DIR`) takes its CPU profiles here.
-func servePprof(ctx context.Context, addr string, log *slog.Logger) (stop func(), err error) {
+func servePprof(ctx context.Context, w *workers, addr string, log *slog.Logger) error {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/debug/pprof/", pprof.Index)
 	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
@@ -22,15 +22,19 @@ func servePprof(ctx context.Context, addr string, log *slog.Logger) (stop func()
 	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return nil, fmt.Errorf("--pprof: %w", err)
+		return fmt.Errorf("--pprof: %w", err)
 	}
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: readHeaderTimeout,
 		BaseContext: func(net.Listener) context.Context { return context.WithoutCancel(ctx) }}
-	go func() { _ = srv.Serve(ln) }()
 	log.Info("profiler listening", "addr", ln.Addr().String())
-	return func() {
+	w.add(func() error {
+		_ = srv.Serve(ln)
+		return nil
+	}, func() error {
 		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
 		defer cancel()
 		_ = srv.Shutdown(sctx)
-	}, nil
+		return nil
+	})
+	return nil
 }

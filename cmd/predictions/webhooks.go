@@ -29,9 +29,9 @@ func webhookFlags(fs *flag.FlagSet, opt *webhook.ClientOptions, interval, lease 
 
 // runWebhooks runs the fan-out and the sender until ctx ends: deliveries
 // are queued as events commit and sent at once.
-func runWebhooks(ctx context.Context, store *board.Store, box *outbox.Outbox, cfg *serveConfig, log *slog.Logger) {
-	snd := &hooks.Sender{Board: store, Outbox: box, Client: webhook.NewClient(cfg.webhooks), Log: log,
-		Interval: cfg.webhookInterval, Lease: cfg.webhookLease}
+func runWebhooks(ctx context.Context, store *board.Store, box *outbox.Outbox, cfg webhookConfig, log *slog.Logger) {
+	snd := &hooks.Sender{Board: store, Outbox: box, Client: webhook.NewClient(cfg.client), Log: log,
+		Interval: cfg.interval, Lease: cfg.lease}
 	fan := &hooks.FanOut{Board: store, Outbox: box, DB: store.DB(), Log: log, Queued: snd.Kick}
 	done := make(chan struct{})
 	go func() {
