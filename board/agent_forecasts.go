@@ -70,7 +70,7 @@ type AgentForecastPage struct {
 //
 // Errors: a *[ValidationError] for a bad page.
 func (s *Store) AgentForecasts(ctx context.Context, agentID string, pg Page) (AgentForecastPage, error) {
-	limit, notes, err := page(pg)
+	limit, notes, err := checkPage(pg)
 	if err != nil {
 		return AgentForecastPage{}, err
 	}

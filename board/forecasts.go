@@ -318,23 +318,17 @@ func closedAt(predictionID string, closeAt time.Time) error {
 		Hint:    "forecast a prediction that is still open (status=open)"}
 }
 
-// page checks a Page and fills in the defaults.
-func page(pg Page) (limit int, notes []string, err error) {
-	notes = []string{}
-	switch {
-	case pg.Limit < 0:
-		return 0, nil, invalid("limit", fmt.Sprintf("is %d; it cannot be negative", pg.Limit),
-			fmt.Sprintf("send 1 to %d, or leave it out for %d", MaxForecastPage, DefaultForecastPage))
-	case pg.Limit == 0:
-		limit = DefaultForecastPage
-	case pg.Limit > MaxForecastPage:
-		limit = MaxForecastPage
-		notes = append(notes, fmt.Sprintf("limit %d is above the maximum; clamped to %d", pg.Limit, MaxForecastPage))
-	default:
-		limit = pg.Limit
+// checkPage checks a Page of forecasts by the rule of every paged list
+// (pageLimit) and fills in the defaults. notes is never nil.
+func checkPage(pg Page) (limit int, notes []string, err error) {
+	if limit, notes, err = pageLimit(pg.Limit, DefaultForecastPage, MaxForecastPage); err != nil {
+		return 0, nil, err
 	}
 	if pg.Offset < 0 {
 		return 0, nil, invalid("offset", fmt.Sprintf("is %d; it cannot be negative", pg.Offset), "send 0 for the first page")
+	}
+	if notes == nil {
+		notes = []string{}
 	}
 	return limit, notes, nil
 }
@@ -345,7 +339,7 @@ func page(pg Page) (limit int, notes []string, err error) {
 // Errors: a *[ValidationError] for a bad page; [ErrNotFound] (wrapped)
 // for an unknown prediction.
 func (s *Store) Forecasts(ctx context.Context, predictionID string, pg Page) (ForecastPage, error) {
-	limit, notes, err := page(pg)
+	limit, notes, err := checkPage(pg)
 	if err != nil {
 		return ForecastPage{}, err
 	}
