@@ -10,7 +10,7 @@ import (
 
 // tcpPair returns the two ends of a loopback TCP connection: the
 // server's, which a parked stream writes, and the client's.
-func tcpPair(t *testing.T) (server, client net.Conn) {
+func tcpPair(t testing.TB) (server, client net.Conn) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
