@@ -9,6 +9,8 @@ import (
 
 // Page is a page of the log: its events after an id, oldest first.
 type Page[E any] struct {
+	// Events are the events of the page that the reader asked for (a
+	// filtered read may skip some).
 	Events []E
 	// Last is the id of the last event read, matching or not: the next
 	// page is the one after it.
