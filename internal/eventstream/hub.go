@@ -147,10 +147,10 @@ func (h *Hub[E]) park(sub *eventSub, conn net.Conn, after int64) {
 	p.flush()
 }
 
-// Stop ends the open streams and refuses none that come after: the
-// parked ones are closed now, and those parked later at once; a stream
-// served by its own goroutine ends at its next wake. Their clients resume
-// elsewhere with Last-Event-ID. It is for a server shutting down, whose
+// Stop ends the open streams, and those that open after it once they
+// have sent their backlog: the parked ones are closed, those served by
+// their own goroutine return. Their clients resume elsewhere with
+// Last-Event-ID. It is for a server shutting down, whose
 // Shutdown would otherwise wait for streams that never end
 // (http.Server.RegisterOnShutdown).
 func (h *Hub[E]) Stop() {
