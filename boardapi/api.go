@@ -1,12 +1,12 @@
 package boardapi
 
 import (
-	"cmp"
 	"log/slog"
-	"sync"
 	"time"
 
 	"github.com/gorilla/mux"
+	"github.com/predictions-md/predictions/board"
+	"github.com/predictions-md/predictions/internal/eventstream"
 	"github.com/predictions-md/predictions/internal/httpio"
 	"github.com/predictions-md/predictions/internal/idempotency"
 	"github.com/predictions-md/predictions/webhook"
@@ -65,12 +65,9 @@ type API struct {
 	router *mux.Router // set by Mount
 	host   httpio.Host // set by Mount
 
-	keys      *idempotency.Store // the writes' idempotency keys (idempotency.go)
-	afterUnit func()             // tests: runs after a keyed write commits, before its answer
-	hub       *eventHub          // the event streams (events.go)
-	heartbeat time.Duration
-	stopOnce  sync.Once
-	stopped   chan struct{} // closed by StopStreams
+	keys      *idempotency.Store            // the writes' idempotency keys (idempotency.go)
+	afterUnit func()                        // tests: runs after a keyed write commits, before its answer
+	hub       *eventstream.Hub[board.Event] // the event streams (events.go)
 }
 
 // StopStreams ends the open event streams (their clients reconnect,
@@ -78,10 +75,7 @@ type API struct {
 // server shutting down, whose Shutdown would otherwise wait for streams
 // that never end (http.Server.RegisterOnShutdown).
 func (s *API) StopStreams() {
-	s.stopOnce.Do(func() {
-		close(s.stopped)
-		s.hub.stop()
-	})
+	s.hub.Stop()
 }
 
 // OpenStreams is the number of event streams open on this server
@@ -89,7 +83,7 @@ func (s *API) StopStreams() {
 // on their connection alone, without a goroutine or the request's
 // buffers (about 4 KB each where the others take about 45 KB).
 func (s *API) OpenStreams() (open, parked int) {
-	return s.hub.counts()
+	return s.hub.Counts()
 }
 
 // New returns the board's adapter configured by opt.
@@ -98,15 +92,13 @@ func New(opt Options) *API {
 	if s.log == nil {
 		s.log = slog.Default()
 	}
-	s.heartbeat = cmp.Or(opt.Heartbeat, DefaultHeartbeat)
-	s.stopped = make(chan struct{})
 	s.keys = opt.Keys
 	if s.keys == nil {
 		if db, ok := opt.Store.(interface{ DB() *bun.DB }); ok {
 			s.keys = idempotency.New(db.DB(), idempotency.Options{})
 		}
 	}
-	s.hub = newEventHub(opt.Store, s.log, cmp.Or(opt.EventBuffer, DefaultEventBuffer), cmp.Or(opt.EventPoll, DefaultEventPoll), s.heartbeat)
+	s.hub = newEventHub(opt.Store, s.log, opt.EventBuffer, opt.EventPoll, opt.Heartbeat)
 	return s
 }
 

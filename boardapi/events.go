@@ -1,11 +1,13 @@
 package boardapi
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
-	"strconv"
+	"slices"
 	"strings"
 	"time"
 
@@ -13,44 +15,31 @@ import (
 	"github.com/predictions-md/predictions/board"
 	"github.com/predictions-md/predictions/forecastfile"
 	"github.com/predictions-md/predictions/internal/apidoc"
+	"github.com/predictions-md/predictions/internal/eventstream"
 	"github.com/predictions-md/predictions/internal/httpio"
 	"github.com/predictions-md/predictions/internal/tools"
 )
 
 // The board's event log, served two ways: GET /api/events streams it as
 // Server-Sent Events (the HTML standard, "Server-sent events"), and
-// GET /api/events.json (the MCP tool list_events) pages through it.
-//
-// The stream is written with net/http's ResponseController, not an SSE
-// library: the format is four kinds of lines (id, event, data, comments),
-// the server needs one writer per stream with its own write deadline
-// (SetWriteDeadline, past the server's WriteTimeout) and flushes, which
-// ResponseController gives through every middleware that unwraps, and the
-// libraries (r3labs/sse, tmaxmax/go-sse) bring their own fan-out and
-// replay, which the board's log and eventHub already are.
-// ResponseController also hands over the connection (Hijack) once a
-// stream has sent its backlog, for the hub to write (parked.go): what
-// lets one server hold 10,000 streams in about 110 MB.
+// GET /api/events.json (the MCP tool list_events) pages through it. The
+// stream's engine, which writes the streams and fans the log out to them,
+// is internal/eventstream; this file reads the request and hands the
+// stream to it.
 
 const (
-	eventStreamType = "text/event-stream"
+	eventStreamType = eventstream.ContentType
 	// LastEventIDHeader is the header with which an EventSource resumes.
-	LastEventIDHeader = "Last-Event-ID"
+	LastEventIDHeader = eventstream.LastEventIDHeader
 	// DefaultHeartbeat is how often a quiet stream sends a comment, so
 	// that proxies and clients see it alive.
-	DefaultHeartbeat = 15 * time.Second
+	DefaultHeartbeat = eventstream.DefaultHeartbeat
 	// DefaultEventBuffer is how many events a stream may hold unsent
 	// before it is dropped.
-	DefaultEventBuffer = 256
+	DefaultEventBuffer = eventstream.DefaultBuffer
 	// DefaultEventPoll is how often the streams look at the log without
 	// being woken.
-	DefaultEventPoll = 5 * time.Second
-	// streamWriteWait bounds each write of a stream: a client that reads
-	// nothing for that long is dropped.
-	streamWriteWait = 30 * time.Second
-	// streamRetryMillis is the reconnection time the stream asks of an
-	// EventSource.
-	streamRetryMillis = 2000
+	DefaultEventPoll = eventstream.DefaultPoll
 )
 
 // eventList is the answer of GET /api/events.json.
@@ -191,206 +180,110 @@ func (s *API) listEvents(w http.ResponseWriter, r *http.Request, c *call) (*boar
 // the stream ends only when the client goes, when it is dropped for
 // falling behind, or when a write fails.
 func (s *API) streamEvents(w http.ResponseWriter, r *http.Request, c *call) (*boardResult, error) {
-	ctx := r.Context()
-	// The stream keeps its own deadlines from the start: the server's
-	// WriteTimeout and ReadTimeout bound requests, not streams.
-	rc := http.NewResponseController(w)
-	_ = rc.SetWriteDeadline(time.Now().Add(streamWriteWait))
-	_ = rc.SetReadDeadline(time.Time{})
 	q, err := eventQuery(c)
 	if err != nil {
 		return nil, err
 	}
-	resume, field := int64(-1), ""
-	if h := r.Header.Values(LastEventIDHeader); len(h) > 0 {
-		field = LastEventIDHeader
-		if resume, err = board.ParseEventID(field, h[0]); err != nil {
-			return nil, err
-		}
-	} else if v, ok := c.query["last_event_id"]; ok {
-		field = "last_event_id"
-		if resume, err = board.ParseEventID(field, v[0]); err != nil {
-			return nil, err
-		}
-	}
-	sub, err := s.hub.subscribe(ctx, q)
+	resume, field, err := lastEventID(r, c)
 	if err != nil {
 		return nil, err
 	}
-	parked := false
-	defer func() {
-		if !parked {
-			s.hub.unsubscribe(sub)
-		}
-	}()
-	after := sub.from
-	q.After, q.Limit = after, board.MaxEventPage
-	var page board.EventPage
-	if resume >= 0 {
-		// The backlog: the events after the client's last, up to where
-		// the hub's channel takes over.
-		q.After = resume
-		if page, err = s.opt.Store.Events(ctx, q); err != nil { // checks the filters and the id
-			return nil, afterAs(err, field)
-		}
-	} else {
-		// No backlog: what comes after sub.from comes on the channel.
-		// Not reading the log here keeps thousands of streams opened at
-		// once from each waiting for a database connection.
-		if err := q.Check(); err != nil {
-			return nil, err
-		}
-		page = board.EventPage{LastID: after}
+	st, err := s.hub.Open(w, r, filterKey(q), q.Match)
+	if err != nil {
+		return nil, err
 	}
-
-	h := w.Header()
-	h.Set("Content-Type", eventStreamType)
-	h.Set("Cache-Control", "no-store")
-	h.Set("X-Accel-Buffering", "no") // nginx: pass each event on at once
-	// Not chunked: the body runs to the end of the connection, as the
-	// HTML standard's event streams may, and net/http then sends each
-	// flush as it is, without a chunk header formatted (and allocated)
-	// per flush per stream, which with thousands of streams was most of
-	// their cost. net/http removes this header from the response.
-	if r.ProtoMajor == 1 && r.ProtoMinor >= 1 { // HTTP/1.0 is never chunked; HTTP/2 frames its own
-		h.Set("Transfer-Encoding", "identity")
+	q.Limit = board.MaxEventPage
+	backlog, err := s.backlog(r.Context(), q, resume, st.From())
+	if err != nil {
+		st.Close()
+		return nil, afterAs(err, field)
 	}
-	w.WriteHeader(http.StatusOK)
-	if r.Method == http.MethodHead {
-		return nil, nil
-	}
-	sw := &sseWriter{w: w, rc: rc}
-	sw.begin()
-	sw.printf("retry: %d\n\n", streamRetryMillis)
-	for {
-		sw.begin() // a deadline a page
-		for _, e := range page.Events {
-			sw.write(newSSEFrame(e))
-		}
-		after = page.LastID
-		if !page.HasMore || sw.err != nil {
-			break
-		}
+	st.Serve(backlog, func(ctx context.Context, after int64) (eventstream.Page[board.Event], error) {
 		q.After = after
-		if page, err = s.opt.Store.Events(ctx, q); err != nil {
-			return nil, nil // the stream has begun: the client resumes
-		}
-	}
-	if sw.flush() != nil {
-		return nil, nil
-	}
-	// Caught up: over HTTP/1.x the hub takes the connection (parked.go)
-	// and this goroutine ends. HTTP/2 streams share their connection and
-	// stay here.
-	if r.ProtoMajor == 1 {
-		if conn, _, err := rc.Hijack(); err == nil {
-			parked = true
-			s.hub.park(sub, conn, after)
-			return nil, nil
-		}
-	}
-	beat := time.NewTicker(s.heartbeat)
-	defer beat.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return nil, nil
-		case <-s.stopped:
-			return nil, nil
-		case f, ok := <-sub.ch:
-			if !ok {
-				return nil, nil // dropped for falling behind: the client resumes with Last-Event-ID
-			}
-			if f.id <= after { // sent from the log already
-				continue
-			}
-			after = f.id
-			sw.begin()
-			sw.write(f)
-		drain:
-			for range len(sub.ch) { // what came meanwhile, in one flush
-				select {
-				case f, ok := <-sub.ch:
-					if !ok {
-						break drain
-					}
-					if f.id > after {
-						after = f.id
-						sw.write(f)
-					}
-				default:
-					break drain
-				}
-			}
-		case <-beat.C:
-			sw.begin()
-			sw.writeBytes(heartbeat)
-		}
-		if sw.flush() != nil {
-			return nil, nil
-		}
-	}
+		page, err := s.opt.Store.Events(ctx, q)
+		return eventPage(page), err
+	})
+	return nil, nil
 }
 
-// sseWriter writes a stream's lines, remembering the first error. Each
-// batch of writes (what one wake of the stream sends, then its flush)
-// has its own write deadline, set by begin.
-type sseWriter struct {
-	w   http.ResponseWriter
-	rc  *http.ResponseController
-	err error
-}
-
-// begin starts a batch: its writes and its flush must end within
-// streamWriteWait.
-func (sw *sseWriter) begin() {
-	if sw.err == nil {
-		sw.err = sw.rc.SetWriteDeadline(time.Now().Add(streamWriteWait))
+// lastEventID reads the id after which the client resumes, from the
+// Last-Event-ID header or else the query's last_event_id, and the name
+// of the field it came from; -1 when the client sent neither.
+func lastEventID(r *http.Request, c *call) (resume int64, field string, err error) {
+	if h := r.Header.Values(LastEventIDHeader); len(h) > 0 {
+		resume, err = board.ParseEventID(LastEventIDHeader, h[0])
+		return resume, LastEventIDHeader, err
 	}
-}
-
-func (sw *sseWriter) printf(format string, args ...any) {
-	if sw.err == nil {
-		_, sw.err = fmt.Fprintf(sw.w, format, args...)
+	if v, ok := c.query["last_event_id"]; ok {
+		resume, err = board.ParseEventID("last_event_id", v[0])
+		return resume, "last_event_id", err
 	}
+	return -1, "", nil
 }
 
-func (sw *sseWriter) write(f *sseFrame) { sw.writeBytes(f.b) }
-
-func (sw *sseWriter) writeBytes(b []byte) {
-	if sw.err == nil {
-		_, sw.err = sw.w.Write(b)
+// backlog reads the first page of what a stream sends before the hub's
+// events (those after from): the events after resume that match q, or,
+// without resume (-1), none. Its errors refuse the stream.
+func (s *API) backlog(ctx context.Context, q board.EventQuery, resume, from int64) (eventstream.Page[board.Event], error) {
+	if resume < 0 {
+		// No backlog: what comes after from comes from the hub. Not
+		// reading the log here keeps thousands of streams opened at
+		// once from each waiting for a database connection.
+		return eventstream.Page[board.Event]{Last: from}, q.Check()
 	}
+	// The backlog: the events after the client's last, up to where the
+	// hub takes over.
+	q.After = resume
+	page, err := s.opt.Store.Events(ctx, q) // checks the filters and the id
+	return eventPage(page), err
 }
 
-func (sw *sseWriter) flush() error {
-	if sw.err == nil {
-		sw.err = sw.rc.Flush()
+// eventPage is page as the stream engine reads it.
+func eventPage(page board.EventPage) eventstream.Page[board.Event] {
+	return eventstream.Page[board.Event]{Events: page.Events, Last: page.LastID, More: page.HasMore}
+}
+
+// newEventHub returns the engine that streams store's event log; the
+// zero values of buffer, poll and heartbeat mean the engine's defaults.
+func newEventHub(store Board, log *slog.Logger, buffer int, poll, heartbeat time.Duration) *eventstream.Hub[board.Event] {
+	return eventstream.NewHub(eventstream.Config[board.Event]{
+		Log: eventLog{store}, Encode: encodeEvent, Logger: log,
+		Buffer: buffer, Poll: poll, Heartbeat: heartbeat,
+	})
+}
+
+// eventLog is the board's event log as the stream engine follows it.
+type eventLog struct{ store Board }
+
+func (l eventLog) LastID(ctx context.Context) (int64, error) { return l.store.LastEventID(ctx) }
+
+func (l eventLog) Changed() <-chan struct{} { return l.store.EventsChanged() }
+
+func (l eventLog) Read(ctx context.Context, after int64) (eventstream.Page[board.Event], error) {
+	page, err := l.store.Events(ctx, board.EventQuery{After: after, Limit: board.MaxEventPage})
+	if errors.Is(err, board.ErrEventsTrimmed) {
+		err = fmt.Errorf("%w: %w", eventstream.ErrTrimmed, err)
 	}
-	return sw.err
+	return eventPage(page), err
 }
 
-// sseFrame is one event as the stream sends it: its id line, its type
-// and its JSON on one data line (JSON from encoding/json holds no line
-// break), and the blank line that ends it. The hub encodes an event once
-// and shares the frame among the streams it goes to; they only read it.
-type sseFrame struct {
-	id int64
-	b  []byte
-}
-
-func newSSEFrame(e board.Event) *sseFrame {
+// encodeEvent is what a stream sends of e: its id, its type as the
+// event's name, and its JSON.
+func encodeEvent(e board.Event) (int64, string, []byte) {
 	data, err := json.Marshal(e)
 	if err != nil { // strings, numbers, a time and JSON validated on reading
 		data = []byte("{}")
 	}
-	b := make([]byte, 0, len(data)+len(e.Type)+40)
-	b = append(b, "id: "...)
-	b = strconv.AppendInt(b, e.ID, 10)
-	b = append(b, "\nevent: "...)
-	b = append(b, e.Type...)
-	b = append(b, "\ndata: "...)
-	b = append(b, data...)
-	b = append(b, "\n\n"...)
-	return &sseFrame{id: e.ID, b: b}
+	return e.ID, string(e.Type), data
+}
+
+// filterKey names a query's filters (After and Limit aside): two queries
+// with the same key match the same events.
+func filterKey(q board.EventQuery) string {
+	types := make([]string, len(q.Types))
+	for i, t := range q.Types {
+		types[i] = string(t)
+	}
+	slices.Sort(types)
+	return strings.Join(types, ",") + "\x00" + q.PredictionID + "\x00" + q.AgentID + "\x00" + strings.ToLower(q.Domain)
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/predictions-md/predictions/board"
 	"github.com/predictions-md/predictions/internal/database"
+	"github.com/predictions-md/predictions/internal/eventstream"
 	"github.com/predictions-md/predictions/outbox"
 )
 
@@ -160,40 +161,21 @@ func (f *FanOut) Run(ctx context.Context) {
 	if poll <= 0 {
 		poll = DefaultPoll
 	}
-	t := time.NewTicker(poll)
-	defer t.Stop()
-	polled := true // the first step: at once
-	for {
-		changed := f.Board.EventsChanged() // taken before reading: a commit meanwhile wakes the next wait
-		if polled || f.anyActive(ctx) {
-			n, err := f.Step(ctx)
-			if err != nil && ctx.Err() == nil {
-				f.log().Error("webhooks: queueing deliveries", "error", err.Error())
-			}
-			if n > 0 && f.Queued != nil {
-				f.Queued()
-			}
+	step := func(ctx context.Context, _ int64) (int64, bool, error) {
+		n, err := f.Step(ctx) // the position is the outbox's, moved with each page
+		if err != nil && ctx.Err() == nil {
+			f.log().Error("webhooks: queueing deliveries", "error", err.Error())
 		}
-		stepped := time.Now()
-		polled = false
-		select {
-		case <-ctx.Done():
-			return
-		case <-changed:
-			// A write right after a step waits for the rest of MinGap,
-			// so that the writes of a busy moment go in one step; a
-			// write after a quiet spell is queued at once.
-			if wait := MinGap - time.Since(stepped); wait > 0 {
-				select {
-				case <-ctx.Done():
-					return
-				case <-time.After(wait):
-				}
-			}
-		case <-t.C:
-			polled = true
+		if n > 0 && f.Queued != nil {
+			f.Queued()
 		}
+		return 0, false, nil
 	}
+	// A write right after a step waits for the rest of MinGap, so that
+	// the writes of a busy moment go in one step; a write after a quiet
+	// spell is queued at once.
+	_ = eventstream.Follow(ctx, 0, step, eventstream.FollowOptions{
+		Wake: f.Board.EventsChanged, Poll: poll, MinGap: MinGap, Woken: f.anyActive})
 }
 
 // anyActive says whether an endpoint is active; on a failure to read

@@ -1,6 +1,6 @@
 //go:build darwin || linux || openbsd
 
-package boardapi
+package eventstream
 
 import "golang.org/x/sys/unix"
 

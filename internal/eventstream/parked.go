@@ -1,4 +1,4 @@
-package boardapi
+package eventstream
 
 import (
 	"net"
@@ -33,6 +33,7 @@ type parkedConn struct {
 	conn  net.Conn
 	raw   syscall.RawConn // for writeNow; nil where the connection has none (TLS)
 	limit int             // events that may wait unwritten
+	wait  time.Duration   // bounds each write of the goroutine
 
 	mu      sync.Mutex
 	queue   [][]byte // bytes to write, in order
@@ -46,8 +47,8 @@ type parkedConn struct {
 	gone func()
 }
 
-func newParkedConn(conn net.Conn, limit int, after int64) *parkedConn {
-	p := &parkedConn{conn: conn, limit: limit, after: after}
+func newParkedConn(conn net.Conn, limit int, after int64, wait time.Duration) *parkedConn {
+	p := &parkedConn{conn: conn, limit: limit, after: after, wait: wait}
 	if sc, ok := conn.(syscall.Conn); ok {
 		if raw, err := sc.SyscallConn(); err == nil {
 			p.raw = raw
@@ -55,10 +56,6 @@ func newParkedConn(conn net.Conn, limit int, after int64) *parkedConn {
 	}
 	return p
 }
-
-// heartbeat is the comment a quiet stream sends, so that proxies and
-// clients see it alive.
-var heartbeat = []byte(": heartbeat\n\n")
 
 // queueBytes adds b, which holds events events up to the id last (0
 // events for a heartbeat), to what the stream is to write. It reports
@@ -93,7 +90,7 @@ func (p *parkedConn) add(b []byte, events int, last int64) (ok, dirty bool) {
 // frame is new it queues *joined, fs's bytes in one piece, made on first
 // use and shared by the streams of a group; ok and dirty are
 // queueBytes's.
-func (p *parkedConn) queueEvents(fs []*sseFrame, joined *[]byte) (ok, dirty bool) {
+func (p *parkedConn) queueEvents(fs []*frame, joined *[]byte) (ok, dirty bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	i := 0
@@ -196,7 +193,7 @@ func advance(bufs [][]byte, n int) [][]byte {
 }
 
 // write writes the queue, waiting for the socket, each batch within
-// streamWriteWait, until the queue is empty; it closes the stream when a
+// p.wait, until the queue is empty; it closes the stream when a
 // write fails.
 func (p *parkedConn) write() {
 	for {
@@ -211,7 +208,7 @@ func (p *parkedConn) write() {
 		}
 		bufs := net.Buffers(p.take())
 		p.mu.Unlock()
-		err := p.conn.SetWriteDeadline(time.Now().Add(streamWriteWait))
+		err := p.conn.SetWriteDeadline(time.Now().Add(p.wait))
 		if err == nil {
 			_, err = bufs.WriteTo(p.conn)
 		}

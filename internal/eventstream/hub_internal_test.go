@@ -1,8 +1,9 @@
-package boardapi
+package eventstream
 
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"log/slog"
@@ -18,16 +19,45 @@ import (
 	"github.com/predictions-md/predictions/board/boardtest"
 )
 
-// testHub opens a board on SQLite and a hub over it whose streams
-// buffer that many events; the hub looks at the log only when woken.
-func testHub(t *testing.T, buffer int) (*board.Store, *eventHub) {
+// testHub opens a board on SQLite and a hub over its event log whose
+// streams buffer that many events; the hub looks at the log only when
+// woken.
+func testHub(t *testing.T, buffer int) (*board.Store, *Hub[board.Event]) {
 	t.Helper()
 	store, err := board.Open(context.Background(), boardtest.SQLite(t), board.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	return store, newEventHub(store, slog.New(slog.DiscardHandler), buffer, time.Hour, time.Hour)
+	return store, NewHub(Config[board.Event]{Log: boardLog{store}, Encode: encodeBoardEvent,
+		Logger: slog.New(slog.DiscardHandler), Buffer: buffer, Poll: time.Hour, Heartbeat: time.Hour})
+}
+
+// boardLog is a board's event log as the hub follows it.
+type boardLog struct{ store *board.Store }
+
+func (l boardLog) LastID(ctx context.Context) (int64, error) { return l.store.LastEventID(ctx) }
+func (l boardLog) Changed() <-chan struct{}                  { return l.store.EventsChanged() }
+func (l boardLog) Read(ctx context.Context, after int64) (Page[board.Event], error) {
+	p, err := l.store.Events(ctx, board.EventQuery{After: after, Limit: board.MaxEventPage})
+	if errors.Is(err, board.ErrEventsTrimmed) {
+		err = ErrTrimmed
+	}
+	return Page[board.Event]{Events: p.Events, Last: p.LastID, More: p.HasMore}, err
+}
+
+// encodeBoardEvent is a board event as its stream sends it.
+func encodeBoardEvent(e board.Event) (int64, string, []byte) {
+	data, err := json.Marshal(e)
+	if err != nil {
+		panic(err)
+	}
+	return e.ID, string(e.Type), data
+}
+
+// subscribeAll subscribes a stream to every event.
+func subscribeAll(ctx context.Context, h *Hub[board.Event]) (*eventSub, error) {
+	return h.subscribe(ctx, "", func(board.Event) bool { return true })
 }
 
 // writePredictions writes n predictions; each write must end within 2 s,
@@ -54,11 +84,11 @@ func writePredictions(t *testing.T, store *board.Store, n int) {
 func TestEventHubDropsSlowStream(t *testing.T) {
 	ctx := context.Background()
 	store, h := testHub(t, 3)
-	slow, err := h.subscribe(ctx, board.EventQuery{})
+	slow, err := subscribeAll(ctx, h)
 	if err != nil {
 		t.Fatal(err)
 	}
-	fast, err := h.subscribe(ctx, board.EventQuery{})
+	fast, err := subscribeAll(ctx, h)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,18 +129,18 @@ func TestEventHubDropsSlowStream(t *testing.T) {
 func TestEventHubGroups(t *testing.T) {
 	ctx := context.Background()
 	store, h := testHub(t, 8)
-	sub := func(q board.EventQuery) *eventSub {
+	sub := func(key string, q board.EventQuery) *eventSub {
 		t.Helper()
-		s, err := h.subscribe(ctx, q)
+		s, err := h.subscribe(ctx, key, q.Match)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return s
 	}
-	ai1 := sub(board.EventQuery{Domain: "AI"})
-	ai2 := sub(board.EventQuery{Domain: "ai", Types: []board.EventType{board.EventPredictionCreated}})
-	ai3 := sub(board.EventQuery{Domain: "AI"})
-	sci := sub(board.EventQuery{Domain: "Science"})
+	ai1 := sub("ai", board.EventQuery{Domain: "AI"})
+	ai2 := sub("ai created", board.EventQuery{Domain: "ai", Types: []board.EventType{board.EventPredictionCreated}})
+	ai3 := sub("ai", board.EventQuery{Domain: "AI"})
+	sci := sub("science", board.EventQuery{Domain: "Science"})
 	h.mu.Lock()
 	groups := len(h.groups)
 	h.mu.Unlock()
@@ -180,8 +210,8 @@ func readFrames(t *testing.T, c net.Conn, want int) (ids []string, beat bool, er
 func TestEventHubParked(t *testing.T) {
 	ctx := context.Background()
 	store, h := testHub(t, 16)
-	h.heartbeat = 20 * time.Millisecond // before the first subscribe starts run
-	sub, err := h.subscribe(ctx, board.EventQuery{})
+	h.cfg.Heartbeat = 20 * time.Millisecond // before the first subscribe starts run
+	sub, err := subscribeAll(ctx, h)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,7 +226,7 @@ func TestEventHubParked(t *testing.T) {
 	}
 	create()
 	create()
-	var held []*sseFrame
+	var held []*frame
 	for len(held) < 2 {
 		select {
 		case f := <-sub.ch:
@@ -211,7 +241,7 @@ func TestEventHubParked(t *testing.T) {
 	server, client := net.Pipe()
 	defer client.Close()
 	h.park(sub, server, held[0].id) // the backlog sent the first
-	if open, parked := h.counts(); open != 1 || parked != 1 {
+	if open, parked := h.Counts(); open != 1 || parked != 1 {
 		t.Errorf("counts after park = %d open, %d parked; want 1, 1", open, parked)
 	}
 	create()
@@ -229,8 +259,8 @@ func TestEventHubParked(t *testing.T) {
 			t.Fatalf("the parked stream sent %q, %v; want a heartbeat", line, err)
 		}
 	}
-	h.stop()
-	if open, parked := h.counts(); open != 0 || parked != 0 {
+	h.Stop()
+	if open, parked := h.Counts(); open != 0 || parked != 0 {
 		t.Errorf("counts after stop = %d open, %d parked; want 0, 0", open, parked)
 	}
 	client.SetReadDeadline(time.Now().Add(5 * time.Second))
@@ -238,7 +268,7 @@ func TestEventHubParked(t *testing.T) {
 		t.Errorf("the parked stream was not closed by stop: %v", err)
 	}
 
-	late, err := h.subscribe(ctx, board.EventQuery{})
+	late, err := subscribeAll(ctx, h)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -249,7 +279,7 @@ func TestEventHubParked(t *testing.T) {
 	if _, err := io.Copy(io.Discard, client2); err != nil {
 		t.Errorf("a stream parked after stop was not closed: %v", err)
 	}
-	if open, _ := h.counts(); open != 0 {
+	if open, _ := h.Counts(); open != 0 {
 		t.Errorf("%d streams open after a stream parked after stop, want 0", open)
 	}
 }
@@ -263,7 +293,7 @@ func TestEventHubParkedSlow(t *testing.T) {
 	store, h := testHub(t, 3)
 	park := func() net.Conn {
 		t.Helper()
-		sub, err := h.subscribe(ctx, board.EventQuery{})
+		sub, err := subscribeAll(ctx, h)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -301,7 +331,7 @@ func TestEventHubParkedSlow(t *testing.T) {
 	}
 	deadline := time.Now().Add(5 * time.Second)
 	for {
-		open, parked := h.counts()
+		open, parked := h.Counts()
 		if open == 1 && parked == 1 {
 			break
 		}
@@ -321,7 +351,7 @@ func TestEventHubParkedSlowTCP(t *testing.T) {
 	store, h := testHub(t, 3)
 	park := func(readBuffer int) net.Conn {
 		t.Helper()
-		sub, err := h.subscribe(ctx, board.EventQuery{})
+		sub, err := subscribeAll(ctx, h)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -350,11 +380,11 @@ func TestEventHubParkedSlowTCP(t *testing.T) {
 	for n < max {
 		writePredictions(t, store, 10)
 		n += 10
-		if open, _ := h.counts(); open == 1 {
+		if open, _ := h.Counts(); open == 1 {
 			break
 		}
 	}
-	if open, parked := h.counts(); open != 1 || parked != 1 {
+	if open, parked := h.Counts(); open != 1 || parked != 1 {
 		t.Fatalf("after %d events: %d open, %d parked; want the slow stream closed and the fast one parked", n, open, parked)
 	}
 	stop <- n
@@ -383,3 +413,39 @@ func TestEventHubParkedSlowTCP(t *testing.T) {
 // isReset reports whether err is a connection reset (the server closed a
 // socket with data unread).
 func isReset(err error) bool { return errors.Is(err, syscall.ECONNRESET) }
+
+// BenchmarkHubOfferParked measures the hub's work for a page of 10
+// events offered to 1,000 parked streams on loopback TCP, whose clients
+// read everything: matching, encoding each event once, queueing and
+// writing without waiting (allocs/op is per page).
+func BenchmarkHubOfferParked(b *testing.B) {
+	const streams, events = 1000, 10
+	ctx := context.Background()
+	h := NewHub(Config[board.Event]{Encode: encodeBoardEvent, Buffer: 1 << 20})
+	h.running = true // no log: the benchmark offers the pages itself
+	for range streams {
+		sub, err := subscribeAll(ctx, h)
+		if err != nil {
+			b.Fatal(err)
+		}
+		server, client := tcpPair(b)
+		go io.Copy(io.Discard, client)
+		h.park(sub, server, 0)
+	}
+	page := make([]board.Event, events)
+	var dirty []*parkedConn
+	var id int64
+	for b.Loop() {
+		for i := range page {
+			id++
+			page[i] = board.Event{ID: id, Type: board.EventForecast, PredictionID: "p1", Domain: "AI", AgentID: "a"}
+		}
+		h.mu.Lock()
+		dirty = h.offerPage(page, dirty[:0])
+		h.mu.Unlock()
+		dirty = flushAll(dirty)
+	}
+	if open, parked := h.Counts(); open != streams || parked != streams {
+		b.Fatalf("%d open, %d parked after the pages; want every stream kept", open, parked)
+	}
+}

@@ -1,4 +1,4 @@
-package boardapi
+package eventstream
 
 import (
 	"bytes"
@@ -10,7 +10,7 @@ import (
 
 // tcpPair returns the two ends of a loopback TCP connection: the
 // server's, which a parked stream writes, and the client's.
-func tcpPair(t *testing.T) (server, client net.Conn) {
+func tcpPair(t testing.TB) (server, client net.Conn) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -50,7 +50,7 @@ func (p *parkedConn) isWriting() bool {
 func TestParkedConnWrites(t *testing.T) {
 	t.Run("tcp", func(t *testing.T) {
 		server, client := tcpPair(t)
-		p := newParkedConn(server, 4, 0)
+		p := newParkedConn(server, 4, 0, DefaultWriteWait)
 		if p.raw == nil {
 			t.Fatal("a TCP connection gave no raw connection")
 		}
@@ -103,7 +103,7 @@ func TestParkedConnWrites(t *testing.T) {
 	t.Run("pipe", func(t *testing.T) {
 		server, client := net.Pipe()
 		defer client.Close()
-		p := newParkedConn(server, 4, 0)
+		p := newParkedConn(server, 4, 0, DefaultWriteWait)
 		if p.raw != nil {
 			t.Fatal("net.Pipe gave a raw connection")
 		}
@@ -123,7 +123,7 @@ func TestParkedConnWrites(t *testing.T) {
 func TestParkedConnLimit(t *testing.T) {
 	server, client := net.Pipe()
 	defer client.Close()
-	p := newParkedConn(server, 3, 0)
+	p := newParkedConn(server, 3, 0, DefaultWriteWait)
 	if ok, dirty := p.queueBytes([]byte("page"), 5, 5); !ok || !dirty {
 		t.Errorf("a page of 5 to an empty stream: ok %v, dirty %v; want true, true", ok, dirty)
 	}
@@ -133,7 +133,7 @@ func TestParkedConnLimit(t *testing.T) {
 	if ok, _ := p.queueBytes([]byte("more"), 1, 6); ok {
 		t.Error("an event past the limit with 5 waiting was taken")
 	}
-	if ok, _ := p.queueEvents([]*sseFrame{{id: 4, b: []byte("old")}}, nil); !ok {
+	if ok, _ := p.queueEvents([]*frame{{id: 4, b: []byte("old")}}, nil); !ok {
 		t.Error("an event the stream already has (id 4 ≤ 5) refused; want it skipped")
 	}
 	p.close()
