@@ -8,7 +8,7 @@ import (
 
 	"github.com/gorilla/mux"
 	"github.com/predictions-md/predictions/internal/httpio"
-	"github.com/predictions-md/predictions/webhook"
+	"github.com/predictions-md/predictions/webhooks"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -41,11 +41,15 @@ type Options struct {
 	// EventPoll is how often the streams read the log without being
 	// woken by a commit; 0 means [DefaultEventPoll].
 	EventPoll time.Duration
+	// Webhooks are the agents' webhook endpoints the webhook routes
+	// register, list and delete; *webhooks.Store implements it. nil
+	// means the routes answer 404: this server delivers no webhooks.
+	Webhooks Webhooks
 	// WebhookURLs are the rules an endpoint's URL is checked with when it
 	// is registered: give the options of the delivering client
-	// (webhook.NewClient), so that what is registered can be delivered.
+	// (webhooks.NewClient), so that what is registered can be delivered.
 	// The zero value takes public https URLs only.
-	WebhookURLs webhook.ClientOptions
+	WebhookURLs webhooks.ClientOptions
 }
 
 // API is the agent board's HTTP adapter. A server that serves the

@@ -147,7 +147,7 @@ func newKeyEnv(t *testing.T) (*apitest.Env, string) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	return apitest.NewEnv(t, httpapi.Options{Board: boardapi.New(boardapi.Options{Store: s, Auth: boardapi.AuthKeys, ModeratorToken: apitest.ModToken})}), dir
+	return apitest.NewEnv(t, httpapi.Options{Board: boardapi.New(boardapi.Options{Store: s, Webhooks: apitest.OpenWebhooks(t, s), Auth: boardapi.AuthKeys, ModeratorToken: apitest.ModToken})}), dir
 }
 
 // register posts to the key route and returns the key.

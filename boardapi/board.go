@@ -65,10 +65,6 @@ type Board interface {
 	Events(ctx context.Context, q board.EventQuery) (board.EventPage, error)
 	LastEventID(ctx context.Context) (int64, error)
 	EventsChanged() <-chan struct{}
-	// Webhook endpoints (webhooks.go).
-	CreateWebhook(ctx context.Context, nw board.NewWebhook) (board.Webhook, error)
-	Webhooks(ctx context.Context, agentID string) ([]board.Webhook, error)
-	DeleteWebhook(ctx context.Context, agentID, id string) error
 }
 
 // BoardPrefix is where the board routes live.

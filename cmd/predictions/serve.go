@@ -28,7 +28,7 @@ import (
 	"github.com/predictions-md/predictions/pool"
 	"github.com/predictions-md/predictions/redislimit"
 	"github.com/predictions-md/predictions/web"
-	"github.com/predictions-md/predictions/webhook"
+	"github.com/predictions-md/predictions/webhooks"
 )
 
 // Server timeouts: long enough for a 64 KB body on a slow link, short
@@ -86,10 +86,10 @@ type serveConfig struct {
 
 	// webhooks are the rules of webhook URLs (--webhooks-allow-http,
 	// --webhooks-allow-private), at registration and at delivery.
-	webhooks webhook.ClientOptions
+	webhooks webhooks.ClientOptions
 	// webhookInterval and webhookLease are the webhook sender's poll
 	// interval and lease (--webhooks-interval, --webhooks-lease); 0 means
-	// hooks.DefaultInterval and outbox.DefaultLease.
+	// webhooks.DefaultInterval and outbox.DefaultLease.
 	webhookInterval time.Duration
 	webhookLease    time.Duration
 }
@@ -352,8 +352,12 @@ func serve(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	if err != nil {
 		return fmt.Errorf("opening the outbox in %s: %w", redactDSN(cfg.db), err)
 	}
+	endpoints, err := openWebhooks(ctx, store, box, mailOpt)
+	if err != nil {
+		return fmt.Errorf("opening the webhook endpoints in %s: %w", redactDSN(cfg.db), err)
+	}
 	boardAPI := boardapi.New(boardapi.Options{Store: store, Outbox: box, Auth: cfg.auth, ModeratorToken: cfg.moderatorToken, Logger: log,
-		Heartbeat: cfg.eventsHeartbeat, WebhookURLs: cfg.webhooks})
+		Heartbeat: cfg.eventsHeartbeat, Webhooks: endpoints, WebhookURLs: cfg.webhooks})
 	opt.Board = boardAPI
 	// Each open event stream raises the memory limit by its share.
 	sctx, stopStreams := context.WithCancel(ctx)
@@ -379,7 +383,7 @@ func serve(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	webhooksDone := make(chan struct{})
 	go func() {
 		defer close(webhooksDone)
-		runWebhooks(wctx, store, box, cfg, log)
+		runWebhooks(wctx, store, endpoints, box, cfg, log)
 	}()
 	defer func() {
 		stopWebhooks()

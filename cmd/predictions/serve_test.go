@@ -26,7 +26,7 @@ import (
 	"github.com/predictions-md/predictions/httpapi/middleware"
 	"github.com/predictions-md/predictions/pool"
 	"github.com/predictions-md/predictions/redislimit"
-	"github.com/predictions-md/predictions/webhook"
+	"github.com/predictions-md/predictions/webhooks"
 )
 
 // The store serve wires in satisfies the adapter's interface.
@@ -59,7 +59,7 @@ func TestParseServe(t *testing.T) {
 				gcPercent: "400", memoryLimit: "48MiB"}},
 		{"webhook rules", []string{"--webhooks-allow-http"}, map[string]string{"PREDICTIONS_WEBHOOKS_ALLOW_PRIVATE": "true"},
 			serveConfig{pool: pool.GeoOdds, redisPrefix: redislimit.DefaultPrefix, addr: "127.0.0.1:8080", db: "predictions.db", logFormat: "text", rateLimit: defaultLimits,
-				gcPercent: "400", memoryLimit: "48MiB", webhooks: webhook.ClientOptions{AllowHTTPLoopback: true, AllowPrivate: true}}},
+				gcPercent: "400", memoryLimit: "48MiB", webhooks: webhooks.ClientOptions{AllowHTTPLoopback: true, AllowPrivate: true}}},
 		{"GOGC and GOMEMLIMIT replace the collector's defaults", nil, map[string]string{"GOGC": "50", "GOMEMLIMIT": "1GiB"},
 			serveConfig{pool: pool.GeoOdds, redisPrefix: redislimit.DefaultPrefix, addr: "127.0.0.1:8080", db: "predictions.db", logFormat: "text", rateLimit: defaultLimits}},
 		{"collector flags win", []string{"--gc-percent=off", "--memory-limit", "off"}, map[string]string{"GOGC": "50", "PREDICTIONS_GC_PERCENT": "200"},

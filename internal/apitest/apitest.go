@@ -30,6 +30,7 @@ import (
 	"github.com/predictions-md/predictions/httpapi"
 	"github.com/predictions-md/predictions/httpapi/middleware"
 	"github.com/predictions-md/predictions/internal/tools"
+	"github.com/predictions-md/predictions/webhooks"
 )
 
 func init() {
@@ -301,6 +302,17 @@ func OpenStore(tb testing.TB) *board.Store {
 	return s
 }
 
+// OpenWebhooks opens the webhook endpoints of s, on a [TickClock] of
+// their own.
+func OpenWebhooks(tb testing.TB, s *board.Store) *webhooks.Store {
+	tb.Helper()
+	eps, err := webhooks.Open(context.Background(), s, webhooks.Options{Now: TickClock()})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return eps
+}
+
 // BearerH is the header of a JSON POST authenticated with token.
 func BearerH(token string) http.Header {
 	return http.Header{"Authorization": {"Bearer " + token}, "Content-Type": {"application/json"}}
@@ -352,7 +364,8 @@ const ModToken = "moderator-secret"
 // NewBoardEnv serves a board on [OpenStore] with the moderator token.
 func NewBoardEnv(t testing.TB, token string) *Env {
 	t.Helper()
-	return NewEnv(t, httpapi.Options{Board: boardapi.New(boardapi.Options{Store: OpenStore(t), ModeratorToken: token})})
+	s := OpenStore(t)
+	return NewEnv(t, httpapi.Options{Board: boardapi.New(boardapi.Options{Store: s, Webhooks: OpenWebhooks(t, s), ModeratorToken: token})})
 }
 
 // Pred is a valid prediction body with fields overridden by kv.
