@@ -21,6 +21,9 @@ type Options struct {
 	// value, [AuthID], is the specification's Bearer <agent_id>;
 	// [AuthKeys] needs each agent's registered secret key.
 	Auth Auth
+	// Keys are the agents' keys, needed with [AuthKeys];
+	// *agentkey.Store implements it.
+	Keys Keys
 	// ModeratorToken is the token moderator routes accept as
 	// "Authorization: Bearer <token>". Empty means moderator routes
 	// answer 403.

@@ -53,10 +53,6 @@ type Board interface {
 	// The board as a forecast file (boardfile.go).
 	Export(ctx context.Context, w io.Writer, q board.FeedQuery) error
 	Import(ctx context.Context, r io.Reader) (board.ImportResult, error)
-	// Agent keys, for [AuthKeys] (see auth.go).
-	IssueKey(ctx context.Context, agentID string) (string, error)
-	CheckKey(ctx context.Context, agentID, key string) error
-	RotateKey(ctx context.Context, agentID, current string) (string, error)
 	// Idempotency keys of the writes (idempotency.go).
 	ClaimKey(ctx context.Context, k board.IdemKey) (*board.Answer, error)
 	FinishKey(ctx context.Context, k board.IdemKey, a board.Answer) error

@@ -95,4 +95,3 @@ func TestUpgrade(t *testing.T) {
 		}
 	})
 }
-

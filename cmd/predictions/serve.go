@@ -18,6 +18,7 @@ import (
 
 	"github.com/klauspost/compress/gzhttp"
 
+	"github.com/predictions-md/predictions/agentkey"
 	"github.com/predictions-md/predictions/board"
 	"github.com/predictions-md/predictions/boardapi"
 	"github.com/predictions-md/predictions/forecastfile"
@@ -356,7 +357,11 @@ func serve(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	if err != nil {
 		return fmt.Errorf("opening the webhook endpoints in %s: %w", redactDSN(cfg.db), err)
 	}
-	boardAPI := boardapi.New(boardapi.Options{Store: store, Outbox: box, Auth: cfg.auth, ModeratorToken: cfg.moderatorToken, Logger: log,
+	keys, err := agentkey.Open(ctx, store, agentkey.Options{})
+	if err != nil {
+		return fmt.Errorf("opening the agents' keys in %s: %w", redactDSN(cfg.db), err)
+	}
+	boardAPI := boardapi.New(boardapi.Options{Store: store, Keys: keys, Outbox: box, Auth: cfg.auth, ModeratorToken: cfg.moderatorToken, Logger: log,
 		Heartbeat: cfg.eventsHeartbeat, Webhooks: endpoints, WebhookURLs: cfg.webhooks})
 	opt.Board = boardAPI
 	// Each open event stream raises the memory limit by its share.

@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/predictions-md/predictions/agentkey"
 	"github.com/predictions-md/predictions/board"
 	"github.com/predictions-md/predictions/boardapi"
 	"github.com/predictions-md/predictions/forecastfile"
@@ -354,7 +355,7 @@ func TestServeKeysAndMetrics(t *testing.T) {
 	}
 	code, m := httpDo(t, "POST", base+"/api/agents/agent-k/key", "", "")
 	key, _ := m["key"].(string)
-	if code != 201 || !strings.HasPrefix(key, board.KeyPrefix) {
+	if code != 201 || !strings.HasPrefix(key, agentkey.KeyPrefix) {
 		t.Fatalf("registering: %d %v", code, m)
 	}
 	if code, m := httpDo(t, "POST", base+"/api/predictions", "Bearer "+key, body); code != 201 {

@@ -23,6 +23,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/getkin/kin-openapi/routers"
 	"github.com/getkin/kin-openapi/routers/gorillamux"
+	"github.com/predictions-md/predictions/agentkey"
 	"github.com/predictions-md/predictions/board"
 	"github.com/predictions-md/predictions/board/boardtest"
 	"github.com/predictions-md/predictions/boardapi"
@@ -311,6 +312,16 @@ func OpenWebhooks(tb testing.TB, s *board.Store) *webhooks.Store {
 		tb.Fatal(err)
 	}
 	return eps
+}
+
+// OpenKeys opens the agents' keys of s.
+func OpenKeys(tb testing.TB, s *board.Store) *agentkey.Store {
+	tb.Helper()
+	keys, err := agentkey.Open(context.Background(), s, agentkey.Options{Now: TickClock()})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return keys
 }
 
 // BearerH is the header of a JSON POST authenticated with token.
