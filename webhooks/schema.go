@@ -2,11 +2,8 @@ package webhooks
 
 import (
 	"context"
-	"fmt"
-	"strings"
 
 	"github.com/uptrace/bun"
-	"github.com/uptrace/bun/dialect"
 	"github.com/uptrace/bun/migrate"
 
 	"github.com/predictions-md/predictions/internal/bunmigrate"
@@ -18,14 +15,14 @@ const migrationLockKey int64 = 0x776562686f6f6b73
 
 // migrations lists the endpoints' schema changes, kept apart from the
 // board's (their own table of applied migrations, webhooks_migrations).
-// Append new migrations; never edit an applied one.
+// Append new migrations; never edit an applied one. None has a Down: a
+// rollback leaves the tables.
 func migrations() *migrate.Migrations {
 	ms := migrate.NewMigrations()
 	ms.Add(migrate.Migration{
 		Name:    "20261202000010",
-		Comment: "webhooks_of_their_own", // the endpoints' table, created or taken over from the board's migration 20261129000010
-		Up:      ownTable,
-		Down:    func(context.Context, *migrate.Migrator, *migrate.Migration) error { return nil },
+		Comment: "webhooks_of_their_own", // the endpoints' table, created or taken over from the board's migration 20261129000010 (schema)
+		Up:      bunmigrate.DDL(schema()...),
 	})
 	return ms
 }
@@ -37,30 +34,12 @@ func migrateDB(ctx context.Context, db *bun.DB) error {
 		LocksTable: "webhooks_migration_locks", LockKey: migrationLockKey, Migrations: migrations()})
 }
 
-// ownTable creates the endpoints' table and its indexes. A board made
-// while the board kept the endpoints holds them in a table of the same
-// name and columns, made by its migration 20261129000010: the statements
-// (IF NOT EXISTS) leave it, its rows and its indexes as they are, and it
-// is this package's from then on. TIMESTAMP becomes TIMESTAMPTZ on
-// PostgreSQL, as the board's migration made it.
-func ownTable(ctx context.Context, m *migrate.Migrator, _ *migrate.Migration) error {
-	db := m.DB()
-	pg := db.Dialect().Name() == dialect.PG
-	return db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		for _, q := range schema() {
-			if pg {
-				q = strings.ReplaceAll(q, "TIMESTAMP", "TIMESTAMPTZ")
-			}
-			if _, err := tx.ExecContext(ctx, q); err != nil {
-				return fmt.Errorf("%w\n%s", err, q)
-			}
-		}
-		return nil
-	})
-}
-
-// schema is the agents' webhook endpoints (endpoints.go). A row is one
-// endpoint: its owner, its https URL, the event types it wants (a JSON list; [] is every type) and its
+// schema is the agents' webhook endpoints (endpoints.go), the first
+// migration's. A board made while the board kept the endpoints holds
+// them in a table of the same name and columns, made by its migration
+// 20261129000010: the statements (IF NOT EXISTS) leave it, its rows and
+// its indexes as they are, and it is this package's from then on. A row
+// is one endpoint: its owner, its https URL, the event types it wants (a JSON list; [] is every type) and its
 // filters ("" for none), its signing secret (kept as shown, "whsec_" and
 // base64, since signing needs it), after_event (the newest event when it
 // was registered: it is sent only the events after), and its state:
