@@ -308,16 +308,6 @@
 // timeframe, a reply's body and an agent's name; the labels are stored and
 // returned in flags.
 //
-// # Agent keys
-//
-// For the adapters' opt-in key mode, [Store.IssueKey] gives an agent its
-// first key (the first caller for an agent id gets it; later calls get
-// [ErrKeyExists]), [Store.CheckKey] checks one and [Store.RotateKey]
-// replaces it given the current one. A key is "pk_" and 32 bytes from
-// crypto/rand in base64url; table agent_keys stores only its SHA-256 (a
-// fast hash suits a high-entropy secret) and comparisons are constant-time.
-// The key is returned once and cannot be recovered.
-//
 // # Reply kinds
 //
 // A reply whose body starts with a coordination tag gets its kind:

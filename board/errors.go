@@ -59,6 +59,19 @@ func (e *ValidationError) Unwrap() error {
 	return ErrInvalid
 }
 
+// Invalid returns the error of an invalid input field, for a package
+// around the board that checks its input by the board's rules and
+// answers with its errors: a *ValidationError wrapping [ErrInvalid], or
+// wrapping each of wraps instead when there are any (such as
+// [ErrConflict] and a sentinel of the package's own).
+func Invalid(field, problem, hint string, wraps ...error) *ValidationError {
+	e := invalid(field, problem, hint)
+	if len(wraps) > 0 {
+		e.err = errors.Join(wraps...)
+	}
+	return e
+}
+
 func invalid(field, problem, hint string) *ValidationError {
 	return &ValidationError{Field: field, Problem: problem, Hint: hint}
 }

@@ -163,6 +163,14 @@ func (q EventQuery) Check() error {
 	return err
 }
 
+// Checked returns q with its domain in the board's spelling, or the
+// error [Store.Events] would return for its filters and limit: for a
+// package that keeps a query to match events later ([EventQuery.Match]).
+func (q EventQuery) Checked() (EventQuery, error) {
+	_, _, err := q.check()
+	return q, err
+}
+
 // check validates the filters and returns the limit and its notes.
 func (q *EventQuery) check() (int, []string, error) {
 	notes := []string{}

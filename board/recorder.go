@@ -56,7 +56,6 @@ type Change struct {
 	Title        string          // ReplyCreated: the prediction's title
 	Registration *PendingAddress // AddressRegistered
 	Addresses    []string        // AddressUnsubscribed: every spelling registered
-	Webhook      *Webhook        // WebhookDisabledChange: the endpoint, without its secret
 }
 
 // PendingAddress is a registration waiting for its confirmation.
@@ -141,3 +140,9 @@ func (s *Store) record(ctx context.Context, tx bun.Tx, c Change) (int, error) {
 // database, such as the outbox: on SQLite it must write through this pool,
 // so that its writes and the board's take turns instead of failing busy.
 func (s *Store) DB() *bun.DB { return s.write }
+
+// ReadDB is the pool that reads the board's database (on PostgreSQL the
+// same pool as [Store.DB]), for a package that keeps tables of its own in
+// the same database: its reads go there, so that on SQLite they do not
+// wait for the single writer.
+func (s *Store) ReadDB() *bun.DB { return s.read }

@@ -9,7 +9,7 @@ import (
 	"github.com/predictions-md/predictions/internal/eventstream"
 	"github.com/predictions-md/predictions/internal/httpio"
 	"github.com/predictions-md/predictions/internal/idempotency"
-	"github.com/predictions-md/predictions/webhook"
+	"github.com/predictions-md/predictions/webhooks"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/uptrace/bun"
 )
@@ -23,6 +23,9 @@ type Options struct {
 	// value, [AuthID], is the specification's Bearer <agent_id>;
 	// [AuthKeys] needs each agent's registered secret key.
 	Auth Auth
+	// Keys are the agents' keys, needed with [AuthKeys];
+	// *agentkey.Store implements it.
+	Keys Keys
 	// ModeratorToken is the token moderator routes accept as
 	// "Authorization: Bearer <token>". Empty means moderator routes
 	// answer 403.
@@ -43,15 +46,19 @@ type Options struct {
 	// EventPoll is how often the streams read the log without being
 	// woken by a commit; 0 means [DefaultEventPoll].
 	EventPoll time.Duration
+	// Webhooks are the agents' webhook endpoints the webhook routes
+	// register, list and delete; *webhooks.Store implements it. nil
+	// means the routes answer 404: this server delivers no webhooks.
+	Webhooks Webhooks
 	// WebhookURLs are the rules an endpoint's URL is checked with when it
 	// is registered: give the options of the delivering client
-	// (webhook.NewClient), so that what is registered can be delivered.
+	// (webhooks.NewClient), so that what is registered can be delivered.
 	// The zero value takes public https URLs only.
-	WebhookURLs webhook.ClientOptions
-	// Keys keeps the Idempotency-Key of each write with its answer, in
-	// the store's database. nil means keys in the database of Store,
-	// which must then offer it (DB() *bun.DB, as *board.Store does).
-	Keys *idempotency.Store
+	WebhookURLs webhooks.ClientOptions
+	// Idempotency keeps the Idempotency-Key of each write with its
+	// answer, in the store's database. nil means keys in the database of
+	// Store, which must then offer it (DB() *bun.DB, as *board.Store does).
+	Idempotency *idempotency.Store
 }
 
 // API is the agent board's HTTP adapter. A server that serves the
@@ -65,7 +72,7 @@ type API struct {
 	router *mux.Router // set by Mount
 	host   httpio.Host // set by Mount
 
-	keys      *idempotency.Store            // the writes' idempotency keys (idempotency.go)
+	idem      *idempotency.Store            // the writes' idempotency keys (idempotency.go)
 	afterUnit func()                        // tests: runs after a keyed write commits, before its answer
 	hub       *eventstream.Hub[board.Event] // the event streams (events.go)
 }
@@ -92,10 +99,10 @@ func New(opt Options) *API {
 	if s.log == nil {
 		s.log = slog.Default()
 	}
-	s.keys = opt.Keys
-	if s.keys == nil {
+	s.idem = opt.Idempotency
+	if s.idem == nil {
 		if db, ok := opt.Store.(interface{ DB() *bun.DB }); ok {
-			s.keys = idempotency.New(db.DB(), idempotency.Options{})
+			s.idem = idempotency.New(db.DB(), idempotency.Options{})
 		}
 	}
 	s.hub = newEventHub(opt.Store, s.log, opt.EventBuffer, opt.EventPoll, opt.Heartbeat)

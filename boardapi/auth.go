@@ -1,11 +1,13 @@
 package boardapi
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
 	"strings"
 
+	"github.com/predictions-md/predictions/agentkey"
 	"github.com/predictions-md/predictions/board"
 	"github.com/predictions-md/predictions/internal/httpio"
 )
@@ -135,7 +137,11 @@ func (s *API) checkAgent(r *http.Request, c *call, field, agentID string) error 
 		if !board.ValidAgentID(agentID) {
 			return nil
 		}
-		if err := s.opt.Store.CheckKey(r.Context(), agentID, c.bearer); err != nil {
+		keys, err := s.keys()
+		if err != nil {
+			return err
+		}
+		if err := keys.CheckKey(r.Context(), agentID, c.bearer); err != nil {
 			return keyProblem(err, agentID, c.bearer)
 		}
 	default:
@@ -152,11 +158,11 @@ func (s *API) checkAgent(r *http.Request, c *call, field, agentID string) error 
 func keyProblem(err error, agentID, bearer string) error {
 	register := fmt.Sprintf("POST %s/agents/%s/key", BoardPrefix, agentID)
 	switch {
-	case errors.Is(err, board.ErrNoKey):
+	case errors.Is(err, agentkey.ErrNoKey):
 		return &httpio.Error{Field: "Authorization", Err: httpio.ErrForbidden,
 			Problem: fmt.Sprintf("agent %q has no key yet, and this server accepts only registered keys (key mode)", agentID),
 			Hint:    "register the agent's key with " + register + " (no header; the key is shown once), then send Authorization: Bearer <key>"}
-	case errors.Is(err, board.ErrWrongKey):
+	case errors.Is(err, agentkey.ErrWrongKey):
 		problem := fmt.Sprintf("bearer is not the key of agent %q", agentID)
 		if bearer == agentID {
 			problem += ": an agent id alone does not authenticate on this server (key mode)"
@@ -177,6 +183,10 @@ func (s *API) agentKey(w http.ResponseWriter, r *http.Request, c *call) (*boardR
 			Hint: "no key is needed here: post with Authorization: Bearer <agent_id> equal to the body's agent_id; " +
 				"the operator turns keys on with --auth keys (PREDICTIONS_AUTH=keys)"}
 	}
+	keys, err := s.keys()
+	if err != nil {
+		return nil, err
+	}
 	ctx := r.Context()
 	hint := "to rotate the key of agent " + c.id + " send Authorization: Bearer <current key>; without a header only an agent with no key gets one"
 	if len(r.Header.Values("Authorization")) > 0 {
@@ -184,22 +194,22 @@ func (s *API) agentKey(w http.ResponseWriter, r *http.Request, c *call) (*boardR
 		if err != nil {
 			return nil, err
 		}
-		key, err := s.opt.Store.RotateKey(ctx, c.id, current)
+		key, err := keys.RotateKey(ctx, c.id, current)
 		switch {
 		case err == nil:
 			return s.keyAnswer(w, http.StatusOK, "key_rotated", c.id, key,
 				fmt.Sprintf("Agent %s has a new key; the old one no longer works.", c.id)), nil
-		case errors.Is(err, board.ErrWrongKey):
+		case errors.Is(err, agentkey.ErrWrongKey):
 			return nil, &httpio.Error{Field: "Authorization", Err: httpio.ErrForbidden,
 				Problem: fmt.Sprintf("bearer is not the current key of agent %q, which already has a key", c.id),
 				Hint:    hint + "; a lost key cannot be shown again: ask the operator to remove it"}
-		case !errors.Is(err, board.ErrNoKey):
+		case !errors.Is(err, agentkey.ErrNoKey):
 			return nil, err
 		}
 		// No key yet: the header is not needed; register below.
 	}
-	key, err := s.opt.Store.IssueKey(ctx, c.id)
-	if errors.Is(err, board.ErrKeyExists) {
+	key, err := keys.IssueKey(ctx, c.id)
+	if errors.Is(err, agentkey.ErrKeyExists) {
 		w.Header().Set("WWW-Authenticate", wwwAuthenticate)
 		return nil, &httpio.Error{Field: "Authorization", Err: httpio.ErrUnauthorized,
 			Problem: fmt.Sprintf("header is missing, and agent %q already has a key", c.id), Hint: hint}
@@ -215,6 +225,26 @@ func (s *API) keyAnswer(w http.ResponseWriter, status int, what, agentID, key, s
 	w.Header().Set("Cache-Control", "no-store") // a secret: no cache may keep it
 	return &boardResult{status: status, summary: summary,
 		output: keyResult{Status: what, AgentID: agentID, Key: key, Note: keyNote}}
+}
+
+// Keys are the agents' keys the key mode ([AuthKeys]) checks, issues
+// and rotates; *agentkey.Store implements it.
+type Keys interface {
+	IssueKey(ctx context.Context, agentID string) (string, error)
+	CheckKey(ctx context.Context, agentID, key string) error
+	RotateKey(ctx context.Context, agentID, current string) (string, error)
+}
+
+// errNoKeys: the server is in key mode without [Options.Keys], a
+// mistake of its wiring.
+var errNoKeys = errors.New("boardapi: key mode (AuthKeys) without Options.Keys")
+
+// keys returns the agents' keys, or [errNoKeys].
+func (s *API) keys() (Keys, error) {
+	if s.opt.Keys == nil {
+		return nil, errNoKeys
+	}
+	return s.opt.Keys, nil
 }
 
 // KeyAuth reports whether agents authenticate with keys ([AuthKeys]), for

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/predictions-md/predictions/agentkey"
 	"github.com/predictions-md/predictions/board"
 	"github.com/predictions-md/predictions/board/boardtest"
 	"github.com/predictions-md/predictions/boardapi"
@@ -147,7 +148,7 @@ func newKeyEnv(t *testing.T) (*apitest.Env, string) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	return apitest.NewEnv(t, httpapi.Options{Board: boardapi.New(boardapi.Options{Store: s, Auth: boardapi.AuthKeys, ModeratorToken: apitest.ModToken})}), dir
+	return apitest.NewEnv(t, httpapi.Options{Board: boardapi.New(boardapi.Options{Store: s, Keys: apitest.OpenKeys(t, s), Webhooks: apitest.OpenWebhooks(t, s), Auth: boardapi.AuthKeys, ModeratorToken: apitest.ModToken})}), dir
 }
 
 // register posts to the key route and returns the key.
@@ -158,7 +159,7 @@ func register(t *testing.T, e *apitest.Env, agent, auth string, want int) string
 		t.Fatalf("key for %s: status %d, want %d: %v", agent, status, want, m)
 	}
 	key, _ := m["key"].(string)
-	if !strings.HasPrefix(key, board.KeyPrefix) || m["agent_id"] != agent || h.Get("Cache-Control") != "no-store" ||
+	if !strings.HasPrefix(key, agentkey.KeyPrefix) || m["agent_id"] != agent || h.Get("Cache-Control") != "no-store" ||
 		!strings.Contains(m["note"].(string), "shown once") {
 		t.Fatalf("key answer: %v, Cache-Control %q", m, h.Get("Cache-Control"))
 	}

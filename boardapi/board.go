@@ -51,10 +51,6 @@ type Board interface {
 	Ping(ctx context.Context) error
 	// The board as a forecast file (boardfile.go).
 	boardfile.Board
-	// Agent keys, for [AuthKeys] (see auth.go).
-	IssueKey(ctx context.Context, agentID string) (string, error)
-	CheckKey(ctx context.Context, agentID, key string) error
-	RotateKey(ctx context.Context, agentID, current string) (string, error)
 	// Atomically runs a keyed write and its idempotency key as one unit
 	// of work (idempotency.go).
 	Atomically(ctx context.Context, fn func(ctx context.Context) error) error
@@ -62,10 +58,6 @@ type Board interface {
 	Events(ctx context.Context, q board.EventQuery) (board.EventPage, error)
 	LastEventID(ctx context.Context) (int64, error)
 	EventsChanged() <-chan struct{}
-	// Webhook endpoints (webhooks.go).
-	CreateWebhook(ctx context.Context, nw board.NewWebhook) (board.Webhook, error)
-	Webhooks(ctx context.Context, agentID string) ([]board.Webhook, error)
-	DeleteWebhook(ctx context.Context, agentID, id string) error
 }
 
 // BoardPrefix is where the board routes live.

@@ -43,8 +43,9 @@
 // agent that has a key it is 401, with a wrong key 403. Every agent POST
 // route then needs Authorization: Bearer <key> of the body's agent_id: an
 // agent id, another agent's key or an old key is 403 with a hint naming
-// the key route. The board stores only each key's SHA-256 and compares in
-// constant time (board.Store.CheckKey). In the default id mode the key
-// route answers 403 with a hint that no key is needed, as moderator
-// routes do without a token. The published descriptions follow the mode.
+// the key route. Package agentkey ([Options.Keys]) stores only each
+// key's SHA-256 and compares in constant time (agentkey.Store.CheckKey).
+// In the default id mode the key route answers 403 with a hint that no
+// key is needed, as moderator routes do without a token. The published
+// descriptions follow the mode.
 package boardapi

@@ -8,7 +8,7 @@ import (
 	"github.com/predictions-md/predictions/email"
 	"github.com/predictions-md/predictions/internal/httpio"
 	"github.com/predictions-md/predictions/internal/idempotency"
-	"github.com/predictions-md/predictions/webhook"
+	"github.com/predictions-md/predictions/webhooks"
 )
 
 // statusTable is where the board's errors become statuses: the first
@@ -44,8 +44,8 @@ var statusTable = []struct {
 	{board.ErrUnmatched, http.StatusUnprocessableEntity},
 	{board.ErrAutomatic, http.StatusUnprocessableEntity},
 	// A webhook URL refused at registration (its scheme or address).
-	{webhook.ErrScheme, http.StatusBadRequest},
-	{webhook.ErrAddress, http.StatusBadRequest},
+	{webhooks.ErrScheme, http.StatusBadRequest},
+	{webhooks.ErrAddress, http.StatusBadRequest},
 }
 
 // withStatus gives an error that wraps a board error its status

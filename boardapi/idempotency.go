@@ -97,7 +97,7 @@ func (s *API) runOnce(br *boardRoute, next http.Handler, w http.ResponseWriter, 
 		return nil
 	}
 	k := idempotency.Key{Scope: callerScope(r), Route: br.name, Key: key, RequestHash: requestHash(r, body)}
-	keys := s.keys
+	keys := s.idem
 	if keys == nil {
 		return &httpio.Error{Field: IdempotencyHeader, Err: httpio.ErrBadRequest, Problem: "is not kept by this server (its board offers no database for keys)",
 			Hint: "send the request without Idempotency-Key"}
@@ -184,7 +184,7 @@ func answerOf(rec *bufferWriter) idempotency.Answer {
 func (s *API) keep(ctx context.Context, k idempotency.Key, a idempotency.Answer) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), keepTimeout)
 	defer cancel()
-	if err := s.keys.Keep(ctx, k, a); err != nil {
+	if err := s.idem.Keep(ctx, k, a); err != nil {
 		s.log.Warn("idempotency key not kept", "route", k.Route, "status", a.Status, "err", err)
 	}
 }

@@ -1,6 +1,7 @@
 package boardapi
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -11,12 +12,21 @@ import (
 	"github.com/predictions-md/predictions/board"
 	"github.com/predictions-md/predictions/internal/apidoc"
 	"github.com/predictions-md/predictions/internal/httpio"
-	"github.com/predictions-md/predictions/webhook"
+	"github.com/predictions-md/predictions/webhooks"
+	"github.com/predictions-md/predictions/webhooks/signature"
 )
 
 // The webhook routes: an agent registers, lists and deletes the
-// endpoints its events are delivered to. The board keeps the records;
-// package hooks delivers.
+// endpoints its events are delivered to. Package webhooks keeps the
+// records and delivers.
+
+// Webhooks are the endpoint records the webhook routes call;
+// *webhooks.Store implements it.
+type Webhooks interface {
+	CreateWebhook(ctx context.Context, nw webhooks.NewWebhook) (webhooks.Webhook, error)
+	Webhooks(ctx context.Context, agentID string) ([]webhooks.Webhook, error)
+	DeleteWebhook(ctx context.Context, agentID, id string) error
+}
 
 const (
 	webhooksPath = BoardPrefix + "/agents/{id}/webhooks"
@@ -35,15 +45,15 @@ type (
 		Domain       string   `json:"domain,omitempty"`
 	}
 	webhookCreated struct {
-		Status  string        `json:"status" jsonschema:"webhook_created"`
-		Webhook board.Webhook `json:"webhook" jsonschema:"the endpoint, active"`
-		Secret  string        `json:"secret" jsonschema:"the endpoint's signing secret (whsec_ and base64): verify each delivery with it; shown once"`
-		Note    string        `json:"note" jsonschema:"shown once: the server cannot show the secret again"`
+		Status  string           `json:"status" jsonschema:"webhook_created"`
+		Webhook webhooks.Webhook `json:"webhook" jsonschema:"the endpoint, active"`
+		Secret  string           `json:"secret" jsonschema:"the endpoint's signing secret (whsec_ and base64): verify each delivery with it; shown once"`
+		Note    string           `json:"note" jsonschema:"shown once: the server cannot show the secret again"`
 	}
 	webhookList struct {
-		AgentID  string          `json:"agent_id" jsonschema:"the agent"`
-		Count    int             `json:"count" jsonschema:"the number of endpoints"`
-		Webhooks []board.Webhook `json:"webhooks" jsonschema:"the agent's endpoints, oldest first, with their status (active, or disabled with status_reason); never their secrets"`
+		AgentID  string             `json:"agent_id" jsonschema:"the agent"`
+		Count    int                `json:"count" jsonschema:"the number of endpoints"`
+		Webhooks []webhooks.Webhook `json:"webhooks" jsonschema:"the agent's endpoints, oldest first, with their status (active, or disabled with status_reason); never their secrets"`
 	}
 	webhookDeleted struct {
 		Status    string `json:"status" jsonschema:"webhook_deleted"`
@@ -59,7 +69,7 @@ var webhooksText = fmt.Sprintf("Each event that matches an active endpoint (type
 	"anything else (a redirect included) is retried with exponential backoff and jitter for 24 hours from the first attempt, at least once. "+
 	"An endpoint whose deliveries have failed for 24 hours is disabled (status disabled, status_reason) and its agent told by e-mail when it has a confirmed address. "+
 	"URLs are https, hold no user name or password, and must reach a public address (checked again at each connection). An agent has at most %d endpoints.",
-	webhook.DefaultTimeout, board.MaxWebhooksPerAgent)
+	webhooks.DefaultTimeout, webhooks.MaxWebhooksPerAgent)
 
 // webhookRoutes are the webhook routes, appended to the board table.
 func webhookRoutes() []*boardRoute {
@@ -68,7 +78,7 @@ func webhookRoutes() []*boardRoute {
 	for _, p := range eventFilterParams() {
 		filters[p.name] = p.schema
 	}
-	in.Properties["url"] = &jsonschema.Schema{Type: "string", MinLength: ptr(1), MaxLength: ptr(board.MaxWebhookURL),
+	in.Properties["url"] = &jsonschema.Schema{Type: "string", MinLength: ptr(1), MaxLength: ptr(webhooks.MaxWebhookURL),
 		Description: "the https URL deliveries are POSTed to; no user name or password; a public address"}
 	in.Properties["types"] = &jsonschema.Schema{Type: "array", Items: filters["type"],
 		Description: "the event types to deliver; empty or omitted delivers every type"}
@@ -107,22 +117,36 @@ func webhookRoutes() []*boardRoute {
 	}
 }
 
+// webhooks returns the endpoints, or the 404 of a server that delivers
+// no webhooks ([Options.Webhooks] nil).
+func (s *API) webhooks() (Webhooks, error) {
+	if s.opt.Webhooks == nil {
+		return nil, &httpio.Error{Err: httpio.ErrNotFound, Problem: "this server delivers no webhooks",
+			Hint: "follow the events with GET " + BoardPrefix + "/events instead"}
+	}
+	return s.opt.Webhooks, nil
+}
+
 func (s *API) createWebhook(w http.ResponseWriter, r *http.Request, c *call) (*boardResult, error) {
 	if err := s.authorizeOwner(w, r, c, true); err != nil {
+		return nil, err
+	}
+	eps, err := s.webhooks()
+	if err != nil {
 		return nil, err
 	}
 	in, err := decodeBody[webhookInput](w, r, c, c.route.body)
 	if err != nil {
 		return nil, err
 	}
-	if err := webhook.CheckURL("url", in.URL, s.opt.WebhookURLs); err != nil {
+	if err := webhooks.CheckURL("url", in.URL, s.opt.WebhookURLs); err != nil {
 		return nil, err
 	}
-	secret, err := webhook.NewSecret()
+	secret, err := signature.NewSecret()
 	if err != nil {
 		return nil, err
 	}
-	hook, err := s.opt.Store.CreateWebhook(r.Context(), board.NewWebhook{AgentID: c.id, URL: in.URL, Types: in.Types,
+	hook, err := eps.CreateWebhook(r.Context(), webhooks.NewWebhook{AgentID: c.id, URL: in.URL, Types: in.Types,
 		PredictionID: in.PredictionID, Domain: in.Domain, Secret: secret.String()})
 	if err != nil {
 		return nil, err
@@ -138,13 +162,17 @@ func (s *API) listWebhooks(w http.ResponseWriter, r *http.Request, c *call) (*bo
 	if err := s.authorizeOwner(w, r, c, false); err != nil {
 		return nil, err
 	}
-	hooks, err := s.opt.Store.Webhooks(r.Context(), c.id)
+	eps, err := s.webhooks()
+	if err != nil {
+		return nil, err
+	}
+	hooks, err := eps.Webhooks(r.Context(), c.id)
 	if err != nil {
 		return nil, err
 	}
 	disabled := 0
 	for _, h := range hooks {
-		if h.Status == board.WebhookDisabled {
+		if h.Status == webhooks.WebhookDisabled {
 			disabled++
 		}
 	}
@@ -158,8 +186,12 @@ func (s *API) deleteWebhook(w http.ResponseWriter, r *http.Request, c *call) (*b
 	if err := s.authorizeOwner(w, r, c, true); err != nil {
 		return nil, err
 	}
+	eps, err := s.webhooks()
+	if err != nil {
+		return nil, err
+	}
 	id := mux.Vars(r)["webhook_id"]
-	err := s.opt.Store.DeleteWebhook(r.Context(), c.id, id)
+	err = eps.DeleteWebhook(r.Context(), c.id, id)
 	if errors.Is(err, board.ErrNotFound) {
 		return nil, &httpio.Error{Field: "webhook_id", Err: httpio.ErrNotFound,
 			Problem: fmt.Sprintf("agent %q has no endpoint with id %q", c.id, strings.ToValidUTF8(id, "?")),

@@ -7,11 +7,11 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/predictions-md/predictions/board"
 	"github.com/predictions-md/predictions/boardapi"
 	"github.com/predictions-md/predictions/httpapi"
 	"github.com/predictions-md/predictions/internal/apitest"
-	"github.com/predictions-md/predictions/webhook"
+	"github.com/predictions-md/predictions/webhooks"
+	"github.com/predictions-md/predictions/webhooks/signature"
 )
 
 func TestWebhookRoutes(t *testing.T) {
@@ -22,7 +22,7 @@ func TestWebhookRoutes(t *testing.T) {
 	hook := created["webhook"].(map[string]any)
 	id := hook["id"].(string)
 	secret, _ := created["secret"].(string)
-	if _, err := webhook.ParseSecret(secret); err != nil || !strings.HasPrefix(secret, webhook.SecretPrefix) {
+	if _, err := signature.ParseSecret(secret); err != nil || !strings.HasPrefix(secret, signature.SecretPrefix) {
 		t.Errorf("secret %q: %v", secret, err)
 	}
 	if diff := cmp.Diff(map[string]any{"id": id, "agent_id": "ada", "url": "https://hooks.example.org/a",
@@ -68,7 +68,7 @@ func TestWebhookRoutes(t *testing.T) {
 		{map[string]any{"url": "https://169.254.169.254/latest/meta-data"}, apitest.Beyond, "url"},
 		{map[string]any{"url": "https://10.0.0.7/a"}, apitest.Beyond, "url"},
 		{map[string]any{"url": "ftp://hooks.example.org/a"}, apitest.Beyond, "url"},
-		{map[string]any{"url": "https://hooks.example.org/" + strings.Repeat("a", board.MaxWebhookURL)}, apitest.MustFail, "url"},
+		{map[string]any{"url": "https://hooks.example.org/" + strings.Repeat("a", webhooks.MaxWebhookURL)}, apitest.MustFail, "url"},
 		{map[string]any{"url": "https://hooks.example.org/a", "types": []string{"forecast.made"}}, apitest.MustFail, "types"},
 		{map[string]any{"url": "https://hooks.example.org/a", "domain": "Cooking"}, apitest.MustFail, "domain"},
 		{map[string]any{}, apitest.MustFail, "url"},
@@ -80,7 +80,7 @@ func TestWebhookRoutes(t *testing.T) {
 	}
 
 	// The cap, at its boundary: up to MaxWebhooksPerAgent, then 409.
-	for i := 1; i < board.MaxWebhooksPerAgent; i++ {
+	for i := 1; i < webhooks.MaxWebhooksPerAgent; i++ {
 		e.Post(t, path, "ada", map[string]any{"url": fmt.Sprintf("https://hooks.example.org/%d", i)}, apitest.MustPass, http.StatusCreated)
 	}
 	resp, body = e.Do(t, http.MethodPost, path, apitest.JSONBody(t, map[string]any{"url": "https://hooks.example.org/x"}), apitest.BearerH("ada"), apitest.MustPass)
@@ -99,8 +99,8 @@ func TestWebhookRoutes(t *testing.T) {
 	}
 	list := e.Do
 	_, body = list(t, http.MethodGet, path, nil, apitest.BearerH("ada"), apitest.MustPass)
-	if got := apitest.DecodeMap(t, body)["count"]; got != float64(board.MaxWebhooksPerAgent-1) {
-		t.Errorf("count after delete = %v, want %d", got, board.MaxWebhooksPerAgent-1)
+	if got := apitest.DecodeMap(t, body)["count"]; got != float64(webhooks.MaxWebhooksPerAgent-1) {
+		t.Errorf("count after delete = %v, want %d", got, webhooks.MaxWebhooksPerAgent-1)
 	}
 	e.Post(t, path, "ada", map[string]any{"url": "https://hooks.example.org/again"}, apitest.MustPass, http.StatusCreated)
 }
@@ -108,8 +108,9 @@ func TestWebhookRoutes(t *testing.T) {
 // TestWebhookLoopbackFlags: the operator's flags open http to loopback
 // and private addresses.
 func TestWebhookLoopbackFlags(t *testing.T) {
-	e := apitest.NewEnv(t, httpapi.Options{Board: boardapi.New(boardapi.Options{Store: apitest.OpenStore(t),
-		WebhookURLs: webhook.ClientOptions{AllowHTTPLoopback: true, AllowPrivate: true}})})
+	s := apitest.OpenStore(t)
+	e := apitest.NewEnv(t, httpapi.Options{Board: boardapi.New(boardapi.Options{Store: s, Webhooks: apitest.OpenWebhooks(t, s),
+		WebhookURLs: webhooks.ClientOptions{AllowHTTPLoopback: true, AllowPrivate: true}})})
 	for _, u := range []string{"http://127.0.0.1:9999/hook", "http://localhost:9999/hook", "https://10.0.0.7/hook"} {
 		e.Post(t, "/api/agents/ada/webhooks", "ada", map[string]any{"url": u}, apitest.MustPass, http.StatusCreated)
 	}

@@ -6,6 +6,7 @@ import (
 	"net/mail"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
@@ -13,6 +14,7 @@ import (
 	"github.com/predictions-md/predictions/board"
 	"github.com/predictions-md/predictions/email"
 	"github.com/predictions-md/predictions/outbox"
+	"github.com/predictions-md/predictions/webhooks"
 )
 
 // Mail turns the board's changes into e-mail in the outbox: it is the
@@ -28,7 +30,8 @@ import (
 //     a base URL to link to);
 //   - an unsubscription: the address's pending messages are given up;
 //   - a webhook endpoint disabled: a notice to its agent's confirmed
-//     address ([board.Owner]), if it has one.
+//     address ([board.Owner]), if it has one: Mail is also the
+//     endpoints' [webhooks.Notifier] ([Mail.WebhookDisabled]).
 //
 // One message per recipient, so that no agent sees another's address.
 type Mail struct {
@@ -86,8 +89,6 @@ func (m *Mail) Record(ctx context.Context, tx bun.Tx, c board.Change) (int, erro
 		return m.confirm(ctx, tx, c)
 	case board.AddressUnsubscribed:
 		return Cancel{Outbox: m.outbox}.Record(ctx, tx, c)
-	case board.WebhookDisabledChange:
-		return m.webhookDisabled(ctx, tx, c)
 	}
 	return 0, nil
 }
@@ -189,17 +190,18 @@ func newMessageID() (string, error) {
 	return id.String(), nil
 }
 
-// webhookDisabled queues the notice of an endpoint disabled to its
-// agent's confirmed address; none when it has none.
-func (m *Mail) webhookDisabled(ctx context.Context, tx bun.Tx, c board.Change) (int, error) {
-	w := c.Webhook
+// WebhookDisabled queues the notice of the endpoint w disabled at at to
+// its agent's confirmed address, through tx, the transaction that
+// disabled it; none when it has none. It returns how many messages it
+// queued.
+func (m *Mail) WebhookDisabled(ctx context.Context, tx bun.Tx, w webhooks.Webhook, at time.Time) (int, error) {
 	to, err := board.Owner(ctx, tx, w.AgentID)
 	if err != nil || len(to) == 0 {
 		return 0, err
 	}
 	r := to[0]
 	msg := email.WebhookDisabled{From: m.from, To: mail.Address{Name: r.Name, Address: r.Email}, AgentID: w.AgentID,
-		WebhookID: w.ID, URL: w.URL, Reason: w.StatusReason, UnsubscribeURL: m.unsubscribeURL(r.UnsubscribeToken), Domain: m.domain, Date: c.At}
+		WebhookID: w.ID, URL: w.URL, Reason: w.StatusReason, UnsubscribeURL: m.unsubscribeURL(r.UnsubscribeToken), Domain: m.domain, Date: at}
 	it := outbox.Item{Kind: outbox.Email, Ref: w.ID, Recipient: r.Email}
 	raw, err := msg.Bytes()
 	if err != nil {

@@ -3,11 +3,13 @@ package notify_test
 import (
 	"bytes"
 	"context"
+	"net/mail"
 	"strings"
 	"testing"
 
-	"github.com/predictions-md/predictions/board"
 	"github.com/predictions-md/predictions/email"
+	"github.com/predictions-md/predictions/notify"
+	"github.com/predictions-md/predictions/webhooks"
 )
 
 // TestWebhookDisabledNotice: disabling an endpoint queues one notice to
@@ -16,16 +18,24 @@ import (
 func TestWebhookDisabledNotice(t *testing.T) {
 	f := newFixture(t) // ada and bob confirmed
 	ctx := context.Background()
-	mk := func(agent string) board.Webhook {
-		w, err := f.store.CreateWebhook(ctx, board.NewWebhook{AgentID: agent, URL: "https://hooks.example.org/" + agent, Secret: "whsec_x"})
+	mailer, err := notify.NewMail(f.box, mail.Address{Name: "Board", Address: boardFrom}, "https://predictions.example.org")
+	if err != nil {
+		t.Fatal(err)
+	}
+	eps, err := webhooks.Open(ctx, f.store, webhooks.Options{Now: f.clk.Now, Notifier: mailer})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mk := func(agent string) webhooks.Webhook {
+		w, err := eps.CreateWebhook(ctx, webhooks.NewWebhook{AgentID: agent, URL: "https://hooks.example.org/" + agent, Secret: "whsec_x"})
 		if err != nil {
 			t.Fatal(err)
 		}
 		return w
 	}
 	ada, carol := mk("ada"), mk("carol")
-	for _, w := range []board.Webhook{ada, carol} {
-		if done, err := f.store.DisableWebhook(ctx, w.ID, "deliveries failed for 24h0m0s; the last: answered 500"); err != nil || !done {
+	for _, w := range []webhooks.Webhook{ada, carol} {
+		if done, err := eps.DisableWebhook(ctx, w.ID, "deliveries failed for 24h0m0s; the last: answered 500"); err != nil || !done {
 			t.Fatalf("DisableWebhook(%s) = %v, %v", w.AgentID, done, err)
 		}
 	}

@@ -3,7 +3,7 @@
 // are enqueued in the transaction of the change that causes them, then
 // claimed, leased, retried and given up by the senders of each kind. It
 // stores (it imports bun) but delivers nothing itself: package notify
-// sends its e-mail over SMTP, package hooks POSTs the webhooks.
+// sends its e-mail over SMTP, package webhooks POSTs the webhooks.
 //
 //	box, err := outbox.Open(ctx, store.DB(), outbox.Options{})
 //	ids, err := box.Enqueue(ctx, tx, outbox.Item{Kind: outbox.Email, Recipient: "ada@example.org", Payload: msg})
@@ -40,7 +40,7 @@
 // position ([Outbox.Position], [Outbox.SetPosition]; table
 // outbox_positions, one row per reader, locked FOR UPDATE on
 // PostgreSQL), and keeps the guarantee: every acknowledged change gets
-// its deliveries, once, across crashes and replicas. Package hooks fans
+// its deliveries, once, across crashes and replicas. Package webhooks fans
 // the board's events out to webhook endpoints this way.
 //
 // # Retrying for a time

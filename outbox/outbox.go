@@ -20,7 +20,7 @@ type Kind string
 // The kinds of delivery.
 const (
 	Email   Kind = "email"   // an RFC 5322 message, sent over SMTP (package notify)
-	Webhook Kind = "webhook" // an HTTP POST signed as Standard Webhooks (package webhook)
+	Webhook Kind = "webhook" // an HTTP POST signed as Standard Webhooks (package webhooks)
 )
 
 // InOrder says whether rows of kind k are delivered in order per

@@ -7,7 +7,7 @@ import (
 )
 
 // The parts every sender of the outbox shares (package notify's e-mail,
-// package hooks' webhooks): what it needs of the outbox, its batches of
+// package webhooks's sender): what it needs of the outbox, its batches of
 // claims under a heartbeat, and its loop of drains and prunes.
 
 // Queue is what a sender needs of the outbox; *[Outbox] implements it.

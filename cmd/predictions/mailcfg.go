@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"github.com/predictions-md/predictions/board"
-	"github.com/predictions-md/predictions/hooks"
 	"github.com/predictions-md/predictions/notify"
 	"github.com/predictions-md/predictions/outbox"
+	"github.com/predictions-md/predictions/webhooks"
 )
 
 // mailFlags adds --smtp-url and --mail-from, shared by serve and mail.
@@ -76,7 +76,7 @@ func parseMailDuration(name, s string, least time.Duration) (time.Duration, erro
 func openOutbox(ctx context.Context, store *board.Store, mailOpt *board.MailOptions) (*outbox.Outbox, error) {
 	// Webhooks are retried for a day, as Standard Webhooks senders do;
 	// e-mail counts its attempts.
-	box, err := outbox.Open(ctx, store.DB(), outbox.Options{RetryFor: map[outbox.Kind]time.Duration{outbox.Webhook: hooks.RetryFor}})
+	box, err := outbox.Open(ctx, store.DB(), outbox.Options{RetryFor: map[outbox.Kind]time.Duration{outbox.Webhook: webhooks.RetryFor}})
 	if err != nil {
 		return nil, err
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/klauspost/compress/gzhttp"
 
+	"github.com/predictions-md/predictions/agentkey"
 	"github.com/predictions-md/predictions/board"
 	"github.com/predictions-md/predictions/boardapi"
 	"github.com/predictions-md/predictions/forecastfile"
@@ -26,6 +27,7 @@ import (
 	"github.com/predictions-md/predictions/outbox"
 	"github.com/predictions-md/predictions/redislimit"
 	"github.com/predictions-md/predictions/web"
+	"github.com/predictions-md/predictions/webhooks"
 )
 
 // Server timeouts: long enough for a 64 KB body on a slow link, short
@@ -105,9 +107,12 @@ type server struct {
 	smtp    *notify.SMTP        // nil without --smtp-url
 	store   *board.Store
 	box     *outbox.Outbox
-	keys    *idempotency.Store
-	board   *boardapi.API
-	api     *httpapi.Server
+	keys    *idempotency.Store // the writes' Idempotency-Keys
+	// endpoints are the agents' webhook endpoints; agentKeys their keys.
+	endpoints *webhooks.Store
+	agentKeys *agentkey.Store
+	board     *boardapi.API
+	api       *httpapi.Server
 }
 
 // open opens the rate limiter's Redis, the board and its outbox, and
@@ -171,14 +176,20 @@ func (s *server) openBoard(ctx context.Context) error {
 	if err := s.keys.Migrate(ctx); err != nil {
 		return fmt.Errorf("opening the idempotency keys in %s: %w", redactDSN(bc.db), err)
 	}
+	if s.endpoints, err = openWebhooks(ctx, s.store, s.box, s.mailOpt); err != nil {
+		return fmt.Errorf("opening the webhook endpoints in %s: %w", redactDSN(bc.db), err)
+	}
+	if s.agentKeys, err = agentkey.Open(ctx, s.store, agentkey.Options{}); err != nil {
+		return fmt.Errorf("opening the agents' keys in %s: %w", redactDSN(bc.db), err)
+	}
 	return nil
 }
 
 // boardAPI is the board's routes over the store and the outbox.
 func (s *server) boardAPI() *boardapi.API {
 	cfg := s.cfg
-	return boardapi.New(boardapi.Options{Store: s.store, Keys: s.keys, Outbox: s.box, Auth: cfg.board.auth, ModeratorToken: cfg.board.moderatorToken, Logger: s.log,
-		Heartbeat: cfg.events.heartbeat, WebhookURLs: cfg.webhooks.client})
+	return boardapi.New(boardapi.Options{Store: s.store, Idempotency: s.keys, Keys: s.agentKeys, Outbox: s.box, Auth: cfg.board.auth,
+		ModeratorToken: cfg.board.moderatorToken, Logger: s.log, Heartbeat: cfg.events.heartbeat, Webhooks: s.endpoints, WebhookURLs: cfg.webhooks.client})
 }
 
 // buildAPI builds the handler of the main listener: the tools, the
@@ -236,7 +247,7 @@ func (s *server) start(ctx context.Context, w *workers) error {
 	// The event log: closes announced and old events trimmed.
 	w.loop(func(ctx context.Context) { runEventLog(ctx, s.store, cfg.events.retention, s.log) })
 	// Webhooks: queued from the event log and sent.
-	w.loop(func(ctx context.Context) { runWebhooks(ctx, s.store, s.box, cfg.webhooks, s.log) })
+	w.loop(func(ctx context.Context) { runWebhooks(ctx, s.store, s.endpoints, s.box, cfg.webhooks, s.log) })
 	// E-mail: the sender drains the outbox, never in a request.
 	if s.smtp != nil {
 		w.loop(s.mailSender().Run)

@@ -20,13 +20,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/predictions-md/predictions/agentkey"
 	"github.com/predictions-md/predictions/board"
 	"github.com/predictions-md/predictions/boardapi"
 	"github.com/predictions-md/predictions/forecastfile"
 	"github.com/predictions-md/predictions/httpapi/middleware"
 	"github.com/predictions-md/predictions/pool"
 	"github.com/predictions-md/predictions/redislimit"
-	"github.com/predictions-md/predictions/webhook"
+	"github.com/predictions-md/predictions/webhooks"
 )
 
 // The store serve wires in satisfies the adapter's interface.
@@ -54,7 +55,7 @@ func TestParseServe(t *testing.T) {
 		{"limits and metrics off", []string{"--rate-limit=off", "--metrics-addr=off", "--auth=id"}, map[string]string{"PREDICTIONS_AUTH": "keys"},
 			serveConfig{listen: listenConfig{addr: "127.0.0.1:8080"}, board: boardConfig{pool: pool.GeoOdds, db: "predictions.db"}, limits: limitConfig{redisPrefix: redislimit.DefaultPrefix, rateLimit: middleware.RateLimit{Off: true, Agent: middleware.DefaultAgentRate, Address: middleware.DefaultAddressRate}}, observe: observeConfig{metricsAddr: "off"}, log: logConfig{format: "text"}, gc: gcConfig{percent: "400", memoryLimit: "48MiB"}}},
 		{"webhook rules", []string{"--webhooks-allow-http"}, map[string]string{"PREDICTIONS_WEBHOOKS_ALLOW_PRIVATE": "true"},
-			serveConfig{listen: listenConfig{addr: "127.0.0.1:8080"}, board: boardConfig{pool: pool.GeoOdds, db: "predictions.db"}, limits: limitConfig{redisPrefix: redislimit.DefaultPrefix, rateLimit: defaultLimits}, log: logConfig{format: "text"}, gc: gcConfig{percent: "400", memoryLimit: "48MiB"}, webhooks: webhookConfig{client: webhook.ClientOptions{AllowHTTPLoopback: true, AllowPrivate: true}}}},
+			serveConfig{listen: listenConfig{addr: "127.0.0.1:8080"}, board: boardConfig{pool: pool.GeoOdds, db: "predictions.db"}, limits: limitConfig{redisPrefix: redislimit.DefaultPrefix, rateLimit: defaultLimits}, log: logConfig{format: "text"}, gc: gcConfig{percent: "400", memoryLimit: "48MiB"}, webhooks: webhookConfig{client: webhooks.ClientOptions{AllowHTTPLoopback: true, AllowPrivate: true}}}},
 		{"GOGC and GOMEMLIMIT replace the collector's defaults", nil, map[string]string{"GOGC": "50", "GOMEMLIMIT": "1GiB"},
 			serveConfig{listen: listenConfig{addr: "127.0.0.1:8080"}, board: boardConfig{pool: pool.GeoOdds, db: "predictions.db"}, limits: limitConfig{redisPrefix: redislimit.DefaultPrefix, rateLimit: defaultLimits}, log: logConfig{format: "text"}}},
 		{"collector flags win", []string{"--gc-percent=off", "--memory-limit", "off"}, map[string]string{"GOGC": "50", "PREDICTIONS_GC_PERCENT": "200"},
@@ -345,7 +346,7 @@ func TestServeKeysAndMetrics(t *testing.T) {
 	}
 	code, m := httpDo(t, "POST", base+"/api/agents/agent-k/key", "", "")
 	key, _ := m["key"].(string)
-	if code != 201 || !strings.HasPrefix(key, board.KeyPrefix) {
+	if code != 201 || !strings.HasPrefix(key, agentkey.KeyPrefix) {
 		t.Fatalf("registering: %d %v", code, m)
 	}
 	if code, m := httpDo(t, "POST", base+"/api/predictions", "Bearer "+key, body); code != 201 {

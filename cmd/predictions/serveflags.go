@@ -17,7 +17,7 @@ import (
 	"github.com/predictions-md/predictions/notify"
 	"github.com/predictions-md/predictions/pool"
 	"github.com/predictions-md/predictions/redislimit"
-	"github.com/predictions-md/predictions/webhook"
+	"github.com/predictions-md/predictions/webhooks"
 )
 
 // The flags of `predictions serve`, one function per concern: each
@@ -108,10 +108,10 @@ type eventConfig struct {
 // webhookConfig is the rules of webhook URLs (--webhooks-allow-http,
 // --webhooks-allow-private), at registration and at delivery, and the
 // webhook sender's poll interval and lease (--webhooks-interval,
-// --webhooks-lease; 0 means hooks.DefaultInterval and
+// --webhooks-lease; 0 means webhooks.DefaultInterval and
 // outbox.DefaultLease).
 type webhookConfig struct {
-	client   webhook.ClientOptions
+	client   webhooks.ClientOptions
 	interval time.Duration
 	lease    time.Duration
 }

@@ -18,7 +18,7 @@ import (
 	"time"
 
 	"github.com/predictions-md/predictions/board"
-	"github.com/predictions-md/predictions/webhook"
+	"github.com/predictions-md/predictions/webhooks/signature"
 )
 
 // Figures of the kill during webhook delivery: events written, after how
@@ -41,7 +41,7 @@ const (
 type hookSink struct {
 	ts      *httptest.Server
 	mu      sync.Mutex
-	secret  webhook.Secret
+	secret  signature.Secret
 	count   map[string]int    // webhook-id → deliveries
 	event   map[string]string // webhook-id → prediction_id of its body
 	first   []string          // webhook-ids in order of first arrival
@@ -57,10 +57,10 @@ func newHookSink(t *testing.T, holdAt int) *hookSink {
 		hold: make(chan string, 1), release: make(chan struct{})}
 	s.ts = httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
-		id := r.Header.Get(webhook.HeaderID)
+		id := r.Header.Get(signature.HeaderID)
 		var ev board.Event
 		s.mu.Lock()
-		err := webhook.Verify(s.secret, r.Header, body, time.Now())
+		err := signature.Verify(s.secret, r.Header, body, time.Now())
 		if err == nil {
 			err = json.Unmarshal(body, &ev)
 		}
@@ -122,7 +122,7 @@ func TestWebhooksKill(t *testing.T) {
 	if code != http.StatusCreated {
 		t.Fatalf("register: %d %v", code, m)
 	}
-	secret, err := webhook.ParseSecret(m["secret"].(string))
+	secret, err := signature.ParseSecret(m["secret"].(string))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,9 +6,9 @@ import (
 	"log/slog"
 
 	"github.com/predictions-md/predictions/board"
-	"github.com/predictions-md/predictions/hooks"
+	"github.com/predictions-md/predictions/notify"
 	"github.com/predictions-md/predictions/outbox"
-	"github.com/predictions-md/predictions/webhook"
+	"github.com/predictions-md/predictions/webhooks"
 )
 
 // Webhooks in serve: the operator's flags on which URLs an endpoint may
@@ -18,8 +18,8 @@ import (
 // webhookFlags declares --webhooks-allow-http, --webhooks-allow-private,
 // --webhooks-interval and --webhooks-lease (the last two as given, read
 // by parseDuration).
-func webhookFlags(fs *flag.FlagSet, opt *webhook.ClientOptions, interval, lease *string, env func(name, def string) string) {
-	fs.StringVar(interval, "webhooks-interval", env("PREDICTIONS_WEBHOOKS_INTERVAL", ""), "how often the webhook sender polls the outbox when no new event wakes it, a `duration`\nsuch as 2s; empty means "+hooks.DefaultInterval.String()+" [PREDICTIONS_WEBHOOKS_INTERVAL]")
+func webhookFlags(fs *flag.FlagSet, opt *webhooks.ClientOptions, interval, lease *string, env func(name, def string) string) {
+	fs.StringVar(interval, "webhooks-interval", env("PREDICTIONS_WEBHOOKS_INTERVAL", ""), "how often the webhook sender polls the outbox when no new event wakes it, a `duration`\nsuch as 2s; empty means "+webhooks.DefaultInterval.String()+" [PREDICTIONS_WEBHOOKS_INTERVAL]")
 	fs.StringVar(lease, "webhooks-lease", env("PREDICTIONS_WEBHOOKS_LEASE", ""), "how long a delivery the sender claimed stays reserved to it, a `duration` of at least 1s,\nrenewed every third of it while the sender lives: a dead replica's deliveries are attempted\nagain this long plus another replica's --webhooks-interval after its last renewal;\nempty means "+outbox.DefaultLease.String()+" [PREDICTIONS_WEBHOOKS_LEASE]")
 	fs.BoolVar(&opt.AllowHTTPLoopback, "webhooks-allow-http", envBool(env("PREDICTIONS_WEBHOOKS_ALLOW_HTTP", "")),
 		"accept http:// webhook URLs that reach a loopback address (127.0.0.1, ::1, localhost), for a\nreceiver on this machine during development; other URLs stay https [PREDICTIONS_WEBHOOKS_ALLOW_HTTP]")
@@ -27,12 +27,28 @@ func webhookFlags(fs *flag.FlagSet, opt *webhook.ClientOptions, interval, lease 
 		"let webhooks reach loopback, private (RFC 1918, RFC 4193), link-local and shared addresses,\nfor receivers on the operator's own network; off, they are refused at registration and at\neach connection (server-side request forgery) [PREDICTIONS_WEBHOOKS_ALLOW_PRIVATE]")
 }
 
+// openWebhooks opens the agents' webhook endpoints in the board's
+// database (taking over the table of a board made while the board kept
+// them); with mail options, an endpoint disabled is told to its agent by
+// e-mail queued in box.
+func openWebhooks(ctx context.Context, store *board.Store, box *outbox.Outbox, mailOpt *board.MailOptions) (*webhooks.Store, error) {
+	var opt webhooks.Options
+	if mailOpt != nil {
+		m, err := notify.NewMail(box, mailOpt.From, mailOpt.BaseURL)
+		if err != nil {
+			return nil, err
+		}
+		opt.Notifier = m
+	}
+	return webhooks.Open(ctx, store, opt)
+}
+
 // runWebhooks runs the fan-out and the sender until ctx ends: deliveries
 // are queued as events commit and sent at once.
-func runWebhooks(ctx context.Context, store *board.Store, box *outbox.Outbox, cfg webhookConfig, log *slog.Logger) {
-	snd := &hooks.Sender{Board: store, Outbox: box, Client: webhook.NewClient(cfg.client), Log: log,
+func runWebhooks(ctx context.Context, store *board.Store, endpoints *webhooks.Store, box *outbox.Outbox, cfg webhookConfig, log *slog.Logger) {
+	snd := &webhooks.Sender{Endpoints: endpoints, Outbox: box, Client: webhooks.NewClient(cfg.client), Log: log,
 		Interval: cfg.interval, Lease: cfg.lease}
-	fan := &hooks.FanOut{Board: store, Outbox: box, DB: store.DB(), Log: log, Queued: snd.Kick}
+	fan := &webhooks.FanOut{Board: store, Endpoints: endpoints, Outbox: box, DB: store.DB(), Log: log, Queued: snd.Kick}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/predictions-md/predictions/webhook"
+	"github.com/predictions-md/predictions/webhooks/signature"
 )
 
 // TestServeWebhooks: serve delivers a new prediction to an agent's
@@ -38,7 +38,7 @@ func TestServeWebhooks(t *testing.T) {
 	if code != http.StatusCreated {
 		t.Fatalf("register: %d %v", code, m)
 	}
-	secret, err := webhook.ParseSecret(m["secret"].(string))
+	secret, err := signature.ParseSecret(m["secret"].(string))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +49,7 @@ func TestServeWebhooks(t *testing.T) {
 	}
 	select {
 	case d := <-deliveries:
-		if err := webhook.Verify(secret, d.h, d.body, time.Now()); err != nil {
+		if err := signature.Verify(secret, d.h, d.body, time.Now()); err != nil {
 			t.Errorf("delivery does not verify: %v", err)
 		}
 		if !strings.Contains(string(d.body), `"type":"prediction.created"`) || !strings.Contains(string(d.body), m["prediction_id"].(string)) {

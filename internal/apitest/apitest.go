@@ -23,6 +23,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/getkin/kin-openapi/routers"
 	"github.com/getkin/kin-openapi/routers/gorillamux"
+	"github.com/predictions-md/predictions/agentkey"
 	"github.com/predictions-md/predictions/board"
 	"github.com/predictions-md/predictions/board/boardtest"
 	"github.com/predictions-md/predictions/boardapi"
@@ -30,6 +31,7 @@ import (
 	"github.com/predictions-md/predictions/httpapi"
 	"github.com/predictions-md/predictions/httpapi/middleware"
 	"github.com/predictions-md/predictions/internal/tools"
+	"github.com/predictions-md/predictions/webhooks"
 )
 
 func init() {
@@ -301,6 +303,27 @@ func OpenStore(tb testing.TB) *board.Store {
 	return s
 }
 
+// OpenWebhooks opens the webhook endpoints of s, on a [TickClock] of
+// their own.
+func OpenWebhooks(tb testing.TB, s *board.Store) *webhooks.Store {
+	tb.Helper()
+	eps, err := webhooks.Open(context.Background(), s, webhooks.Options{Now: TickClock()})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return eps
+}
+
+// OpenKeys opens the agents' keys of s.
+func OpenKeys(tb testing.TB, s *board.Store) *agentkey.Store {
+	tb.Helper()
+	keys, err := agentkey.Open(context.Background(), s, agentkey.Options{Now: TickClock()})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return keys
+}
+
 // BearerH is the header of a JSON POST authenticated with token.
 func BearerH(token string) http.Header {
 	return http.Header{"Authorization": {"Bearer " + token}, "Content-Type": {"application/json"}}
@@ -352,7 +375,8 @@ const ModToken = "moderator-secret"
 // NewBoardEnv serves a board on [OpenStore] with the moderator token.
 func NewBoardEnv(t testing.TB, token string) *Env {
 	t.Helper()
-	return NewEnv(t, httpapi.Options{Board: boardapi.New(boardapi.Options{Store: OpenStore(t), ModeratorToken: token})})
+	s := OpenStore(t)
+	return NewEnv(t, httpapi.Options{Board: boardapi.New(boardapi.Options{Store: s, Webhooks: OpenWebhooks(t, s), ModeratorToken: token})})
 }
 
 // Pred is a valid prediction body with fields overridden by kv.

@@ -1,4 +1,4 @@
-package hooks
+package webhooks
 
 import (
 	"context"
@@ -28,23 +28,20 @@ const RetryFor = 24 * time.Hour
 // DefaultPoll is how often the fan-out reads the log without being woken.
 const DefaultPoll = 5 * time.Second
 
-// Board is what the fan-out and the sender need of the board;
+// Board is what the fan-out reads of the board, its event log;
 // *board.Store implements it.
 type Board interface {
 	Events(ctx context.Context, q board.EventQuery) (board.EventPage, error)
 	EventsChanged() <-chan struct{}
-	ActiveWebhooks(ctx context.Context) ([]board.Webhook, error)
-	WebhookByID(ctx context.Context, id string) (board.Webhook, error)
-	WebhookDelivered(ctx context.Context, id string) error
-	WebhookFailed(ctx context.Context, id string, t time.Time) (time.Time, error)
-	DisableWebhook(ctx context.Context, id, reason string) (bool, error)
 }
 
 // FanOut queues the deliveries of the board's events. Its fields are set
 // before [FanOut.Run] or [FanOut.Step] and not changed after.
 type FanOut struct {
-	Board  Board
-	Outbox *outbox.Outbox
+	Board Board
+	// Endpoints are the endpoints the events are matched to.
+	Endpoints *Store
+	Outbox    *outbox.Outbox
 	// DB is the pool that writes the outbox's database: the board's
 	// (board.Store.DB), on SQLite its single writer.
 	DB *bun.DB
@@ -110,7 +107,7 @@ func (f *FanOut) page(ctx context.Context) (queued int, more bool, err error) {
 		}
 		var items []outbox.Item
 		if len(page.Events) > 0 {
-			hooks, err := f.Board.ActiveWebhooks(ctx)
+			hooks, err := f.Endpoints.ActiveWebhooks(ctx)
 			if err != nil {
 				return err
 			}
@@ -153,7 +150,7 @@ const MinGap = 25 * time.Millisecond
 // done. While no endpoint is active it takes no step on a wake, only
 // every Poll, which keeps the position near the log's head without a
 // transaction per write: an endpoint gets only the events committed
-// after its registration ([board.Webhook.Wants]), and the first wake
+// after its registration ([Webhook.Wants]), and the first wake
 // after it is registered queues them. Failures are logged and tried
 // again at the next wake.
 func (f *FanOut) Run(ctx context.Context) {
@@ -181,6 +178,6 @@ func (f *FanOut) Run(ctx context.Context) {
 // anyActive says whether an endpoint is active; on a failure to read
 // them it says yes, so that the step runs and reports the failure.
 func (f *FanOut) anyActive(ctx context.Context) bool {
-	hooks, err := f.Board.ActiveWebhooks(ctx)
+	hooks, err := f.Endpoints.ActiveWebhooks(ctx)
 	return err != nil || len(hooks) > 0
 }

@@ -1,4 +1,4 @@
-package board
+package webhooks
 
 import (
 	"context"
@@ -10,15 +10,17 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/google/uuid"
 	"github.com/uptrace/bun"
+
+	"github.com/predictions-md/predictions/board"
 )
 
-// The board keeps the agents' webhook endpoints as records: who owns
-// one, where it points, what it wants and whether it still works. It
-// delivers nothing: a reader of the event log outside the board matches
-// events to the active endpoints and queues the deliveries (see package
-// hooks), and reports back failures ([Store.WebhookFailed]) and
-// successes ([Store.WebhookDelivered]).
+// The agents' webhook endpoints, as records: who owns one, where it
+// points, what it wants and whether it still works. The [FanOut] matches
+// events to the active ones and queues the deliveries, and the [Sender]
+// reports back failures ([Store.WebhookFailed]) and successes
+// ([Store.WebhookDelivered]).
 
 // WebhookStatus is the state of an endpoint.
 type WebhookStatus string
@@ -46,10 +48,10 @@ type Webhook struct {
 	AgentID string `json:"agent_id"`
 	URL     string `json:"url"`
 	// Types are the event types delivered; empty means every type.
-	Types        []EventType   `json:"types"`
-	PredictionID string        `json:"prediction_id,omitempty"`
-	Domain       string        `json:"domain,omitempty"`
-	Status       WebhookStatus `json:"status"`
+	Types        []board.EventType `json:"types"`
+	PredictionID string            `json:"prediction_id,omitempty"`
+	Domain       string            `json:"domain,omitempty"`
+	Status       WebhookStatus     `json:"status"`
 	// StatusReason says why a disabled endpoint was disabled.
 	StatusReason string     `json:"status_reason,omitempty"`
 	CreatedAt    time.Time  `json:"created_at"`
@@ -62,19 +64,19 @@ type Webhook struct {
 	Secret     string `json:"-"`
 }
 
-// Query is the endpoint's filters as an [EventQuery], whose Match is the
-// one statement of what they mean.
-func (w Webhook) Query() EventQuery {
-	return EventQuery{Types: w.Types, PredictionID: w.PredictionID, Domain: w.Domain}
+// Query is the endpoint's filters as a [board.EventQuery], whose Match
+// is the one statement of what they mean.
+func (w Webhook) Query() board.EventQuery {
+	return board.EventQuery{Types: w.Types, PredictionID: w.PredictionID, Domain: w.Domain}
 }
 
 // Wants reports whether e is delivered to the endpoint: an event after
 // its registration that passes its filters.
-func (w Webhook) Wants(e Event) bool { return e.ID > w.AfterEvent && w.Query().Match(e) }
+func (w Webhook) Wants(e board.Event) bool { return e.ID > w.AfterEvent && w.Query().Match(e) }
 
 // NewWebhook is the input of [Store.CreateWebhook]. The URL's scheme and
-// address are the adapter's to check (package webhook knows which
-// addresses a delivery may reach); the store checks its length and form.
+// address are the adapter's to check ([CheckURL] knows which addresses a
+// delivery may reach); the store checks its length and form.
 type NewWebhook struct {
 	AgentID      string
 	URL          string
@@ -86,7 +88,7 @@ type NewWebhook struct {
 }
 
 // ErrWebhookCap: the agent has [MaxWebhooksPerAgent] endpoints. The
-// error is a *[ValidationError] on url wrapping [ErrConflict].
+// error is a *[board.ValidationError] on url wrapping [board.ErrConflict].
 var ErrWebhookCap = errors.New("board: too many webhooks")
 
 type webhookRow struct {
@@ -108,7 +110,7 @@ type webhookRow struct {
 const webhookCols = `id, agent_id, url, types, prediction_id, domain, secret, after_event, status, status_reason, created_at, disabled_at, failing_since`
 
 func (r webhookRow) webhook() Webhook {
-	w := Webhook{ID: r.ID, AgentID: r.AgentID, URL: r.URL, Types: []EventType{}, PredictionID: r.PredictionID, Domain: r.Domain,
+	w := Webhook{ID: r.ID, AgentID: r.AgentID, URL: r.URL, Types: []board.EventType{}, PredictionID: r.PredictionID, Domain: r.Domain,
 		Status: WebhookStatus(r.Status), StatusReason: r.StatusReason, CreatedAt: r.CreatedAt.UTC(), AfterEvent: r.AfterEvent, Secret: r.Secret}
 	_ = json.Unmarshal([]byte(r.Types), &w.Types)
 	if !r.DisabledAt.IsZero() {
@@ -123,22 +125,22 @@ func (r webhookRow) webhook() Webhook {
 }
 
 // checkWebhook validates nw and returns its event types and domain.
-func checkWebhook(nw *NewWebhook) ([]EventType, error) {
-	if err := checkAgentID(nw.AgentID); err != nil {
+func checkWebhook(nw *NewWebhook) ([]board.EventType, error) {
+	if err := board.CheckAgentID(nw.AgentID); err != nil {
 		return nil, err
 	}
 	const urlHint = "send the https URL of your receiver, such as https://agent.example.org/hooks/predictions"
 	switch {
 	case strings.TrimSpace(nw.URL) == "":
-		return nil, invalid("url", "is required", urlHint)
+		return nil, board.Invalid("url", "is required", urlHint)
 	case len(nw.URL) > MaxWebhookURL:
-		return nil, invalid("url", fmt.Sprintf("is %d bytes long; the maximum is %d", len(nw.URL), MaxWebhookURL), urlHint)
+		return nil, board.Invalid("url", fmt.Sprintf("is %d bytes long; the maximum is %d", len(nw.URL), MaxWebhookURL), urlHint)
 	case !utf8.ValidString(nw.URL) || strings.ContainsFunc(nw.URL, func(r rune) bool { return r <= ' ' || r == 0x7f }):
-		return nil, invalid("url", "contains white space, a control character or invalid UTF-8", urlHint)
+		return nil, board.Invalid("url", "contains white space, a control character or invalid UTF-8", urlHint)
 	}
-	types := []EventType{}
+	types := []board.EventType{}
 	for _, t := range nw.Types {
-		got, err := ParseEventTypes("types", t)
+		got, err := board.ParseEventTypes("types", t)
 		if err != nil {
 			return nil, err
 		}
@@ -148,18 +150,18 @@ func checkWebhook(nw *NewWebhook) ([]EventType, error) {
 			}
 		}
 	}
-	q := EventQuery{PredictionID: nw.PredictionID, Domain: nw.Domain}
-	if _, _, err := q.check(); err != nil {
+	q, err := board.EventQuery{PredictionID: nw.PredictionID, Domain: nw.Domain}.Checked()
+	if err != nil {
 		return nil, err
 	}
 	nw.Domain = q.Domain
 	if nw.Secret == "" {
-		return nil, invalid("secret", "is required", "the adapter makes one (webhook.NewSecret)")
+		return nil, board.Invalid("secret", "is required", "the adapter makes one (signature.NewSecret)")
 	}
 	return types, nil
 }
 
-func containsType(ts []EventType, t EventType) bool {
+func containsType(ts []board.EventType, t board.EventType) bool {
 	for _, x := range ts {
 		if x == t {
 			return true
@@ -171,20 +173,27 @@ func containsType(ts []EventType, t EventType) bool {
 // CreateWebhook records an active endpoint for nw.AgentID and returns it
 // with its secret. It is sent the events committed after it.
 //
-// Errors: a *[ValidationError] for an invalid agent_id, url, types,
-// prediction_id or domain; a *[ValidationError] on url wrapping
-// [ErrConflict] and [ErrWebhookCap] when the agent has
+// Errors: a *[board.ValidationError] for an invalid agent_id, url,
+// types, prediction_id or domain; a *[board.ValidationError] on url
+// wrapping [board.ErrConflict] and [ErrWebhookCap] when the agent has
 // [MaxWebhooksPerAgent] endpoints.
 func (s *Store) CreateWebhook(ctx context.Context, nw NewWebhook) (Webhook, error) {
 	types, err := checkWebhook(&nw)
 	if err != nil {
 		return Webhook{}, err
 	}
-	id, err := newID()
+	uid, err := uuid.NewV7()
 	if err != nil {
-		return Webhook{}, err
+		return Webhook{}, fmt.Errorf("board: generating an id: %w", err)
 	}
+	id := uid.String()
 	typesJSON, _ := json.Marshal(types)
+	// The newest event, read before the endpoint is: an event committed
+	// meanwhile is delivered to it too, never one it was registered after.
+	after, err := s.board.LastEventID(ctx)
+	if err != nil {
+		return Webhook{}, fmt.Errorf("board: create webhook: %w", err)
+	}
 	now := s.clock()
 	var out Webhook
 	err = s.inTx(ctx, func(ctx context.Context, tx bun.Tx) error {
@@ -201,13 +210,9 @@ func (s *Store) CreateWebhook(ctx context.Context, nw NewWebhook) (Webhook, erro
 			return err
 		}
 		if n >= MaxWebhooksPerAgent {
-			return &ValidationError{Field: "url", err: errors.Join(ErrConflict, ErrWebhookCap),
-				Problem: fmt.Sprintf("cannot be registered: agent %q has %d endpoints, the most an agent may have", nw.AgentID, n),
-				Hint:    "delete an endpoint you no longer use (DELETE /api/agents/{id}/webhooks/{webhook_id}), or filter one endpoint by types instead of registering several"}
-		}
-		var after int64
-		if err := tx.NewRaw(`SELECT COALESCE(MAX(id), 0) FROM board_events`).Scan(ctx, &after); err != nil {
-			return err
+			return board.Invalid("url", fmt.Sprintf("cannot be registered: agent %q has %d endpoints, the most an agent may have", nw.AgentID, n),
+				"delete an endpoint you no longer use (DELETE /api/agents/{id}/webhooks/{webhook_id}), or filter one endpoint by types instead of registering several",
+				board.ErrConflict, ErrWebhookCap)
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO webhooks (id, agent_id, url, types, prediction_id, domain, secret, after_event, status, created_at)
 	VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'active', ?)`, id, nw.AgentID, nw.URL, string(typesJSON), nw.PredictionID, nw.Domain, nw.Secret, after, now); err != nil {
@@ -225,14 +230,14 @@ func (s *Store) CreateWebhook(ctx context.Context, nw NewWebhook) (Webhook, erro
 
 // Webhooks lists an agent's endpoints, oldest first, without secrets.
 //
-// Errors: a *[ValidationError] for an invalid agent id.
+// Errors: a *[board.ValidationError] for an invalid agent id.
 func (s *Store) Webhooks(ctx context.Context, agentID string) ([]Webhook, error) {
-	if err := checkAgentID(agentID); err != nil {
+	if err := board.CheckAgentID(agentID); err != nil {
 		return nil, err
 	}
 	var rows []webhookRow
 	if err := s.read.NewRaw(`SELECT `+webhookCols+` FROM webhooks WHERE agent_id = ? ORDER BY created_at, id`, agentID).Scan(ctx, &rows); err != nil {
-		return nil, fmt.Errorf("board: webhooks: %w", err)
+		return nil, fmt.Errorf("board: webhooks: %w", board.Classify(err))
 	}
 	out := make([]Webhook, 0, len(rows))
 	for _, r := range rows {
@@ -244,11 +249,11 @@ func (s *Store) Webhooks(ctx context.Context, agentID string) ([]Webhook, error)
 }
 
 // ActiveWebhooks returns every active endpoint with its secret, for the
-// reader that matches events to them.
+// [FanOut] that matches events to them.
 func (s *Store) ActiveWebhooks(ctx context.Context) ([]Webhook, error) {
 	var rows []webhookRow
 	if err := s.read.NewRaw(`SELECT `+webhookCols+` FROM webhooks WHERE status = 'active' ORDER BY id`).Scan(ctx, &rows); err != nil {
-		return nil, fmt.Errorf("board: active webhooks: %w", err)
+		return nil, fmt.Errorf("board: active webhooks: %w", board.Classify(err))
 	}
 	out := make([]Webhook, 0, len(rows))
 	for _, r := range rows {
@@ -257,47 +262,46 @@ func (s *Store) ActiveWebhooks(ctx context.Context) ([]Webhook, error) {
 	return out, nil
 }
 
-// WebhookByID returns an endpoint with its secret, for its sender.
+// WebhookByID returns an endpoint with its secret, for its [Sender].
 //
-// Errors: [ErrNotFound] (wrapped) when no endpoint has the id (it was
-// deleted).
+// Errors: [board.ErrNotFound] (wrapped) when no endpoint has the id (it
+// was deleted).
 func (s *Store) WebhookByID(ctx context.Context, id string) (Webhook, error) {
 	var rows []webhookRow
 	if err := s.read.NewRaw(`SELECT `+webhookCols+` FROM webhooks WHERE id = ?`, id).Scan(ctx, &rows); err != nil {
-		return Webhook{}, fmt.Errorf("board: webhook: %w", err)
+		return Webhook{}, fmt.Errorf("board: webhook: %w", board.Classify(err))
 	}
 	if len(rows) == 0 {
-		return Webhook{}, notFound("webhook", id)
+		return Webhook{}, notFound(id)
 	}
 	return rows[0].webhook(), nil
+}
+
+// notFound wraps [board.ErrNotFound] with the endpoint's id, as the
+// board says of its own records.
+func notFound(id string) error {
+	return fmt.Errorf("%w: no webhook with id %q", board.ErrNotFound, id)
 }
 
 // DeleteWebhook removes an agent's endpoint; nothing more is delivered
 // to it (its sender finds it gone).
 //
-// Errors: a *[ValidationError] for an invalid agent id; [ErrNotFound]
-// (wrapped) when the agent has no endpoint with the id.
+// Errors: a *[board.ValidationError] for an invalid agent id;
+// [board.ErrNotFound] (wrapped) when the agent has no endpoint with the
+// id.
 func (s *Store) DeleteWebhook(ctx context.Context, agentID, id string) error {
-	if err := checkAgentID(agentID); err != nil {
+	if err := board.CheckAgentID(agentID); err != nil {
 		return err
 	}
-	if err := checkRef("webhook_id", id); err != nil {
+	if err := board.CheckRef("webhook_id", id); err != nil {
 		return err
 	}
-	var n int64
-	err := s.retry(ctx, func() error {
-		res, err := s.write.ExecContext(ctx, `DELETE FROM webhooks WHERE id = ? AND agent_id = ?`, id, agentID)
-		if err != nil {
-			return err
-		}
-		n, _ = res.RowsAffected()
-		return nil
-	})
+	res, err := s.write.ExecContext(ctx, `DELETE FROM webhooks WHERE id = ? AND agent_id = ?`, id, agentID)
 	if err != nil {
-		return fmt.Errorf("board: delete webhook: %w", err)
+		return fmt.Errorf("board: delete webhook: %w", board.Classify(err))
 	}
-	if n == 0 {
-		return notFound("webhook", id)
+	if n, _ := res.RowsAffected(); n == 0 {
+		return notFound(id)
 	}
 	return nil
 }
@@ -305,12 +309,9 @@ func (s *Store) DeleteWebhook(ctx context.Context, agentID, id string) error {
 // WebhookDelivered records a delivery the endpoint accepted: it is no
 // longer failing.
 func (s *Store) WebhookDelivered(ctx context.Context, id string) error {
-	err := s.retry(ctx, func() error {
-		_, err := s.write.ExecContext(ctx, `UPDATE webhooks SET failing_since = NULL WHERE id = ? AND failing_since IS NOT NULL`, id)
-		return err
-	})
+	_, err := s.write.ExecContext(ctx, `UPDATE webhooks SET failing_since = NULL WHERE id = ? AND failing_since IS NOT NULL`, id)
 	if err != nil {
-		return fmt.Errorf("board: webhook delivered: %w", err)
+		return fmt.Errorf("board: webhook delivered: %w", board.Classify(err))
 	}
 	return nil
 }
@@ -319,35 +320,27 @@ func (s *Store) WebhookDelivered(ctx context.Context, id string) error {
 // the endpoint has been failing (t for its first failure since a
 // success).
 //
-// Errors: [ErrNotFound] (wrapped) when the endpoint was deleted.
+// Errors: [board.ErrNotFound] (wrapped) when the endpoint was deleted.
 func (s *Store) WebhookFailed(ctx context.Context, id string, t time.Time) (time.Time, error) {
 	t = t.UTC().Truncate(time.Microsecond)
 	var since []time.Time
-	err := s.retry(ctx, func() error {
-		since = since[:0]
-		return s.write.NewRaw(`UPDATE webhooks SET failing_since = COALESCE(failing_since, ?) WHERE id = ? RETURNING failing_since`,
-			t, id).Scan(ctx, &since)
-	})
+	err := s.write.NewRaw(`UPDATE webhooks SET failing_since = COALESCE(failing_since, ?) WHERE id = ? RETURNING failing_since`,
+		t, id).Scan(ctx, &since)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return time.Time{}, fmt.Errorf("board: webhook failed: %w", err)
+		return time.Time{}, fmt.Errorf("board: webhook failed: %w", board.Classify(err))
 	}
 	if len(since) == 0 {
-		return time.Time{}, notFound("webhook", id)
+		return time.Time{}, notFound(id)
 	}
 	return since[0].UTC(), nil
 }
 
-// WebhookDisabledChange: Change.Webhook was disabled
-// ([Store.DisableWebhook]); the [Recorder] tells its owner.
-const WebhookDisabledChange ChangeKind = "webhook_disabled"
-
 // DisableWebhook disables an active endpoint with reason, at the store's
-// time, and tells the [Recorder] (Change.Webhook), in the same
-// transaction, so that its owner is told (by e-mail when it has a
-// confirmed address). It reports whether it disabled it: false when it
-// was disabled already.
+// time, and tells the [Notifier], in the same transaction, so that its
+// owner is told (by e-mail when it has a confirmed address). It reports
+// whether it disabled it: false when it was disabled already.
 //
-// Errors: [ErrNotFound] (wrapped) when the endpoint was deleted.
+// Errors: [board.ErrNotFound] (wrapped) when the endpoint was deleted.
 func (s *Store) DisableWebhook(ctx context.Context, id, reason string) (bool, error) {
 	now := s.clock()
 	done := false
@@ -358,7 +351,7 @@ func (s *Store) DisableWebhook(ctx context.Context, id, reason string) (bool, er
 			return err
 		}
 		if len(rows) == 0 {
-			return notFound("webhook", id)
+			return notFound(id)
 		}
 		if rows[0].Status != string(WebhookActive) {
 			return nil
@@ -370,26 +363,17 @@ func (s *Store) DisableWebhook(ctx context.Context, id, reason string) (bool, er
 		w := rows[0].webhook()
 		w.Status, w.StatusReason, w.DisabledAt, w.Secret = WebhookDisabled, reason, &now, ""
 		done = true
-		_, err := s.record(ctx, tx, Change{Kind: WebhookDisabledChange, At: now, Webhook: &w})
+		if s.notifier == nil {
+			return nil
+		}
+		_, err := s.notifier.WebhookDisabled(ctx, tx, w, now)
 		return err
 	})
 	if err != nil {
-		if errors.Is(err, ErrNotFound) {
+		if errors.Is(err, board.ErrNotFound) {
 			return false, err
 		}
 		return false, fmt.Errorf("board: disable webhook: %w", err)
 	}
 	return done, nil
-}
-
-// Owner is the agent's confirmed address, if it has one that did not
-// unsubscribe: the recipient of what the board tells the agent itself
-// (an endpoint disabled). db is normally the transaction given to
-// [Recorder.Record].
-func Owner(ctx context.Context, db bun.IDB, agentID string) ([]Recipient, error) {
-	var rs []Recipient
-	err := db.NewRaw(`SELECT a.id, a.name, a.email, m.unsubscribe_token FROM agents AS a
-	JOIN mail_addresses AS m ON m.email_key = a.email_key AND m.unsubscribed_at IS NULL
-	WHERE a.email_key IS NOT NULL AND a.id = ?`, agentID).Scan(ctx, &rs)
-	return rs, err
 }

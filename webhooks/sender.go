@@ -1,4 +1,4 @@
-package hooks
+package webhooks
 
 import (
 	"cmp"
@@ -13,7 +13,7 @@ import (
 
 	"github.com/predictions-md/predictions/board"
 	"github.com/predictions-md/predictions/outbox"
-	"github.com/predictions-md/predictions/webhook"
+	"github.com/predictions-md/predictions/webhooks/signature"
 )
 
 // DefaultInterval is how often a [Sender] polls the outbox when no
@@ -23,10 +23,12 @@ const DefaultInterval = 2 * time.Second
 // Sender delivers the queued webhooks. Its fields are set before
 // [Sender.Run] or [Sender.Drain] and not changed after.
 type Sender struct {
-	Board  Board
-	Outbox outbox.Queue
-	// Client POSTs the deliveries: webhook.NewClient's, which refuses
-	// the addresses a webhook may not reach at each connection.
+	// Endpoints are the endpoints delivered to, read and updated by
+	// each delivery.
+	Endpoints *Store
+	Outbox    outbox.Queue
+	// Client POSTs the deliveries: [NewClient]'s, which refuses the
+	// addresses a webhook may not reach at each connection.
 	Client *http.Client
 	// Log receives a line per failure; nil means slog.Default().
 	Log *slog.Logger
@@ -138,31 +140,31 @@ func (r *Result) add(o Result) {
 
 // deliver makes one attempt of m and records its outcome.
 func (s *Sender) deliver(ctx context.Context, m outbox.Message, res *Result) error {
-	hook, err := s.Board.WebhookByID(ctx, m.Recipient)
+	hook, err := s.Endpoints.WebhookByID(ctx, m.Recipient)
 	switch {
 	case errors.Is(err, board.ErrNotFound):
 		return s.giveUp(ctx, m, "the endpoint was deleted", res)
 	case err != nil:
 		return err
-	case hook.Status != board.WebhookActive:
+	case hook.Status != WebhookActive:
 		return s.giveUp(ctx, m, "the endpoint is disabled: "+hook.StatusReason, res)
 	}
-	secret, err := webhook.ParseSecret(hook.Secret)
+	secret, err := signature.ParseSecret(hook.Secret)
 	if err != nil {
 		return s.giveUp(ctx, m, "the endpoint's secret cannot be read: "+err.Error(), res)
 	}
 	h := http.Header{}
-	if err := webhook.SetHeaders(h, m.Ref, s.now(), m.Payload, secret); err != nil {
+	if err := signature.SetHeaders(h, m.Ref, s.now(), m.Payload, secret); err != nil {
 		return s.giveUp(ctx, m, err.Error(), res)
 	}
-	ans, err := webhook.Post(ctx, s.Client, hook.URL, h, m.Payload)
+	ans, err := Post(ctx, s.Client, hook.URL, h, m.Payload)
 	if err == nil && ans.OK() {
 		if err := s.Outbox.MarkSent(ctx, m.ID); err != nil {
 			return err
 		}
 		res.Sent++
 		if hook.FailingSince != nil {
-			return s.Board.WebhookDelivered(ctx, hook.ID)
+			return s.Endpoints.WebhookDelivered(ctx, hook.ID)
 		}
 		return nil
 	}
@@ -170,7 +172,7 @@ func (s *Sender) deliver(ctx context.Context, m outbox.Message, res *Result) err
 	if ctx.Err() != nil { // stopping: the lease ends and another attempt follows
 		return nil
 	}
-	since, ferr := s.Board.WebhookFailed(ctx, hook.ID, s.now())
+	since, ferr := s.Endpoints.WebhookFailed(ctx, hook.ID, s.now())
 	if errors.Is(ferr, board.ErrNotFound) {
 		return s.giveUp(ctx, m, "the endpoint was deleted", res)
 	}
@@ -183,7 +185,7 @@ func (s *Sender) deliver(ctx context.Context, m outbox.Message, res *Result) err
 	}
 	if s.now().Sub(since) >= failFor {
 		why := fmt.Sprintf("deliveries failed for %s since %s; the last: %s", failFor, since.Format(time.RFC3339), reason)
-		done, err := s.Board.DisableWebhook(ctx, hook.ID, why)
+		done, err := s.Endpoints.DisableWebhook(ctx, hook.ID, why)
 		if err != nil && !errors.Is(err, board.ErrNotFound) {
 			return err
 		}
@@ -213,7 +215,7 @@ func (s *Sender) deliver(ctx context.Context, m outbox.Message, res *Result) err
 
 // failure says why an attempt failed: the transport's error, or the
 // status and the start of the answer.
-func failure(ans webhook.Answer, err error) string {
+func failure(ans Answer, err error) string {
 	if err != nil {
 		return err.Error()
 	}

@@ -1,4 +1,4 @@
-package webhook
+package webhooks
 
 import (
 	"bytes"
@@ -15,6 +15,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/predictions-md/predictions/webhooks/signature"
 )
 
 // Defaults of [NewClient] and [Post].
@@ -27,7 +29,8 @@ const (
 	MaxAnswer = 4 << 10
 )
 
-// More sentinel errors, of the client.
+// Sentinel errors of the client: its refusals wrap them, and so does
+// the *[signature.Error] of [CheckURL].
 var (
 	// ErrAddress: the URL's host resolves to an address a webhook may not
 	// reach (loopback, private, link-local, unspecified, multicast,
@@ -171,7 +174,7 @@ type Answer struct {
 func (a Answer) OK() bool { return a.Status >= 200 && a.Status < 300 }
 
 // Post delivers body (JSON) to target with the headers of h (the
-// signature's, [SetHeaders]) through c, and returns the status and at
+// signature's, [signature.SetHeaders]) through c, and returns the status and at
 // most [MaxAnswer] bytes of the answer; the rest is not read. The error
 // is the transport's (refused address or scheme, timeout, connection);
 // a non-2xx answer is not an error ([Answer.OK]).
@@ -207,11 +210,11 @@ func Post(ctx context.Context, c *http.Client, target string, h http.Header, bod
 // resolves to is checked at each connection ([NewClient]), so a name
 // that later resolves to a refused address is refused then.
 //
-// Errors: an *[Error] on field wrapping [ErrScheme] or [ErrAddress].
+// Errors: an *[signature.Error] on field wrapping [ErrScheme] or [ErrAddress].
 func CheckURL(field, raw string, opt ClientOptions) error {
 	const hint = "send the https URL of your receiver, such as https://agent.example.org/hooks/predictions"
 	bad := func(sentinel error, problem, hint string) error {
-		return &Error{Field: field, Problem: problem, Hint: hint, Err: sentinel}
+		return &signature.Error{Field: field, Problem: problem, Hint: hint, Err: sentinel}
 	}
 	u, err := url.Parse(raw)
 	if err != nil || !u.IsAbs() || u.Host == "" || u.Opaque != "" {

@@ -1,4 +1,4 @@
-package hooks_test
+package webhooks_test
 
 import (
 	"context"
@@ -18,10 +18,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/predictions-md/predictions/board"
 	"github.com/predictions-md/predictions/board/boardtest"
-	"github.com/predictions-md/predictions/hooks"
 	"github.com/predictions-md/predictions/internal/testclock"
 	"github.com/predictions-md/predictions/outbox"
-	"github.com/predictions-md/predictions/webhook"
+	"github.com/predictions-md/predictions/webhooks"
+	"github.com/predictions-md/predictions/webhooks/signature"
 )
 
 // delivery is one request a receiver got.
@@ -37,7 +37,7 @@ type delivery struct {
 type receiver struct {
 	ts       *httptest.Server
 	mu       sync.Mutex
-	secret   webhook.Secret
+	secret   signature.Secret
 	statuses []int
 	got      []delivery
 	now      func() time.Time
@@ -53,8 +53,8 @@ func newReceiver(t testing.TB, now func() time.Time, statuses ...int) *receiver 
 		if len(r.statuses) > 0 {
 			status, r.statuses = r.statuses[0], r.statuses[1:]
 		}
-		r.got = append(r.got, delivery{ID: req.Header.Get(webhook.HeaderID), Body: body,
-			Verified: webhook.Verify(r.secret, req.Header, body, r.now()), Status: status})
+		r.got = append(r.got, delivery{ID: req.Header.Get(signature.HeaderID), Body: body,
+			Verified: signature.Verify(r.secret, req.Header, body, r.now()), Status: status})
 		r.mu.Unlock()
 		w.WriteHeader(status)
 		r.notify <- struct{}{}
@@ -73,17 +73,19 @@ func (r *receiver) deliveries() []delivery {
 func (r *receiver) client() *http.Client {
 	pool := x509.NewCertPool()
 	pool.AddCert(r.ts.Certificate())
-	return webhook.NewClient(webhook.ClientOptions{AllowPrivate: true, RootCAs: pool})
+	return webhooks.NewClient(webhooks.ClientOptions{AllowPrivate: true, RootCAs: pool})
 }
 
-// env is a board with its outbox, fan-out and sender on one clock.
+// env is a board with its endpoints, outbox, fan-out and sender on one
+// clock.
 type env struct {
 	store  *board.Store
+	eps    *webhooks.Store
 	box    *outbox.Outbox
-	fan    *hooks.FanOut
+	fan    *webhooks.FanOut
 	clock  *testclock.Clock
 	ctx    context.Context
-	sender *hooks.Sender
+	sender *webhooks.Sender
 }
 
 // TestMain drops the PostgreSQL template of boardtest after the tests.
@@ -113,17 +115,21 @@ func newEnv(t testing.TB, dsn string, c *testclock.Clock) *env {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	box, err := outbox.Open(ctx, s.DB(), outbox.Options{Now: now, RetryFor: map[outbox.Kind]time.Duration{outbox.Webhook: hooks.RetryFor},
+	box, err := outbox.Open(ctx, s.DB(), outbox.Options{Now: now, RetryFor: map[outbox.Kind]time.Duration{outbox.Webhook: webhooks.RetryFor},
 		Rand: func() float64 { return 0 }})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &env{store: s, box: box, fan: &hooks.FanOut{Board: s, Outbox: box, DB: s.DB()}, clock: c, ctx: ctx}
+	eps, err := webhooks.Open(ctx, s, webhooks.Options{Now: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &env{store: s, eps: eps, box: box, fan: &webhooks.FanOut{Board: s, Endpoints: eps, Outbox: box, DB: s.DB()}, clock: c, ctx: ctx}
 }
 
-func (e *env) hook(t testing.TB, r *receiver, agent string, types ...string) board.Webhook {
+func (e *env) hook(t testing.TB, r *receiver, agent string, types ...string) webhooks.Webhook {
 	t.Helper()
-	sec, err := webhook.NewSecret()
+	sec, err := signature.NewSecret()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +138,7 @@ func (e *env) hook(t testing.TB, r *receiver, agent string, types ...string) boa
 	} else {
 		sec = r.secret
 	}
-	w, err := e.store.CreateWebhook(e.ctx, board.NewWebhook{AgentID: agent, URL: r.ts.URL + "/hook", Types: types, Secret: sec.String()})
+	w, err := e.eps.CreateWebhook(e.ctx, webhooks.NewWebhook{AgentID: agent, URL: r.ts.URL + "/hook", Types: types, Secret: sec.String()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,7 +164,7 @@ func (e *env) step(t *testing.T, want int) {
 	}
 }
 
-func (e *env) drain(t *testing.T, want hooks.Result) {
+func (e *env) drain(t *testing.T, want webhooks.Result) {
 	t.Helper()
 	got, err := e.sender.Drain(e.ctx)
 	if err != nil {
@@ -178,22 +184,22 @@ func TestAtLeastOnce(t *testing.T) {
 		e := newEnv(t, dsn(t), c)
 		r := newReceiver(t, c.Now, 500, 503)
 		other := newReceiver(t, c.Now)
-		e.sender = &hooks.Sender{Board: e.store, Outbox: e.box, Client: r.client(), Now: c.Now}
+		e.sender = &webhooks.Sender{Endpoints: e.eps, Outbox: e.box, Client: r.client(), Now: c.Now}
 		h := e.hook(t, r, "ada", "prediction.created")
 		e.hook(t, other, "bob", "reply.created")
 		e.predict(t, "Open weights lead")
 		late := e.hook(t, other, "bob") // after the event: gets none of it
 		e.step(t, 1)
 		e.step(t, 0) // the position moved with the queueing: nothing twice
-		e.drain(t, hooks.Result{Retried: 1})
+		e.drain(t, webhooks.Result{Retried: 1})
 		c.Advance(outbox.Backoff(1))
-		e.drain(t, hooks.Result{Retried: 1})
-		if w, _ := e.store.WebhookByID(e.ctx, h.ID); w.FailingSince == nil {
+		e.drain(t, webhooks.Result{Retried: 1})
+		if w, _ := e.eps.WebhookByID(e.ctx, h.ID); w.FailingSince == nil {
 			t.Error("failing_since not set after failures")
 		}
 		c.Advance(outbox.Backoff(2))
-		e.drain(t, hooks.Result{Sent: 1})
-		if w, _ := e.store.WebhookByID(e.ctx, h.ID); w.FailingSince != nil || w.Status != board.WebhookActive {
+		e.drain(t, webhooks.Result{Sent: 1})
+		if w, _ := e.eps.WebhookByID(e.ctx, h.ID); w.FailingSince != nil || w.Status != webhooks.WebhookActive {
 			t.Errorf("after a success: failing_since %v, status %s", w.FailingSince, w.Status)
 		}
 
@@ -210,8 +216,8 @@ func TestAtLeastOnce(t *testing.T) {
 			if d.Verified != nil {
 				t.Errorf("delivery %d does not verify: %v", i, d.Verified)
 			}
-			if d.ID != hooks.MessageID(page.Events[0].ID, h.ID) {
-				t.Errorf("delivery %d has webhook-id %q, want %q", i, d.ID, hooks.MessageID(page.Events[0].ID, h.ID))
+			if d.ID != webhooks.MessageID(page.Events[0].ID, h.ID) {
+				t.Errorf("delivery %d has webhook-id %q, want %q", i, d.ID, webhooks.MessageID(page.Events[0].ID, h.ID))
 			}
 			if string(d.Body) != string(want) {
 				t.Errorf("delivery %d body %s, want the event %s", i, d.Body, want)
@@ -235,21 +241,21 @@ func TestDisabledAfter24h(t *testing.T) {
 			statuses[i] = 500
 		}
 		r := newReceiver(t, c.Now, statuses...)
-		e.sender = &hooks.Sender{Board: e.store, Outbox: e.box, Client: r.client(), Now: c.Now}
+		e.sender = &webhooks.Sender{Endpoints: e.eps, Outbox: e.box, Client: r.client(), Now: c.Now}
 		h := e.hook(t, r, "ada")
 		p := e.predict(t, "Rain")
 		e.step(t, 1)
-		e.drain(t, hooks.Result{Retried: 1})
+		e.drain(t, webhooks.Result{Retried: 1})
 		c.Advance(23 * time.Hour)
-		e.drain(t, hooks.Result{Retried: 1}) // 23 h: still retried
+		e.drain(t, webhooks.Result{Retried: 1}) // 23 h: still retried
 		c.Advance(2 * time.Hour)
-		e.drain(t, hooks.Result{GaveUp: 1, Disabled: 1})
-		w, err := e.store.WebhookByID(e.ctx, h.ID)
-		if err != nil || w.Status != board.WebhookDisabled || !strings.Contains(w.StatusReason, "answered 500") || w.DisabledAt == nil {
+		e.drain(t, webhooks.Result{GaveUp: 1, Disabled: 1})
+		w, err := e.eps.WebhookByID(e.ctx, h.ID)
+		if err != nil || w.Status != webhooks.WebhookDisabled || !strings.Contains(w.StatusReason, "answered 500") || w.DisabledAt == nil {
 			t.Fatalf("endpoint after 25 h of failures: %+v, %v", w, err)
 		}
-		list, _ := e.store.Webhooks(e.ctx, "ada")
-		if len(list) != 1 || list[0].Status != board.WebhookDisabled || list[0].StatusReason == "" {
+		list, _ := e.eps.Webhooks(e.ctx, "ada")
+		if len(list) != 1 || list[0].Status != webhooks.WebhookDisabled || list[0].StatusReason == "" {
 			t.Errorf("listed: %+v", list)
 		}
 		rows, _ := e.box.List(e.ctx, p.ID)
@@ -270,19 +276,19 @@ func TestDeleted(t *testing.T) {
 		c := testclock.New(time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC))
 		e := newEnv(t, dsn(t), c)
 		r := newReceiver(t, c.Now, 500)
-		e.sender = &hooks.Sender{Board: e.store, Outbox: e.box, Client: r.client(), Now: c.Now}
+		e.sender = &webhooks.Sender{Endpoints: e.eps, Outbox: e.box, Client: r.client(), Now: c.Now}
 		h := e.hook(t, r, "ada")
 		e.predict(t, "One")
 		e.predict(t, "Two")
 		e.step(t, 2)
-		e.drain(t, hooks.Result{Retried: 1}) // the first fails and holds back the second (in order)
-		if err := e.store.DeleteWebhook(e.ctx, "ada", h.ID); err != nil {
+		e.drain(t, webhooks.Result{Retried: 1}) // the first fails and holds back the second (in order)
+		if err := e.eps.DeleteWebhook(e.ctx, "ada", h.ID); err != nil {
 			t.Fatal(err)
 		}
 		e.predict(t, "Three")
 		e.step(t, 0)
 		c.Advance(time.Hour)
-		e.drain(t, hooks.Result{GaveUp: 2})
+		e.drain(t, webhooks.Result{GaveUp: 2})
 		if n := len(r.deliveries()); n != 1 {
 			t.Errorf("%d deliveries, want 1 (none after the delete)", n)
 		}
@@ -357,8 +363,8 @@ func TestInOrderAfterOutage(t *testing.T) {
 		pool := x509.NewCertPool()
 		pool.AddCert(r.ts.Certificate())
 		pool.AddCert(ok.ts.Certificate())
-		e.sender = &hooks.Sender{Board: e.store, Outbox: e.box, Now: c.Now,
-			Client: webhook.NewClient(webhook.ClientOptions{AllowPrivate: true, RootCAs: pool})}
+		e.sender = &webhooks.Sender{Endpoints: e.eps, Outbox: e.box, Now: c.Now,
+			Client: webhooks.NewClient(webhooks.ClientOptions{AllowPrivate: true, RootCAs: pool})}
 		h := e.hook(t, r, "ada")
 		healthy := e.hook(t, ok, "bob")
 		const events = 20
@@ -385,12 +391,12 @@ func TestInOrderAfterOutage(t *testing.T) {
 		r.statuses = nil // up
 		r.mu.Unlock()
 		c.Advance(outbox.RetryMax)
-		e.drain(t, hooks.Result{Sent: events})
+		e.drain(t, webhooks.Result{Sent: events})
 
 		var want, wantOK, got, gotOK []string
 		for _, ev := range page.Events {
-			want = append(want, hooks.MessageID(ev.ID, h.ID))
-			wantOK = append(wantOK, hooks.MessageID(ev.ID, healthy.ID))
+			want = append(want, webhooks.MessageID(ev.ID, h.ID))
+			wantOK = append(wantOK, webhooks.MessageID(ev.ID, healthy.ID))
 		}
 		all := r.deliveries()
 		for i, d := range all {
@@ -436,10 +442,10 @@ func TestHungEndpoint(t *testing.T) {
 		pool := x509.NewCertPool()
 		pool.AddCert(hung.Certificate())
 		pool.AddCert(ok.ts.Certificate())
-		e.sender = &hooks.Sender{Board: e.store, Outbox: e.box, Now: c.Now,
-			Client: webhook.NewClient(webhook.ClientOptions{AllowPrivate: true, RootCAs: pool, Timeout: time.Minute})}
-		sec, _ := webhook.NewSecret()
-		if _, err := e.store.CreateWebhook(e.ctx, board.NewWebhook{AgentID: "ada", URL: hung.URL + "/hook", Secret: sec.String()}); err != nil {
+		e.sender = &webhooks.Sender{Endpoints: e.eps, Outbox: e.box, Now: c.Now,
+			Client: webhooks.NewClient(webhooks.ClientOptions{AllowPrivate: true, RootCAs: pool, Timeout: time.Minute})}
+		sec, _ := signature.NewSecret()
+		if _, err := e.eps.CreateWebhook(e.ctx, webhooks.NewWebhook{AgentID: "ada", URL: hung.URL + "/hook", Secret: sec.String()}); err != nil {
 			t.Fatal(err)
 		}
 		e.predict(t, "First") // the hung endpoint's row comes first in the batch

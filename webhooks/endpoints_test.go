@@ -1,4 +1,4 @@
-package board_test
+package webhooks_test
 
 import (
 	"context"
@@ -9,19 +9,21 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/predictions-md/predictions/board"
+	"github.com/predictions-md/predictions/internal/testclock"
+	"github.com/predictions-md/predictions/webhooks"
 )
 
 func TestWebhookRecords(t *testing.T) {
-	forEachStore(t, func(t *testing.T, open func(board.Options) *board.Store) {
+	forEachDB(t, func(t *testing.T, dsn func(testing.TB) string) {
 		ctx := context.Background()
 		now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
-		s := open(board.Options{Now: func() time.Time { return now }})
-		nw := func(agent string, i int) board.NewWebhook {
-			return board.NewWebhook{AgentID: agent, URL: fmt.Sprintf("https://hooks.example.org/%d", i), Secret: "whsec_x"}
+		s := newEnv(t, dsn(t), testclock.New(now)).eps
+		nw := func(agent string, i int) webhooks.NewWebhook {
+			return webhooks.NewWebhook{AgentID: agent, URL: fmt.Sprintf("https://hooks.example.org/%d", i), Secret: "whsec_x"}
 		}
 		// The cap, at its boundary: the 10th is accepted, the 11th refused.
-		var first board.Webhook
-		for i := range board.MaxWebhooksPerAgent {
+		var first webhooks.Webhook
+		for i := range webhooks.MaxWebhooksPerAgent {
 			w, err := s.CreateWebhook(ctx, nw("ada", i))
 			if err != nil {
 				t.Fatalf("CreateWebhook %d: %v", i, err)
@@ -32,7 +34,7 @@ func TestWebhookRecords(t *testing.T) {
 		}
 		_, err := s.CreateWebhook(ctx, nw("ada", 99))
 		var ve *board.ValidationError
-		if !errors.As(err, &ve) || ve.Field != "url" || !errors.Is(err, board.ErrConflict) || !errors.Is(err, board.ErrWebhookCap) {
+		if !errors.As(err, &ve) || ve.Field != "url" || !errors.Is(err, board.ErrConflict) || !errors.Is(err, webhooks.ErrWebhookCap) {
 			t.Fatalf("11th CreateWebhook = %v, want a ValidationError on url wrapping ErrConflict and ErrWebhookCap", err)
 		}
 		// Another agent cannot delete it.
@@ -40,11 +42,11 @@ func TestWebhookRecords(t *testing.T) {
 			t.Errorf("DeleteWebhook by another agent = %v, want ErrNotFound", err)
 		}
 		list, err := s.Webhooks(ctx, "ada")
-		if err != nil || len(list) != board.MaxWebhooksPerAgent || list[0].Secret != "" {
-			t.Fatalf("Webhooks = %d, %v (secret %q), want %d without secrets", len(list), err, list[0].Secret, board.MaxWebhooksPerAgent)
+		if err != nil || len(list) != webhooks.MaxWebhooksPerAgent || list[0].Secret != "" {
+			t.Fatalf("Webhooks = %d, %v (secret %q), want %d without secrets", len(list), err, list[0].Secret, webhooks.MaxWebhooksPerAgent)
 		}
-		want := board.Webhook{ID: first.ID, AgentID: "ada", URL: "https://hooks.example.org/0", Types: []board.EventType{},
-			Status: board.WebhookActive, CreatedAt: now}
+		want := webhooks.Webhook{ID: first.ID, AgentID: "ada", URL: "https://hooks.example.org/0", Types: []board.EventType{},
+			Status: webhooks.WebhookActive, CreatedAt: now}
 		if diff := cmp.Diff(want, list[0]); diff != "" {
 			t.Errorf("listed endpoint (-want +got):\n%s", diff)
 		}
@@ -69,12 +71,12 @@ func TestWebhookRecords(t *testing.T) {
 			}
 		}
 		got, err := s.WebhookByID(ctx, first.ID)
-		if err != nil || got.Status != board.WebhookDisabled || got.StatusReason != "failing for 24h" || got.Secret != "whsec_x" {
+		if err != nil || got.Status != webhooks.WebhookDisabled || got.StatusReason != "failing for 24h" || got.Secret != "whsec_x" {
 			t.Errorf("WebhookByID = %+v, %v", got, err)
 		}
 		active, _ := s.ActiveWebhooks(ctx)
-		if len(active) != board.MaxWebhooksPerAgent-1 {
-			t.Errorf("ActiveWebhooks = %d, want %d", len(active), board.MaxWebhooksPerAgent-1)
+		if len(active) != webhooks.MaxWebhooksPerAgent-1 {
+			t.Errorf("ActiveWebhooks = %d, want %d", len(active), webhooks.MaxWebhooksPerAgent-1)
 		}
 		if err := s.DeleteWebhook(ctx, "ada", first.ID); err != nil {
 			t.Fatal(err)
@@ -84,14 +86,14 @@ func TestWebhookRecords(t *testing.T) {
 		}
 		// Bad input names its field.
 		for _, tc := range []struct {
-			nw    board.NewWebhook
+			nw    webhooks.NewWebhook
 			field string
 		}{
-			{board.NewWebhook{AgentID: "bob", Secret: "s"}, "url"},
-			{board.NewWebhook{AgentID: "bob", URL: "https://x.example/" + string(make([]byte, board.MaxWebhookURL)), Secret: "s"}, "url"},
-			{board.NewWebhook{AgentID: "bob", URL: "https://x.example/", Types: []string{"forecast.made"}, Secret: "s"}, "types"},
-			{board.NewWebhook{AgentID: "bob", URL: "https://x.example/", Domain: "Cooking", Secret: "s"}, "domain"},
-			{board.NewWebhook{AgentID: "b b", URL: "https://x.example/", Secret: "s"}, "agent_id"},
+			{webhooks.NewWebhook{AgentID: "bob", Secret: "s"}, "url"},
+			{webhooks.NewWebhook{AgentID: "bob", URL: "https://x.example/" + string(make([]byte, webhooks.MaxWebhookURL)), Secret: "s"}, "url"},
+			{webhooks.NewWebhook{AgentID: "bob", URL: "https://x.example/", Types: []string{"forecast.made"}, Secret: "s"}, "types"},
+			{webhooks.NewWebhook{AgentID: "bob", URL: "https://x.example/", Domain: "Cooking", Secret: "s"}, "domain"},
+			{webhooks.NewWebhook{AgentID: "b b", URL: "https://x.example/", Secret: "s"}, "agent_id"},
 		} {
 			_, err := s.CreateWebhook(ctx, tc.nw)
 			if !errors.As(err, &ve) || ve.Field != tc.field {

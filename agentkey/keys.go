@@ -1,4 +1,4 @@
-package board
+package agentkey
 
 import (
 	"context"
@@ -10,13 +10,47 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect"
+
+	"github.com/predictions-md/predictions/board"
 )
 
-// Agent keys: the opt-in key mode of the adapters. An agent registers once
-// and receives a secret key, shown once; the store keeps only its SHA-256
-// hash. The adapter then accepts only that key for the agent.
+// Store keeps the agents' keys in a table of its own in the board's
+// database ([board.Store.DB]), migrated by its own set ([Open]).
+type Store struct {
+	write, read *bun.DB
+	pg          bool
+	now         func() time.Time
+}
+
+// Options configure [Open].
+type Options struct {
+	// Now is the clock of the records (created_at, rotated_at); nil means
+	// time.Now.
+	Now func() time.Time
+}
+
+// Open returns the agents' keys of the board b, in its database, after
+// applying their pending migrations: on a board whose own migrations
+// created the keys' table (before it moved here), the first takes it
+// over with every key.
+func Open(ctx context.Context, b *board.Store, opt Options) (*Store, error) {
+	s := &Store{write: b.DB(), read: b.ReadDB(), pg: b.DB().Dialect().Name() == dialect.PG, now: opt.Now}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if err := migrateDB(ctx, s.write); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *Store) clock() time.Time {
+	return s.now().UTC().Truncate(time.Microsecond)
+}
 
 // KeyPrefix starts every key, so that a leaked key is recognisable (and
 // secret scanners can match it).
@@ -65,10 +99,10 @@ func sameKey(key, storedHash string) bool {
 // stored, only its hash: show it to the caller once. The agent need not
 // have posted yet; the first caller for an agent id gets its key.
 //
-// Errors: a *[ValidationError] for an invalid agent id; [ErrKeyExists]
+// Errors: a *[board.ValidationError] for an invalid agent id; [ErrKeyExists]
 // (wrapped) when the agent already has a key; otherwise a database error.
 func (s *Store) IssueKey(ctx context.Context, agentID string) (string, error) {
-	if err := checkAgentID(agentID); err != nil {
+	if err := board.CheckAgentID(agentID); err != nil {
 		return "", err
 	}
 	key, err := newKey()
@@ -78,7 +112,7 @@ func (s *Store) IssueKey(ctx context.Context, agentID string) (string, error) {
 	res, err := s.write.ExecContext(ctx, `INSERT INTO agent_keys (agent_id, hash, created_at)
 	VALUES (?, ?, ?) ON CONFLICT (agent_id) DO NOTHING`, agentID, hashKey(key), s.clock())
 	if err != nil {
-		return "", fmt.Errorf("board: issue key: %w", err)
+		return "", fmt.Errorf("board: issue key: %w", board.Classify(err))
 	}
 	if n, err := res.RowsAffected(); err != nil {
 		return "", fmt.Errorf("board: issue key: %w", err)
@@ -95,12 +129,12 @@ func (s *Store) IssueKey(ctx context.Context, agentID string) (string, error) {
 // id has none either); [ErrWrongKey] (wrapped) when key is not its key;
 // otherwise a database error.
 func (s *Store) CheckKey(ctx context.Context, agentID, key string) error {
-	if checkAgentID(agentID) != nil {
+	if !board.ValidAgentID(agentID) {
 		return fmt.Errorf("%w: %q is not an agent id", ErrNoKey, agentID)
 	}
 	var hashes []string
 	if err := s.read.NewRaw(`SELECT hash FROM agent_keys WHERE agent_id = ?`, agentID).Scan(ctx, &hashes); err != nil {
-		return fmt.Errorf("board: check key: %w", err)
+		return fmt.Errorf("board: check key: %w", board.Classify(err))
 	}
 	if len(hashes) == 0 {
 		return fmt.Errorf("%w: %s", ErrNoKey, agentID)
@@ -123,9 +157,13 @@ func (s *Store) RotateKey(ctx context.Context, agentID, current string) (string,
 	if err != nil {
 		return "", err
 	}
-	err = s.inTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+	forUpdate := ""
+	if s.pg {
+		forUpdate = " FOR UPDATE"
+	}
+	err = s.write.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		var stored string
-		err := tx.QueryRowContext(ctx, `SELECT hash FROM agent_keys WHERE agent_id = ?`+s.forUpdate(), agentID).Scan(&stored)
+		err := tx.QueryRowContext(ctx, `SELECT hash FROM agent_keys WHERE agent_id = ?`+forUpdate, agentID).Scan(&stored)
 		switch {
 		case errors.Is(err, sql.ErrNoRows):
 			return fmt.Errorf("%w: %s", ErrNoKey, agentID)
@@ -142,24 +180,7 @@ func (s *Store) RotateKey(ctx context.Context, agentID, current string) (string,
 		if errors.Is(err, ErrNoKey) || errors.Is(err, ErrWrongKey) {
 			return "", err
 		}
-		return "", fmt.Errorf("board: rotate key: %w", err)
+		return "", fmt.Errorf("board: rotate key: %w", board.Classify(err))
 	}
 	return key, nil
-}
-
-// schemaKeys is the agent_keys table. It has no foreign key to agents: an
-// agent registers its key before its first post creates it.
-func schemaKeys() []string {
-	return []string{
-		`CREATE TABLE IF NOT EXISTS agent_keys (
-	agent_id TEXT PRIMARY KEY,
-	hash TEXT NOT NULL CHECK (length(hash) = 64),
-	created_at TIMESTAMP NOT NULL,
-	rotated_at TIMESTAMP
-)`,
-	}
-}
-
-func dropKeys() []string {
-	return []string{`DROP TABLE IF EXISTS agent_keys`}
 }

@@ -1,4 +1,4 @@
-package hooks_test
+package webhooks_test
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/predictions-md/predictions/board/boardtest"
-	"github.com/predictions-md/predictions/hooks"
+	"github.com/predictions-md/predictions/webhooks"
 )
 
 // BenchmarkCommitToWebhook measures the time from a prediction's write
@@ -26,7 +26,7 @@ func BenchmarkCommitToWebhook(b *testing.B) {
 	e := newEnv(b, dsn, nil)
 	r := newReceiver(b, time.Now)
 	e.hook(b, r, "ada")
-	snd := &hooks.Sender{Board: e.store, Outbox: e.box, Client: r.client()}
+	snd := &webhooks.Sender{Endpoints: e.eps, Outbox: e.box, Client: r.client()}
 	e.fan.Queued = snd.Kick
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup

@@ -1,16 +1,16 @@
-package webhook_test
+package signature_test
 
 import (
 	"fmt"
 	"net/http"
 	"time"
 
-	"github.com/predictions-md/predictions/webhook"
+	"github.com/predictions-md/predictions/webhooks/signature"
 )
 
 func Example() {
 	// The endpoint's secret, shown once to its owner.
-	sec, err := webhook.ParseSecret("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw")
+	sec, err := signature.ParseSecret("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw")
 	if err != nil {
 		panic(err)
 	}
@@ -19,15 +19,15 @@ func Example() {
 
 	// The sender signs the delivery.
 	h := http.Header{}
-	if err := webhook.SetHeaders(h, "msg_p5jXN8AQM9LWM0D4loKWxJek", sent, body, sec); err != nil {
+	if err := signature.SetHeaders(h, "msg_p5jXN8AQM9LWM0D4loKWxJek", sent, body, sec); err != nil {
 		panic(err)
 	}
 	fmt.Println(h.Get("webhook-signature"))
 
 	// The receiver verifies it on arrival, and refuses a replay ten
 	// minutes later.
-	fmt.Println(webhook.Verify(sec, h, body, sent.Add(2*time.Second)))
-	fmt.Println(webhook.Verify(sec, h, body, sent.Add(10*time.Minute)))
+	fmt.Println(signature.Verify(sec, h, body, sent.Add(2*time.Second)))
+	fmt.Println(signature.Verify(sec, h, body, sent.Add(10*time.Minute)))
 	// Output:
 	// v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=
 	// <nil>
