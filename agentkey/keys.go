@@ -16,6 +16,7 @@ import (
 	"github.com/uptrace/bun/dialect"
 
 	"github.com/predictions-md/predictions/board"
+	"github.com/predictions-md/predictions/internal/database"
 )
 
 // Store keeps the agents' keys in a table of its own in the board's
@@ -109,7 +110,7 @@ func (s *Store) IssueKey(ctx context.Context, agentID string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	res, err := s.write.ExecContext(ctx, `INSERT INTO agent_keys (agent_id, hash, created_at)
+	res, err := database.Within(ctx, s.write).ExecContext(ctx, `INSERT INTO agent_keys (agent_id, hash, created_at)
 	VALUES (?, ?, ?) ON CONFLICT (agent_id) DO NOTHING`, agentID, hashKey(key), s.clock())
 	if err != nil {
 		return "", fmt.Errorf("board: issue key: %w", board.Classify(err))
@@ -161,7 +162,7 @@ func (s *Store) RotateKey(ctx context.Context, agentID, current string) (string,
 	if s.pg {
 		forUpdate = " FOR UPDATE"
 	}
-	err = s.write.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err = database.RunInTx(ctx, s.write, func(ctx context.Context, tx bun.Tx) error {
 		var stored string
 		err := tx.QueryRowContext(ctx, `SELECT hash FROM agent_keys WHERE agent_id = ?`+forUpdate, agentID).Scan(&stored)
 		switch {

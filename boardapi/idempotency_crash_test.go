@@ -94,3 +94,39 @@ func TestIdempotencyCrashAfterCommit(t *testing.T) {
 		})
 	}
 }
+
+// TestIdempotencyWebhookRoutes: a keyed registration and a keyed delete
+// of a webhook endpoint (writes of the webhooks package, which joins the
+// unit of work through database.RunInTx and database.Within) run once,
+// and their retries replay the answer, instead of waiting for the
+// connection the unit holds.
+func TestIdempotencyWebhookRoutes(t *testing.T) {
+	e := apitest.NewBoardEnv(t, apitest.ModToken)
+	const path = "/api/agents/ada/webhooks"
+	body := []byte(`{"url":"https://hooks.example.org/a","types":["reply.created"]}`)
+	var id string
+	for i, want := range []string{"", "true"} {
+		resp, got := e.Do(t, http.MethodPost, path, body, keyed("ada", "register-1"), apitest.MustPass)
+		if resp.StatusCode != http.StatusCreated || resp.Header.Get(boardapi.ReplayedHeader) != want {
+			t.Fatalf("register #%d: %d, replayed %q; want 201, %q: %s", i+1, resp.StatusCode, resp.Header.Get(boardapi.ReplayedHeader), want, got)
+		}
+		var created struct {
+			Webhook struct {
+				ID string `json:"id"`
+			} `json:"webhook"`
+		}
+		if err := json.Unmarshal(got, &created); err != nil {
+			t.Fatal(err)
+		}
+		if id != "" && created.Webhook.ID != id {
+			t.Fatalf("the replay names endpoint %s, the first answer %s", created.Webhook.ID, id)
+		}
+		id = created.Webhook.ID
+	}
+	for i, want := range []string{"", "true"} {
+		resp, got := e.Do(t, http.MethodDelete, path+"/"+id, nil, keyed("ada", "delete-1"), apitest.MustPass)
+		if resp.StatusCode != http.StatusOK || resp.Header.Get(boardapi.ReplayedHeader) != want {
+			t.Fatalf("delete #%d: %d, replayed %q; want 200, %q: %s", i+1, resp.StatusCode, resp.Header.Get(boardapi.ReplayedHeader), want, got)
+		}
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/predictions-md/predictions/board"
+	"github.com/predictions-md/predictions/internal/database"
 )
 
 // The agents' webhook endpoints, as records: who owns one, where it
@@ -296,7 +297,7 @@ func (s *Store) DeleteWebhook(ctx context.Context, agentID, id string) error {
 	if err := board.CheckRef("webhook_id", id); err != nil {
 		return err
 	}
-	res, err := s.write.ExecContext(ctx, `DELETE FROM webhooks WHERE id = ? AND agent_id = ?`, id, agentID)
+	res, err := database.Within(ctx, s.write).ExecContext(ctx, `DELETE FROM webhooks WHERE id = ? AND agent_id = ?`, id, agentID)
 	if err != nil {
 		return fmt.Errorf("board: delete webhook: %w", board.Classify(err))
 	}

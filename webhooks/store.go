@@ -8,6 +8,7 @@ import (
 	"github.com/uptrace/bun/dialect"
 
 	"github.com/predictions-md/predictions/board"
+	"github.com/predictions-md/predictions/internal/database"
 )
 
 // Store keeps the agents' webhook endpoints in tables of its own in the
@@ -67,8 +68,9 @@ func (s *Store) forUpdate() string {
 	return ""
 }
 
-// inTx runs fn in a write transaction of the board's pool; the error is
-// classified as the board's are ([board.Classify]).
+// inTx runs fn in a write transaction of the board's pool, the retrying
+// transaction of every store (database.RunInTx): it joins the unit of
+// work ctx carries, and its error is classified.
 func (s *Store) inTx(ctx context.Context, fn func(ctx context.Context, tx bun.Tx) error) error {
-	return board.Classify(s.write.RunInTx(ctx, nil, fn))
+	return database.RunInTx(ctx, s.write, fn)
 }

@@ -30,7 +30,8 @@
 //   - Units of work: [Atomically] runs several stores' writes on one
 //     pool as one transaction (a write and the idempotency key that
 //     guards it); [RunInTx] joins the unit a context carries, and a store
-//     that writes otherwise asks [JoinedTx]; [AfterCommit] defers what
+//     that writes otherwise asks [JoinedTx] or sends its statement
+//     [Within] the unit; [AfterCommit] defers what
 //     must wait for the commit.
 //   - Schema: [HasColumn], for migrations that add a column once.
 //

@@ -74,3 +74,15 @@ func (u *Unit) Committed() {
 		f()
 	}
 }
+
+// Within is what a store writes a single statement through: the
+// transaction of the unit of work that ctx carries on db, or db itself
+// (the statement then its own transaction). On SQLite a statement sent
+// to db's one connection while a unit holds it would wait for the unit
+// that waits for it.
+func Within(ctx context.Context, db *bun.DB) bun.IDB {
+	if tx, ok := JoinedTx(ctx, db); ok {
+		return tx
+	}
+	return db
+}
