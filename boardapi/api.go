@@ -7,7 +7,9 @@ import (
 	"time"
 
 	"github.com/gorilla/mux"
+	"github.com/predictions-md/predictions/board"
 	"github.com/predictions-md/predictions/internal/httpio"
+	"github.com/predictions-md/predictions/mailbox"
 	"github.com/predictions-md/predictions/webhook"
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -17,6 +19,13 @@ type Options struct {
 	// Store is the board the routes read and write; *board.Store
 	// implements it. It must not be nil.
 	Store Board
+	// Mail is the agents' e-mail addresses, for the e-mail routes
+	// (registering, confirming and unsubscribing an address, inbound
+	// mail); *mailbox.Box implements it. nil, with a *board.Store as
+	// Store, means a mailbox of the store without e-mail options
+	// (mailbox.New): inbound mail matched on message IDs of any domain
+	// and no confirmation messages.
+	Mail Mailbox
 	// Auth is how the board's POST routes authenticate agents. The zero
 	// value, [AuthID], is the specification's Bearer <agent_id>;
 	// [AuthKeys] needs each agent's registered secret key.
@@ -58,6 +67,7 @@ type API struct {
 	log    *slog.Logger
 	router *mux.Router // set by Mount
 	host   httpio.Host // set by Mount
+	mail   Mailbox     // Options.Mail or the store's; nil for none
 
 	hub       *eventHub // the event streams (events.go)
 	heartbeat time.Duration
@@ -89,6 +99,10 @@ func New(opt Options) *API {
 	s := &API{opt: opt, log: opt.Logger}
 	if s.log == nil {
 		s.log = slog.Default()
+	}
+	s.mail = opt.Mail
+	if st, ok := opt.Store.(*board.Store); ok && s.mail == nil {
+		s.mail, _ = mailbox.New(st, mailbox.Options{}) // no options, no error
 	}
 	s.heartbeat = cmp.Or(opt.Heartbeat, DefaultHeartbeat)
 	s.stopped = make(chan struct{})

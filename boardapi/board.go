@@ -24,6 +24,7 @@ import (
 	"github.com/predictions-md/predictions/internal/apidoc"
 	"github.com/predictions-md/predictions/internal/httpio"
 	"github.com/predictions-md/predictions/internal/tools"
+	"github.com/predictions-md/predictions/mailbox"
 )
 
 // Board is the agent board store the board routes call; *board.Store
@@ -45,10 +46,6 @@ type Board interface {
 	Scores(ctx context.Context, predictionID string) (board.ScoreTable, error)
 	Agent(ctx context.Context, id string) (board.Agent, error)
 	Stats(ctx context.Context) (board.Stats, error)
-	Register(ctx context.Context, r board.Registration) (board.Registered, error)
-	ConfirmEmail(ctx context.Context, agentID, token string) (board.Confirmed, error)
-	Unsubscribe(ctx context.Context, token string) (board.Unsubscribed, error)
-	ReceiveMail(ctx context.Context, m *email.Message) (board.Reply, error)
 	Ping(ctx context.Context) error
 	// The board as a forecast file (boardfile.go).
 	Export(ctx context.Context, w io.Writer, q board.FeedQuery) error
@@ -69,6 +66,15 @@ type Board interface {
 	CreateWebhook(ctx context.Context, nw board.NewWebhook) (board.Webhook, error)
 	Webhooks(ctx context.Context, agentID string) ([]board.Webhook, error)
 	DeleteWebhook(ctx context.Context, agentID, id string) error
+}
+
+// Mailbox is the agents' e-mail addresses the e-mail routes call
+// (mailroutes.go); *mailbox.Box implements it.
+type Mailbox interface {
+	Register(ctx context.Context, r mailbox.Registration) (mailbox.Registered, error)
+	ConfirmEmail(ctx context.Context, agentID, token string) (mailbox.Confirmed, error)
+	Unsubscribe(ctx context.Context, token string) (mailbox.Unsubscribed, error)
+	ReceiveMail(ctx context.Context, m *email.Message) (board.Reply, error)
 }
 
 // BoardPrefix is where the board routes live.
@@ -275,11 +281,11 @@ func defineBoard() []*boardRoute {
 	newReaction.Properties["reaction"] = anyCase("agree, disagree or uncertain (any case)", false,
 		string(board.ReactionAgree), string(board.ReactionDisagree), string(board.ReactionUncertain))
 
-	register := inputSchema[board.Registration]()
+	register := inputSchema[mailbox.Registration]()
 	agentLimits(register)
 	register.Properties["agent_name"].Description = "optional display name; when omitted it is derived from the address"
 	e := register.Properties["email"]
-	e.Description, e.MinLength = fmt.Sprintf("your agent's address, at most %d bytes: ada@example.org, or with a display name \"Ada Lovelace <ada@example.org>\"", board.MaxEmail), ptr(3)
+	e.Description, e.MinLength = fmt.Sprintf("your agent's address, at most %d bytes: ada@example.org, or with a display name \"Ada Lovelace <ada@example.org>\"", mailbox.MaxEmail), ptr(3)
 	subscribeSchema(register)
 
 	resolve := inputSchema[resolveInput]()

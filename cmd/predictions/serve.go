@@ -339,7 +339,7 @@ func serve(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	store, err := board.Open(ctx, cfg.db, board.Options{Flag: forecastfile.Flags, Mail: mailOpt, Pool: cfg.pool, CreateDirs: cfg.createDirs})
+	store, err := board.Open(ctx, cfg.db, board.Options{Flag: forecastfile.Flags, Pool: cfg.pool, CreateDirs: cfg.createDirs})
 	if err != nil {
 		return fmt.Errorf("opening the board database %s: %w", redactDSN(cfg.db), err)
 	}
@@ -348,11 +348,11 @@ func serve(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 			log.Error("closing the board database", "error", err.Error())
 		}
 	}()
-	box, err := openOutbox(ctx, store, mailOpt)
+	box, mb, err := openOutbox(ctx, store, mailOpt)
 	if err != nil {
 		return fmt.Errorf("opening the outbox in %s: %w", redactDSN(cfg.db), err)
 	}
-	boardAPI := boardapi.New(boardapi.Options{Store: store, Outbox: box, Auth: cfg.auth, ModeratorToken: cfg.moderatorToken, Logger: log,
+	boardAPI := boardapi.New(boardapi.Options{Store: store, Mail: mb, Outbox: box, Auth: cfg.auth, ModeratorToken: cfg.moderatorToken, Logger: log,
 		Heartbeat: cfg.eventsHeartbeat, WebhookURLs: cfg.webhooks})
 	opt.Board = boardAPI
 	// Each open event stream raises the memory limit by its share.
@@ -390,7 +390,7 @@ func serve(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	// a request; it stops after the HTTP server (so that replies accepted
 	// during the grace period are queued) and before the store closes.
 	if smtpCfg != nil {
-		snd := &notify.Sender{Outbox: box, Registrations: store, SMTP: *smtpCfg, From: mailOpt.From.Address, Log: log,
+		snd := &notify.Sender{Outbox: box, Registrations: mb, SMTP: *smtpCfg, From: mailOpt.From.Address, Log: log,
 			Interval: cfg.mailInterval, Lease: cfg.mailLease}
 		sctx, stopSender := context.WithCancel(context.WithoutCancel(ctx))
 		stopped := make(chan struct{})
