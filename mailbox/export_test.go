@@ -90,3 +90,10 @@ func ParseSubscribe(raw []byte) (Subscription, bool, error) { return parseSubscr
 // CheckEmail is checkEmail and NameFromEmail nameFromEmail, for the fuzz test.
 func CheckEmail(s string) (string, string, error) { return checkEmail(s) }
 func NameFromEmail(addr, display string) string   { return nameFromEmail(addr, display) }
+
+// HashToken is hashToken and InboundKey inboundKey, for writing the rows
+// of an old board.
+func HashToken(token string) string { return hashToken(token) }
+func InboundKey(agentID, predictionID, messageID string) string {
+	return inboundKey(agentID, predictionID, messageID)
+}

@@ -447,3 +447,28 @@ func FuzzCheckEmail(f *testing.F) {
 		}
 	})
 }
+
+// An agent id with NUL or another control character is a
+// *ValidationError naming agent_id on both databases, never a database
+// error (PostgreSQL refuses NUL in text), as for the board's own routes.
+func TestControlCharactersInIDs(t *testing.T) {
+	forEachStore(t, func(t *testing.T, open func(board.Options) store) {
+		s := open(board.Options{})
+		ctx := context.Background()
+		for _, bad := range []string{"\x00", "ada\x00", "a\x1fb", "\x7f", "\xff\xfe"} {
+			for name, call := range map[string]func() error{
+				"Register": func() error {
+					_, err := s.Register(ctx, mailbox.Registration{AgentID: bad, Email: "x@example.org"})
+					return err
+				},
+				"ConfirmEmail": func() error { _, err := s.ConfirmEmail(ctx, bad, "token"); return err },
+			} {
+				err := call()
+				var ve *board.ValidationError
+				if !errors.As(err, &ve) || ve.Field != "agent_id" || !errors.Is(err, board.ErrInvalid) {
+					t.Errorf("%s(%q) = %v, want a ValidationError naming agent_id", name, bad, err)
+				}
+			}
+		}
+	})
+}
