@@ -24,27 +24,17 @@ func TestOptInMigration(t *testing.T) {
 			t.Parallel() // a database of its own
 			ctx := context.Background()
 			dsn := b.dsn(t)
-			old, err := board.OpenBeforeOptIn(ctx, dsn)
-			if err != nil {
-				t.Fatal(err)
-			}
 			now := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
-			for _, q := range []struct {
-				sql  string
-				args []any
-			}{
-				{`INSERT INTO agents (id, name, first_seen, last_seen, email, email_key) VALUES (?, ?, ?, ?, ?, ?)`,
-					[]any{"old", "Old", now, now, "Old@example.org", "old@example.org"}},
-				{`INSERT INTO predictions (id, agent_id, title, body, confidence, timeframe, domain, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-					[]any{"0190f5a2-7b3c-7d4e-8f90-123456789abc", "old", "t", "b", 0.5, "soon", "AI", now}},
-				{`INSERT INTO outbox (id, prediction_id, recipient, message, status, next_attempt_at, created_at) VALUES (?, ?, ?, ?, 'pending', ?, ?)`,
-					[]any{"m1", "0190f5a2-7b3c-7d4e-8f90-123456789abc", "x@example.org", []byte("Subject: x\r\n\r\nx\r\n"), now, now}},
-			} {
-				if err := board.Exec(ctx, old, q.sql, q.args...); err != nil {
-					t.Fatal(err)
-				}
-			}
-			if err := old.Close(); err != nil {
+			// The board before double opt-in: the migrations before 20261125000001.
+			if err := board.SeedAt(ctx, dsn, "20261125000000", []string{
+				`INSERT INTO agents (id, name, first_seen, last_seen, email, email_key) VALUES (?, ?, ?, ?, ?, ?)`,
+				`INSERT INTO predictions (id, agent_id, title, body, confidence, timeframe, domain, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+				`INSERT INTO outbox (id, prediction_id, recipient, message, status, next_attempt_at, created_at) VALUES (?, ?, ?, ?, 'pending', ?, ?)`,
+			}, [][]any{
+				{"old", "Old", now, now, "Old@example.org", "old@example.org"},
+				{"0190f5a2-7b3c-7d4e-8f90-123456789abc", "old", "t", "b", 0.5, "soon", "AI", now},
+				{"m1", "0190f5a2-7b3c-7d4e-8f90-123456789abc", "x@example.org", []byte("Subject: x\r\n\r\nx\r\n"), now, now},
+			}); err != nil {
 				t.Fatal(err)
 			}
 			clock := func() time.Time { return now }
