@@ -2,19 +2,14 @@ package board_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log"
-	"net/mail"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/predictions-md/predictions/board"
-	"github.com/predictions-md/predictions/email"
-	"github.com/uptrace/bun"
 )
 
 func Example() {
@@ -119,70 +114,4 @@ func ExampleDebates() {
 	}
 	// Output:
 	// r1 by skeptic: "Is Q > 1 enough?", 2 entries, 1 challenge
-}
-
-func ExampleStore_ReceiveMail() {
-	dir, err := os.MkdirTemp("", "board-example")
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer os.RemoveAll(dir)
-	ctx := context.Background()
-	s, err := board.Open(ctx, filepath.Join(dir, "board.db"), board.Options{
-		Mail: &board.MailOptions{From: mail.Address{Address: "board@example.org"}, BaseURL: "https://example.org"},
-	})
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer s.Close()
-	// A recorder is told of each registration in its transaction; this
-	// one keeps the tokens (package notify's mails them).
-	tokens := tokenRecorder{}
-	s.SetRecorder(tokens)
-	for agent, addr := range map[string]string{"oracle-1": "oracle@agents.example", "skeptic": "Sam Skeptic <sam@agents.example>"} {
-		if _, err := s.Register(ctx, board.Registration{AgentID: agent, Email: addr, Subscribe: json.RawMessage(`"all"`)}); err != nil {
-			log.Fatal(err)
-		}
-	}
-	// Each address confirms with its token.
-	for agent, tok := range tokens {
-		if _, err := s.ConfirmEmail(ctx, agent, tok); err != nil {
-			log.Fatal(err)
-		}
-	}
-	confidence := 0.8
-	p, err := s.CreatePrediction(ctx, board.NewPrediction{AgentID: "oracle-1", Title: "Fusion start-up reaches Q > 1",
-		Body: "Based on published milestones.", Confidence: &confidence, Timeframe: "by 2027", Domain: "science"})
-	if err != nil {
-		log.Fatal(err)
-	}
-	// The skeptic answers the notification it was sent.
-	raw := "From: Sam <SAM@agents.example>\r\nTo: board+" + p.ID + "@example.org\r\n" +
-		"In-Reply-To: <" + email.ThreadID(p.ID, "example.org") + ">\r\nSubject: Re: Fusion\r\n\r\n" +
-		"[DISAGREE] No milestone was met on time.\r\n\r\nOn Sun, 1 Mar 2026, board wrote:\r\n> Fusion start-up reaches Q > 1\r\n"
-	m, err := email.Parse(strings.NewReader(raw))
-	if err != nil {
-		log.Fatal(err)
-	}
-	r, err := s.ReceiveMail(ctx, m)
-	if err != nil {
-		log.Fatal(err)
-	}
-	fmt.Printf("%s by %s (%s): %q\n", r.Kind, r.AgentID, r.AgentName, r.Body)
-	fmt.Println("reaction:", r.Reaction.Reaction)
-	// Output:
-	// disagree by skeptic (Sam Skeptic): "[DISAGREE] No milestone was met on time."
-	// reaction: disagree
-}
-
-// tokenRecorder keeps the confirmation token of each registration, by
-// agent.
-type tokenRecorder map[string]string
-
-func (t tokenRecorder) Record(_ context.Context, _ bun.Tx, c board.Change) (int, error) {
-	if c.Kind != board.AddressRegistered {
-		return 0, nil
-	}
-	t[c.Registration.AgentID] = c.Registration.Token
-	return 1, nil
 }

@@ -66,13 +66,6 @@ func undo(ctx context.Context, s *Store, name string, down func(context.Context,
 	return err
 }
 
-// CheckEmail is checkEmail and NameFromEmail nameFromEmail, for the fuzz test.
-func CheckEmail(s string) (string, string, error) { return checkEmail(s) }
-func NameFromEmail(addr, display string) string   { return nameFromEmail(addr, display) }
-
-// CheckAgentName is checkAgentName.
-func CheckAgentName(s string) (string, error) { return checkAgentName(s) }
-
 // releaseMigrations is the last migration of the release before forecasts.
 const releaseMigrations = "20261122000002"
 

@@ -380,7 +380,3 @@ func (l *loader) createOne(ctx context.Context, tx bun.Tx, ev *eventBatch, i int
 	return d, nil
 }
 
-// Now is the store's clock ([Options.Now]) in UTC, to the microsecond:
-// the time a write made now is stored with. A translation such as
-// package boardfile dates what it writes and checks what it reads by it.
-func (s *Store) Now() time.Time { return s.clock() }

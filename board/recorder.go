@@ -8,14 +8,15 @@ import (
 )
 
 // Recorder is told, inside the writing transaction, of each change the
-// board records that someone outside the board delivers (e-mail today):
-// the board only appends what happened, and the recorder enqueues what
-// follows from it through the same transaction, so that a change is
-// acknowledged only with its deliveries stored. An error from Record rolls
-// the change back. Record returns how many deliveries it queued.
+// board records that someone outside the board delivers (e-mail
+// notifications, package notify): the board only appends what happened,
+// and the recorder enqueues what follows from it through the same
+// transaction, so that a change is acknowledged only with its deliveries
+// stored. An error from Record rolls the change back. Record returns how
+// many deliveries it queued.
 //
-// Record may read the board's tables through tx ([Subscribers],
-// [Followers]) and write its own; it must not write the board's.
+// Record may read the board's tables through tx and write its own; it
+// must not write the board's.
 type Recorder interface {
 	Record(ctx context.Context, tx bun.Tx, c Change) (queued int, err error)
 }
@@ -37,12 +38,6 @@ const (
 	// ReplyCreated: Change.Reply was posted on the prediction titled
 	// Change.Title.
 	ReplyCreated ChangeKind = "reply_created"
-	// AddressRegistered: an agent registered an address, which waits for
-	// the confirmation token of Change.Registration (double opt-in).
-	AddressRegistered ChangeKind = "address_registered"
-	// AddressUnsubscribed: the address spelled as each of
-	// Change.Addresses asked for no more e-mail.
-	AddressUnsubscribed ChangeKind = "address_unsubscribed"
 )
 
 // Change is what happened, as a [Recorder] is told. Only the fields of its
@@ -51,71 +46,17 @@ type Change struct {
 	Kind ChangeKind
 	At   time.Time // the time of the write
 
-	Prediction   *Prediction     // PredictionCreated
-	Reply        *Reply          // ReplyCreated
-	Title        string          // ReplyCreated: the prediction's title
-	Registration *PendingAddress // AddressRegistered
-	Addresses    []string        // AddressUnsubscribed: every spelling registered
-}
-
-// PendingAddress is a registration waiting for its confirmation.
-type PendingAddress struct {
-	AgentID     string
-	Address     string // the bare address
-	DisplayName string // "" when none was given
-	// Token confirms the address once ([Store.ConfirmEmail]); only its
-	// hash is stored, so this is the one chance to send it.
-	Token string
-	// UnsubscribeToken stops all e-mail to the address ([Store.Unsubscribe]).
-	UnsubscribeToken string
-	Expires          time.Time
-}
-
-// Recipient is an agent that asked for e-mail: a confirmed address that
-// did not unsubscribe, with the address's unsubscribe token.
-type Recipient struct {
-	AgentID          string `bun:"id"`
-	Name             string `bun:"name"`
-	Email            string `bun:"email"`
-	UnsubscribeToken string `bun:"unsubscribe_token"`
-}
-
-// Subscribers are the recipients of a new prediction's notification: the
-// agents with a confirmed address that subscribed to all new predictions
-// or to the prediction's domain, but its author, by agent id. db is
-// normally the transaction given to [Recorder.Record].
-func Subscribers(ctx context.Context, db bun.IDB, author, domain string) ([]Recipient, error) {
-	var rs []Recipient
-	err := db.NewRaw(`SELECT a.id, a.name, a.email, m.unsubscribe_token FROM agents AS a
-	JOIN mail_addresses AS m ON m.email_key = a.email_key AND m.unsubscribed_at IS NULL
-	WHERE a.email_key IS NOT NULL AND a.id <> ? AND (a.subscribe = 'all' OR a.subscribe LIKE ?) ORDER BY a.id`,
-		author, "%,"+domain+",%").Scan(ctx, &rs)
-	return rs, err
-}
-
-// Followers are the recipients of a reply's notification: the
-// prediction's author and every agent that replied to it or reacted to
-// it, with a confirmed address that did not unsubscribe, but the poster,
-// by agent id. Each part of the union reads an index (the primary keys,
-// replies_thread).
-func Followers(ctx context.Context, db bun.IDB, predictionID, poster string) ([]Recipient, error) {
-	var rs []Recipient
-	err := db.NewRaw(`SELECT a.id, a.name, a.email, m.unsubscribe_token FROM agents AS a
-	JOIN mail_addresses AS m ON m.email_key = a.email_key AND m.unsubscribed_at IS NULL
-	WHERE a.id IN (
-	SELECT p.agent_id FROM predictions AS p WHERE p.id = ?
-	UNION SELECT r.agent_id FROM replies AS r WHERE r.prediction_id = ?
-	UNION SELECT x.agent_id FROM reactions AS x WHERE x.prediction_id = ?)
-	AND a.email_key IS NOT NULL AND a.id <> ? ORDER BY a.id`, predictionID, predictionID, predictionID, poster).Scan(ctx, &rs)
-	return rs, err
+	Prediction *Prediction // PredictionCreated
+	Reply      *Reply      // ReplyCreated
+	Title      string      // ReplyCreated: the prediction's title
 }
 
 // SetRecorder makes r the store's [Recorder]: from then on it is told of
 // each change that is delivered outside the board (new predictions,
-// replies, registrations, unsubscriptions) inside the change's
-// transaction. nil means none, the default. Call it before the store's
-// first write: the recorder usually keeps its tables in the store's
-// database ([Store.DB]), so it is made after [Open].
+// replies) inside the change's transaction. nil means none, the
+// default. Call it before the store's first write: the recorder usually
+// keeps its tables in the store's database ([Store.DB]), so it is made
+// after [Open].
 func (s *Store) SetRecorder(r Recorder) { s.recorder = r }
 
 // wants reports whether the recorder is told of changes of kind k.

@@ -117,13 +117,12 @@ func (s *Store) afterReply(ctx context.Context, tx bun.Tx, ev *eventBatch, r *Re
 // *[ValidationError] for invalid input, including a parent_id that is not
 // a reply on the same prediction.
 func (s *Store) Reply(ctx context.Context, predictionID string, nr NewReply) (Reply, error) {
-	return s.reply(ctx, predictionID, nr, "")
+	return s.reply(ctx, predictionID, nr, nil)
 }
 
-// reply records a reply; a non-empty inboundKey (an e-mail's, see
-// [Store.ReceiveMail]) is recorded in the same transaction, so that the
-// same message delivered twice makes one reply.
-func (s *Store) reply(ctx context.Context, predictionID string, nr NewReply, inboundKey string) (Reply, error) {
+// reply records a reply; a non-nil then runs in the same transaction
+// after it ([Store.ReplyThen]).
+func (s *Store) reply(ctx context.Context, predictionID string, nr NewReply, then func(ctx context.Context, tx bun.Tx, r Reply) error) (Reply, error) {
 	if err := checkRef("id", predictionID); err != nil {
 		return Reply{}, err
 	}
@@ -213,8 +212,10 @@ func (s *Store) reply(ctx context.Context, predictionID string, nr NewReply, inb
 		if err := s.afterReply(ctx, tx, ev, &r); err != nil {
 			return err
 		}
-		if err := recordInbound(ctx, tx, inboundKey, r.ID, now); err != nil {
-			return err
+		if then != nil {
+			if err := then(ctx, tx, r); err != nil {
+				return err
+			}
 		}
 		_, err := s.record(ctx, tx, Change{Kind: ReplyCreated, At: now, Reply: &r, Title: res[0].Title})
 		return err
@@ -260,13 +261,17 @@ func (s *Store) Thread(ctx context.Context, predictionID string) ([]Reply, error
 	}
 	out := make([]Reply, 0, len(rows))
 	for _, r := range rows {
-		out = append(out, Reply{
-			ID: r.ID, PredictionID: r.PredictionID, ParentID: r.ParentID.String,
-			AgentID: r.AgentID, AgentName: r.AgentName, Body: r.Body,
-			Kind: ReplyKind(r.Kind), DebateID: r.DebateID.String, CreatedAt: r.CreatedAt.UTC(), Flags: decodeFlags(r.Flags),
-		})
+		out = append(out, r.reply())
 	}
 	return out, nil
+}
+
+func (r replyRow) reply() Reply {
+	return Reply{
+		ID: r.ID, PredictionID: r.PredictionID, ParentID: r.ParentID.String,
+		AgentID: r.AgentID, AgentName: r.AgentName, Body: r.Body,
+		Kind: ReplyKind(r.Kind), DebateID: r.DebateID.String, CreatedAt: r.CreatedAt.UTC(), Flags: decodeFlags(r.Flags),
+	}
 }
 
 // exists reports ErrNotFound for an unknown prediction.

@@ -67,7 +67,9 @@ func dropMail() []string {
 
 // optInSchema is migration 20261125000001 (after the columns of
 // optInColumns): double opt-in, subscriptions, unsubscribe tokens and the
-// Message-IDs of inbound replies.
+// Message-IDs of inbound replies. It is history: package mailbox owns
+// these tables and the agents' addresses now, and its first migration
+// takes them over.
 //
 //   - email_confirmations: one row per registration of an address, kept
 //     after use for the caps (registrations per agent, confirmation

@@ -53,10 +53,6 @@ type Options struct {
 	// store opened so is for [Store.Backup] and Close; reading or writing
 	// a board whose schema is not current fails.
 	SkipMigrations bool
-	// Mail is the board's e-mail address, by which inbound replies are
-	// matched to their predictions ([Store.ReceiveMail]); nil matches
-	// message IDs of any domain and no plus address.
-	Mail *MailOptions
 	// Pool is the method of the community forecast: geo_odds ("" means
 	// it), mean or median. Every method is stored with each write, so it
 	// can change between runs.
@@ -77,7 +73,6 @@ type Store struct {
 	pg    bool
 	now   func() time.Time
 	flag  func(string) []string
-	mail  *mailConfig // nil: inbound mail matched on message IDs of any domain
 	// recorder is told of changes in their transactions; nil: none.
 	recorder Recorder
 	// method chooses which stored community value is shown.
@@ -135,9 +130,6 @@ func Open(ctx context.Context, dsn string, opt Options) (*Store, error) {
 	var err error
 	if s.method, err = pool.ParseMethod(string(opt.Pool)); err != nil {
 		return nil, fmt.Errorf("%w: Options.Pool: %v", ErrInvalid, err)
-	}
-	if s.mail, err = newMailConfig(opt.Mail); err != nil {
-		return nil, err
 	}
 	if database.IsPostgres(dsn) {
 		err = s.openPostgres(dsn, opt)

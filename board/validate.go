@@ -64,16 +64,6 @@ func ValidAgentID(id string) bool { return forecastfile.ValidID(id) }
 // characters of [AgentIDPattern].
 func ValidPredictionID(id string) bool { return forecastfile.ValidID(id) }
 
-// CheckAgentID returns the *[ValidationError] on agent_id of an id that
-// does not follow [AgentIDPattern], nil for one that does: the board's
-// rule, for the packages that keep records of agents beside it.
-func CheckAgentID(id string) error { return checkAgentID(id) }
-
-// CheckRef returns the *[ValidationError] on field of an id that no row
-// can have (a control character, invalid UTF-8), as the board refuses
-// its own ids before they reach the database.
-func CheckRef(field, id string) error { return checkRef(field, id) }
-
 // checkRef refuses an id that no row can have because it holds a control
 // character (NUL among them) or is not UTF-8, before it reaches the
 // database: PostgreSQL refuses a NUL in text with an error, which would

@@ -9,6 +9,7 @@ import (
 	"github.com/predictions-md/predictions/internal/eventstream"
 	"github.com/predictions-md/predictions/internal/httpio"
 	"github.com/predictions-md/predictions/internal/idempotency"
+	"github.com/predictions-md/predictions/mailbox"
 	"github.com/predictions-md/predictions/webhooks"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/uptrace/bun"
@@ -19,6 +20,13 @@ type Options struct {
 	// Store is the board the routes read and write; *board.Store
 	// implements it. It must not be nil.
 	Store Board
+	// Mail is the agents' e-mail addresses, for the e-mail routes
+	// (registering, confirming and unsubscribing an address, inbound
+	// mail); *mailbox.Box implements it. nil, with a *board.Store as
+	// Store, means a mailbox of the store without e-mail options
+	// (mailbox.New): inbound mail matched on message IDs of any domain
+	// and no confirmation messages.
+	Mail Mailbox
 	// Auth is how the board's POST routes authenticate agents. The zero
 	// value, [AuthID], is the specification's Bearer <agent_id>;
 	// [AuthKeys] needs each agent's registered secret key.
@@ -71,6 +79,7 @@ type API struct {
 	log    *slog.Logger
 	router *mux.Router // set by Mount
 	host   httpio.Host // set by Mount
+	mail   Mailbox     // Options.Mail or the store's; nil for none
 
 	idem      *idempotency.Store            // the writes' idempotency keys (idempotency.go)
 	afterUnit func()                        // tests: runs after a keyed write commits, before its answer
@@ -104,6 +113,10 @@ func New(opt Options) *API {
 		if db, ok := opt.Store.(interface{ DB() *bun.DB }); ok {
 			s.idem = idempotency.New(db.DB(), idempotency.Options{})
 		}
+	}
+	s.mail = opt.Mail
+	if st, ok := opt.Store.(*board.Store); ok && s.mail == nil {
+		s.mail, _ = mailbox.New(st, mailbox.Options{}) // no options, no error
 	}
 	s.hub = newEventHub(opt.Store, s.log, opt.EventBuffer, opt.EventPoll, opt.Heartbeat)
 	return s

@@ -23,6 +23,7 @@ import (
 	"github.com/predictions-md/predictions/internal/apidoc"
 	"github.com/predictions-md/predictions/internal/httpio"
 	"github.com/predictions-md/predictions/internal/tools"
+	"github.com/predictions-md/predictions/mailbox"
 )
 
 // Board is the agent board store the board routes call; *board.Store
@@ -44,10 +45,6 @@ type Board interface {
 	Scores(ctx context.Context, predictionID string) (board.ScoreTable, error)
 	Agent(ctx context.Context, id string) (board.Agent, error)
 	Stats(ctx context.Context) (board.Stats, error)
-	Register(ctx context.Context, r board.Registration) (board.Registered, error)
-	ConfirmEmail(ctx context.Context, agentID, token string) (board.Confirmed, error)
-	Unsubscribe(ctx context.Context, token string) (board.Unsubscribed, error)
-	ReceiveMail(ctx context.Context, m *email.Message) (board.Reply, error)
 	Ping(ctx context.Context) error
 	// The board as a forecast file (boardfile.go).
 	boardfile.Board
@@ -58,6 +55,15 @@ type Board interface {
 	Events(ctx context.Context, q board.EventQuery) (board.EventPage, error)
 	LastEventID(ctx context.Context) (int64, error)
 	EventsChanged() <-chan struct{}
+}
+
+// Mailbox is the agents' e-mail addresses the e-mail routes call
+// (mailroutes.go); *mailbox.Box implements it.
+type Mailbox interface {
+	Register(ctx context.Context, r mailbox.Registration) (mailbox.Registered, error)
+	ConfirmEmail(ctx context.Context, agentID, token string) (mailbox.Confirmed, error)
+	Unsubscribe(ctx context.Context, token string) (mailbox.Unsubscribed, error)
+	ReceiveMail(ctx context.Context, m *email.Message) (board.Reply, error)
 }
 
 // BoardPrefix is where the board routes live.

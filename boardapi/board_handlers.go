@@ -17,6 +17,7 @@ import (
 	"github.com/predictions-md/predictions/email"
 	"github.com/predictions-md/predictions/internal/httpio"
 	"github.com/predictions-md/predictions/internal/tools"
+	"github.com/predictions-md/predictions/mailbox"
 )
 
 // The handlers of the board routes of boardTable (board.go).
@@ -231,7 +232,7 @@ func (s *API) resolve(w http.ResponseWriter, r *http.Request, c *call) (*boardRe
 }
 
 func (s *API) registerAgent(w http.ResponseWriter, r *http.Request, c *call) (*boardResult, error) {
-	in, err := decodeBody[board.Registration](w, r, c, c.route.body)
+	in, err := decodeBody[mailbox.Registration](w, r, c, c.route.body)
 	if err != nil {
 		return nil, err
 	}
@@ -242,7 +243,7 @@ func (s *API) registerAgent(w http.ResponseWriter, r *http.Request, c *call) (*b
 }
 
 // receiveEmail records a raw e-mail as a reply: the HTTP twin of the
-// predictions mail command, both calling board.Store.ReceiveMail.
+// predictions mail command, both calling mailbox.Box.ReceiveMail.
 func (s *API) receiveEmail(w http.ResponseWriter, r *http.Request, c *call) (*boardResult, error) {
 	raw := c.route.raw
 	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != raw.mediaType {
@@ -263,8 +264,12 @@ func (s *API) receiveEmail(w http.ResponseWriter, r *http.Request, c *call) (*bo
 	if err != nil {
 		return nil, err
 	}
-	rep, err := s.opt.Store.ReceiveMail(r.Context(), m)
-	if errors.Is(err, board.ErrDuplicate) {
+	mb, err := s.mailbox()
+	if err != nil {
+		return nil, err
+	}
+	rep, err := mb.ReceiveMail(r.Context(), m)
+	if errors.Is(err, mailbox.ErrDuplicate) {
 		return &boardResult{status: http.StatusOK, summary: "Duplicate: this message was recorded before as reply " + rep.ID + "; nothing recorded.",
 			output: replyCreated{Status: "duplicate", ReplyID: rep.ID, Reply: rep}}, nil
 	}

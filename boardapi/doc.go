@@ -13,8 +13,14 @@
 //		Board: boardapi.New(boardapi.Options{Store: store, ModeratorToken: token}),
 //	})
 //
-// Errors of the board become statuses in one table here (errors.go); the
-// adapter's own errors (a missing header, a bad id) are httpio errors.
+// The e-mail routes (registering, confirming and unsubscribing an
+// address, inbound mail) call [Options.Mail], the store's mailbox
+// (package mailbox); without one, a mailbox of a *board.Store without
+// e-mail options.
+//
+// Errors of the board and the mailbox become statuses in one table here
+// (errors.go); the adapter's own errors (a missing header, a bad id) are
+// httpio errors.
 //
 // # Board authentication
 //

@@ -8,6 +8,7 @@ import (
 	"github.com/predictions-md/predictions/email"
 	"github.com/predictions-md/predictions/internal/httpio"
 	"github.com/predictions-md/predictions/internal/idempotency"
+	"github.com/predictions-md/predictions/mailbox"
 	"github.com/predictions-md/predictions/webhooks"
 )
 
@@ -29,8 +30,8 @@ var statusTable = []struct {
 	// A database that is down, cut off or not accepting writes: 503 with
 	// Retry-After, never the client's fault.
 	{board.ErrUnavailable, http.StatusServiceUnavailable},
-	{board.ErrLimit, http.StatusTooManyRequests},
-	{board.ErrExpired, http.StatusGone},
+	{mailbox.ErrLimit, http.StatusTooManyRequests},
+	{mailbox.ErrExpired, http.StatusGone},
 	// An event id older than the log keeps.
 	{board.ErrEventsTrimmed, http.StatusGone},
 	// Inbound e-mail (POST /api/inbound/email): a message that cannot be
@@ -40,9 +41,9 @@ var statusTable = []struct {
 	{email.ErrMalformed, http.StatusBadRequest},
 	{email.ErrNoText, http.StatusBadRequest},
 	{email.ErrCharset, http.StatusBadRequest},
-	{board.ErrUnknownSender, http.StatusUnprocessableEntity},
-	{board.ErrUnmatched, http.StatusUnprocessableEntity},
-	{board.ErrAutomatic, http.StatusUnprocessableEntity},
+	{mailbox.ErrUnknownSender, http.StatusUnprocessableEntity},
+	{mailbox.ErrUnmatched, http.StatusUnprocessableEntity},
+	{mailbox.ErrAutomatic, http.StatusUnprocessableEntity},
 	// A webhook URL refused at registration (its scheme or address).
 	{webhooks.ErrScheme, http.StatusBadRequest},
 	{webhooks.ErrAddress, http.StatusBadRequest},

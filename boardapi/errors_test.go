@@ -9,6 +9,7 @@ import (
 	"github.com/predictions-md/predictions/board"
 	"github.com/predictions-md/predictions/email"
 	"github.com/predictions-md/predictions/internal/httpio"
+	"github.com/predictions-md/predictions/mailbox"
 )
 
 // TestStatusOf: the board's errors get their status from the board's
@@ -26,9 +27,9 @@ func TestStatusOf(t *testing.T) {
 		{fmt.Errorf("x: %w", board.ErrNotFound), http.StatusNotFound},
 		{&httpio.Error{Field: "id", Err: board.ErrClosed}, http.StatusConflict},
 		{board.ErrUnavailable, http.StatusServiceUnavailable},
-		{board.ErrExpired, http.StatusGone},
+		{mailbox.ErrExpired, http.StatusGone},
 		{email.ErrTooLarge, http.StatusRequestEntityTooLarge},
-		{board.ErrUnknownSender, http.StatusUnprocessableEntity},
+		{mailbox.ErrUnknownSender, http.StatusUnprocessableEntity},
 		{errors.New("something else"), http.StatusInternalServerError},
 	} {
 		if got := httpio.StatusOf(withStatus(tc.err)); got != tc.want {

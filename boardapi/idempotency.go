@@ -102,7 +102,7 @@ func (s *API) runOnce(br *boardRoute, next http.Handler, w http.ResponseWriter, 
 		return &httpio.Error{Field: IdempotencyHeader, Err: httpio.ErrBadRequest, Problem: "is not kept by this server (its board offers no database for keys)",
 			Hint: "send the request without Idempotency-Key"}
 	}
-	if err := keys.Migrate(r.Context()); err != nil {
+	if err := s.migrate(r.Context()); err != nil {
 		return withStatus(board.Classify(err))
 	}
 	release, err := keys.Hold(k)
@@ -152,6 +152,19 @@ func (s *API) runOnce(br *boardRoute, next http.Handler, w http.ResponseWriter, 
 	}
 	w.WriteHeader(rec.status)
 	_, _ = w.Write(rec.body.Bytes())
+	return nil
+}
+
+// migrate applies the pending migrations of the idempotency keys and of
+// the mailbox, which a keyed write may use: inside its unit of work, on
+// SQLite, they could not run (the unit holds the only write connection).
+func (s *API) migrate(ctx context.Context) error {
+	if err := s.idem.Migrate(ctx); err != nil {
+		return err
+	}
+	if m, ok := s.mail.(interface{ Migrate(context.Context) error }); ok {
+		return m.Migrate(ctx)
+	}
 	return nil
 }
 

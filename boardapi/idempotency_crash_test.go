@@ -95,13 +95,22 @@ func TestIdempotencyCrashAfterCommit(t *testing.T) {
 	}
 }
 
-// TestIdempotencyWebhookRoutes: a keyed registration and a keyed delete
-// of a webhook endpoint (writes of the webhooks package, which joins the
-// unit of work through database.RunInTx and database.Within) run once,
-// and their retries replay the answer, instead of waiting for the
-// connection the unit holds.
-func TestIdempotencyWebhookRoutes(t *testing.T) {
+// TestIdempotencyAroundTheBoard: keyed writes of the packages around
+// the board (an address registered with the mailbox, a webhook endpoint
+// registered and deleted), which join the unit of work through
+// database.RunInTx and database.Within, run once, and their retries
+// replay the answer, instead of waiting for the connection the unit
+// holds; the mailbox, made by New without its tables, is migrated before
+// the unit.
+func TestIdempotencyAroundTheBoard(t *testing.T) {
 	e := apitest.NewBoardEnv(t, apitest.ModToken)
+	reg := []byte(`{"agent_id":"ada","email":"ada@example.org"}`)
+	for i, want := range []string{"", "true"} {
+		resp, got := e.Do(t, http.MethodPost, "/api/agents", reg, keyed("ada", "address-1"), apitest.MustPass)
+		if resp.StatusCode != http.StatusCreated || resp.Header.Get(boardapi.ReplayedHeader) != want {
+			t.Fatalf("register address #%d: %d, replayed %q; want 201, %q: %s", i+1, resp.StatusCode, resp.Header.Get(boardapi.ReplayedHeader), want, got)
+		}
+	}
 	const path = "/api/agents/ada/webhooks"
 	body := []byte(`{"url":"https://hooks.example.org/a","types":["reply.created"]}`)
 	var id string

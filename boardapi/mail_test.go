@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"net/mail"
 	"os"
 	"path/filepath"
 	"strings"
@@ -86,14 +85,13 @@ func mailEnv(t *testing.T) (*apitest.Env, string) {
 	t.Helper()
 	s, err := board.Open(context.Background(), boardtest.SQLite(t), board.Options{
 		Now: apitest.TickClock(), Flag: forecastfile.Flags,
-		Mail: &board.MailOptions{From: mail.Address{Address: "board@predictions.example.org"}, BaseURL: "https://predictions.example.org"},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	withMail(t, s)
-	e := apitest.NewEnv(t, httpapi.Options{Board: boardapi.New(boardapi.Options{Store: s, ModeratorToken: apitest.ModToken})})
+	mb := withMail(t, s)
+	e := apitest.NewEnv(t, httpapi.Options{Board: boardapi.New(boardapi.Options{Store: s, Mail: mb, ModeratorToken: apitest.ModToken})})
 	id := apitest.CreatePred(t, e, "agent_id", "author")
 	e.Post(t, "/api/agents", "ada", map[string]any{"agent_id": "ada", "email": "ada.lovelace@gmail.com"}, apitest.MustPass, 201)
 	confirm(t, e, s, "ada.lovelace@gmail.com")

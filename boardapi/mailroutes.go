@@ -16,6 +16,7 @@ import (
 	"github.com/predictions-md/predictions/board"
 	"github.com/predictions-md/predictions/internal/apidoc"
 	"github.com/predictions-md/predictions/internal/httpio"
+	"github.com/predictions-md/predictions/mailbox"
 )
 
 // The e-mail routes beside POST /api/agents: confirming an address
@@ -26,7 +27,7 @@ import (
 // confirmPath and unsubscribePath are the routes' paths.
 const (
 	confirmPath     = BoardPrefix + "/agents/{id}/email/confirm"
-	unsubscribePath = board.UnsubscribePath
+	unsubscribePath = mailbox.UnsubscribePath
 )
 
 type (
@@ -34,10 +35,10 @@ type (
 		Token string `json:"token"`
 	}
 	emailConfirmed struct {
-		Status    string             `json:"status" jsonschema:"email_confirmed"`
-		Agent     board.Agent        `json:"agent" jsonschema:"the agent with its statistics"`
-		Email     string             `json:"email" jsonschema:"the address confirmed; the agent's e-mail now goes to it"`
-		Subscribe board.Subscription `json:"subscribe" jsonschema:"the new predictions the agent is e-mailed about: all, or those of domains"`
+		Status    string               `json:"status" jsonschema:"email_confirmed"`
+		Agent     board.Agent          `json:"agent" jsonschema:"the agent with its statistics"`
+		Email     string               `json:"email" jsonschema:"the address confirmed; the agent's e-mail now goes to it"`
+		Subscribe mailbox.Subscription `json:"subscribe" jsonschema:"the new predictions the agent is e-mailed about: all, or those of domains"`
 	}
 	unsubscribed struct {
 		Status string `json:"status" jsonschema:"unsubscribed, or already_unsubscribed"`
@@ -50,14 +51,14 @@ type (
 	}
 	// registration is the answer of POST /api/agents.
 	registration struct {
-		Status    string              `json:"status" jsonschema:"confirmation_sent (a confirmation message is on its way to the address), confirmation_not_sent (this server sends no e-mail) or already_confirmed (the agent's confirmed address: only the name and subscription changed)"`
-		Created   bool                `json:"created" jsonschema:"the agent did not exist before"`
-		Agent     board.Agent         `json:"agent" jsonschema:"the agent with its statistics"`
-		Email     string              `json:"email" jsonschema:"the address registered, without display name; never shown in the agent list"`
-		Confirmed string              `json:"confirmed_email,omitempty" jsonschema:"the agent's confirmed address, which keeps getting its e-mail until another is confirmed"`
-		ExpiresAt *time.Time          `json:"expires_at,omitempty" jsonschema:"when the pending registration expires unless confirmed"`
-		Subscribe board.Subscription  `json:"subscribe" jsonschema:"the new predictions the agent is e-mailed about now"`
-		Pending   *board.Subscription `json:"pending_subscribe,omitempty" jsonschema:"the subscription that applies once the address is confirmed"`
+		Status    string                `json:"status" jsonschema:"confirmation_sent (a confirmation message is on its way to the address), confirmation_not_sent (this server sends no e-mail) or already_confirmed (the agent's confirmed address: only the name and subscription changed)"`
+		Created   bool                  `json:"created" jsonschema:"the agent did not exist before"`
+		Agent     board.Agent           `json:"agent" jsonschema:"the agent with its statistics"`
+		Email     string                `json:"email" jsonschema:"the address registered, without display name; never shown in the agent list"`
+		Confirmed string                `json:"confirmed_email,omitempty" jsonschema:"the agent's confirmed address, which keeps getting its e-mail until another is confirmed"`
+		ExpiresAt *time.Time            `json:"expires_at,omitempty" jsonschema:"when the pending registration expires unless confirmed"`
+		Subscribe mailbox.Subscription  `json:"subscribe" jsonschema:"the new predictions the agent is e-mailed about now"`
+		Pending   *mailbox.Subscription `json:"pending_subscribe,omitempty" jsonschema:"the subscription that applies once the address is confirmed"`
 	}
 )
 
@@ -74,7 +75,7 @@ func mailRoutes() []*boardRoute {
 			method: http.MethodPost, path: confirmPath, name: "confirm_email", summary: "Confirm a registered e-mail address",
 			description: "Confirm the address of a pending registration (double opt-in) with the token of its confirmation message, " +
 				"in the body or as ?token= (the page of the link posts this way). No Authorization: the token is the proof. " +
-				"The token works once; a registration expires " + board.ConfirmationLifetime.String() + " after it was made (410). " +
+				"The token works once; a registration expires " + mailbox.ConfirmationLifetime.String() + " after it was made (410). " +
 				"From then on the address gets the agent's notifications and replies from it are recorded. 409 if another agent confirmed the address first.",
 			idParam: agentID, idKind: idAgent, params: token("the token, when not in the body"), body: confirm,
 			bodyExample: `{"token":"` + exampleToken + `"}`,
@@ -93,7 +94,7 @@ func mailRoutes() []*boardRoute {
 			method: http.MethodPost, path: unsubscribePath, name: "unsubscribe_email", summary: "Unsubscribe an address (one click)",
 			description: "The List-Unsubscribe link of every message the board sends, for RFC 8058 one-click unsubscribe: " +
 				"a POST (body List-Unsubscribe=One-Click, or none) stops all e-mail to the address at once, gives up its queued messages, " +
-				"voids its pending registrations and sends it no confirmation message for " + strconv.Itoa(int(board.QuietAfterUnsubscribe.Hours()/24)) +
+				"voids its pending registrations and sends it no confirmation message for " + strconv.Itoa(int(mailbox.QuietAfterUnsubscribe.Hours()/24)) +
 				" days. Confirming a new registration later subscribes it again. No Authorization: the token is the proof.",
 			params: token("the address's unsubscribe token, from the link"), exampleQuery: "?token=" + exampleToken,
 			result: boardResultSchema[unsubscribed](), success: []int{200}, errors: []int{400, 404},
@@ -111,7 +112,7 @@ func mailRoutes() []*boardRoute {
 
 // subscribeSchema documents the subscribe field of POST /api/agents.
 func subscribeSchema(register *jsonschema.Schema) {
-	// What board's parseSubscribe reads: null (as omitted), "all", "none",
+	// What mailbox's parseSubscribe reads: null (as omitted), "all", "none",
 	// "" (none) or one domain, or a list of domains; words in any case.
 	words := append([]string{"all", "none"}, board.Domains()...)
 	register.Properties["subscribe"] = &jsonschema.Schema{
@@ -126,9 +127,13 @@ func subscribeSchema(register *jsonschema.Schema) {
 }
 
 // register runs POST /api/agents once the caller is authorized.
-func (s *API) register(w http.ResponseWriter, r *http.Request, in board.Registration) (*boardResult, error) {
-	reg, err := s.opt.Store.Register(r.Context(), in)
-	var le *board.LimitError
+func (s *API) register(w http.ResponseWriter, r *http.Request, in mailbox.Registration) (*boardResult, error) {
+	mb, err := s.mailbox()
+	if err != nil {
+		return nil, err
+	}
+	reg, err := mb.Register(r.Context(), in)
+	var le *mailbox.LimitError
 	if errors.As(err, &le) {
 		w.Header().Set("Retry-After", strconv.Itoa(max(1, int(le.RetryAfter.Seconds()+0.5))))
 	}
@@ -142,9 +147,9 @@ func (s *API) register(w http.ResponseWriter, r *http.Request, in board.Registra
 		res.status = http.StatusCreated
 	}
 	switch reg.Status {
-	case board.AlreadyConfirmed:
+	case mailbox.AlreadyConfirmed:
 		res.summary = fmt.Sprintf("%s (%s) is registered with its confirmed address %s; subscribed to %s.", reg.Agent.ID, reg.Agent.Name, reg.Email, reg.Subscribe)
-	case board.ConfirmationSent:
+	case mailbox.ConfirmationSent:
 		res.summary = fmt.Sprintf("A confirmation message is on its way to %s; the address gets nothing else until its link or token confirms it, by %s.",
 			reg.Email, reg.ExpiresAt.Format(time.RFC3339))
 	default:
@@ -158,7 +163,7 @@ var registerText = fmt.Sprintf("Registering sends one confirmation message to th
 	"(POST %s); nothing else goes to the address until it is confirmed, and an unconfirmed registration expires after %s. "+
 	"Caps: %d registrations per agent and %d confirmation messages per address per %s (429 with Retry-After). "+
 	"Registering the confirmed address again only updates the name and subscribe. Every message carries a one-click unsubscribe link (List-Unsubscribe, RFC 8058).",
-	confirmPath, board.ConfirmationLifetime, board.MaxRegistrationsPerAgent, board.MaxConfirmationsPerAddress, board.CapWindow)
+	confirmPath, mailbox.ConfirmationLifetime, mailbox.MaxRegistrationsPerAgent, mailbox.MaxConfirmationsPerAddress, mailbox.CapWindow)
 
 func (s *API) confirmEmail(w http.ResponseWriter, r *http.Request, c *call) (*boardResult, error) {
 	tok := c.query.Get("token")
@@ -172,7 +177,11 @@ func (s *API) confirmEmail(w http.ResponseWriter, r *http.Request, c *call) (*bo
 	if tok == "" {
 		return nil, &httpio.Error{Field: "token", Problem: "is required", Hint: `send {"token": "<the token of the confirmation message>"}`, Err: httpio.ErrBadRequest}
 	}
-	got, err := s.opt.Store.ConfirmEmail(r.Context(), c.id, tok)
+	mb, err := s.mailbox()
+	if err != nil {
+		return nil, err
+	}
+	got, err := mb.ConfirmEmail(r.Context(), c.id, tok)
 	if err != nil {
 		return nil, err
 	}
@@ -189,7 +198,11 @@ func (s *API) unsubscribe(w http.ResponseWriter, r *http.Request, c *call) (*boa
 	if tok == "" {
 		return nil, &httpio.Error{Field: "token", Problem: "is required", Hint: "use the whole link of the List-Unsubscribe header, with its ?token=", Err: httpio.ErrBadRequest}
 	}
-	got, err := s.opt.Store.Unsubscribe(r.Context(), tok)
+	mb, err := s.mailbox()
+	if err != nil {
+		return nil, err
+	}
+	got, err := mb.Unsubscribe(r.Context(), tok)
 	if err != nil {
 		return nil, err
 	}
@@ -211,6 +224,17 @@ func (s *API) unsubscribePage(w http.ResponseWriter, r *http.Request, c *call) (
 	action := unsubscribePath + "?token=" + url.QueryEscape(c.query.Get("token"))
 	writePage(w, "Unsubscribe", "<p>Stop all e-mail from the predictions board to this address?</p>", action, "Unsubscribe")
 	return nil, nil
+}
+
+// mailbox is the e-mail routes' [Mailbox]: [Options.Mail], or a mailbox
+// of the store when it is a *board.Store; an error answering 404 when
+// there is none.
+func (s *API) mailbox() (Mailbox, error) {
+	if s.mail == nil {
+		return nil, &httpio.Error{Field: "email", Problem: "is not kept by this server", Err: httpio.ErrNotFound,
+			Hint: "this board has no e-mail addresses; use the routes of the agents' records"}
+	}
+	return s.mail, nil
 }
 
 // writePage writes a small HTML page with one button that POSTs to

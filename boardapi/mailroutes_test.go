@@ -17,6 +17,7 @@ import (
 	"github.com/predictions-md/predictions/email"
 	"github.com/predictions-md/predictions/httpapi"
 	"github.com/predictions-md/predictions/internal/apitest"
+	"github.com/predictions-md/predictions/mailbox"
 	"github.com/predictions-md/predictions/notify"
 	"github.com/predictions-md/predictions/outbox"
 )
@@ -65,15 +66,22 @@ func openOutbox(t *testing.T, s *board.Store) *outbox.Outbox {
 	return box
 }
 
-// withMail makes the e-mail recorder the store's, queueing into the
-// outbox in its database, as serve does.
-func withMail(t *testing.T, s *board.Store) {
+// withMail opens the store's mailbox and makes the e-mail recorder the
+// store's and the mailbox's, queueing into the outbox in its database, as
+// serve does.
+func withMail(t *testing.T, s *board.Store) *mailbox.Box {
 	t.Helper()
-	m, err := notify.NewMail(openOutbox(t, s), mail.Address{Address: "board@predictions.example.org"}, "https://predictions.example.org")
+	from, base := mail.Address{Address: "board@predictions.example.org"}, "https://predictions.example.org"
+	m, err := notify.NewMail(openOutbox(t, s), from, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mb, err := mailbox.Open(context.Background(), s, mailbox.Options{From: from, BaseURL: base, Recorder: m})
 	if err != nil {
 		t.Fatal(err)
 	}
 	s.SetRecorder(m)
+	return mb
 }
 
 var confirmLink = regexp.MustCompile(`https://predictions\.example\.org(/api/agents/[^/\s]+/email/confirm\?token=[A-Za-z0-9_-]+)`)
@@ -112,14 +120,13 @@ func optInEnv(t *testing.T) (*apitest.Env, *board.Store, *clockAt) {
 	t.Helper()
 	clk := &clockAt{}
 	clk.ns.Store(time.Date(2026, 11, 25, 8, 0, 0, 0, time.UTC).UnixNano())
-	s, err := board.Open(context.Background(), boardtest.SQLite(t), board.Options{Now: clk.Now,
-		Mail: &board.MailOptions{From: mail.Address{Address: "board@predictions.example.org"}, BaseURL: "https://predictions.example.org"}})
+	s, err := board.Open(context.Background(), boardtest.SQLite(t), board.Options{Now: clk.Now})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	withMail(t, s)
-	return apitest.NewEnv(t, httpapi.Options{Board: boardapi.New(boardapi.Options{Store: s, ModeratorToken: apitest.ModToken})}), s, clk
+	mb := withMail(t, s)
+	return apitest.NewEnv(t, httpapi.Options{Board: boardapi.New(boardapi.Options{Store: s, Mail: mb, ModeratorToken: apitest.ModToken})}), s, clk
 }
 
 // TestDoubleOptIn: a registered address gets one confirmation message and
@@ -225,7 +232,7 @@ func TestDoubleOptIn(t *testing.T) {
 	if m := apitest.DecodeMap(t, body); resp.StatusCode != 200 || m["status"] != "already_unsubscribed" {
 		t.Errorf("unsubscribing again: %d %s", resp.StatusCode, body)
 	}
-	resp, body = e.Do(t, http.MethodPost, board.UnsubscribePath+"?token=guess", nil, nil, apitest.AnyValid)
+	resp, body = e.Do(t, http.MethodPost, mailbox.UnsubscribePath+"?token=guess", nil, nil, apitest.AnyValid)
 	if resp.StatusCode != 404 || !strings.HasPrefix(apitest.ProblemOf(t, body).Error, "token:") {
 		t.Errorf("a guessed token: %d %s, want 404 naming token", resp.StatusCode, body)
 	}
@@ -254,10 +261,10 @@ func TestDoubleOptIn(t *testing.T) {
 	// Expiry: a registration not confirmed in time is 410.
 	reg("dee", "dee@example.org", nil, 201)
 	deeLink := confirmLink.FindStringSubmatch(mailMessages(t, s, "dee@example.org")[0].Text)[1]
-	clk.Advance(board.ConfirmationLifetime)
+	clk.Advance(mailbox.ConfirmationLifetime)
 	resp, body = e.Do(t, http.MethodPost, deeLink, nil, nil, apitest.AnyValid)
 	if resp.StatusCode != 410 || !strings.Contains(apitest.ProblemOf(t, body).Error, "expired") {
-		t.Errorf("confirming after %s: %d %s, want 410 expired", board.ConfirmationLifetime, resp.StatusCode, body)
+		t.Errorf("confirming after %s: %d %s, want 410 expired", mailbox.ConfirmationLifetime, resp.StatusCode, body)
 	}
 }
 
@@ -276,32 +283,32 @@ func TestRegistrationCaps(t *testing.T) {
 		return resp.StatusCode, field, resp.Header.Get("Retry-After")
 	}
 	// Per address: different agents register victim@.
-	for i := range board.MaxConfirmationsPerAddress {
+	for i := range mailbox.MaxConfirmationsPerAddress {
 		if st, f, _ := post("a"+string(rune('0'+i)), "victim@example.org"); st >= 400 {
 			t.Fatalf("registration %d of the address: %d on %s", i+1, st, f)
 		}
 		clk.Advance(time.Minute)
 	}
 	if st, f, ra := post("a9", "victim@example.org"); st != 429 || f != "email" || ra == "" {
-		t.Errorf("registration %d of the address: %d on %q, Retry-After %q; want 429 on email", board.MaxConfirmationsPerAddress+1, st, f, ra)
+		t.Errorf("registration %d of the address: %d on %q, Retry-After %q; want 429 on email", mailbox.MaxConfirmationsPerAddress+1, st, f, ra)
 	}
-	if n := len(mailMessages(t, s, "victim@example.org")); n != board.MaxConfirmationsPerAddress {
-		t.Errorf("the address got %d messages, want %d", n, board.MaxConfirmationsPerAddress)
+	if n := len(mailMessages(t, s, "victim@example.org")); n != mailbox.MaxConfirmationsPerAddress {
+		t.Errorf("the address got %d messages, want %d", n, mailbox.MaxConfirmationsPerAddress)
 	}
 	// The window slides: a day after the first, one more is allowed.
-	clk.Advance(board.CapWindow - time.Duration(board.MaxConfirmationsPerAddress)*time.Minute + time.Second)
+	clk.Advance(mailbox.CapWindow - time.Duration(mailbox.MaxConfirmationsPerAddress)*time.Minute + time.Second)
 	if st, f, _ := post("a9", "victim@example.org"); st >= 400 {
 		t.Errorf("a day later: %d on %s, want success", st, f)
 	}
 
 	// Per agent: one agent registers many addresses.
-	for i := range board.MaxRegistrationsPerAgent {
+	for i := range mailbox.MaxRegistrationsPerAgent {
 		if st, f, _ := post("spammer", "t"+string(rune('0'+i))+"@example.org"); st >= 400 {
 			t.Fatalf("registration %d by the agent: %d on %s", i+1, st, f)
 		}
 	}
 	if st, f, ra := post("spammer", "t9@example.org"); st != 429 || f != "agent_id" || ra == "" {
-		t.Errorf("registration %d by the agent: %d on %q, Retry-After %q; want 429 on agent_id", board.MaxRegistrationsPerAgent+1, st, f, ra)
+		t.Errorf("registration %d by the agent: %d on %q, Retry-After %q; want 429 on agent_id", mailbox.MaxRegistrationsPerAgent+1, st, f, ra)
 	}
 	if n := len(mailMessages(t, s, "t9@example.org")); n != 0 {
 		t.Errorf("the refused registration sent %d messages", n)

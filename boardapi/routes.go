@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/predictions-md/predictions/board"
+	"github.com/predictions-md/predictions/mailbox"
 )
 
 // The route table, declared area by area: each area's routes with the
@@ -203,11 +204,11 @@ func resolveRoutes() []*boardRoute {
 // agentRoutes are the routes of agents: their list and statistics, their
 // keys and their registration, and the board's statistics.
 func agentRoutes() []*boardRoute {
-	register := inputSchema[board.Registration]()
+	register := inputSchema[mailbox.Registration]()
 	agentFields(register)
 	register.Properties["agent_name"].Description = "optional display name; when omitted it is derived from the address"
 	e := register.Properties["email"]
-	e.Description, e.MinLength = fmt.Sprintf("your agent's address, at most %d bytes: ada@example.org, or with a display name \"Ada Lovelace <ada@example.org>\"", board.MaxEmail), ptr(3)
+	e.Description, e.MinLength = fmt.Sprintf("your agent's address, at most %d bytes: ada@example.org, or with a display name \"Ada Lovelace <ada@example.org>\"", mailbox.MaxEmail), ptr(3)
 	subscribeSchema(register)
 
 	return []*boardRoute{

@@ -1,14 +1,15 @@
 // Package notify is the board's e-mail: [Mail], the board's
-// [board.Recorder], composes the messages (package email) of each post
-// and registration into package outbox's table in the change's own
-// transaction, and a [Sender] drains them through an SMTP server
-// described by [ParseURL]. It is an adapter (board, outbox, net/smtp and
-// the network), run by `predictions serve` next to the HTTP server; the
+// [board.Recorder] and the mailbox's [mailbox.Recorder], composes the
+// messages (package email) of each post and registration into package
+// outbox's table in the change's own transaction, and a [Sender] drains them through an SMTP server
+// described by [ParseURL]. It is an adapter (board, mailbox, outbox,
+// net/smtp and the network), run by `predictions serve` next to the HTTP server; the
 // sender is never in the path of a request.
 //
 //	box, err := outbox.Open(ctx, store.DB(), outbox.Options{})
 //	m, err := notify.NewMail(box, cfg.From, "https://predictions.example.org")
 //	store.SetRecorder(m)
+//	mail.SetRecorder(m) // mail is the store's *mailbox.Box
 //	snd := &notify.Sender{Outbox: box, SMTP: cfg, From: cfg.From.Address}
 //	go snd.Run(ctx) // returns when ctx is done
 //

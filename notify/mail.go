@@ -13,24 +13,26 @@ import (
 
 	"github.com/predictions-md/predictions/board"
 	"github.com/predictions-md/predictions/email"
+	"github.com/predictions-md/predictions/mailbox"
 	"github.com/predictions-md/predictions/outbox"
 	"github.com/predictions-md/predictions/webhooks"
 )
 
-// Mail turns the board's changes into e-mail in the outbox: it is the
-// board's [board.Recorder], so each message is queued in the transaction
-// of the post or registration that causes it, and a change is
-// acknowledged only with its messages stored. A [Sender] then sends them.
+// Mail turns the board's changes and the mailbox's into e-mail in the
+// outbox: it is the board's [board.Recorder] and the mailbox's
+// [mailbox.Recorder], so each message is queued in the transaction of
+// the post or registration that causes it, and a change is acknowledged
+// only with its messages stored. A [Sender] then sends them.
 //
 //   - a new prediction: one notification to each subscriber
-//     ([board.Subscribers]);
+//     ([mailbox.Subscribers]);
 //   - a reply: one notification to each follower of the prediction
-//     ([board.Followers]);
+//     ([mailbox.Followers]);
 //   - a registration: the confirmation message with its token (only with
 //     a base URL to link to);
 //   - an unsubscription: the address's pending messages are given up;
 //   - a webhook endpoint disabled: a notice to its agent's confirmed
-//     address ([board.Owner]), if it has one: Mail is also the
+//     address ([mailbox.Owner]), if it has one: Mail is also the
 //     endpoints' [webhooks.Notifier] ([Mail.WebhookDisabled]).
 //
 // One message per recipient, so that no agent sees another's address.
@@ -65,7 +67,7 @@ func (m *Mail) Record(ctx context.Context, tx bun.Tx, c board.Change) (int, erro
 	switch c.Kind {
 	case board.PredictionCreated:
 		p := c.Prediction
-		to, err := board.Subscribers(ctx, tx, p.AgentID, p.Domain)
+		to, err := mailbox.Subscribers(ctx, tx, p.AgentID, p.Domain)
 		if err != nil || len(to) == 0 {
 			return 0, err
 		}
@@ -74,7 +76,7 @@ func (m *Mail) Record(ctx context.Context, tx bun.Tx, c board.Change) (int, erro
 		return m.enqueue(ctx, tx, n, "", to)
 	case board.ReplyCreated:
 		r := c.Reply
-		to, err := board.Followers(ctx, tx, r.PredictionID, r.AgentID)
+		to, err := mailbox.Followers(ctx, tx, r.PredictionID, r.AgentID)
 		if err != nil || len(to) == 0 {
 			return 0, err
 		}
@@ -85,34 +87,41 @@ func (m *Mail) Record(ctx context.Context, tx bun.Tx, c board.Change) (int, erro
 		}
 		n.Author, n.Body, n.ReplyID, n.Date = r.AgentName, r.Body, r.ID, r.CreatedAt
 		return m.enqueue(ctx, tx, n, r.ID, to)
-	case board.AddressRegistered:
-		return m.confirm(ctx, tx, c)
-	case board.AddressUnsubscribed:
-		return Cancel{Outbox: m.outbox}.Record(ctx, tx, c)
 	}
 	return 0, nil
 }
 
-// Cancel is the recorder of a board that sends no e-mail for now (serve
-// without --smtp-url): it queues nothing, but gives up the pending
-// messages of an address that unsubscribes, queued while e-mail was on,
-// so that they are not sent once it is on again. It is told of
-// unsubscriptions only ([board.Filter]).
+// Registered queues the confirmation message of a registration; none
+// without a base URL, since the message's link is the way to confirm.
+func (m *Mail) Registered(ctx context.Context, tx bun.Tx, at time.Time, p mailbox.PendingAddress) (bool, error) {
+	return m.confirm(ctx, tx, at, p)
+}
+
+// Unsubscribed gives up the pending e-mail to the addresses of an
+// unsubscription.
+func (m *Mail) Unsubscribed(ctx context.Context, tx bun.Tx, at time.Time, addresses []string) error {
+	return Cancel{Outbox: m.outbox}.Unsubscribed(ctx, tx, at, addresses)
+}
+
+// Cancel is the mailbox's recorder when the board sends no e-mail for now
+// (serve without --smtp-url): it queues nothing, not even confirmation
+// messages, but gives up the pending messages of an address that
+// unsubscribes, queued while e-mail was on, so that they are not sent
+// once it is on again.
 type Cancel struct {
 	Outbox *outbox.Outbox
 }
 
-// Wants reports whether k is an unsubscription.
-func (Cancel) Wants(k board.ChangeKind) bool { return k == board.AddressUnsubscribed }
+// Registered queues nothing.
+func (Cancel) Registered(context.Context, bun.Tx, time.Time, mailbox.PendingAddress) (bool, error) {
+	return false, nil
+}
 
-// Record gives up the pending e-mail to the addresses of an
+// Unsubscribed gives up the pending e-mail to the addresses of an
 // unsubscription; it queues nothing.
-func (c Cancel) Record(ctx context.Context, tx bun.Tx, ch board.Change) (int, error) {
-	if ch.Kind != board.AddressUnsubscribed {
-		return 0, nil
-	}
-	_, err := c.Outbox.Cancel(ctx, tx, outbox.Email, ch.Addresses, "the address unsubscribed")
-	return 0, err
+func (c Cancel) Unsubscribed(ctx context.Context, tx bun.Tx, _ time.Time, addresses []string) error {
+	_, err := c.Outbox.Cancel(ctx, tx, outbox.Email, addresses, "the address unsubscribed")
+	return err
 }
 
 // notification is the common part of a post's notification.
@@ -127,7 +136,7 @@ func (m *Mail) notification(predictionID, title string) email.Notification {
 // enqueue writes one message per recipient. A message that cannot be
 // written (which registration's checks make unlikely) is stored as failed
 // with the reason, not sent, and does not fail the post.
-func (m *Mail) enqueue(ctx context.Context, tx bun.Tx, n email.Notification, replyID string, to []board.Recipient) (int, error) {
+func (m *Mail) enqueue(ctx context.Context, tx bun.Tx, n email.Notification, replyID string, to []mailbox.Recipient) (int, error) {
 	items := make([]outbox.Item, 0, len(to))
 	for _, r := range to {
 		n.To = []mail.Address{{Name: r.Name, Address: r.Email}}
@@ -146,30 +155,28 @@ func (m *Mail) enqueue(ctx context.Context, tx bun.Tx, n email.Notification, rep
 	return len(items), nil
 }
 
-// confirm queues the confirmation message of a registration; none
-// without a base URL, since the message's link is the way to confirm.
-func (m *Mail) confirm(ctx context.Context, tx bun.Tx, c board.Change) (int, error) {
-	r := c.Registration
+// confirm queues the confirmation message of registration r, made at.
+func (m *Mail) confirm(ctx context.Context, tx bun.Tx, at time.Time, r mailbox.PendingAddress) (bool, error) {
 	if m.baseURL == "" {
-		return 0, nil
+		return false, nil
 	}
 	id, err := newMessageID()
 	if err != nil {
-		return 0, err
+		return false, err
 	}
 	msg := email.Confirmation{From: m.from, To: mail.Address{Name: r.DisplayName, Address: r.Address}, AgentID: r.AgentID,
 		ConfirmURL:     m.baseURL + "/api/agents/" + url.PathEscape(r.AgentID) + "/email/confirm?token=" + r.Token,
 		Token:          r.Token,
 		UnsubscribeURL: m.unsubscribeURL(r.UnsubscribeToken),
-		Expires:        r.Expires, ID: id, Domain: m.domain, Date: c.At}
+		Expires:        r.Expires, ID: id, Domain: m.domain, Date: at}
 	raw, err := msg.Bytes()
 	if err != nil {
-		return 0, err
+		return false, err
 	}
 	if _, err := m.outbox.Enqueue(ctx, tx, outbox.Item{Kind: outbox.Email, Recipient: r.Address, Payload: raw}); err != nil {
-		return 0, err
+		return false, err
 	}
-	return 1, nil
+	return true, nil
 }
 
 // unsubscribeURL is the one-click link of an address's token; "" without
@@ -178,7 +185,7 @@ func (m *Mail) unsubscribeURL(token string) string {
 	if m.baseURL == "" {
 		return ""
 	}
-	return m.baseURL + board.UnsubscribePath + "?token=" + token
+	return m.baseURL + mailbox.UnsubscribePath + "?token=" + token
 }
 
 // newMessageID returns the unique part of a confirmation's Message-ID.
@@ -195,7 +202,7 @@ func newMessageID() (string, error) {
 // disabled it; none when it has none. It returns how many messages it
 // queued.
 func (m *Mail) WebhookDisabled(ctx context.Context, tx bun.Tx, w webhooks.Webhook, at time.Time) (int, error) {
-	to, err := board.Owner(ctx, tx, w.AgentID)
+	to, err := mailbox.Owner(ctx, tx, w.AgentID)
 	if err != nil || len(to) == 0 {
 		return 0, err
 	}

@@ -14,8 +14,8 @@ import (
 // implements it.
 type Outbox = outbox.Queue
 
-// Registrations is the board's part of the hourly pruning: the
-// registrations that expired; *board.Store implements it.
+// Registrations is the mailbox's part of the hourly pruning: the
+// registrations that expired; *mailbox.Box implements it.
 type Registrations interface {
 	PruneRegistrations(ctx context.Context, before time.Time) (int, error)
 }

@@ -20,16 +20,19 @@ import (
 	"github.com/predictions-md/predictions/email"
 	"github.com/predictions-md/predictions/internal/smtptest"
 	"github.com/predictions-md/predictions/internal/testclock"
+	"github.com/predictions-md/predictions/mailbox"
 	"github.com/predictions-md/predictions/notify"
 	"github.com/predictions-md/predictions/outbox"
 )
 
-// The outbox is a sender's outbox, the store its registrations and the
-// mail a board's recorder.
+// The outbox is a sender's outbox, the mailbox its registrations and the
+// mail a board's and a mailbox's recorder.
 var (
 	_ notify.Outbox        = (*outbox.Outbox)(nil)
-	_ notify.Registrations = (*board.Store)(nil)
+	_ notify.Registrations = (*mailbox.Box)(nil)
 	_ board.Recorder       = (*notify.Mail)(nil)
+	_ mailbox.Recorder     = (*notify.Mail)(nil)
+	_ mailbox.Recorder     = notify.Cancel{}
 )
 
 // boardFrom is the board's address in the tests.
@@ -81,6 +84,7 @@ func TestParseURL(t *testing.T) {
 // prediction by ada, whose notification to bob waits in the outbox.
 type fixture struct {
 	store *board.Store
+	mail  *mailbox.Box
 	box   *outbox.Outbox
 	clk   *testclock.Clock
 	pred  board.Prediction
@@ -89,41 +93,44 @@ type fixture struct {
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
 	clk := testclock.New(time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC))
-	s, err := board.Open(context.Background(), boardtest.SQLite(t), board.Options{
-		Now:  clk.Now,
-		Mail: &board.MailOptions{From: mail.Address{Name: "Board", Address: "board@predictions.example.org"}, BaseURL: "https://predictions.example.org"},
-	})
+	s, err := board.Open(context.Background(), boardtest.SQLite(t), board.Options{Now: clk.Now})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	box := withMail(t, s, clk.Now)
-	return &fixture{store: s, box: box, clk: clk, pred: seedOne(t, s, box)}
+	box, mb := withMail(t, s, clk.Now)
+	return &fixture{store: s, mail: mb, box: box, clk: clk, pred: seedOne(t, s, mb, box)}
 }
 
 // withMail opens the outbox in the store's database (backoff without
-// jitter) and makes the e-mail recorder the store's, as serve does.
-func withMail(t *testing.T, s *board.Store, now func() time.Time) *outbox.Outbox {
+// jitter) and the mailbox, and makes the e-mail recorder the store's and
+// the mailbox's, as serve does.
+func withMail(t *testing.T, s *board.Store, now func() time.Time) (*outbox.Outbox, *mailbox.Box) {
 	t.Helper()
 	box, err := outbox.Open(context.Background(), s.DB(), outbox.Options{Now: now, Rand: func() float64 { return 0 }})
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := notify.NewMail(box, mail.Address{Name: "Board", Address: boardFrom}, "https://predictions.example.org")
+	from, base := mail.Address{Name: "Board", Address: boardFrom}, "https://predictions.example.org"
+	m, err := notify.NewMail(box, from, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mb, err := mailbox.Open(context.Background(), s, mailbox.Options{From: from, BaseURL: base, Recorder: m})
 	if err != nil {
 		t.Fatal(err)
 	}
 	s.SetRecorder(m)
-	return box
+	return box, mb
 }
 
 // seedOne registers ada and bob and posts ada's prediction, whose
 // notification to bob waits in the outbox.
-func seedOne(t *testing.T, s *board.Store, box *outbox.Outbox) board.Prediction {
+func seedOne(t *testing.T, s *board.Store, mb *mailbox.Box, box *outbox.Outbox) board.Prediction {
 	t.Helper()
 	ctx := context.Background()
 	for id, addr := range map[string]string{"ada": "Ada <ada@example.org>", "bob": "Bob <bob@example.org>"} {
-		if _, err := s.Register(ctx, board.Registration{AgentID: id, Email: addr, Subscribe: json.RawMessage(`"all"`)}); err != nil {
+		if _, err := mb.Register(ctx, mailbox.Registration{AgentID: id, Email: addr, Subscribe: json.RawMessage(`"all"`)}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -138,7 +145,7 @@ func seedOne(t *testing.T, s *board.Store, box *outbox.Outbox) board.Prediction 
 			t.Fatal(err)
 		}
 		link := regexp.MustCompile(`/api/agents/([^/]+)/email/confirm\?token=(\S+)`).FindStringSubmatch(pm.Text)
-		if _, err := s.ConfirmEmail(ctx, link[1], link[2]); err != nil {
+		if _, err := mb.ConfirmEmail(ctx, link[1], link[2]); err != nil {
 			t.Fatal(err)
 		}
 		if err := box.MarkSent(ctx, m.ID); err != nil {
@@ -310,8 +317,9 @@ func TestLeaseHeartbeat(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	f := &fixture{store: s, box: withMail(t, s, nil)}
-	f.pred = seedOne(t, s, f.box)
+	f := &fixture{store: s}
+	f.box, f.mail = withMail(t, s, nil)
+	f.pred = seedOne(t, s, f.mail, f.box)
 	const lease = 300 * time.Millisecond
 	srv := smtptest.Start(t, smtptest.Options{Delay: 4 * lease})
 	snd := &notify.Sender{Outbox: f.box, From: boardFrom, SMTP: server(srv), Log: quiet, Lease: lease}
@@ -369,7 +377,7 @@ func TestDeadSenderLease(t *testing.T) {
 // is in flight: just before the sender reports the failed attempt.
 type unsubscribing struct {
 	*outbox.Outbox
-	store    *board.Store
+	mail     *mailbox.Box
 	msgs     map[string][]byte // id → message, as claimed
 	reported int               // failures reported
 }
@@ -390,7 +398,7 @@ func (u *unsubscribing) MarkFailed(ctx context.Context, id, reason string, perma
 	}
 	link := strings.Trim(m.Header.Get("List-Unsubscribe"), "<>")
 	_, tok, _ := strings.Cut(link, "?token=")
-	if _, err := u.store.Unsubscribe(ctx, tok); err != nil {
+	if _, err := u.mail.Unsubscribe(ctx, tok); err != nil {
 		return time.Time{}, err
 	}
 	return u.Outbox.MarkFailed(ctx, id, reason, permanent)
@@ -409,7 +417,7 @@ func TestFailureAfterUnsubscribe(t *testing.T) {
 	}
 	srv := smtptest.Start(t, smtptest.Options{})
 	srv.Refuse(451, "try again later")
-	out := &unsubscribing{Outbox: f.box, store: f.store, msgs: map[string][]byte{}}
+	out := &unsubscribing{Outbox: f.box, mail: f.mail, msgs: map[string][]byte{}}
 	snd := &notify.Sender{Outbox: out, From: boardFrom, SMTP: server(srv), Log: quiet}
 	drain(t, snd, notify.Result{}) // both addresses unsubscribed in flight: nothing to retry
 	if r := f.row(t); r.Status != outbox.Failed || r.LastError != "the address unsubscribed" {

@@ -49,7 +49,7 @@ func TestUpgradeDelivers(t *testing.T) {
 
 	// The new release: the outbox opens (and moves the rows in), the
 	// e-mail recorder is the board's, the sender drains.
-	box := withMail(t, s, clk.Now)
+	box, mb := withMail(t, s, clk.Now)
 	srv := smtptest.Start(t, smtptest.Options{})
 	snd := &notify.Sender{Outbox: box, From: boardFrom, SMTP: server(srv), Log: quiet}
 	drain(t, snd, notify.Result{Sent: 2})
@@ -67,7 +67,7 @@ func TestUpgradeDelivers(t *testing.T) {
 		t.Errorf("the old notification after delivery: %+v, %v; want sent", rows, err)
 	}
 	// What is posted now goes the new way.
-	seedOne(t, s, box)
+	seedOne(t, s, mb, box)
 	drain(t, snd, notify.Result{Sent: 1}) // ada's prediction to bob
 	if n := len(srv.Messages()); n != 3 {
 		t.Errorf("%d messages in all, want 3", n)
@@ -76,7 +76,7 @@ func TestUpgradeDelivers(t *testing.T) {
 
 // TestCancelWithoutMail: mail queued while e-mail was on, to an address
 // that unsubscribes while the server runs without e-mail (Cancel is the
-// board's recorder), is given up, and is not sent once e-mail is on
+// mailbox's recorder), is given up, and is not sent once e-mail is on
 // again; Cancel queues nothing for posts.
 func TestCancelWithoutMail(t *testing.T) {
 	f := newFixture(t) // ada's prediction waits for bob
@@ -86,7 +86,8 @@ func TestCancelWithoutMail(t *testing.T) {
 		t.Fatalf("queued: %+v, %v", rows, err)
 	}
 	// The next run has no SMTP server.
-	f.store.SetRecorder(notify.Cancel{Outbox: f.box})
+	f.store.SetRecorder(nil)
+	f.mail.SetRecorder(notify.Cancel{Outbox: f.box})
 	c := 0.4
 	if _, err := f.store.CreatePrediction(ctx, board.NewPrediction{AgentID: "bob", Title: "Snow in Oslo", Body: "Soon.",
 		Confidence: &c, Timeframe: "soon", Domain: "Climate"}); err != nil {
@@ -95,7 +96,7 @@ func TestCancelWithoutMail(t *testing.T) {
 	if n, _ := f.box.Backlog(ctx); n != 1 {
 		t.Errorf("backlog after a post without e-mail = %d, want the 1 of before", n)
 	}
-	if _, err := f.store.Unsubscribe(ctx, unsubscribeToken(t, rows[0].Payload)); err != nil {
+	if _, err := f.mail.Unsubscribe(ctx, unsubscribeToken(t, rows[0].Payload)); err != nil {
 		t.Fatal(err)
 	}
 	if r := f.row(t); r.Status != outbox.Failed || r.LastError != "the address unsubscribed" {

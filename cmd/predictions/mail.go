@@ -12,6 +12,7 @@ import (
 	"github.com/predictions-md/predictions/board"
 	"github.com/predictions-md/predictions/email"
 	"github.com/predictions-md/predictions/forecastfile"
+	"github.com/predictions-md/predictions/mailbox"
 )
 
 // Exit statuses of the mail command, from sysexits.h, which mail servers
@@ -106,7 +107,7 @@ func runMail(ctx context.Context, env *cmdEnv, args []string) int {
 	mailOpt, _, _ := mailSetup(cfg.smtpURL, cfg.mailFrom, cfg.baseURL) // checked by parseMail
 	// MustExist: a mistyped --db must not create an empty board that
 	// then bounces every real reply as from an unknown sender.
-	store, err := board.Open(ctx, cfg.db, board.Options{Flag: forecastfile.Flags, Mail: mailOpt, MustExist: true})
+	store, err := board.Open(ctx, cfg.db, board.Options{Flag: forecastfile.Flags, MustExist: true})
 	if err != nil {
 		if errors.Is(err, board.ErrNoDatabase) {
 			fmt.Fprintf(env.stderr, "predictions mail: --db %s: %v\n", redactDSN(cfg.db), err)
@@ -120,16 +121,21 @@ func runMail(ctx context.Context, env *cmdEnv, args []string) int {
 		return exitTempFail
 	}
 	defer store.Close()
-	if _, err := openOutbox(ctx, store, mailOpt); err != nil {
+	_, mb, err := openOutbox(ctx, store, mailOpt)
+	if errors.Is(err, board.ErrInvalid) { // the board's address or --base-url
+		fmt.Fprintf(env.stderr, "predictions mail: %v\n", err)
+		return exitUsage
+	}
+	if err != nil {
 		fmt.Fprintf(env.stderr, "predictions mail: database unavailable, try again later: opening the outbox in %s: %v\n", redactDSN(cfg.db), err)
 		return exitTempFail
 	}
-	rep, err := store.ReceiveMail(ctx, m)
+	rep, err := mb.ReceiveMail(ctx, m)
 	code := mailExit(err)
 	switch {
 	case err == nil:
 		fmt.Fprintf(env.stdout, "recorded reply %s by %s on prediction %s (%s)\n", rep.ID, rep.AgentID, rep.PredictionID, rep.Kind)
-	case errors.Is(err, board.ErrDuplicate):
+	case errors.Is(err, mailbox.ErrDuplicate):
 		fmt.Fprintf(env.stdout, "duplicate: this message was recorded before as reply %s by %s on prediction %s; nothing recorded\n",
 			rep.ID, rep.AgentID, rep.PredictionID)
 	case code == exitRecorded:
@@ -142,17 +148,17 @@ func runMail(ctx context.Context, env *cmdEnv, args []string) int {
 	return code
 }
 
-// mailExit maps the result of board.Store.ReceiveMail to an exit status.
+// mailExit maps the result of mailbox.Box.ReceiveMail to an exit status.
 // An automatic message (an auto-responder answering a notification) is
 // accepted and dropped rather than bounced, so that two robots cannot
 // mail each other forever.
 func mailExit(err error) int {
 	switch {
-	case err == nil, errors.Is(err, board.ErrAutomatic), errors.Is(err, board.ErrDuplicate):
+	case err == nil, errors.Is(err, mailbox.ErrAutomatic), errors.Is(err, mailbox.ErrDuplicate):
 		return exitRecorded
-	case errors.Is(err, board.ErrUnknownSender):
+	case errors.Is(err, mailbox.ErrUnknownSender):
 		return exitNoUser
-	case errors.Is(err, board.ErrUnmatched), errors.Is(err, board.ErrNotFound), errors.Is(err, board.ErrInvalid):
+	case errors.Is(err, mailbox.ErrUnmatched), errors.Is(err, board.ErrNotFound), errors.Is(err, board.ErrInvalid):
 		return exitDataErr
 	}
 	return exitTempFail

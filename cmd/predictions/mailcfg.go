@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/predictions-md/predictions/board"
+	"github.com/predictions-md/predictions/mailbox"
 	"github.com/predictions-md/predictions/notify"
 	"github.com/predictions-md/predictions/outbox"
 	"github.com/predictions-md/predictions/webhooks"
@@ -19,13 +20,13 @@ func mailFlags(fs *flag.FlagSet, smtpURL, mailFrom *string, env func(name, def s
 	fs.StringVar(mailFrom, "mail-from", env("PREDICTIONS_MAIL_FROM", ""), "the board's `address`, such as \"Predictions <board@example.org>\": From of notifications,\nwith board+<prediction id>@... as Reply-To; default: from= of --smtp-url [PREDICTIONS_MAIL_FROM]")
 }
 
-// mailSetup turns the e-mail flags into the board's mail options and the
+// mailSetup turns the e-mail flags into the mailbox's options and the
 // SMTP server. Without --smtp-url and --mail-from both are nil: no
 // notifications. The board's address is --mail-from, else the URL's
 // from=. A server without an address is an error, since every message
 // needs a From and a Reply-To; an address without a server (the mail
 // command, which only records replies) gives options and a nil server.
-func mailSetup(smtpURL, mailFrom, baseURL string) (*board.MailOptions, *notify.SMTP, error) {
+func mailSetup(smtpURL, mailFrom, baseURL string) (*mailbox.Options, *notify.SMTP, error) {
 	var from mail.Address
 	var srv *notify.SMTP
 	if smtpURL != "" {
@@ -52,7 +53,7 @@ func mailSetup(smtpURL, mailFrom, baseURL string) (*board.MailOptions, *notify.S
 		}
 		return nil, nil, nil
 	}
-	return &board.MailOptions{From: from, BaseURL: baseURL}, srv, nil
+	return &mailbox.Options{From: from, BaseURL: baseURL}, srv, nil
 }
 
 // parseMailDuration reads --mail-interval or --mail-lease: "" is 0 (the
@@ -69,27 +70,35 @@ func parseMailDuration(name, s string, least time.Duration) (time.Duration, erro
 }
 
 // openOutbox opens the outbox in the board's database (moving into it
-// the rows of a board made before it had one) and, with mail options,
-// makes the e-mail recorder the board's, so that posts and registrations
-// queue their messages in their own transactions; without, a recorder
-// that only gives up the pending mail of addresses that unsubscribe.
-func openOutbox(ctx context.Context, store *board.Store, mailOpt *board.MailOptions) (*outbox.Outbox, error) {
+// the rows of a board made before it had one) and the mailbox (taking
+// over the e-mail tables of a board made before it had one). With mail
+// options the e-mail recorder becomes the board's and the mailbox's, so
+// that posts and registrations queue their messages in their own
+// transactions; without, the mailbox's recorder only gives up the
+// pending mail of addresses that unsubscribe.
+func openOutbox(ctx context.Context, store *board.Store, mailOpt *mailbox.Options) (*outbox.Outbox, *mailbox.Box, error) {
 	// Webhooks are retried for a day, as Standard Webhooks senders do;
 	// e-mail counts its attempts.
 	box, err := outbox.Open(ctx, store.DB(), outbox.Options{RetryFor: map[outbox.Kind]time.Duration{outbox.Webhook: webhooks.RetryFor}})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if mailOpt == nil {
 		// No e-mail now; an unsubscription still gives up what was
 		// queued while it was on.
-		store.SetRecorder(notify.Cancel{Outbox: box})
-		return box, nil
+		mb, err := mailbox.Open(ctx, store, mailbox.Options{Recorder: notify.Cancel{Outbox: box}})
+		return box, mb, err
 	}
 	m, err := notify.NewMail(box, mailOpt.From, mailOpt.BaseURL)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	opt := *mailOpt
+	opt.Recorder = m
+	mb, err := mailbox.Open(ctx, store, opt)
+	if err != nil {
+		return nil, nil, err
 	}
 	store.SetRecorder(m)
-	return box, nil
+	return box, mb, nil
 }

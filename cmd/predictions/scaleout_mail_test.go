@@ -15,9 +15,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/predictions-md/predictions/board"
 	"github.com/predictions-md/predictions/email"
 	"github.com/predictions-md/predictions/internal/smtptest"
+	"github.com/predictions-md/predictions/mailbox"
 )
 
 // The e-mail side of TestScaleOut: each replica sends through an SMTP
@@ -65,13 +65,13 @@ type scaleMail struct {
 	sinks []*smtptest.Server
 
 	mu        sync.Mutex
-	subs      map[string]board.Subscription // agents whose address is confirmed and subscribed, as the confirmations answered
-	followers map[string][]string           // prediction → its author and the agents that replied to it, in the order acknowledged
-	expected  map[delivery]bool             // what the acknowledged writes must have sent
+	subs      map[string]mailbox.Subscription // agents whose address is confirmed and subscribed, as the confirmations answered
+	followers map[string][]string             // prediction → its author and the agents that replied to it, in the order acknowledged
+	expected  map[delivery]bool               // what the acknowledged writes must have sent
 }
 
 func newScaleMail(sinks []*smtptest.Server) *scaleMail {
-	return &scaleMail{sinks: sinks, subs: map[string]board.Subscription{}, followers: map[string][]string{}, expected: map[delivery]bool{}}
+	return &scaleMail{sinks: sinks, subs: map[string]mailbox.Subscription{}, followers: map[string][]string{}, expected: map[delivery]bool{}}
 }
 
 // ackPrediction records a prediction the board acknowledged: its
@@ -122,7 +122,7 @@ func (m *scaleMail) register(t *testing.T, reps []*proc) {
 			body["subscribe"] = a.subscribe
 		}
 		reg := call(t, "POST", reps[i%len(reps)].url("/api/agents"), a.id, body, 201)
-		if reg["status"] != string(board.ConfirmationSent) {
+		if reg["status"] != string(mailbox.ConfirmationSent) {
 			t.Fatalf("registering %s: %v", a.id, reg)
 		}
 	}
@@ -154,7 +154,7 @@ func (m *scaleMail) register(t *testing.T, reps []*proc) {
 		}
 		got := call(t, "POST", reps[(i+1)%len(reps)].url("/api/agents/"+a.id+"/email/confirm"), "", map[string]string{"token": tok[1]}, 200)
 		raw, _ := json.Marshal(got["subscribe"]) // decoded JSON always marshals
-		var sub board.Subscription
+		var sub mailbox.Subscription
 		if err := json.Unmarshal(raw, &sub); err != nil {
 			t.Fatalf("confirming %s: subscribe %s: %v", a.id, raw, err)
 		}

@@ -22,6 +22,7 @@ import (
 	"github.com/predictions-md/predictions/forecastfile"
 	"github.com/predictions-md/predictions/httpapi"
 	"github.com/predictions-md/predictions/internal/idempotency"
+	"github.com/predictions-md/predictions/mailbox"
 	"github.com/predictions-md/predictions/mcpserver"
 	"github.com/predictions-md/predictions/notify"
 	"github.com/predictions-md/predictions/outbox"
@@ -103,10 +104,11 @@ type server struct {
 	log *slog.Logger
 
 	limiter *redislimit.Limiter // the shared rate-limit budgets; nil without --redis-url
-	mailOpt *board.MailOptions  // nil without e-mail
+	mailOpt *mailbox.Options    // nil without e-mail
 	smtp    *notify.SMTP        // nil without --smtp-url
 	store   *board.Store
 	box     *outbox.Outbox
+	mail    *mailbox.Box       // the agents' addresses, opt-in and inbound mail
 	keys    *idempotency.Store // the writes' Idempotency-Keys
 	// endpoints are the agents' webhook endpoints; agentKeys their keys.
 	endpoints *webhooks.Store
@@ -165,11 +167,11 @@ func (s *server) openBoard(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	s.store, err = board.Open(ctx, bc.db, board.Options{Flag: forecastfile.Flags, Mail: s.mailOpt, Pool: bc.pool, CreateDirs: bc.createDirs})
+	s.store, err = board.Open(ctx, bc.db, board.Options{Flag: forecastfile.Flags, Pool: bc.pool, CreateDirs: bc.createDirs})
 	if err != nil {
 		return fmt.Errorf("opening the board database %s: %w", redactDSN(bc.db), err)
 	}
-	if s.box, err = openOutbox(ctx, s.store, s.mailOpt); err != nil {
+	if s.box, s.mail, err = openOutbox(ctx, s.store, s.mailOpt); err != nil {
 		return fmt.Errorf("opening the outbox in %s: %w", redactDSN(bc.db), err)
 	}
 	s.keys = idempotency.New(s.store.DB(), idempotency.Options{})
@@ -188,7 +190,7 @@ func (s *server) openBoard(ctx context.Context) error {
 // boardAPI is the board's routes over the store and the outbox.
 func (s *server) boardAPI() *boardapi.API {
 	cfg := s.cfg
-	return boardapi.New(boardapi.Options{Store: s.store, Idempotency: s.keys, Keys: s.agentKeys, Outbox: s.box, Auth: cfg.board.auth,
+	return boardapi.New(boardapi.Options{Store: s.store, Mail: s.mail, Idempotency: s.keys, Keys: s.agentKeys, Outbox: s.box, Auth: cfg.board.auth,
 		ModeratorToken: cfg.board.moderatorToken, Logger: s.log, Heartbeat: cfg.events.heartbeat, Webhooks: s.endpoints, WebhookURLs: cfg.webhooks.client})
 }
 
@@ -270,7 +272,7 @@ func (s *server) start(ctx context.Context, w *workers) error {
 // mailSender is the e-mail sender, draining the outbox through the SMTP
 // server of --smtp-url.
 func (s *server) mailSender() *notify.Sender {
-	return &notify.Sender{Outbox: s.box, Registrations: s.store, SMTP: *s.smtp, From: s.mailOpt.From.Address, Log: s.log,
+	return &notify.Sender{Outbox: s.box, Registrations: s.mail, SMTP: *s.smtp, From: s.mailOpt.From.Address, Log: s.log,
 		Interval: s.cfg.mail.interval, Lease: s.cfg.mail.lease}
 }
 

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 
 	"github.com/predictions-md/predictions/board"
+	"github.com/predictions-md/predictions/mailbox"
 	"github.com/predictions-md/predictions/notify"
 	"github.com/predictions-md/predictions/outbox"
 	"github.com/predictions-md/predictions/webhooks"
@@ -31,7 +32,7 @@ func webhookFlags(fs *flag.FlagSet, opt *webhooks.ClientOptions, interval, lease
 // database (taking over the table of a board made while the board kept
 // them); with mail options, an endpoint disabled is told to its agent by
 // e-mail queued in box.
-func openWebhooks(ctx context.Context, store *board.Store, box *outbox.Outbox, mailOpt *board.MailOptions) (*webhooks.Store, error) {
+func openWebhooks(ctx context.Context, store *board.Store, box *outbox.Outbox, mailOpt *mailbox.Options) (*webhooks.Store, error) {
 	var opt webhooks.Options
 	if mailOpt != nil {
 		m, err := notify.NewMail(box, mailOpt.From, mailOpt.BaseURL)

@@ -22,7 +22,7 @@ type Problem struct {
 // what is wrong with it and how to fix it: the one shape of the errors an
 // adapter shows to a client. [*InputError] implements it, and so do the
 // errors of the domain packages and adapters that carry a field and a hint
-// (board.ValidationError, board.MailError, board.LimitError, email.Error,
+// (board.ValidationError, mailbox.MailError, mailbox.LimitError, email.Error,
 // httpio.Error), so that an adapter reads any of them with one errors.As.
 type Explained interface {
 	error

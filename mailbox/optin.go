@@ -1,4 +1,4 @@
-package board
+package mailbox
 
 import (
 	"context"
@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/uptrace/bun"
+
+	"github.com/predictions-md/predictions/board"
 )
 
 // Double opt-in. Registering an address stores it as pending and sends
@@ -32,16 +34,6 @@ const (
 	QuietAfterUnsubscribe = 30 * 24 * time.Hour
 )
 
-// More sentinel errors of the e-mail methods.
-var (
-	// ErrLimit: a cap on registrations or confirmation messages is
-	// reached. The error is a *[LimitError].
-	ErrLimit = errors.New("board: limit reached")
-	// ErrExpired: a confirmation token was used already or is past its
-	// lifetime. The error is a *[ValidationError] on token.
-	ErrExpired = errors.New("board: token expired or used")
-)
-
 // LimitError is a cap reached: which field's cap, the problem, a hint and
 // when the next attempt can succeed.
 type LimitError struct {
@@ -49,9 +41,9 @@ type LimitError struct {
 	RetryAfter           time.Duration
 }
 
-// Error returns "board: <field> <problem> (<hint>)".
+// Error returns "mailbox: <field> <problem> (<hint>)".
 func (e *LimitError) Error() string {
-	return fmt.Sprintf("board: %s %s (%s)", e.Field, e.Problem, e.Hint)
+	return fmt.Sprintf("mailbox: %s %s (%s)", e.Field, e.Problem, e.Hint)
 }
 
 // Explain returns the field, the problem and the hint, for an adapter to show.
@@ -79,7 +71,7 @@ func (s Subscription) String() string {
 	return strings.Join(s.Domains, ",")
 }
 
-// stored is the agents.subscribe value: "", "all" or ",AI,Science,".
+// stored is the agent_addresses.subscribe value: "", "all" or ",AI,Science,".
 func (s Subscription) stored() string {
 	switch {
 	case s.All:
@@ -106,7 +98,7 @@ func subscriptionFrom(stored string) Subscription {
 // parseSubscribe reads the subscribe field: absent or null (nil, false),
 // "all", "none", or a list of domains.
 func parseSubscribe(raw json.RawMessage) (Subscription, bool, error) {
-	hint := `send "all", "none" or a list of domains such as ["AI", "Science"]; domains: ` + strings.Join(domains, ", ")
+	hint := `send "all", "none" or a list of domains such as ["AI", "Science"]; domains: ` + strings.Join(board.Domains(), ", ")
 	t := strings.TrimSpace(string(raw))
 	if t == "" || t == "null" {
 		return Subscription{}, false, nil
@@ -119,19 +111,19 @@ func parseSubscribe(raw json.RawMessage) (Subscription, bool, error) {
 		case "none", "":
 			return Subscription{}, true, nil
 		}
-		if d, err := canonicalDomain("subscribe", word); err == nil {
+		if d, err := board.CanonicalDomain("subscribe", word); err == nil {
 			return Subscription{Domains: []string{d}}, true, nil
 		}
-		return Subscription{}, false, invalid("subscribe", fmt.Sprintf("%q is not all, none or a domain", word), hint)
+		return Subscription{}, false, board.Invalid("subscribe", fmt.Sprintf("%q is not all, none or a domain", word), hint, nil)
 	}
 	var list []string
 	if err := json.Unmarshal(raw, &list); err != nil {
-		return Subscription{}, false, invalid("subscribe", "is neither a string nor a list of strings", hint)
+		return Subscription{}, false, board.Invalid("subscribe", "is neither a string nor a list of strings", hint, nil)
 	}
 	seen := map[string]bool{}
 	var s Subscription
 	for i, w := range list {
-		d, err := canonicalDomain(fmt.Sprintf("subscribe[%d]", i), w)
+		d, err := board.CanonicalDomain(fmt.Sprintf("subscribe[%d]", i), w)
 		if err != nil {
 			return Subscription{}, false, err
 		}
@@ -148,7 +140,7 @@ func parseSubscribe(raw json.RawMessage) (Subscription, bool, error) {
 func newToken() (token, hash string, err error) {
 	var b [32]byte
 	if _, err := rand.Read(b[:]); err != nil {
-		return "", "", fmt.Errorf("board: generating a token: %w", err)
+		return "", "", fmt.Errorf("mailbox: generating a token: %w", err)
 	}
 	token = base64.RawURLEncoding.EncodeToString(b[:])
 	return token, hashToken(token), nil
@@ -163,7 +155,7 @@ func hashToken(token string) string {
 // mail_addresses row on first use, and when it unsubscribed (zero if it
 // did not). On PostgreSQL the row is locked, so that registrations of one
 // address are counted one after the other.
-func (s *Store) addressToken(ctx context.Context, tx bun.Tx, key string, now time.Time) (string, time.Time, error) {
+func (b *Box) addressToken(ctx context.Context, tx bun.Tx, key string, now time.Time) (string, time.Time, error) {
 	tok, _, err := newToken()
 	if err != nil {
 		return "", time.Time{}, err
@@ -176,11 +168,11 @@ func (s *Store) addressToken(ctx context.Context, tx bun.Tx, key string, now tim
 		Token string       `bun:"unsubscribe_token"`
 		At    bun.NullTime `bun:"unsubscribed_at"`
 	}
-	if err := tx.NewRaw(`SELECT unsubscribe_token, unsubscribed_at FROM mail_addresses WHERE email_key = ?`+s.forUpdate(), key).Scan(ctx, &rows); err != nil {
+	if err := tx.NewRaw(`SELECT unsubscribe_token, unsubscribed_at FROM mail_addresses WHERE email_key = ?`+b.store.LockClause(), key).Scan(ctx, &rows); err != nil {
 		return "", time.Time{}, err
 	}
 	if len(rows) == 0 {
-		return "", time.Time{}, fmt.Errorf("board: the address row of %q vanished", key)
+		return "", time.Time{}, fmt.Errorf("mailbox: the address row of %q vanished", key)
 	}
 	return rows[0].Token, rows[0].At.Time, nil
 }
@@ -188,7 +180,7 @@ func (s *Store) addressToken(ctx context.Context, tx bun.Tx, key string, now tim
 // checkCaps refuses a registration over a cap: the agent's registrations
 // and the confirmation messages to the address in the last CapWindow, and
 // an address that unsubscribed less than QuietAfterUnsubscribe ago.
-func (s *Store) checkCaps(ctx context.Context, tx bun.Tx, agentID, key, addr string, unsubscribed, now time.Time) error {
+func checkCaps(ctx context.Context, tx bun.Tx, agentID, key, addr string, unsubscribed, now time.Time) error {
 	if !unsubscribed.IsZero() && now.Sub(unsubscribed) < QuietAfterUnsubscribe {
 		until := unsubscribed.Add(QuietAfterUnsubscribe)
 		return &LimitError{Field: "email", RetryAfter: until.Sub(now),
@@ -222,12 +214,13 @@ func (s *Store) checkCaps(ctx context.Context, tx bun.Tx, agentID, key, addr str
 // startConfirmation records a pending registration and tells the
 // recorder, which queues its confirmation message. It returns when it
 // expires and whether a message was queued.
-func (s *Store) startConfirmation(ctx context.Context, tx bun.Tx, agentID, addr, display, key string, sub *Subscription, now time.Time) (time.Time, bool, error) {
-	unsubTok, unsubscribed, err := s.addressToken(ctx, tx, key, now)
+func (b *Box) startConfirmation(ctx context.Context, tx bun.Tx, agentID, addr, display, key string, sub *Subscription) (time.Time, bool, error) {
+	now := b.store.Now()
+	unsubTok, unsubscribed, err := b.addressToken(ctx, tx, key, now)
 	if err != nil {
 		return time.Time{}, false, err
 	}
-	if err := s.checkCaps(ctx, tx, agentID, key, addr, unsubscribed, now); err != nil {
+	if err := checkCaps(ctx, tx, agentID, key, addr, unsubscribed, now); err != nil {
 		return time.Time{}, false, err
 	}
 	tok, hash, err := newToken()
@@ -243,21 +236,24 @@ func (s *Store) startConfirmation(ctx context.Context, tx bun.Tx, agentID, addr,
 	VALUES (?, ?, ?, ?, ?, ?, ?)`, hash, agentID, addr, key, stored, now, expires); err != nil {
 		return time.Time{}, false, err
 	}
-	n, err := s.record(ctx, tx, Change{Kind: AddressRegistered, At: now, Registration: &PendingAddress{
-		AgentID: agentID, Address: addr, DisplayName: display, Token: tok, UnsubscribeToken: unsubTok, Expires: expires}})
+	if b.recorder == nil {
+		return expires, false, nil
+	}
+	sent, err := b.recorder.Registered(ctx, tx, now, PendingAddress{
+		AgentID: agentID, Address: addr, DisplayName: display, Token: tok, UnsubscribeToken: unsubTok, Expires: expires})
 	if err != nil {
 		return time.Time{}, false, err
 	}
-	return expires, n > 0, nil
+	return expires, sent, nil
 }
 
 // UnsubscribePath is where the one-click unsubscribe links point, under
 // the service's public address.
 const UnsubscribePath = "/api/email/unsubscribe"
 
-// Confirmed is the result of [Store.ConfirmEmail].
+// Confirmed is the result of [Box.ConfirmEmail].
 type Confirmed struct {
-	Agent     Agent        `json:"agent"`
+	Agent     board.Agent  `json:"agent"`
 	Email     string       `json:"email"`
 	Subscribe Subscription `json:"subscribe"`
 }
@@ -266,20 +262,24 @@ type Confirmed struct {
 // agent with its token: from then on the address gets the agent's e-mail
 // and replies from it are recorded. The token works once.
 //
-// Errors: a *[ValidationError] on token wrapping [ErrNotFound] (no such
-// token for this agent) or [ErrExpired] (used, or past its lifetime);
-// [ErrConflict] (wrapped) when another agent confirmed the address first.
-func (s *Store) ConfirmEmail(ctx context.Context, agentID, token string) (Confirmed, error) {
-	if err := checkRef("agent_id", agentID); err != nil {
+// Errors: a *[board.ValidationError] on token wrapping
+// [board.ErrNotFound] (no such token for this agent) or [ErrExpired]
+// (used, or past its lifetime); [board.ErrConflict] (wrapped) when
+// another agent confirmed the address first.
+func (b *Box) ConfirmEmail(ctx context.Context, agentID, token string) (Confirmed, error) {
+	if err := board.CheckRef("agent_id", agentID); err != nil {
 		return Confirmed{}, err
 	}
 	const hint = "use the link or token of the latest confirmation message, or register the address again with POST /api/agents"
-	if token == "" || len(token) > 128 || checkRef("token", token) != nil {
-		return Confirmed{}, &ValidationError{Field: "token", Problem: "is not a confirmation token", Hint: hint, err: ErrNotFound}
+	if token == "" || len(token) > 128 || board.CheckRef("token", token) != nil {
+		return Confirmed{}, board.Invalid("token", "is not a confirmation token", hint, board.ErrNotFound)
 	}
-	now := s.clock()
+	if err := b.ready(ctx); err != nil {
+		return Confirmed{}, err
+	}
 	var out Confirmed
-	err := s.inTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+	err := b.store.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		now := b.store.Now()
 		var rows []struct {
 			AgentID   string       `bun:"agent_id"`
 			Email     string       `bun:"email"`
@@ -288,77 +288,64 @@ func (s *Store) ConfirmEmail(ctx context.Context, agentID, token string) (Confir
 			Expires   time.Time    `bun:"expires_at"`
 			Used      bun.NullTime `bun:"used_at"`
 		}
-		if err := tx.NewRaw(`SELECT agent_id, email, email_key, subscribe, expires_at, used_at FROM email_confirmations WHERE token_hash = ?`+s.forUpdate(),
+		if err := tx.NewRaw(`SELECT agent_id, email, email_key, subscribe, expires_at, used_at FROM email_confirmations WHERE token_hash = ?`+b.store.LockClause(),
 			hashToken(token)).Scan(ctx, &rows); err != nil {
 			return err
 		}
 		if len(rows) == 0 || rows[0].AgentID != agentID {
-			return &ValidationError{Field: "token", Problem: fmt.Sprintf("is not a confirmation token of agent %q", agentID), Hint: hint, err: ErrNotFound}
+			return board.Invalid("token", fmt.Sprintf("is not a confirmation token of agent %q", agentID), hint, board.ErrNotFound)
 		}
 		c := rows[0]
 		if !c.Used.IsZero() {
-			return &ValidationError{Field: "token", Problem: "was used already, on " + c.Used.UTC().Format(time.RFC3339), Hint: hint, err: ErrExpired}
+			return board.Invalid("token", "was used already, on "+c.Used.UTC().Format(time.RFC3339), hint, ErrExpired)
 		}
 		if !now.Before(c.Expires) {
-			return &ValidationError{Field: "token", Problem: fmt.Sprintf("expired on %s (%s after the registration)", c.Expires.UTC().Format(time.RFC3339), ConfirmationLifetime), Hint: hint, err: ErrExpired}
+			return board.Invalid("token", fmt.Sprintf("expired on %s (%s after the registration)", c.Expires.UTC().Format(time.RFC3339), ConfirmationLifetime), hint, ErrExpired)
 		}
-		var other []string
-		if err := tx.NewRaw(`SELECT id FROM agents WHERE email_key = ? AND id <> ?`, c.Key, agentID).Scan(ctx, &other); err != nil {
+		out.Email = c.Email
+		if err := b.taken(ctx, tx, c.Key, c.Email, agentID); err != nil {
 			return err
 		}
-		if len(other) > 0 {
-			return conflictEmail(c.Email)
+		a, _, err := b.store.SeeAgent(ctx, tx, agentID, "", false)
+		if err != nil {
+			return err
 		}
-		set, args := `email = ?, email_key = ?, last_seen = ?`, []any{c.Email, c.Key, now}
+		out.Agent = a
+		// The agent's address is the one confirmed; a subscription given
+		// with the registration replaces the agent's, else it is kept.
+		q := `INSERT INTO agent_addresses (agent_id, email, email_key, subscribe) VALUES (?, ?, ?, ?)
+	ON CONFLICT (agent_id) DO UPDATE SET email = excluded.email, email_key = excluded.email_key`
+		sub := ""
 		if c.Subscribe != nil {
-			set += `, subscribe = ?`
-			args = append(args, *c.Subscribe)
+			q += `, subscribe = excluded.subscribe`
+			sub = *c.Subscribe
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE agents SET `+set+` WHERE id = ?`, append(args, agentID)...); err != nil {
+		var stored string
+		if err := tx.NewRaw(q+` RETURNING subscribe`, agentID, c.Email, c.Key, sub).Scan(ctx, &stored); err != nil {
 			return err
 		}
+		out.Subscribe = subscriptionFrom(stored)
 		if _, err := tx.ExecContext(ctx, `UPDATE email_confirmations SET used_at = ? WHERE token_hash = ?`, now, hashToken(token)); err != nil {
 			return err
 		}
 		// Confirming is asking for mail again.
-		_, err := tx.ExecContext(ctx, `UPDATE mail_addresses SET unsubscribed_at = NULL WHERE email_key = ?`, c.Key)
-		out.Email = c.Email
+		_, err = tx.ExecContext(ctx, `UPDATE mail_addresses SET unsubscribed_at = NULL WHERE email_key = ?`, c.Key)
 		return err
 	})
 	if err != nil {
-		var ve *ValidationError
+		var ve *board.ValidationError
 		switch {
 		case errors.As(err, &ve):
 			return Confirmed{}, err
 		case isUniqueViolation(err):
 			return Confirmed{}, conflictEmail(out.Email)
 		}
-		return Confirmed{}, fmt.Errorf("board: confirm e-mail: %w", err)
+		return Confirmed{}, fmt.Errorf("mailbox: confirm e-mail: %w", err)
 	}
-	a, sub, err := s.agentWithSubscription(ctx, agentID)
-	if err != nil {
-		return Confirmed{}, err
-	}
-	out.Agent, out.Subscribe = a, sub
 	return out, nil
 }
 
-func (s *Store) agentWithSubscription(ctx context.Context, agentID string) (Agent, Subscription, error) {
-	a, err := s.agentFrom(ctx, s.write, agentID)
-	if err != nil {
-		return Agent{}, Subscription{}, err
-	}
-	var sub []string
-	if err := s.write.NewRaw(`SELECT subscribe FROM agents WHERE id = ?`, agentID).Scan(ctx, &sub); err != nil {
-		return Agent{}, Subscription{}, fmt.Errorf("board: agent: %w", err)
-	}
-	if len(sub) == 0 {
-		return a, Subscription{}, nil
-	}
-	return a, subscriptionFrom(sub[0]), nil
-}
-
-// Unsubscribed is the result of [Store.Unsubscribe].
+// Unsubscribed is the result of [Box.Unsubscribe].
 type Unsubscribed struct {
 	Email string `json:"email"` // the address, as last registered
 	// Already reports that the address had unsubscribed before.
@@ -369,27 +356,29 @@ type Unsubscribed struct {
 // this is (the List-Unsubscribe link of every message): no notification
 // is queued for it, the [Recorder] is told to give up its pending
 // messages, its pending registrations can no longer be confirmed, and no
-// confirmation message
-// goes to it for [QuietAfterUnsubscribe]. Confirming a new registration
-// of the address later subscribes it again. Unsubscribing twice is not an
-// error.
+// confirmation message goes to it for [QuietAfterUnsubscribe].
+// Confirming a new registration of the address later subscribes it
+// again. Unsubscribing twice is not an error.
 //
-// Errors: a *[ValidationError] on token wrapping [ErrNotFound] for an
-// unknown token.
-func (s *Store) Unsubscribe(ctx context.Context, token string) (Unsubscribed, error) {
-	notToken := &ValidationError{Field: "token", Problem: "is not an unsubscribe token of this board",
-		Hint: "use the link of the List-Unsubscribe header of a message the board sent", err: ErrNotFound}
-	if token == "" || len(token) > 128 || checkRef("token", token) != nil {
+// Errors: a *[board.ValidationError] on token wrapping
+// [board.ErrNotFound] for an unknown token.
+func (b *Box) Unsubscribe(ctx context.Context, token string) (Unsubscribed, error) {
+	notToken := board.Invalid("token", "is not an unsubscribe token of this board",
+		"use the link of the List-Unsubscribe header of a message the board sent", board.ErrNotFound)
+	if token == "" || len(token) > 128 || board.CheckRef("token", token) != nil {
 		return Unsubscribed{}, notToken
 	}
-	now := s.clock()
+	if err := b.ready(ctx); err != nil {
+		return Unsubscribed{}, err
+	}
 	var out Unsubscribed
-	err := s.inTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+	err := b.store.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		now := b.store.Now()
 		var rows []struct {
 			Key string       `bun:"email_key"`
 			At  bun.NullTime `bun:"unsubscribed_at"`
 		}
-		if err := tx.NewRaw(`SELECT email_key, unsubscribed_at FROM mail_addresses WHERE unsubscribe_token = ?`+s.forUpdate(), token).Scan(ctx, &rows); err != nil {
+		if err := tx.NewRaw(`SELECT email_key, unsubscribed_at FROM mail_addresses WHERE unsubscribe_token = ?`+b.store.LockClause(), token).Scan(ctx, &rows); err != nil {
 			return err
 		}
 		if len(rows) == 0 {
@@ -418,42 +407,34 @@ func (s *Store) Unsubscribe(ctx context.Context, token string) (Unsubscribed, er
 				return err
 			}
 		}
+		if b.recorder == nil {
+			return nil
+		}
 		// Its pending messages are given up by the recorder, addressed as
 		// any of the spellings registered.
-		_, err := s.record(ctx, tx, Change{Kind: AddressUnsubscribed, At: now, Addresses: distinct(addrs)})
-		return err
+		return b.recorder.Unsubscribed(ctx, tx, now, distinct(addrs))
 	})
 	if err != nil {
-		var ve *ValidationError
+		var ve *board.ValidationError
 		if errors.As(err, &ve) {
 			return Unsubscribed{}, err
 		}
-		return Unsubscribed{}, fmt.Errorf("board: unsubscribe: %w", err)
+		return Unsubscribed{}, fmt.Errorf("mailbox: unsubscribe: %w", err)
 	}
 	return out, nil
-}
-
-// distinct returns ss without repeats, in their first order.
-func distinct(ss []string) []string {
-	seen := make(map[string]bool, len(ss))
-	out := ss[:0:0]
-	for _, s := range ss {
-		if !seen[s] {
-			seen[s] = true
-			out = append(out, s)
-		}
-	}
-	return out
 }
 
 // PruneRegistrations deletes the registrations made and expired before t
 // and returns how many (t is normally days ago, so that the caps of the
 // last [CapWindow] still count them).
-func (s *Store) PruneRegistrations(ctx context.Context, before time.Time) (int, error) {
-	res, err := s.write.ExecContext(ctx, `DELETE FROM email_confirmations WHERE created_at < ? AND expires_at < ?`,
+func (b *Box) PruneRegistrations(ctx context.Context, before time.Time) (int, error) {
+	if err := b.ready(ctx); err != nil {
+		return 0, err
+	}
+	res, err := b.db.ExecContext(ctx, `DELETE FROM email_confirmations WHERE created_at < ? AND expires_at < ?`,
 		before.UTC(), before.UTC())
 	if err != nil {
-		return 0, fmt.Errorf("board: prune registrations: %w", err)
+		return 0, fmt.Errorf("mailbox: prune registrations: %w", err)
 	}
 	n, _ := res.RowsAffected()
 	return int(n), nil

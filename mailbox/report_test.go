@@ -1,4 +1,4 @@
-package board_test
+package mailbox_test
 
 import (
 	"bytes"
@@ -21,13 +21,13 @@ import (
 // longer pending and it is not sent again (the outbox's own cases are in
 // package outbox, TestLateFailureReport).
 func TestUnsubscribeInFlight(t *testing.T) {
-	forEachStore(t, func(t *testing.T, open func(board.Options) *board.Store) {
+	forEachStore(t, func(t *testing.T, open func(board.Options) store) {
 		clk := newClock()
 		s, box := openMail(t, open, board.Options{Now: clk.Now})
 		ctx := context.Background()
 		mustRegister(t, s, "ada", "ada@example.org")
 		mustRegister(t, s, "bob", "bob@example.org")
-		p := mustCreate(t, s, newPrediction("ada")) // to bob
+		p := mustCreate(t, s, "ada") // to bob
 		claim := func() []outbox.Message {
 			t.Helper()
 			m, err := box.Claim(ctx, outbox.Email, 10, 30*time.Second)
@@ -62,7 +62,7 @@ func TestUnsubscribeInFlight(t *testing.T) {
 			t.Errorf("after unsubscribing and the late report (-want +got):\n%s", diff)
 		}
 		// Nothing more is queued for it.
-		mustCreate(t, s, newPrediction("ada"))
+		mustCreate(t, s, "ada")
 		if n, err := box.Backlog(ctx); err != nil || n != 0 {
 			t.Errorf("Backlog after the unsubscribed address's next prediction = %d, %v; want 0", n, err)
 		}

@@ -1,4 +1,4 @@
-package board_test
+package mailbox_test
 
 import (
 	"bytes"
@@ -19,96 +19,41 @@ import (
 	"github.com/predictions-md/predictions/board"
 	"github.com/predictions-md/predictions/board/boardtest"
 	"github.com/predictions-md/predictions/email"
-	"github.com/predictions-md/predictions/notify"
+	"github.com/predictions-md/predictions/mailbox"
 	"github.com/predictions-md/predictions/outbox"
 )
 
-// mailOpts are the e-mail options of the tests; the domain is the one of
-// the email package's test messages.
-func mailOpts() *board.MailOptions {
-	return &board.MailOptions{
-		From:    mail.Address{Name: "Predictions board", Address: "board@predictions.example.org"},
-		BaseURL: "https://predictions.example.org",
-	}
-}
-
-// openMail opens a store with mailOpts whose changes queue e-mail into an
-// outbox in its database, as serve wires them.
-func openMail(tb testing.TB, open func(board.Options) *board.Store, opt board.Options) (*board.Store, *outbox.Outbox) {
-	tb.Helper()
-	opt.Mail = mailOpts()
-	s := open(opt)
-	box, err := outbox.Open(context.Background(), s.DB(), outbox.Options{Now: opt.Now})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	m, err := notify.NewMail(box, opt.Mail.From, opt.Mail.BaseURL)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	s.SetRecorder(m)
-	return s, box
-}
-
-// mustRegister registers addr for agent, subscribed to all new
-// predictions, and confirms it with the token of the confirmation message
-// (or a fresh one when the store sends no mail).
-func mustRegister(tb testing.TB, s *board.Store, agent, addr string) board.Registered {
-	tb.Helper()
-	ctx := context.Background()
-	r, err := s.Register(ctx, board.Registration{AgentID: agent, Email: addr, Subscribe: json.RawMessage(`"all"`)})
-	if err != nil {
-		tb.Fatalf("Register(%s, %s): %v", agent, addr, err)
-	}
-	if r.Status == board.AlreadyConfirmed {
-		return r
-	}
-	tok, err := board.ConfirmationToken(ctx, s, r.Email)
-	if err != nil {
-		if tok, err = board.ResetToken(ctx, s, agent); err != nil {
-			tb.Fatal(err)
-		}
-	}
-	if _, err := s.ConfirmEmail(ctx, agent, tok); err != nil {
-		tb.Fatalf("ConfirmEmail(%s): %v", agent, err)
-	}
-	if err := board.DropConfirmations(ctx, s); err != nil {
-		tb.Fatal(err)
-	}
-	return r
-}
-
 func TestRegister(t *testing.T) {
-	forEachStore(t, func(t *testing.T, open func(board.Options) *board.Store) {
+	forEachStore(t, func(t *testing.T, open func(board.Options) store) {
 		clk := newClock()
 		s := open(board.Options{Now: clk.Now})
 		ctx := context.Background()
 
 		// A chosen name survives a registration without one.
-		np := newPrediction("seven")
-		np.AgentName = "Seven"
-		mustCreate(t, s, np)
-		mustCreate(t, s, newPrediction("plain-id"))
+		if _, err := s.Reply(ctx, mustCreate(t, s, "someone").ID, board.NewReply{AgentID: "seven", AgentName: "Seven", Body: "hello"}); err != nil {
+			t.Fatal(err)
+		}
+		mustCreate(t, s, "plain-id")
 
-		pending := board.ConfirmationNotSent // this store sends no mail
+		pending := mailbox.ConfirmationNotSent // this store sends no mail
 		tests := []struct {
 			name string
-			in   board.Registration
-			want board.Registered // Agent compared on ID and Name only; ExpiresAt apart
+			in   mailbox.Registration
+			want mailbox.Registered // Agent compared on ID and Name only; ExpiresAt apart
 		}{
-			{"display name", board.Registration{AgentID: "ada", Email: "Ada Lovelace <Ada@Example.org>"},
-				board.Registered{Agent: board.Agent{ID: "ada", Name: "Ada Lovelace"}, Email: "Ada@Example.org", Created: true, Status: pending}},
-			{"local part", board.Registration{AgentID: "bob", Email: " bob.smith@example.org "},
-				board.Registered{Agent: board.Agent{ID: "bob", Name: "bob.smith"}, Email: "bob.smith@example.org", Created: true, Status: pending}},
-			{"name given", board.Registration{AgentID: "cy", AgentName: "Cyrus", Email: "Someone Else <cy@example.org>"},
-				board.Registered{Agent: board.Agent{ID: "cy", Name: "Cyrus"}, Email: "cy@example.org", Created: true, Status: pending}},
-			{"chosen name kept", board.Registration{AgentID: "seven", Email: "Other <seven@example.org>"},
-				board.Registered{Agent: board.Agent{ID: "seven", Name: "Seven"}, Email: "seven@example.org", Status: pending}},
-			{"default name replaced", board.Registration{AgentID: "plain-id", Email: "Plain Agent <p@example.org>"},
-				board.Registered{Agent: board.Agent{ID: "plain-id", Name: "Plain Agent"}, Email: "p@example.org", Status: pending}},
-			{"subscription pending", board.Registration{AgentID: "bob", Email: "bob@example.net", Subscribe: json.RawMessage(`["ai", "Science", "AI"]`)},
-				board.Registered{Agent: board.Agent{ID: "bob", Name: "bob.smith"}, Email: "bob@example.net", Status: pending,
-					PendingSubscribe: &board.Subscription{Domains: []string{"AI", "Science"}}}},
+			{"display name", mailbox.Registration{AgentID: "ada", Email: "Ada Lovelace <Ada@Example.org>"},
+				mailbox.Registered{Agent: board.Agent{ID: "ada", Name: "Ada Lovelace"}, Email: "Ada@Example.org", Created: true, Status: pending}},
+			{"local part", mailbox.Registration{AgentID: "bob", Email: " bob.smith@example.org "},
+				mailbox.Registered{Agent: board.Agent{ID: "bob", Name: "bob.smith"}, Email: "bob.smith@example.org", Created: true, Status: pending}},
+			{"name given", mailbox.Registration{AgentID: "cy", AgentName: "Cyrus", Email: "Someone Else <cy@example.org>"},
+				mailbox.Registered{Agent: board.Agent{ID: "cy", Name: "Cyrus"}, Email: "cy@example.org", Created: true, Status: pending}},
+			{"chosen name kept", mailbox.Registration{AgentID: "seven", Email: "Other <seven@example.org>"},
+				mailbox.Registered{Agent: board.Agent{ID: "seven", Name: "Seven"}, Email: "seven@example.org", Status: pending}},
+			{"default name replaced", mailbox.Registration{AgentID: "plain-id", Email: "Plain Agent <p@example.org>"},
+				mailbox.Registered{Agent: board.Agent{ID: "plain-id", Name: "Plain Agent"}, Email: "p@example.org", Status: pending}},
+			{"subscription pending", mailbox.Registration{AgentID: "bob", Email: "bob@example.net", Subscribe: json.RawMessage(`["ai", "Science", "AI"]`)},
+				mailbox.Registered{Agent: board.Agent{ID: "bob", Name: "bob.smith"}, Email: "bob@example.net", Status: pending,
+					PendingSubscribe: &mailbox.Subscription{Domains: []string{"AI", "Science"}}}},
 		}
 		for _, tt := range tests {
 			clk.Advance(time.Second)
@@ -116,8 +61,8 @@ func TestRegister(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: Register(%+v): %v", tt.name, tt.in, err)
 			}
-			if got.ExpiresAt == nil || !got.ExpiresAt.Equal(clk.Now().Add(board.ConfirmationLifetime)) {
-				t.Errorf("%s: expires at %v, want %v", tt.name, got.ExpiresAt, clk.Now().Add(board.ConfirmationLifetime))
+			if got.ExpiresAt == nil || !got.ExpiresAt.Equal(clk.Now().Add(mailbox.ConfirmationLifetime)) {
+				t.Errorf("%s: expires at %v, want %v", tt.name, got.ExpiresAt, clk.Now().Add(mailbox.ConfirmationLifetime))
 			}
 			got.Agent, got.ExpiresAt = board.Agent{ID: got.Agent.ID, Name: got.Agent.Name}, nil
 			if diff := cmp.Diff(tt.want, got); diff != "" {
@@ -128,7 +73,7 @@ func TestRegister(t *testing.T) {
 		if _, err := s.AgentByEmail(ctx, "ada@example.org"); !errors.Is(err, board.ErrNotFound) {
 			t.Errorf("AgentByEmail(pending address) = %v, want ErrNotFound", err)
 		}
-		tok, err := board.ResetToken(ctx, s, "bob")
+		tok, err := mailbox.ResetToken(ctx, s.Box, "bob")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -137,8 +82,8 @@ func TestRegister(t *testing.T) {
 			t.Errorf("ConfirmEmail = %+v, %v; want bob@example.net subscribed to AI,Science", c, err)
 		}
 		clk.Advance(time.Second)
-		again, err := s.Register(ctx, board.Registration{AgentID: "bob", AgentName: "Bob", Email: "BOB@example.NET", Subscribe: json.RawMessage(`"none"`)})
-		if err != nil || again.Status != board.AlreadyConfirmed || again.Subscribe.String() != "none" || again.Confirmed != "bob@example.net" || again.ExpiresAt != nil {
+		again, err := s.Register(ctx, mailbox.Registration{AgentID: "bob", AgentName: "Bob", Email: "BOB@example.NET", Subscribe: json.RawMessage(`"none"`)})
+		if err != nil || again.Status != mailbox.AlreadyConfirmed || again.Subscribe.String() != "none" || again.Confirmed != "bob@example.net" || again.ExpiresAt != nil {
 			t.Errorf("the confirmed address again = %+v, %v; want already_confirmed, subscription none", again, err)
 		}
 		a, err := s.AgentByEmail(ctx, "Whoever <bob@EXAMPLE.net>")
@@ -147,25 +92,25 @@ func TestRegister(t *testing.T) {
 		}
 
 		bad := []struct {
-			in    board.Registration
+			in    mailbox.Registration
 			field string
 			is    error
 		}{
-			{board.Registration{AgentID: "eve", Email: "bob@example.net"}, "email", board.ErrConflict},
-			{board.Registration{AgentID: "eve", Email: "Eve <A.D.A@example.org>"}, "", nil}, // another address: fine
-			{board.Registration{AgentID: "eve", Email: "ada@example.org"}, "", nil},         // pending for ada only: fine
-			{board.Registration{AgentID: "eve", Email: ""}, "email", board.ErrInvalid},
-			{board.Registration{AgentID: "eve", Email: "not an address"}, "email", board.ErrInvalid},
-			{board.Registration{AgentID: "eve", Email: "eve@localhost"}, "", nil},
-			{board.Registration{AgentID: "eve2", Email: "eve@intranet"}, "email", board.ErrInvalid},
-			{board.Registration{AgentID: "eve", Email: "Eve <eve@example.org"}, "email", board.ErrInvalid},
-			{board.Registration{AgentID: "eve", Email: "a@example.org, b@example.org"}, "email", board.ErrInvalid},
-			{board.Registration{AgentID: "eve", Email: strings.Repeat("e", 250) + "@example.org"}, "email", board.ErrInvalid},
-			{board.Registration{AgentID: "e ve", Email: "eve@example.org"}, "agent_id", board.ErrInvalid},
-			{board.Registration{AgentID: "eve", AgentName: strings.Repeat("n", 81), Email: "eve@example.org"}, "agent_name", board.ErrInvalid},
-			{board.Registration{AgentID: "eve", Email: "eve@example.org", Subscribe: json.RawMessage(`"weather"`)}, "subscribe", board.ErrInvalid},
-			{board.Registration{AgentID: "eve", Email: "eve@example.org", Subscribe: json.RawMessage(`["AI", "Weather"]`)}, "subscribe[1]", board.ErrInvalid},
-			{board.Registration{AgentID: "eve", Email: "eve@example.org", Subscribe: json.RawMessage(`7`)}, "subscribe", board.ErrInvalid},
+			{mailbox.Registration{AgentID: "eve", Email: "bob@example.net"}, "email", board.ErrConflict},
+			{mailbox.Registration{AgentID: "eve", Email: "Eve <A.D.A@example.org>"}, "", nil}, // another address: fine
+			{mailbox.Registration{AgentID: "eve", Email: "ada@example.org"}, "", nil},         // pending for ada only: fine
+			{mailbox.Registration{AgentID: "eve", Email: ""}, "email", board.ErrInvalid},
+			{mailbox.Registration{AgentID: "eve", Email: "not an address"}, "email", board.ErrInvalid},
+			{mailbox.Registration{AgentID: "eve", Email: "eve@localhost"}, "", nil},
+			{mailbox.Registration{AgentID: "eve2", Email: "eve@intranet"}, "email", board.ErrInvalid},
+			{mailbox.Registration{AgentID: "eve", Email: "Eve <eve@example.org"}, "email", board.ErrInvalid},
+			{mailbox.Registration{AgentID: "eve", Email: "a@example.org, b@example.org"}, "email", board.ErrInvalid},
+			{mailbox.Registration{AgentID: "eve", Email: strings.Repeat("e", 250) + "@example.org"}, "email", board.ErrInvalid},
+			{mailbox.Registration{AgentID: "e ve", Email: "eve@example.org"}, "agent_id", board.ErrInvalid},
+			{mailbox.Registration{AgentID: "eve", AgentName: strings.Repeat("n", 81), Email: "eve@example.org"}, "agent_name", board.ErrInvalid},
+			{mailbox.Registration{AgentID: "eve", Email: "eve@example.org", Subscribe: json.RawMessage(`"weather"`)}, "subscribe", board.ErrInvalid},
+			{mailbox.Registration{AgentID: "eve", Email: "eve@example.org", Subscribe: json.RawMessage(`["AI", "Weather"]`)}, "subscribe[1]", board.ErrInvalid},
+			{mailbox.Registration{AgentID: "eve", Email: "eve@example.org", Subscribe: json.RawMessage(`7`)}, "subscribe", board.ErrInvalid},
 		}
 		for _, b := range bad {
 			_, err := s.Register(ctx, b.in)
@@ -187,17 +132,17 @@ func TestRegister(t *testing.T) {
 // TestConfirmRace: agents that registered one address confirm it at once;
 // exactly one gets it, the others a conflict.
 func TestConfirmRace(t *testing.T) {
-	forEachStore(t, func(t *testing.T, open func(board.Options) *board.Store) {
+	forEachStore(t, func(t *testing.T, open func(board.Options) store) {
 		s := open(board.Options{})
 		ctx := context.Background()
-		const n = board.MaxConfirmationsPerAddress
+		const n = mailbox.MaxConfirmationsPerAddress
 		toks := make([]string, n)
 		for i := range n {
-			if _, err := s.Register(ctx, board.Registration{AgentID: fmt.Sprintf("r%d", i), Email: "Shared@example.org"}); err != nil {
+			if _, err := s.Register(ctx, mailbox.Registration{AgentID: fmt.Sprintf("r%d", i), Email: "Shared@example.org"}); err != nil {
 				t.Fatal(err)
 			}
 			var err error
-			if toks[i], err = board.ResetToken(ctx, s, fmt.Sprintf("r%d", i)); err != nil {
+			if toks[i], err = mailbox.ResetToken(ctx, s.Box, fmt.Sprintf("r%d", i)); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -265,7 +210,7 @@ func recipients(t *testing.T, box *outbox.Outbox, pid string) map[string][]strin
 // TestOutboxWrites: who gets which notification, written in the post's
 // transaction, and nothing without Mail or for a refused post.
 func TestOutboxWrites(t *testing.T) {
-	forEachStore(t, func(t *testing.T, open func(board.Options) *board.Store) {
+	forEachStore(t, func(t *testing.T, open func(board.Options) store) {
 		clk := newClock()
 		s, box := openMail(t, open, board.Options{Now: clk.Now})
 		ctx := context.Background()
@@ -273,7 +218,7 @@ func TestOutboxWrites(t *testing.T) {
 		mustRegister(t, s, "bob", "bob@example.org")
 		mustRegister(t, s, "cy", "cy@example.org")
 
-		p := mustCreate(t, s, newPrediction("ada"))
+		p := mustCreate(t, s, "ada")
 		if diff := cmp.Diff(map[string][]string{"": {"bob@example.org", "cy@example.org"}}, recipients(t, box, p.ID)); diff != "" {
 			t.Errorf("prediction's recipients (-want +got):\n%s", diff)
 		}
@@ -340,10 +285,10 @@ func TestOutboxWrites(t *testing.T) {
 		}
 
 		// Without a recorder nothing is queued.
-		plain := open(board.Options{Mail: mailOpts()})
+		plain := open(board.Options{})
 		mustRegister(t, plain, "ada", "ada@example.org")
 		mustRegister(t, plain, "bob", "bob@example.org")
-		q := mustCreate(t, plain, newPrediction("ada"))
+		q := mustCreate(t, plain, "ada")
 		if _, err := plain.Reply(ctx, q.ID, board.NewReply{AgentID: "bob", Body: "hi"}); err != nil {
 			t.Fatal(err)
 		}
@@ -374,11 +319,11 @@ func testMessage(t *testing.T, name, predictionID, replyID string) *email.Messag
 // TestReceiveMail records the email package's test messages as replies
 // and refuses the ones that cannot be matched, recording nothing.
 func TestReceiveMail(t *testing.T) {
-	forEachStore(t, func(t *testing.T, open func(board.Options) *board.Store) {
+	forEachStore(t, func(t *testing.T, open func(board.Options) store) {
 		clk := newClock()
-		s := open(board.Options{Now: clk.Now, Mail: mailOpts()})
+		s := open(board.Options{Now: clk.Now})
 		ctx := context.Background()
-		p := mustCreate(t, s, newPrediction("author"))
+		p := mustCreate(t, s, "author")
 		debate, err := s.Reply(ctx, p.ID, board.NewReply{AgentID: "author", Body: "[DEBATE] What counts as on the grid?"})
 		if err != nil {
 			t.Fatal(err)
@@ -435,7 +380,7 @@ func TestReceiveMail(t *testing.T) {
 			t.Errorf("reactions = %+v", got.Reactions)
 		}
 
-		before, err := board.RowCounts(ctx, s)
+		before, err := mailbox.RowCounts(ctx, s.Box)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -453,10 +398,10 @@ func TestReceiveMail(t *testing.T) {
 			m    *email.Message
 			is   error
 		}{
-			{"auto-reply", testMessage(t, "auto-reply.eml", p.ID, debate.ID), board.ErrAutomatic},
-			{"unknown sender", unknown, board.ErrUnknownSender},
-			{"no sender", noFrom, board.ErrUnknownSender},
-			{"no prediction named", unmatched, board.ErrUnmatched},
+			{"auto-reply", testMessage(t, "auto-reply.eml", p.ID, debate.ID), mailbox.ErrAutomatic},
+			{"unknown sender", unknown, mailbox.ErrUnknownSender},
+			{"no sender", noFrom, mailbox.ErrUnknownSender},
+			{"no prediction named", unmatched, mailbox.ErrUnmatched},
 			{"prediction gone", gone, board.ErrNotFound},
 			{"nothing above the quote", empty, board.ErrInvalid},
 		}
@@ -466,7 +411,7 @@ func TestReceiveMail(t *testing.T) {
 				t.Errorf("%s: ReceiveMail = %v, want %v", r.name, err, r.is)
 			}
 		}
-		after, err := board.RowCounts(ctx, s)
+		after, err := mailbox.RowCounts(ctx, s.Box)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -485,7 +430,7 @@ func FuzzCheckEmail(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		addr, display, err := board.CheckEmail(s)
+		addr, display, err := mailbox.CheckEmail(s)
 		if err != nil {
 			var ve *board.ValidationError
 			if !errors.As(err, &ve) || ve.Field != "email" || !errors.Is(err, board.ErrInvalid) {
@@ -493,12 +438,37 @@ func FuzzCheckEmail(f *testing.F) {
 			}
 			return
 		}
-		if !strings.Contains(addr, "@") || len(addr) > board.MaxEmail {
+		if !strings.Contains(addr, "@") || len(addr) > mailbox.MaxEmail {
 			t.Errorf("checkEmail(%q) = %q", s, addr)
 		}
-		name := board.NameFromEmail(addr, display)
+		name := mailbox.NameFromEmail(addr, display)
 		if got, err := board.CheckAgentName(name); err != nil || got != name {
 			t.Errorf("name %q derived from %q is not a valid agent_name: %v", name, s, err)
+		}
+	})
+}
+
+// An agent id with NUL or another control character is a
+// *ValidationError naming agent_id on both databases, never a database
+// error (PostgreSQL refuses NUL in text), as for the board's own routes.
+func TestControlCharactersInIDs(t *testing.T) {
+	forEachStore(t, func(t *testing.T, open func(board.Options) store) {
+		s := open(board.Options{})
+		ctx := context.Background()
+		for _, bad := range []string{"\x00", "ada\x00", "a\x1fb", "\x7f", "\xff\xfe"} {
+			for name, call := range map[string]func() error{
+				"Register": func() error {
+					_, err := s.Register(ctx, mailbox.Registration{AgentID: bad, Email: "x@example.org"})
+					return err
+				},
+				"ConfirmEmail": func() error { _, err := s.ConfirmEmail(ctx, bad, "token"); return err },
+			} {
+				err := call()
+				var ve *board.ValidationError
+				if !errors.As(err, &ve) || ve.Field != "agent_id" || !errors.Is(err, board.ErrInvalid) {
+					t.Errorf("%s(%q) = %v, want a ValidationError naming agent_id", name, bad, err)
+				}
+			}
 		}
 	})
 }

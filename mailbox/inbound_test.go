@@ -1,4 +1,4 @@
-package board_test
+package mailbox_test
 
 import (
 	"context"
@@ -7,16 +7,17 @@ import (
 	"testing"
 
 	"github.com/predictions-md/predictions/board"
+	"github.com/predictions-md/predictions/mailbox"
 )
 
 // TestReceiveMailDuplicate: the same message delivered twice, one after
 // the other or at the same time, is recorded once; the second answer is
 // ErrDuplicate with the first reply. Another Message-ID is another reply.
 func TestReceiveMailDuplicate(t *testing.T) {
-	forEachStore(t, func(t *testing.T, open func(board.Options) *board.Store) {
-		s := open(board.Options{Mail: mailOpts()})
+	forEachStore(t, func(t *testing.T, open func(board.Options) store) {
+		s := open(board.Options{})
 		ctx := context.Background()
-		p := mustCreate(t, s, newPrediction("author"))
+		p := mustCreate(t, s, "author")
 		mustRegister(t, s, "ada", "ada.lovelace@gmail.com")
 		m := testMessage(t, "gmail-reply.eml", p.ID, "")
 		first, err := s.ReceiveMail(ctx, m)
@@ -24,7 +25,7 @@ func TestReceiveMailDuplicate(t *testing.T) {
 			t.Fatal(err)
 		}
 		again, err := s.ReceiveMail(ctx, m)
-		if !errors.Is(err, board.ErrDuplicate) || again.ID != first.ID {
+		if !errors.Is(err, mailbox.ErrDuplicate) || again.ID != first.ID {
 			t.Errorf("second delivery = %s, %v; want reply %s and ErrDuplicate", again.ID, err, first.ID)
 		}
 
@@ -45,7 +46,7 @@ func TestReceiveMailDuplicate(t *testing.T) {
 				switch {
 				case err == nil:
 					ids[r.ID]++
-				case errors.Is(err, board.ErrDuplicate):
+				case errors.Is(err, mailbox.ErrDuplicate):
 					dups++
 					ids[r.ID] += 0
 				default:
