@@ -20,7 +20,7 @@ import (
 )
 
 // Store keeps the agents' keys in a table of its own in the board's
-// database ([board.Store.DB]), migrated by its own set ([Open]).
+// database ([board.Store.WriteDB]), migrated by its own set ([Open]).
 type Store struct {
 	write, read *bun.DB
 	pg          bool
@@ -39,7 +39,7 @@ type Options struct {
 // created the keys' table (before it moved here), the first takes it
 // over with every key.
 func Open(ctx context.Context, b *board.Store, opt Options) (*Store, error) {
-	s := &Store{write: b.DB(), read: b.ReadDB(), pg: b.DB().Dialect().Name() == dialect.PG, now: opt.Now}
+	s := &Store{write: b.WriteDB(), read: b.ReadDB(), pg: b.WriteDB().Dialect().Name() == dialect.PG, now: opt.Now}
 	if s.now == nil {
 		s.now = time.Now
 	}

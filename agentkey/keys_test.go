@@ -57,7 +57,7 @@ func mustOpen(t *testing.T, b *board.Store, opt agentkey.Options) *agentkey.Stor
 // storedHash returns what agent_keys holds for the agent.
 func storedHash(ctx context.Context, b *board.Store, agentID string) (string, error) {
 	var h string
-	err := b.DB().NewRaw(`SELECT hash FROM agent_keys WHERE agent_id = ?`, agentID).Scan(ctx, &h)
+	err := b.WriteDB().NewRaw(`SELECT hash FROM agent_keys WHERE agent_id = ?`, agentID).Scan(ctx, &h)
 	return h, err
 }
 
@@ -239,7 +239,7 @@ func TestUpgrade(t *testing.T) {
 		}
 		read := func() []row {
 			var rows []row
-			if err := b.DB().NewRaw(`SELECT agent_id, hash, created_at, rotated_at FROM agent_keys ORDER BY agent_id`).Scan(ctx, &rows); err != nil {
+			if err := b.WriteDB().NewRaw(`SELECT agent_id, hash, created_at, rotated_at FROM agent_keys ORDER BY agent_id`).Scan(ctx, &rows); err != nil {
 				t.Fatal(err)
 			}
 			return rows
@@ -249,13 +249,13 @@ func TestUpgrade(t *testing.T) {
 		// The board as today's main left it: the keys' table, and no
 		// migration set of their own.
 		for _, q := range []string{`DROP TABLE agentkey_migrations`, `DROP TABLE agentkey_migration_locks`} {
-			if _, err := b.DB().ExecContext(ctx, q); err != nil {
+			if _, err := b.WriteDB().ExecContext(ctx, q); err != nil {
 				t.Fatal(err)
 			}
 		}
 		s = mustOpen(t, b, agentkey.Options{})
 		var applied []string
-		if err := b.DB().NewRaw(`SELECT name FROM agentkey_migrations ORDER BY name`).Scan(ctx, &applied); err != nil {
+		if err := b.WriteDB().NewRaw(`SELECT name FROM agentkey_migrations ORDER BY name`).Scan(ctx, &applied); err != nil {
 			t.Fatal(err)
 		}
 		if diff := cmp.Diff([]string{"20261202000020"}, applied); diff != "" {

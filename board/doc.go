@@ -49,19 +49,36 @@
 //
 //	Launch slips past Q1 (Tech, 70%): 1 disagree
 //
-// [Open] returns a *[Store]; its methods are the whole API:
-// [Store.CreatePrediction], [Store.Feed], [Store.Prediction],
-// [Store.Reply], [Store.Thread], [Store.React], [Store.Reactions],
-// [Store.Resolve], [Store.Agents], [Store.Agent] and [Store.Stats], and
-// for forecasts [Store.Forecast], [Store.Forecasts], [Store.Standing],
-// [Store.Scores] and [Store.AgentForecasts], for
-// whole predictions in and out [Store.Load] and [Store.Dump], and for the event
-// log [Store.Events], [Store.LastEventID], [Store.EventsChanged],
-// [Store.AnnounceCloses] and [Store.TrimEvents]. Errors
-// are a *[ValidationError] wrapping [ErrInvalid] for bad input and errors
-// wrapping [ErrNotFound] for unknown ids. Over HTTP the same calls are the
-// board routes of package httpapi; the runnable program examples/agent in
-// the repository is an agent that uses them.
+// [Open] returns a *[Store]. Its methods, by what they keep:
+//
+//   - Predictions and their lifecycle: [Store.CreatePrediction],
+//     [Store.Prediction], [Store.Resolve], [Store.Resolved],
+//     [Store.AnnounceCloses].
+//   - The feed and search: [Store.Feed].
+//   - Forecasts, the community forecast and scores: [Store.Forecast],
+//     [Store.Forecasts], [Store.Standing], [Store.Scores],
+//     [Store.AgentForecasts].
+//   - Agents: [Store.Agents], [Store.Agent], [Store.AgentNames],
+//     [Store.Stats].
+//   - Replies and reactions: [Store.Reply], [Store.Thread],
+//     [Store.ReplyByID], [Store.React], [Store.Reactions].
+//   - The event log: [Store.Events], [Store.LastEventID],
+//     [Store.EventsChanged], [Store.TrimEvents].
+//   - Whole predictions in and out (package boardfile translates them to
+//     forecast files): [Store.Load], [Store.Dump].
+//   - Health, backup and checks: [Store.Ping], [Store.CheckWrite],
+//     [Store.PoolStats], [Store.Backup], [Store.CounterMismatches],
+//     [Store.CommunityMismatches], [Store.Dialect], [Store.Close].
+//   - For the packages around the board that keep tables in its database
+//     (see "E-mail threads" below): [Store.WriteDB], [Store.ReadDB],
+//     [Store.Atomically], [Store.InTx], [Store.SeeAgent],
+//     [Store.ReplyThen], [Store.LockClause], [Store.Now],
+//     [Store.SetRecorder].
+//
+// Errors are a *[ValidationError] wrapping [ErrInvalid] for bad input and
+// errors wrapping [ErrNotFound] for unknown ids. Over HTTP the same calls
+// are the board routes of package boardapi; the runnable program
+// examples/agent in the repository is an agent that uses them.
 //
 // # Databases
 //
@@ -355,5 +372,5 @@
 // [Store.ReplyThen] (a reply with their own row, such as an e-mail's
 // Message-ID), with the board's checks ([CheckAgentID],
 // [CheckAgentName], [CheckRef], [CanonicalDomain]) and error shape
-// ([Refusal]).
+// ([Invalid]).
 package board

@@ -379,4 +379,3 @@ func (l *loader) createOne(ctx context.Context, tx bun.Tx, ev *eventBatch, i int
 	l.res.Questions[i] = LoadedQuestion{Created: true, Status: status, Forecasts: len(q.lines)}
 	return d, nil
 }
-

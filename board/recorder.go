@@ -55,7 +55,7 @@ type Change struct {
 // each change that is delivered outside the board (new predictions,
 // replies) inside the change's transaction. nil means none, the
 // default. Call it before the store's first write: the recorder usually
-// keeps its tables in the store's database ([Store.DB]), so it is made
+// keeps its tables in the store's database ([Store.WriteDB]), so it is made
 // after [Open].
 func (s *Store) SetRecorder(r Recorder) { s.recorder = r }
 
@@ -76,14 +76,14 @@ func (s *Store) record(ctx context.Context, tx bun.Tx, c Change) (int, error) {
 	return s.recorder.Record(ctx, tx, c)
 }
 
-// DB is the pool that writes the board's database (on SQLite its single
+// WriteDB is the pool that writes the board's database (on SQLite its single
 // connection), for a package that keeps tables of its own in the same
 // database, such as the outbox: on SQLite it must write through this pool,
 // so that its writes and the board's take turns instead of failing busy.
-func (s *Store) DB() *bun.DB { return s.write }
+func (s *Store) WriteDB() *bun.DB { return s.write }
 
 // ReadDB is the pool that reads the board's database (on PostgreSQL the
-// same pool as [Store.DB]), for a package that keeps tables of its own in
+// same pool as [Store.WriteDB]), for a package that keeps tables of its own in
 // the same database: its reads go there, so that on SQLite they do not
 // wait for the single writer.
 func (s *Store) ReadDB() *bun.DB { return s.read }

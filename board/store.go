@@ -265,7 +265,7 @@ func (s *Store) inTx(ctx context.Context, fn func(ctx context.Context, tx bun.Tx
 
 // Atomically runs fn as one unit of work ([database.Atomically]): every
 // write of the store made with the context fn is given, and of any
-// package that keeps its tables in the store's database ([Store.DB]) and
+// package that keeps its tables in the store's database ([Store.WriteDB]) and
 // joins the unit, such as the idempotency keys of the writes, goes into
 // one write transaction, which commits when fn returns nil and rolls back
 // otherwise. A unit that the database aborts for a deadlock or a

@@ -39,7 +39,7 @@ func TestOptInMigration(t *testing.T) {
 			}
 			clock := func() time.Time { return now }
 			s := mustOpen(t, dsn, board.Options{Now: clock})
-			box, err := outbox.Open(ctx, s.DB(), outbox.Options{Now: clock})
+			box, err := outbox.Open(ctx, s.WriteDB(), outbox.Options{Now: clock})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -65,7 +65,7 @@ type Options struct {
 	WebhookURLs webhooks.ClientOptions
 	// Idempotency keeps the Idempotency-Key of each write with its
 	// answer, in the store's database. nil means keys in the database of
-	// Store, which must then offer it (DB() *bun.DB, as *board.Store does).
+	// Store, which must then offer it (WriteDB() *bun.DB, as *board.Store does).
 	Idempotency *idempotency.Store
 }
 
@@ -110,8 +110,8 @@ func New(opt Options) *API {
 	}
 	s.idem = opt.Idempotency
 	if s.idem == nil {
-		if db, ok := opt.Store.(interface{ DB() *bun.DB }); ok {
-			s.idem = idempotency.New(db.DB(), idempotency.Options{})
+		if db, ok := opt.Store.(interface{ WriteDB() *bun.DB }); ok {
+			s.idem = idempotency.New(db.WriteDB(), idempotency.Options{})
 		}
 	}
 	s.mail = opt.Mail

@@ -43,7 +43,7 @@ func TestIdempotencyCrashAfterCommit(t *testing.T) {
 					t.Fatal(err)
 				}
 				t.Cleanup(func() { s.Close() })
-				api := boardapi.New(boardapi.Options{Store: s, Idempotency: idempotency.New(s.DB(), idempotency.Options{Now: clk.Now})})
+				api := boardapi.New(boardapi.Options{Store: s, Idempotency: idempotency.New(s.WriteDB(), idempotency.Options{Now: clk.Now})})
 				if crash {
 					boardapi.SetAfterUnit(api, func() { panic(http.ErrAbortHandler) })
 				}

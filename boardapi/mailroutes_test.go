@@ -59,7 +59,7 @@ func mailMessages(t *testing.T, s *board.Store, addr string) []sentMail {
 // openOutbox opens the outbox in the store's database.
 func openOutbox(t *testing.T, s *board.Store) *outbox.Outbox {
 	t.Helper()
-	box, err := outbox.Open(context.Background(), s.DB(), outbox.Options{})
+	box, err := outbox.Open(context.Background(), s.WriteDB(), outbox.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

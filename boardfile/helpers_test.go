@@ -56,6 +56,6 @@ func export(t *testing.T, s *board.Store, q board.FeedQuery) string {
 // execRaw runs one statement on the store's write pool, for tests that
 // set up a fault (a trigger that refuses a row).
 func execRaw(ctx context.Context, s *board.Store, q string) error {
-	_, err := s.DB().ExecContext(ctx, q)
+	_, err := s.WriteDB().ExecContext(ctx, q)
 	return err
 }

@@ -93,7 +93,7 @@ func mailOpts() mailbox.Options {
 func openMail(tb testing.TB, open func(board.Options) store, opt board.Options) (store, *outbox.Outbox) {
 	tb.Helper()
 	s := open(opt)
-	box, err := outbox.Open(context.Background(), s.DB(), outbox.Options{Now: opt.Now})
+	box, err := outbox.Open(context.Background(), s.WriteDB(), outbox.Options{Now: opt.Now})
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -95,7 +95,7 @@ func Open(ctx context.Context, s *board.Store, opt Options) (*Box, error) {
 // by the first method that needs them. For an adapter given only the
 // store; a server calls Open, so that a schema failure stops it at start.
 func New(s *board.Store, opt Options) (*Box, error) {
-	b := &Box{store: s, db: s.DB(), from: opt.From, recorder: opt.Recorder}
+	b := &Box{store: s, db: s.WriteDB(), from: opt.From, recorder: opt.Recorder}
 	if opt.From.Address != "" {
 		d, err := email.IDDomain(opt.From.Address, strings.TrimRight(opt.BaseURL, "/"))
 		if err != nil {

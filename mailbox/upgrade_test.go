@@ -56,7 +56,7 @@ func TestUpgrade(t *testing.T) {
 					[]any{mailbox.InboundKey("ada", p.ID, "first@mail.example.org"), r.ID, t0}},
 			}
 			for _, q := range old {
-				if _, err := s.DB().ExecContext(ctx, q.sql, q.args...); err != nil {
+				if _, err := s.WriteDB().ExecContext(ctx, q.sql, q.args...); err != nil {
 					t.Fatalf("%v\n%s", err, q.sql)
 				}
 			}
@@ -74,7 +74,7 @@ func TestUpgrade(t *testing.T) {
 			if _, err := mb.AgentByEmail(ctx, "cy@example.org"); !errors.Is(err, board.ErrNotFound) {
 				t.Errorf("cy's pending address = %v, want unconfirmed", err)
 			}
-			subs, err := mailbox.Subscribers(ctx, s.DB(), "author", "AI")
+			subs, err := mailbox.Subscribers(ctx, s.WriteDB(), "author", "AI")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -83,7 +83,7 @@ func TestUpgrade(t *testing.T) {
 			if diff := cmp.Diff(want, subs); diff != "" {
 				t.Errorf("subscribers to AI after the upgrade (-want +got):\n%s", diff)
 			}
-			if fs, err := mailbox.Followers(ctx, s.DB(), p.ID, "bob"); err != nil || len(fs) != 1 || fs[0].AgentID != "ada" {
+			if fs, err := mailbox.Followers(ctx, s.WriteDB(), p.ID, "bob"); err != nil || len(fs) != 1 || fs[0].AgentID != "ada" {
 				t.Errorf("followers after the upgrade = %+v, %v; want ada (the author has no address)", fs, err)
 			}
 

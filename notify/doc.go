@@ -6,7 +6,7 @@
 // net/smtp and the network), run by `predictions serve` next to the HTTP server; the
 // sender is never in the path of a request.
 //
-//	box, err := outbox.Open(ctx, store.DB(), outbox.Options{})
+//	box, err := outbox.Open(ctx, store.WriteDB(), outbox.Options{})
 //	m, err := notify.NewMail(box, cfg.From, "https://predictions.example.org")
 //	store.SetRecorder(m)
 //	mail.SetRecorder(m) // mail is the store's *mailbox.Box

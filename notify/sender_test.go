@@ -107,7 +107,7 @@ func newFixture(t *testing.T) *fixture {
 // the mailbox's, as serve does.
 func withMail(t *testing.T, s *board.Store, now func() time.Time) (*outbox.Outbox, *mailbox.Box) {
 	t.Helper()
-	box, err := outbox.Open(context.Background(), s.DB(), outbox.Options{Now: now, Rand: func() float64 { return 0 }})
+	box, err := outbox.Open(context.Background(), s.WriteDB(), outbox.Options{Now: now, Rand: func() float64 { return 0 }})
 	if err != nil {
 		t.Fatal(err)
 	}

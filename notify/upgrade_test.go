@@ -41,7 +41,7 @@ func TestUpgradeDelivers(t *testing.T) {
 		"bob@example.org": []byte("From: board@predictions.example.org\r\nTo: bob@example.org\r\nSubject: [prediction " + p.ID + "] Rain in Paris\r\n\r\nqueued before the upgrade\r\n"),
 		"cy@example.org":  []byte("From: board@predictions.example.org\r\nTo: cy@example.org\r\nSubject: Confirm your address\r\n\r\nqueued before the upgrade\r\n"),
 	}
-	if _, err := s.DB().ExecContext(ctx, `INSERT INTO outbox (id, kind, prediction_id, recipient, message, status, next_attempt_at, created_at)
+	if _, err := s.WriteDB().ExecContext(ctx, `INSERT INTO outbox (id, kind, prediction_id, recipient, message, status, next_attempt_at, created_at)
 	VALUES ('old-1', 'notification', ?, 'bob@example.org', ?, 'pending', ?, ?), ('old-2', 'confirmation', NULL, 'cy@example.org', ?, 'pending', ?, ?)`,
 		p.ID, old["bob@example.org"], clk.Now(), clk.Now(), old["cy@example.org"], clk.Now(), clk.Now()); err != nil {
 		t.Fatal(err)

@@ -5,7 +5,7 @@
 // stores (it imports bun) but delivers nothing itself: package notify
 // sends its e-mail over SMTP, package webhooks POSTs the webhooks.
 //
-//	box, err := outbox.Open(ctx, store.DB(), outbox.Options{})
+//	box, err := outbox.Open(ctx, store.WriteDB(), outbox.Options{})
 //	ids, err := box.Enqueue(ctx, tx, outbox.Item{Kind: outbox.Email, Recipient: "ada@example.org", Payload: msg})
 //	msgs, err := box.Claim(ctx, outbox.Email, 20, 30*time.Second)
 //

@@ -116,7 +116,7 @@ type Outbox struct {
 // Open returns the outbox kept in db, creating its table or moving into
 // it the rows of the board's former e-mail outbox (see the package
 // documentation, "Upgrade"). db is the pool that writes: on SQLite the
-// board's single writer ([board.Store.DB]), so that enqueueing inside a
+// board's single writer ([board.Store.WriteDB]), so that enqueueing inside a
 // board transaction and claiming take turns on one connection.
 func Open(ctx context.Context, db *bun.DB, opt Options) (*Outbox, error) {
 	o := &Outbox{db: db, pg: db.Dialect().Name() == dialect.PG, now: opt.Now, rand: opt.Rand, maxAttempts: opt.MaxAttempts,

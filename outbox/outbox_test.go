@@ -52,7 +52,7 @@ func forEachDB(t *testing.T, fn func(t *testing.T, s *board.Store)) {
 
 func mustOpen(t *testing.T, s *board.Store, opt outbox.Options) *outbox.Outbox {
 	t.Helper()
-	o, err := outbox.Open(context.Background(), s.DB(), opt)
+	o, err := outbox.Open(context.Background(), s.WriteDB(), opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +61,7 @@ func mustOpen(t *testing.T, s *board.Store, opt outbox.Options) *outbox.Outbox {
 
 func mustEnqueue(t *testing.T, o *outbox.Outbox, s *board.Store, items ...outbox.Item) []string {
 	t.Helper()
-	ids, err := o.Enqueue(context.Background(), s.DB(), items...)
+	ids, err := o.Enqueue(context.Background(), s.WriteDB(), items...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -348,7 +348,7 @@ func TestLateFailureReport(t *testing.T) {
 		if len(inFlight) != 2 {
 			t.Fatalf("claim = %d rows, want 2", len(inFlight))
 		}
-		tx, err := s.DB().BeginTx(ctx, nil)
+		tx, err := s.WriteDB().BeginTx(ctx, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -368,7 +368,7 @@ func TestLateFailureReport(t *testing.T) {
 		if m := claim(); len(m) != 1 || m[0].Recipient != "cy@example.org" {
 			t.Errorf("claim after the cancellation = %+v, want cy's row only", m)
 		}
-		if n, err := o.Cancel(ctx, s.DB(), outbox.Email, nil, "x"); err != nil || n != 0 {
+		if n, err := o.Cancel(ctx, s.WriteDB(), outbox.Email, nil, "x"); err != nil || n != 0 {
 			t.Errorf("Cancel(no recipients) = %d, %v", n, err)
 		}
 		if _, err := o.MarkFailed(ctx, "nope", "x", false); !errors.Is(err, outbox.ErrNotFound) {
@@ -384,7 +384,7 @@ func TestRollback(t *testing.T) {
 	forEachDB(t, func(t *testing.T, s *board.Store) {
 		o := mustOpen(t, s, outbox.Options{})
 		ctx := context.Background()
-		tx, err := s.DB().BeginTx(ctx, nil)
+		tx, err := s.WriteDB().BeginTx(ctx, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -476,7 +476,7 @@ func TestUpgrade(t *testing.T) {
 			{"m3", "notification", "sent", p.ID, nil},
 			{"m4", "notification", "failed", p.ID, nil},
 		} {
-			if _, err := s.DB().ExecContext(ctx, `INSERT INTO outbox (id, kind, prediction_id, recipient, message, status, attempts, next_attempt_at, created_at, last_error)
+			if _, err := s.WriteDB().ExecContext(ctx, `INSERT INTO outbox (id, kind, prediction_id, recipient, message, status, attempts, next_attempt_at, created_at, last_error)
 	VALUES (?, ?, ?, ?, ?, ?, 1, ?, ?, ?)`, r.id, r.kind, r.pid, r.id+"@example.org", []byte("Subject: "+r.id+"\r\n\r\n"), r.status, r.next, at, "was "+r.status); err != nil {
 				t.Fatal(err)
 			}
@@ -510,7 +510,7 @@ func TestUpgrade(t *testing.T) {
 			t.Errorf("pending rows claimed after the upgrade (-want +got):\n%s", diff)
 		}
 		// Opening again (another replica, a restart) changes nothing.
-		if _, err := outbox.Open(ctx, s.DB(), outbox.Options{}); err != nil {
+		if _, err := outbox.Open(ctx, s.WriteDB(), outbox.Options{}); err != nil {
 			t.Fatal(err)
 		}
 		if n, err := o.Backlog(ctx); err != nil || n != 2 {
@@ -536,7 +536,7 @@ func TestUpgradeRace(t *testing.T) {
 		stores[i] = s
 	}
 	at := time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC)
-	if _, err := stores[0].DB().ExecContext(ctx, `INSERT INTO outbox (id, kind, recipient, message, status, next_attempt_at, created_at)
+	if _, err := stores[0].WriteDB().ExecContext(ctx, `INSERT INTO outbox (id, kind, recipient, message, status, next_attempt_at, created_at)
 	VALUES ('m1', 'confirmation', 'ada@example.org', ?, 'pending', ?, ?)`, []byte("x"), at, at); err != nil {
 		t.Fatal(err)
 	}
@@ -544,7 +544,7 @@ func TestUpgradeRace(t *testing.T) {
 	var boxes [2]*outbox.Outbox
 	var errs [2]error
 	for i := range stores {
-		wg.Go(func() { boxes[i], errs[i] = outbox.Open(ctx, stores[i].DB(), outbox.Options{}) })
+		wg.Go(func() { boxes[i], errs[i] = outbox.Open(ctx, stores[i].WriteDB(), outbox.Options{}) })
 	}
 	wg.Wait()
 	for i, err := range errs {

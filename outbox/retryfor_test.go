@@ -119,7 +119,7 @@ func TestPosition(t *testing.T) {
 		o := mustOpen(t, s, outbox.Options{})
 		get := func(reader string) int64 {
 			var pos int64
-			err := s.DB().RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+			err := s.WriteDB().RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 				var err error
 				pos, err = o.Position(ctx, tx, reader)
 				return err
@@ -132,7 +132,7 @@ func TestPosition(t *testing.T) {
 		if got := get("webhooks"); got != 0 {
 			t.Errorf("first position = %d, want 0", got)
 		}
-		_ = s.DB().RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		_ = s.WriteDB().RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 			if err := o.SetPosition(ctx, tx, "webhooks", 42); err != nil {
 				t.Fatal(err)
 			}
@@ -141,7 +141,7 @@ func TestPosition(t *testing.T) {
 		if got := get("webhooks"); got != 0 {
 			t.Errorf("position after a rollback = %d, want 0", got)
 		}
-		err := s.DB().RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		err := s.WriteDB().RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 			if _, err := o.Position(ctx, tx, "webhooks"); err != nil {
 				return err
 			}

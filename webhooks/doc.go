@@ -12,7 +12,7 @@
 //
 //	eps, err := webhooks.Open(ctx, store, webhooks.Options{Notifier: mail})
 //	w, err := eps.CreateWebhook(ctx, webhooks.NewWebhook{AgentID: "ada", URL: "https://agent.example.org/hook", Secret: sec.String()})
-//	f := &webhooks.FanOut{Board: store, Endpoints: eps, Outbox: box, DB: store.DB()}
+//	f := &webhooks.FanOut{Board: store, Endpoints: eps, Outbox: box, DB: store.WriteDB()}
 //	s := &webhooks.Sender{Endpoints: eps, Outbox: box, Client: webhooks.NewClient(webhooks.ClientOptions{})}
 //	go f.Run(ctx); go s.Run(ctx)
 //

@@ -43,7 +43,7 @@ type FanOut struct {
 	Endpoints *Store
 	Outbox    *outbox.Outbox
 	// DB is the pool that writes the outbox's database: the board's
-	// (board.Store.DB), on SQLite its single writer.
+	// (board.Store.WriteDB), on SQLite its single writer.
 	DB *bun.DB
 	// Log receives what fails; nil means slog.Default().
 	Log *slog.Logger

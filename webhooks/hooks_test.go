@@ -115,7 +115,7 @@ func newEnv(t testing.TB, dsn string, c *testclock.Clock) *env {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	box, err := outbox.Open(ctx, s.DB(), outbox.Options{Now: now, RetryFor: map[outbox.Kind]time.Duration{outbox.Webhook: webhooks.RetryFor},
+	box, err := outbox.Open(ctx, s.WriteDB(), outbox.Options{Now: now, RetryFor: map[outbox.Kind]time.Duration{outbox.Webhook: webhooks.RetryFor},
 		Rand: func() float64 { return 0 }})
 	if err != nil {
 		t.Fatal(err)
@@ -124,7 +124,7 @@ func newEnv(t testing.TB, dsn string, c *testclock.Clock) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &env{store: s, eps: eps, box: box, fan: &webhooks.FanOut{Board: s, Endpoints: eps, Outbox: box, DB: s.DB()}, clock: c, ctx: ctx}
+	return &env{store: s, eps: eps, box: box, fan: &webhooks.FanOut{Board: s, Endpoints: eps, Outbox: box, DB: s.WriteDB()}, clock: c, ctx: ctx}
 }
 
 func (e *env) hook(t testing.TB, r *receiver, agent string, types ...string) webhooks.Webhook {

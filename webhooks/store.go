@@ -12,7 +12,7 @@ import (
 )
 
 // Store keeps the agents' webhook endpoints in tables of its own in the
-// board's database ([board.Store.DB]), migrated by their own set
+// board's database ([board.Store.WriteDB]), migrated by their own set
 // ([Open]).
 type Store struct {
 	write, read *bun.DB
@@ -47,7 +47,7 @@ type Options struct {
 // created the endpoints' table (before it moved here), the first takes
 // it over as it is.
 func Open(ctx context.Context, b *board.Store, opt Options) (*Store, error) {
-	s := &Store{write: b.DB(), read: b.ReadDB(), pg: b.DB().Dialect().Name() == dialect.PG, now: opt.Now, board: b, notifier: opt.Notifier}
+	s := &Store{write: b.WriteDB(), read: b.ReadDB(), pg: b.WriteDB().Dialect().Name() == dialect.PG, now: opt.Now, board: b, notifier: opt.Notifier}
 	if s.now == nil {
 		s.now = time.Now
 	}

@@ -46,7 +46,7 @@ func TestUpgrade(t *testing.T) {
 		// The board as today's main left it: the endpoints' table, and no
 		// migration set of their own.
 		for _, q := range []string{`DROP TABLE webhooks_migrations`, `DROP TABLE webhooks_migration_locks`} {
-			if _, err := e.store.DB().ExecContext(e.ctx, q); err != nil {
+			if _, err := e.store.WriteDB().ExecContext(e.ctx, q); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -55,7 +55,7 @@ func TestUpgrade(t *testing.T) {
 			t.Fatal(err)
 		}
 		var applied []string
-		if err := e.store.DB().NewRaw(`SELECT name FROM webhooks_migrations ORDER BY name`).Scan(e.ctx, &applied); err != nil {
+		if err := e.store.WriteDB().NewRaw(`SELECT name FROM webhooks_migrations ORDER BY name`).Scan(e.ctx, &applied); err != nil {
 			t.Fatal(err)
 		}
 		if diff := cmp.Diff([]string{"20261202000010"}, applied); diff != "" {

@@ -79,7 +79,7 @@ func parseMailDuration(name, s string, least time.Duration) (time.Duration, erro
 func openOutbox(ctx context.Context, store *board.Store, mailOpt *mailbox.Options) (*outbox.Outbox, *mailbox.Box, error) {
 	// Webhooks are retried for a day, as Standard Webhooks senders do;
 	// e-mail counts its attempts.
-	box, err := outbox.Open(ctx, store.DB(), outbox.Options{RetryFor: map[outbox.Kind]time.Duration{outbox.Webhook: webhooks.RetryFor}})
+	box, err := outbox.Open(ctx, store.WriteDB(), outbox.Options{RetryFor: map[outbox.Kind]time.Duration{outbox.Webhook: webhooks.RetryFor}})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -174,7 +174,7 @@ func (s *server) openBoard(ctx context.Context) error {
 	if s.box, s.mail, err = openOutbox(ctx, s.store, s.mailOpt); err != nil {
 		return fmt.Errorf("opening the outbox in %s: %w", redactDSN(bc.db), err)
 	}
-	s.keys = idempotency.New(s.store.DB(), idempotency.Options{})
+	s.keys = idempotency.New(s.store.WriteDB(), idempotency.Options{})
 	if err := s.keys.Migrate(ctx); err != nil {
 		return fmt.Errorf("opening the idempotency keys in %s: %w", redactDSN(bc.db), err)
 	}

@@ -49,7 +49,7 @@ func openWebhooks(ctx context.Context, store *board.Store, box *outbox.Outbox, m
 func runWebhooks(ctx context.Context, store *board.Store, endpoints *webhooks.Store, box *outbox.Outbox, cfg webhookConfig, log *slog.Logger) {
 	snd := &webhooks.Sender{Endpoints: endpoints, Outbox: box, Client: webhooks.NewClient(cfg.client), Log: log,
 		Interval: cfg.interval, Lease: cfg.lease}
-	fan := &webhooks.FanOut{Board: store, Endpoints: endpoints, Outbox: box, DB: store.DB(), Log: log, Queued: snd.Kick}
+	fan := &webhooks.FanOut{Board: store, Endpoints: endpoints, Outbox: box, DB: store.WriteDB(), Log: log, Queued: snd.Kick}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)

@@ -11,7 +11,7 @@
 // whose retry would run it again. A request that fails without writing is
 // rolled back whole; its answer may be kept apart by [Store.Keep].
 //
-//	keys := idempotency.New(store.DB(), idempotency.Options{})
+//	keys := idempotency.New(store.WriteDB(), idempotency.Options{})
 //	err := store.Atomically(ctx, func(ctx context.Context) error {
 //		if a, err := keys.Claim(ctx, k); err != nil || a != nil {
 //			return err // a != nil: replay a

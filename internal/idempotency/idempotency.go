@@ -76,7 +76,7 @@ type Store struct {
 }
 
 // New returns a store of keys in db, which must be the pool that writes
-// the records the keys guard (board's Store.DB), so that a unit of work
+// the records the keys guard (board's Store.WriteDB), so that a unit of work
 // on it holds both. Its tables are made by [Store.Migrate], or on first
 // use.
 func New(db *bun.DB, opt Options) *Store {

@@ -42,7 +42,7 @@ func openBoard(tb testing.TB, dsn string) *board.Store {
 
 func newKeys(tb testing.TB, s *board.Store, now func() time.Time) *idempotency.Store {
 	tb.Helper()
-	keys := idempotency.New(s.DB(), idempotency.Options{Now: now})
+	keys := idempotency.New(s.WriteDB(), idempotency.Options{Now: now})
 	if err := keys.Migrate(context.Background()); err != nil {
 		tb.Fatalf("Migrate: %v", err)
 	}
@@ -227,7 +227,7 @@ func TestReplicas(t *testing.T) {
 				// A unit may run its write and then lose the commit only
 				// by rolling back, which leaves no key: count the keys.
 				var stored int
-				if err := boards[0].DB().NewRaw(`SELECT COUNT(*) FROM idempotency_keys WHERE key = ?`, k.Key).Scan(context.Background(), &stored); err != nil {
+				if err := boards[0].WriteDB().NewRaw(`SELECT COUNT(*) FROM idempotency_keys WHERE key = ?`, k.Key).Scan(context.Background(), &stored); err != nil {
 					t.Fatal(err)
 				}
 				if stored != 1 || writes.Load() != 1 {
@@ -257,11 +257,11 @@ func TestTakeover(t *testing.T) {
 	status INTEGER, header TEXT NOT NULL DEFAULT '{}', body TEXT NOT NULL DEFAULT '', created_at ` + ts + ` NOT NULL, PRIMARY KEY (scope, route, key))`,
 				`CREATE INDEX idempotency_keys_created ON idempotency_keys (created_at)`,
 			} {
-				if _, err := s.DB().ExecContext(ctx, q); err != nil {
+				if _, err := s.WriteDB().ExecContext(ctx, q); err != nil {
 					t.Fatal(err)
 				}
 			}
-			if _, err := s.DB().ExecContext(ctx, `INSERT INTO idempotency_keys (scope, route, key, request_hash, status, header, body, created_at)
+			if _, err := s.WriteDB().ExecContext(ctx, `INSERT INTO idempotency_keys (scope, route, key, request_hash, status, header, body, created_at)
 	VALUES ('s', 'r', 'done', 'h', 201, '{"Location":"/api/predictions/x"}', '{"ok":true}', ?), ('s', 'r', 'running', 'h', NULL, '{}', '', ?)`,
 				clk.Now(), clk.Now()); err != nil {
 				t.Fatal(err)
