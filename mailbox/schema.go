@@ -2,11 +2,8 @@ package mailbox
 
 import (
 	"context"
-	"fmt"
-	"strings"
 
 	"github.com/uptrace/bun"
-	"github.com/uptrace/bun/dialect"
 	"github.com/uptrace/bun/migrate"
 
 	"github.com/predictions-md/predictions/internal/bunmigrate"
@@ -105,21 +102,6 @@ func schema() []string {
 // are copied into agent_addresses, so that every confirmed address and
 // subscription holds after the upgrade; the board's columns are left as
 // they are and no longer read.
-func migrateOwn(ctx context.Context, m *migrate.Migrator, _ *migrate.Migration) error {
-	db := m.DB()
-	pg := db.Dialect().Name() == dialect.PG
-	return db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		stmts := append(schema(), `INSERT INTO agent_addresses (agent_id, email, email_key, subscribe)
+var migrateOwn = bunmigrate.DDL(append(schema(), `INSERT INTO agent_addresses (agent_id, email, email_key, subscribe)
 	SELECT id, email, email_key, subscribe FROM agents WHERE email IS NOT NULL AND email_key IS NOT NULL
-	ON CONFLICT DO NOTHING`)
-		for _, q := range stmts {
-			if pg {
-				q = strings.ReplaceAll(q, "TIMESTAMP", "TIMESTAMPTZ")
-			}
-			if _, err := tx.ExecContext(ctx, q); err != nil {
-				return fmt.Errorf("%w\n%s", err, q)
-			}
-		}
-		return nil
-	})
-}
+	ON CONFLICT DO NOTHING`)...)
