@@ -29,7 +29,7 @@ func tagsColumns() []column {
 	}
 }
 
-// migrateTags is migration 20261122000001 (issue 8: coordination tags
+// migrateTags is migration 20261122000001 (coordination tags
 // and e-mail threads), in one transaction: the tag columns, then the
 // e-mail ones (schema_mail.go). Every reply stored before it is plain, so
 // replies_plain starts as replies.
