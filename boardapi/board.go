@@ -372,26 +372,34 @@ const wwwAuthenticate = `Bearer realm="` + tools.Name + `"`
 // with WWW-Authenticate and the hint. Whether an agent token is a valid
 // agent id is left to the body's validation (400 on agent_id).
 func bearer(w http.ResponseWriter, r *http.Request, hint string) (string, error) {
-	unauthorized := func(problem string) error {
+	token, problem := parseBearer(r.Header.Values("Authorization"))
+	if problem != "" {
 		w.Header().Set("WWW-Authenticate", wwwAuthenticate)
-		return &httpio.Error{Field: "Authorization", Problem: problem, Hint: hint, Err: httpio.ErrUnauthorized}
+		return "", &httpio.Error{Field: "Authorization", Problem: problem, Hint: hint, Err: httpio.ErrUnauthorized}
 	}
-	h := r.Header.Values("Authorization")
-	if len(h) == 0 {
-		return "", unauthorized("header is missing")
-	}
-	if len(h) > 1 {
-		return "", unauthorized("header is given more than once")
+	return token, nil
+}
+
+// parseBearer reads the values of an Authorization header as one
+// "Bearer <token>" (the scheme in any case, RFC 9110 §11.1; white space
+// around the token ignored) and returns the token, or the problem with
+// the header.
+func parseBearer(h []string) (token, problem string) {
+	switch {
+	case len(h) == 0:
+		return "", "header is missing"
+	case len(h) > 1:
+		return "", "header is given more than once"
 	}
 	scheme, token, ok := strings.Cut(strings.TrimSpace(h[0]), " ")
 	token = strings.TrimSpace(token)
 	if !ok || !strings.EqualFold(scheme, "Bearer") || token == "" {
-		return "", unauthorized("is not of the form Bearer <token>")
+		return "", "is not of the form Bearer <token>"
 	}
 	if strings.ContainsAny(token, " \t") {
-		return "", unauthorized("is not of the form Bearer <token>: the token has white space in it")
+		return "", "is not of the form Bearer <token>: the token has white space in it"
 	}
-	return token, nil
+	return token, ""
 }
 
 // checkModerator accepts only the configured moderator token, compared in

@@ -239,11 +239,21 @@ func replay(w http.ResponseWriter, a *idempotency.Answer) {
 }
 
 // callerScope is whom a key belongs to: the SHA-256 of the request's
-// Authorization, that is of the agent id (id mode), the agent's key (key
-// mode) or the moderator token, so that no caller sees another's answers
-// and no credential is stored.
+// bearer token as the routes read it (parseBearer: the scheme in any
+// case, white space around the token ignored), that is of the agent id
+// (id mode), the agent's key (key mode) or the moderator token, so that
+// no caller sees another's answers, one caller's spellings of its
+// header share its keys, and no credential is stored. A header that is
+// not a bearer (the route answers 401, which keeps no key) is hashed as
+// it came. The canonical spelling, "Bearer <token>", hashes as a header
+// sent so always did, so keys stored before keep their scope.
 func callerScope(r *http.Request) string {
-	sum := sha256.Sum256([]byte(strings.Join(r.Header.Values("Authorization"), "\n")))
+	h := r.Header.Values("Authorization")
+	id := strings.Join(h, "\n")
+	if token, problem := parseBearer(h); problem == "" {
+		id = "Bearer " + token
+	}
+	sum := sha256.Sum256([]byte(id))
 	return hex.EncodeToString(sum[:])
 }
 

@@ -139,3 +139,34 @@ func TestIdempotencyAroundTheBoard(t *testing.T) {
 		}
 	}
 }
+
+// TestIdempotencyScopeIsTheCaller: a key belongs to the caller the route
+// authenticates, not to its header's spelling: the same agent's request
+// sent again with the scheme in another case or more white space is
+// replayed, and writes once.
+func TestIdempotencyScopeIsTheCaller(t *testing.T) {
+	s := apitest.OpenStore(t)
+	e := apitest.NewEnv(t, httpapi.Options{Board: boardapi.New(boardapi.Options{Store: s})})
+	body := apitest.JSONBody(t, apitest.Pred("agent_id", "agent-b"))
+	var first []byte
+	for i, auth := range []string{"Bearer agent-b", "bearer agent-b", "BEARER   agent-b ", "  Bearer\tagent-b"} {
+		h := http.Header{"Content-Type": {"application/json"}, "Authorization": {auth}, boardapi.IdempotencyHeader: {"one-key"}}
+		resp, got := e.Do(t, http.MethodPost, "/api/predictions", body, h, apitest.AnyValid)
+		if i == 0 {
+			if resp.StatusCode != http.StatusCreated {
+				t.Fatalf("%q: %d %s, want 201", auth, resp.StatusCode, got)
+			}
+			first = got
+			continue
+		}
+		if resp.StatusCode == http.StatusUnauthorized {
+			continue // a spelling the routes refuse keeps no key and writes nothing
+		}
+		if resp.StatusCode != http.StatusCreated || resp.Header.Get(boardapi.ReplayedHeader) != "true" || string(got) != string(first) {
+			t.Errorf("%q: %d, replayed %q: %s; want the first answer replayed", auth, resp.StatusCode, resp.Header.Get(boardapi.ReplayedHeader), got)
+		}
+	}
+	if st, err := s.Stats(context.Background()); err != nil || st.Predictions != 1 {
+		t.Fatalf("%d predictions (%v), want 1", st.Predictions, err)
+	}
+}
