@@ -42,7 +42,7 @@ const (
 const idempotencyText = "a unique string of 1 to 255 printable ASCII characters (such as a UUID), sent as a bare value or as a " +
 	"quoted string (RFC 8941), scoped to your credential and this route. The same request sent again with the same key within 24 h writes nothing " +
 	"and gets the first answer back (same status and body) with Idempotency-Replayed: true; the key with another request (method, path or body) is a 422, " +
-	"and while the first request still runs a 409 with Retry-After. A write that failed with a 5xx, 401, 403 or 429 does not keep its key: retry with it. " +
+	"and while the first request still runs a 409 with Retry-After. A write refused with a 401, 403 or 429 keeps no key; a 503 means the write may or may not be stored: retry with the same key, which answers the stored answer if it was and writes once if not. " +
 	"Send a fresh key for each new write and the same key when you retry one after a timeout, a dropped connection or a 503."
 
 // replayHeaders are the headers of an answer that are stored and replayed.
@@ -135,6 +135,9 @@ func (s *API) runOnce(br *boardRoute, next http.Handler, w http.ResponseWriter, 
 	switch {
 	case errors.Is(err, idempotency.ErrInFlight), errors.Is(err, idempotency.ErrReused):
 		return s.keyError(w, key, err)
+	case errors.Is(err, out) && rec.status == http.StatusServiceUnavailable,
+		errors.Is(board.Classify(err), board.ErrUnavailable):
+		return outcomeUnknown(key, err)
 	case errors.Is(err, out):
 		if keepsKey(rec.status) {
 			s.keep(r.Context(), k, answerOf(rec))
@@ -166,6 +169,18 @@ func (s *API) migrate(ctx context.Context) error {
 		return m.Migrate(ctx)
 	}
 	return nil
+}
+
+// outcomeUnknown is the 503 of a keyed write the database did not
+// confirm: the connection may have failed after the commit was sent, so
+// the write may be stored. The key commits with the write, so the retry
+// with the same key is safe either way: it gets the stored answer if the
+// write committed, and writes once if it did not.
+func outcomeUnknown(key string, err error) error {
+	return httpio.WithStatus(&httpio.Error{Field: "database", Err: err,
+		Problem: "did not confirm this write (down, unreachable or not accepting writes): it may or may not be stored",
+		Hint: fmt.Sprintf("retry after %d s (Retry-After) with the same Idempotency-Key %q: if the write was stored you get its answer, "+
+			"if not it runs once; GET /healthz says when the database is back", httpio.UnavailableRetry, key)}, http.StatusServiceUnavailable)
 }
 
 // keyError is the Problem of a key in flight (409, with Retry-After) or

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -168,5 +169,27 @@ func TestIdempotencyScopeIsTheCaller(t *testing.T) {
 	}
 	if st, err := s.Stats(context.Background()); err != nil || st.Predictions != 1 {
 		t.Fatalf("%d predictions (%v), want 1", st.Predictions, err)
+	}
+}
+
+// TestIdempotencyOutcomeUnknown: a keyed write the database did not
+// confirm is a 503 that says the write may be stored and that the retry
+// with the same key is safe; the retry writes once.
+func TestIdempotencyOutcomeUnknown(t *testing.T) {
+	g := &gatedBoard{Store: apitest.OpenStore(t)}
+	g.failures.Store(1)
+	e := apitest.NewEnv(t, httpapi.Options{Board: boardapi.New(boardapi.Options{Store: g})})
+	body := apitest.JSONBody(t, apitest.Pred())
+	resp, got := e.Do(t, "POST", "/api/predictions", body, keyed("agent-a", "k-unknown"), apitest.AnyValid)
+	p := apitest.ProblemOf(t, got)
+	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" ||
+		!strings.HasPrefix(p.Error, "database: did not confirm this write") || !strings.Contains(p.Hint, `same Idempotency-Key "k-unknown"`) {
+		t.Fatalf("first: %d, Retry-After %q: %+v; want a 503 saying the outcome is unknown and to retry with the key", resp.StatusCode, resp.Header.Get("Retry-After"), p)
+	}
+	if resp, got = e.Do(t, "POST", "/api/predictions", body, keyed("agent-a", "k-unknown"), apitest.AnyValid); resp.StatusCode != http.StatusCreated {
+		t.Fatalf("retry: %d %s, want 201", resp.StatusCode, got)
+	}
+	if st, _ := g.Stats(context.Background()); st.Predictions != 1 {
+		t.Errorf("%d predictions, want 1", st.Predictions)
 	}
 }
