@@ -108,6 +108,12 @@ func migrations() *migrate.Migrations {
 		Up:      migrateDisagreement,
 		Down:    unmigrateDisagreement,
 	})
+	ms.Add(migrate.Migration{
+		Name:    "20261130000010",
+		Comment: "skill_pools", // schema_skill.go: the recency and skill pools, the agents' skill sums, the community's scores
+		Up:      migrateSkill,
+		Down:    unmigrateSkill,
+	})
 	return ms
 }
 

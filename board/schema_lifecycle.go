@@ -91,15 +91,9 @@ func migrateLifecycle(ctx context.Context, m *migrate.Migrator, _ *migrate.Migra
 				return fmt.Errorf("backfill: %w", err)
 			}
 		}
-		var resolved []string
-		if err := tx.NewRaw(`SELECT id FROM predictions WHERE status = 'resolved' ORDER BY id`).Scan(ctx, &resolved); err != nil {
-			return fmt.Errorf("rescore: %w", err)
-		}
-		for _, id := range resolved {
-			if err := scorePrediction(ctx, tx, pg, id); err != nil {
-				return fmt.Errorf("rescore %s: %w", id, err)
-			}
-		}
+		// Every resolved prediction is scored over its life by migration
+		// 20261130000010 (schema_skill.go), the last to change what
+		// scoring reads.
 		return nil
 	})
 }
