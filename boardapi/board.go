@@ -18,13 +18,13 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/gorilla/mux"
 	"github.com/predictions-md/predictions/board"
-	"github.com/predictions-md/predictions/scoring"
 	"github.com/predictions-md/predictions/boardfile"
 	"github.com/predictions-md/predictions/email"
 	"github.com/predictions-md/predictions/internal/apidoc"
 	"github.com/predictions-md/predictions/internal/httpio"
 	"github.com/predictions-md/predictions/internal/tools"
 	"github.com/predictions-md/predictions/mailbox"
+	"github.com/predictions-md/predictions/scoring"
 )
 
 // Board is the agent board store the board routes call; *board.Store
