@@ -63,7 +63,7 @@ type Forecast struct {
 	// order of the slice). The other methods ignore it.
 	At time.Time `json:"at,omitzero"`
 	// Skill is the forecaster's skill known when pooling, in peer-score
-	// points per question (package scoring's [scoring.Skill.Estimate]);
+	// points per question (package scoring's Skill.Estimate);
 	// nil means 0, no evidence. Only [Skill] uses it. Its magnitude must
 	// be at most [MaxSkill].
 	Skill *float64 `json:"skill,omitempty"`
@@ -73,10 +73,11 @@ type Forecast struct {
 // without extremizing, with a disagreement threshold of 20 points.
 type Options struct {
 	// Method chooses the leading result, copied to [Result.P]. "" means
-	// [GeoOdds]. All three results are computed whatever it says.
+	// [GeoOdds]. All five results are computed whatever it says.
 	Method Method
-	// Extremize multiplies the pooled log-odds; it must be at least 1.
-	// 0 (the zero value) and 1 mean no extremizing.
+	// Extremize multiplies the pooled log-odds of every result; it must
+	// be at least 1. 0 (the zero value) and 1 mean no extremizing. The
+	// [Skill] pool's own factor, [SkillExtremize], applies first.
 	Extremize float64
 	// DisagreePts is the spread, in percentage points, above which
 	// [Result.Disagree] is set. nil means [DefaultDisagreePts]; a pointer
@@ -133,8 +134,8 @@ var (
 )
 
 // ForecastError reports a bad forecast. Index is its 0-based position in
-// the slice given to [Combine] (-1 from [Standing.Set]); Field is "p" or "weight"; Err is
-// [ErrProbability] or [ErrWeight].
+// the slice given to [Combine] (-1 from [Standing.Set]); Field is "p",
+// "weight" or "skill"; Err is [ErrProbability], [ErrWeight] or [ErrSkill].
 type ForecastError struct {
 	Index int
 	Who   string
@@ -177,7 +178,7 @@ const halfTol = 1e-12
 
 // Combine pools forecasts by every method and reports the spread. See the
 // package documentation for the rules. Errors: [ErrNoForecasts],
-// [*ForecastError] (wrapping [ErrProbability] or [ErrWeight]),
+// [*ForecastError] (wrapping [ErrProbability], [ErrWeight] or [ErrSkill]),
 // [ErrAllExcluded], [ErrMethod], [ErrExtremize], [ErrDisagreePts].
 func Combine(forecasts []Forecast, opt Options) (Result, error) {
 	method, err := ParseMethod(string(opt.Method))
