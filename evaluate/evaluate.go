@@ -194,7 +194,8 @@ var sign = [nScores]float64{logClose: 1, logAverage: 1, brierClose: -1, brierAve
 // says.
 //
 // Errors: [ErrWarmup] or [ErrResamples] (wrapped, with the value) for bad
-// options, [ErrNoQuestions] when no question is left to evaluate.
+// options, [ErrNoQuestions] when no question can be replayed (with a
+// warmup below 1, at least one question is always evaluated).
 func Run(files []*forecastfile.File, opt Options) (*Report, error) {
 	if err := opt.Validate(); err != nil {
 		return nil, err

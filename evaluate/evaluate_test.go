@@ -356,7 +356,7 @@ func TestRunErrors(t *testing.T) {
 		{"warmup NaN", []string{one}, evaluate.Options{Warmup: math.NaN()}, evaluate.ErrWarmup},
 		{"negative resamples", []string{one}, evaluate.Options{Resamples: -1}, evaluate.ErrResamples},
 		{"no files", nil, evaluate.Options{}, evaluate.ErrNoQuestions},
-		{"warmup takes every question", []string{one}, evaluate.Options{Warmup: 0.99}, nil}, // ⌊0.99⌋ = 0
+		{"warmup 0.99 still leaves one", []string{one}, evaluate.Options{Warmup: 0.99}, nil}, // ⌊0.99⌋ = 0
 		{"only late forecasts", []string{question("q", "yes", "2026-01-01 00:00", "2026-01-03 00:00", "2026-01-03 00:00 · agent:a · 70%")}, evaluate.Options{}, evaluate.ErrNoQuestions},
 	}
 	for _, tt := range tests {

@@ -28,13 +28,10 @@ func (r *Report) WriteText(w io.Writer) error {
 
 func (r *Report) writeText(w io.Writer) {
 	day := func(t time.Time) string { return t.UTC().Format(time.DateOnly) }
-	if r.WarmupQuestions == 0 {
-		fmt.Fprintf(w, "Evaluated all %d questions replayed (resolved yes or no, closing %s to %s): %d forecasts.\n",
-			r.Evaluated, day(r.From), day(r.To), r.Forecasts)
-	} else {
-		fmt.Fprintf(w, "Evaluated %d of the %d questions replayed (resolved yes or no, closing %s to %s): %d forecasts;\n",
-			r.Evaluated, r.Questions, day(r.From), day(r.To), r.Forecasts)
-		fmt.Fprintf(w, "the first %d by close (warmup %v) only fed the forecasters' skills.\n", r.WarmupQuestions, r.Warmup)
+	fmt.Fprintf(w, "Evaluated %d of %d question(s) replayed (resolved yes or no, closing %s to %s): %d forecast(s).\n",
+		r.Evaluated, r.Questions, day(r.From), day(r.To), r.Forecasts)
+	if r.WarmupQuestions > 0 {
+		fmt.Fprintf(w, "The first %d by close (warmup %v) only fed the forecasters' skills.\n", r.WarmupQuestions, r.Warmup)
 	}
 	s := r.Skipped
 	fmt.Fprintf(w, "Left out: %d void, %d open, %d without outcome, %d without a close, %d without forecasts before the close;\n", s.Void, s.Open, s.NoOutcome, s.NoClose, s.NoForecasts)
