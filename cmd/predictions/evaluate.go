@@ -11,6 +11,17 @@ import (
 	"github.com/predictions-md/predictions/forecastfile"
 )
 
+const evaluateUsage = `Usage: predictions evaluate [--warmup F] [--json] FILE...
+
+Replays the forecast files in time order and, after every forecast, pools each
+question's standing forecasts by every pool (geo_odds, mean, median, recency,
+skill), with each forecaster's skill known at that moment. Prints each pool's mean
+log score and Brier score at the close and time-averaged, and its gain over the
+median and over recency with a paired bootstrap 95% interval (docs/POOLS.md).
+Forecast lines that cannot be read are named FILE:LINE on standard error and left
+out. A FILE of - reads standard input.
+`
+
 // runEvaluate implements `predictions evaluate [--warmup F] [--json]
 // FILE...`: package evaluate's report on the files.
 func runEvaluate(_ context.Context, env *cmdEnv, args []string) int {
@@ -19,13 +30,7 @@ func runEvaluate(_ context.Context, env *cmdEnv, args []string) int {
 	warmup := fs.Float64("warmup", 0, "fraction of the questions, the earliest by close, that only feed skills (0 to below 1)")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "Usage: predictions evaluate [--warmup F] [--json] FILE...")
-		fmt.Fprintln(fs.Output(), "\nReplays the forecast files in time order and, after every forecast, pools each")
-		fmt.Fprintln(fs.Output(), "question's standing forecasts by every pool (geo_odds, mean, median, recency,")
-		fmt.Fprintln(fs.Output(), "skill), with each forecaster's skill known at that moment. Prints each pool's mean")
-		fmt.Fprintln(fs.Output(), "log score and Brier score at the close and time-averaged, and its gain over the")
-		fmt.Fprintln(fs.Output(), "median and over recency with a paired bootstrap 95% interval (docs/POOLS.md).")
-		fmt.Fprintln(fs.Output(), "A FILE of - reads standard input.")
+		fmt.Fprint(fs.Output(), evaluateUsage)
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {

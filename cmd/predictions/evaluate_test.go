@@ -2,17 +2,15 @@ package main
 
 import (
 	"encoding/json"
-	"flag"
 	"os"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/predictions-md/predictions/evaluate"
+	"github.com/predictions-md/predictions/forecastfile"
 	"github.com/predictions-md/predictions/pool"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 // TestEvaluateCommand runs the binary on testdata/evaluate: a.md and b.md
 // hold package evaluate's fixture split in two (b.md line 21 cannot be
@@ -30,10 +28,10 @@ func TestEvaluateCommand(t *testing.T) {
 		stdin  string
 		args   []string
 		code   int
-		stdout string // the golden file, or a piece of standard output
+		stdout string // a piece of standard output; "" for package evaluate's report on the files
 		stderr string // standard error, or a piece of it
 	}{
-		{name: "text", args: []string{a, b}, stdout: "testdata/evaluate/report.txt", stderr: unreadable},
+		{name: "text", args: []string{a, b}, stderr: unreadable},
 		{name: "warmup", args: []string{"--warmup", "0.5", a, b}, stdout: "Evaluated 2 of 3 question(s) replayed", stderr: unreadable},
 		{name: "standard input", stdin: string(aText), args: []string{"-"}, stdout: "Evaluated 2 of 2 question(s) replayed"},
 		{name: "missing file", args: []string{a, "testdata/evaluate/missing.md"}, code: 2, stderr: "predictions evaluate: open testdata/evaluate/missing.md: no such file or directory\n"},
@@ -50,10 +48,11 @@ func TestEvaluateCommand(t *testing.T) {
 			if code != tt.code {
 				t.Errorf("predictions evaluate %q: exit %d, want %d; stderr:\n%s", tt.args, code, tt.code, stderr)
 			}
-			switch {
-			case strings.HasSuffix(tt.stdout, ".txt"):
-				golden(t, tt.stdout, stdout)
-			case !strings.Contains(stdout, tt.stdout):
+			if tt.stdout == "" && tt.code == 0 {
+				if diff := cmp.Diff(reportText(t, tt.args...), stdout); diff != "" {
+					t.Errorf("predictions evaluate %q: standard output is not the report (-want +got):\n%s", tt.args, diff)
+				}
+			} else if !strings.Contains(stdout, tt.stdout) {
 				t.Errorf("predictions evaluate %q: standard output lacks %q:\n%s", tt.args, tt.stdout, stdout)
 			}
 			if strings.HasSuffix(tt.stderr, "\n") && stderr != tt.stderr || !strings.Contains(stderr, tt.stderr) || tt.stderr == "" && stderr != "" {
@@ -85,20 +84,28 @@ func TestEvaluateCommandJSON(t *testing.T) {
 	}
 }
 
-// golden compares got with the file, or rewrites it with -update.
-func golden(t *testing.T, path, got string) {
+// reportText is package evaluate's text report on the files.
+func reportText(t *testing.T, paths ...string) string {
 	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+	var files []*forecastfile.File
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
 			t.Fatal(err)
 		}
-		return
+		f, err := forecastfile.Parse(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f)
 	}
-	want, err := os.ReadFile(path)
+	rep, err := evaluate.Run(files, evaluate.Options{})
 	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
+		t.Fatal(err)
 	}
-	if diff := cmp.Diff(string(want), got); diff != "" {
-		t.Errorf("%s (-want +got):\n%s", path, diff)
+	var out strings.Builder
+	if err := rep.WriteText(&out); err != nil {
+		t.Fatal(err)
 	}
+	return out.String()
 }
