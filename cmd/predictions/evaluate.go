@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -70,9 +69,7 @@ func runEvaluate(_ context.Context, env *cmdEnv, args []string) int {
 		return 2
 	}
 	if *asJSON {
-		enc := json.NewEncoder(env.stdout)
-		enc.SetIndent("", "  ")
-		err = enc.Encode(rep)
+		err = writeJSON(env.stdout, rep)
 	} else {
 		err = rep.WriteText(env.stdout)
 	}
