@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/predictions-md/predictions/forecastfile"
@@ -181,9 +182,10 @@ var sign = [nScores]float64{logClose: 1, logAverage: 1, brierClose: -1, brierAve
 // Skill: every question gives each of its forecasters Metaculus's peer
 // score and coverage ([scoring.TimeAveraged]), recorded in a
 // [scoring.History] at the question's actual close (a forecaster with
-// zero coverage, which Metaculus does not score, is not recorded). The
-// skill of a forecaster at a moment t is [scoring.History.At](who,
-// t).Estimate: only questions closed strictly before t count.
+// zero coverage, which Metaculus does not score, is not recorded). A
+// forecaster's skill at a moment t is the Estimate that
+// [scoring.History.At] gives at t: only questions closed strictly before
+// t count.
 //
 // Replay: on each question, after each forecast, the standing forecasts
 // (each forecaster's latest, with At its time and Skill its skill at the
@@ -232,7 +234,7 @@ func Run(files []*forecastfile.File, opt Options) (*Report, error) {
 		rep.Forecasts += len(q.fs)
 	}
 	means := mean(rows)
-	over := bootstrap(rows, []int{index(methods, pool.Median), index(methods, pool.Recency)}, resamples, opt.Seed)
+	over := bootstrap(rows, []int{slices.Index(methods, pool.Median), slices.Index(methods, pool.Recency)}, resamples, opt.Seed)
 	for k, m := range methods {
 		var s [nScores]float64
 		copy(s[:], means[k*nScores:])
@@ -244,16 +246,6 @@ func Run(files []*forecastfile.File, opt Options) (*Report, error) {
 		})
 	}
 	return rep, nil
-}
-
-// index returns the position of m in methods, which holds it.
-func index(methods []pool.Method, m pool.Method) int {
-	for i, x := range methods {
-		if x == m {
-			return i
-		}
-	}
-	panic(fmt.Sprintf("evaluate: pool.Methods() lacks %q", m))
 }
 
 func gainsOf(g [nScores]*Gain) Gains {
