@@ -31,5 +31,6 @@
 // Skills need a history. With [Options.Warmup] F, the earliest fraction F
 // of the questions by actual close feed the skills and are not scored; the
 // scores are over the rest. That is how pool's constants were chosen: on
-// one half of the data, tuned with F = 0.5, the other half kept aside.
+// the earlier half of PredictionBook's questions with F = 0.5, the later
+// half kept aside to check them.
 package evaluate
