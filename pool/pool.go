@@ -264,6 +264,9 @@ func Combine(forecasts []Forecast, opt Options) (Result, error) {
 
 	res.GeoOdds = extremize(logistic(sumWL/sumW), k)
 	res.Mean = extremize(clamp01(sumWP/sumW), k)
+	// Recency and Skill before the median: weightedMedian sorts items in
+	// place, and the two take the slice order for forecasts made at the
+	// same time.
 	res.Recency = extremize(recency(items), k)
 	res.Skill = extremize(skillPool(items), k)
 	res.Median = extremize(weightedMedian(items, sumW), k)

@@ -3,6 +3,7 @@ package pool_test
 import (
 	"errors"
 	"math"
+	"math/rand/v2"
 	"testing"
 	"time"
 
@@ -32,17 +33,44 @@ func at(m int) time.Time { return t0.Add(time.Duration(m) * time.Minute) }
 // do not use the package's own.
 func logistic(x float64) float64 { return 1 / (1 + math.Exp(-x)) }
 
+// timedCase is a pool and the value that Recency or Skill must give it,
+// worked by hand.
+type timedCase struct {
+	name string
+	fs   []pool.Forecast
+	opt  pool.Options
+	want float64
+}
+
+// checkTimed pools each case with method leading (on top of the case's
+// options) and compares value(result), which must also be P, with want.
+func checkTimed(t *testing.T, method pool.Method, value func(pool.Result) float64, tests []timedCase) {
+	t.Helper()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			opt := tt.opt
+			opt.Method = method
+			res, err := pool.Combine(tt.fs, opt)
+			if err != nil {
+				t.Fatalf("Combine: %v", err)
+			}
+			got := value(res)
+			if diff := cmp.Diff(tt.want, got, cmpopts.EquateApprox(0, 1e-12)); diff != "" {
+				t.Errorf("%s (-want +got):\n%s", method, diff)
+			}
+			if res.Method != method || res.P != got {
+				t.Errorf("lead = %s %v, want %s %v", res.Method, res.P, method, got)
+			}
+		})
+	}
+}
+
 // TestRecency checks Metaculus's Community Prediction against weighted
 // medians worked by hand: the forecasts sorted by probability, each with
 // its weight times its recency weight, and the first whose cumulative
 // weight passes half the total.
 func TestRecency(t *testing.T) {
-	tests := []struct {
-		name string
-		fs   []pool.Forecast
-		opt  pool.Options
-		want float64
-	}{
+	tests := []timedCase{
 		{"one forecast", []pool.Forecast{{P: 0.3, At: at(0)}}, pool.Options{}, 0.3},
 		{
 			// N = 2: unweighted, so the median of the two, (0.2 + 0.6)/2,
@@ -113,22 +141,7 @@ func TestRecency(t *testing.T) {
 			[]pool.Forecast{{P: 0.8, At: at(2)}, {P: 0.1, At: at(0)}, {P: 0.9, At: at(3)}, {P: 0.2, At: at(1)}}, pool.Options{Extremize: 2}, 16.0 / 17,
 		},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			opt := tt.opt
-			opt.Method = pool.Recency
-			res, err := pool.Combine(tt.fs, opt)
-			if err != nil {
-				t.Fatalf("Combine: %v", err)
-			}
-			if diff := cmp.Diff(tt.want, res.Recency, cmpopts.EquateApprox(0, 1e-12)); diff != "" {
-				t.Errorf("Recency (-want +got):\n%s", diff)
-			}
-			if res.Method != pool.Recency || res.P != res.Recency {
-				t.Errorf("lead = %s %v, want recency %v", res.Method, res.P, res.Recency)
-			}
-		})
-	}
+	checkTimed(t, pool.Recency, func(r pool.Result) float64 { return r.Recency }, tests)
 }
 
 // TestSkill checks the skill pool against values worked by hand: the
@@ -142,12 +155,7 @@ func TestSkill(t *testing.T) {
 	l3 := (-r31*ln4 + e8*ln9) / (r31 + r32 + e8)
 	// L0 is the same without skills: (−0.4809·ln 4 + ln 9)/2.2086 ≈ 0.6930.
 	l0 := (-r31*ln4 + ln9) / (r31 + r32 + 1)
-	tests := []struct {
-		name string
-		fs   []pool.Forecast
-		opt  pool.Options
-		want float64
-	}{
+	tests := []timedCase{
 		{"one forecast", []pool.Forecast{{P: 0.7, At: at(0), Skill: new(50.0)}}, pool.Options{}, 0.7},
 		{
 			// N = 2: no recency weights and no extremizing; skills 0 and
@@ -254,22 +262,7 @@ func TestSkill(t *testing.T) {
 			logistic(1.5 * 1.2 * l3),
 		},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			opt := tt.opt
-			opt.Method = pool.Skill
-			res, err := pool.Combine(tt.fs, opt)
-			if err != nil {
-				t.Fatalf("Combine: %v", err)
-			}
-			if diff := cmp.Diff(tt.want, res.Skill, cmpopts.EquateApprox(0, 1e-12)); diff != "" {
-				t.Errorf("Skill (-want +got):\n%s", diff)
-			}
-			if res.Method != pool.Skill || res.P != res.Skill {
-				t.Errorf("lead = %s %v, want skill %v", res.Method, res.P, res.Skill)
-			}
-		})
-	}
+	checkTimed(t, pool.Skill, func(r pool.Result) float64 { return r.Skill }, tests)
 }
 
 func TestTimedErrors(t *testing.T) {
@@ -308,6 +301,43 @@ func TestTimedErrors(t *testing.T) {
 					t.Errorf("error = %s\nwant    %s", err, tt.text)
 				}
 			})
+		}
+	}
+}
+
+// TestTimedPoolsPermutation: forecasts each with a time of its own pool
+// to the same Recency and Skill in any order of the slice.
+func TestTimedPoolsPermutation(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 8))
+	for trial := range 300 {
+		n := 1 + r.IntN(30)
+		fs := make([]pool.Forecast, n)
+		for i, m := range r.Perm(n) {
+			fs[i] = pool.Forecast{P: r.Float64(), At: at(m)}
+			if r.IntN(3) == 0 {
+				fs[i].P = float64(r.IntN(2))
+			}
+			if r.IntN(2) == 0 {
+				fs[i].Weight = new(float64(r.IntN(4)))
+			}
+			if r.IntN(2) == 0 {
+				fs[i].Skill = new(40*r.Float64() - 20)
+			}
+		}
+		want, err := pool.Combine(fs, pool.Options{})
+		if errors.Is(err, pool.ErrAllExcluded) {
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Shuffle(n, func(i, j int) { fs[i], fs[j] = fs[j], fs[i] })
+		got, err := pool.Combine(fs, pool.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Recency != want.Recency || got.Skill != want.Skill {
+			t.Fatalf("trial %d: shuffled Recency, Skill = %v, %v; want %v, %v", trial, got.Recency, got.Skill, want.Recency, want.Skill)
 		}
 	}
 }
