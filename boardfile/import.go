@@ -1,7 +1,6 @@
 package boardfile
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -140,8 +139,7 @@ type ImportedPrediction struct {
 // written then. Other errors are from reading r or from the database.
 //
 // A file the checks accept is stored by [board.Store.Load] in
-// transactions of whole questions, in the order of their resolutions
-// (the open ones last, each group in file order), of about [importBatchLines] forecast lines each (a
+// transactions of whole questions, in file order, of about [importBatchLines] forecast lines each (a
 // question with more lines is one transaction of its own), so that other
 // writes wait for one batch rather than for the whole file; the cost of
 // each grows with its lines, not with their square. Each question is
@@ -183,16 +181,6 @@ func Import(ctx context.Context, b Board, r io.Reader) (ImportResult, error) {
 		return ImportResult{}, &ImportError{Findings: findings}
 	}
 	res.Notes = append(res.Notes, notes...)
-	// In the order of their resolutions, the open ones last, so that a
-	// forecast is pooled with every skill known at its time: the
-	// resolutions before it are stored before it.
-	slices.SortStableFunc(qs, func(a, b planned) int {
-		switch {
-		case a.load.Outcome == "" || b.load.Outcome == "":
-			return cmp.Compare(boolInt(a.load.Outcome == ""), boolInt(b.load.Outcome == ""))
-		}
-		return a.load.ClosedAt.Compare(b.load.ClosedAt)
-	})
 	stored := 0 // questions of the batches committed
 	for _, batch := range batches(qs, importBatchLines) {
 		load := make([]board.LoadQuestion, len(batch))
@@ -301,11 +289,4 @@ func (q planned) skipNote(sk board.SkippedForecast, st board.Status) string {
 	}
 	return fmt.Sprintf("question %s, line %d: the forecast by %s at %s is not stored: %s",
 		q.load.ID, q.lines[sk.Index], fc.AgentID, forecastfile.FormatTime(fc.At.Truncate(time.Microsecond)), why)
-}
-
-func boolInt(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }
