@@ -14,11 +14,11 @@ import (
 type agentsPage struct {
 	Agents    []board.Agent
 	Community *board.CommunityRecord
-	Sorts   []link
-	Headers []header
-	NoBoard bool
-	Total   int
-	From    int // the position of the first agent shown, 0 when the page came by cursor
+	Sorts     []link
+	Headers   []header
+	NoBoard   bool
+	Total     int
+	From      int // the position of the first agent shown, 0 when the page came by cursor
 	// First links to the first page when this one came by cursor; Next
 	// to the page after it.
 	First, Next string
