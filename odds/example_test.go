@@ -38,7 +38,7 @@ func ExampleParse_errors() {
 	// Output:
 	// 1.0: certain=true
 	//   problem: is a probability of 1 (certain)
-	//   hint: 1 is read as a probability of 1; odds need a chance strictly between 0 and 1, such as 0.999, 1% or decimal odds above 1
+	//   hint: 1 is read as a probability of 1; odds need a chance strictly between 0 and 1, such as 0.999, 0.01 or 1%, or decimal odds above 1
 	// +50: certain=false
 	//   problem: is between -100 and +100, and American odds are +100 or more (+150 wins 150 for 100 staked) or -100 or less (-200 stakes 200 to win 100)
 	//   hint: a leading + or - is read as American odds; write a probability without a sign, such as 0.4, or American odds such as +150

@@ -318,7 +318,7 @@ func readProbability(in string, auto bool) (*big.Rat, *failure) {
 	case 0:
 		hint := certainHint + ", such as 0.999"
 		if auto {
-			hint = "1 is read as a probability of 1; " + hint + ", 1% or decimal odds above 1"
+			hint = "1 is read as a probability of 1; " + hint + ", 0.01 or 1%, or decimal odds above 1"
 		}
 		return nil, certain(new(big.Rat).Set(ratOne), "is a probability of 1 (certain)", hint)
 	case 1:
