@@ -234,6 +234,9 @@ func CheckURL(field, raw string, opt ClientOptions) error {
 	case u.Scheme == "http" && opt.AllowHTTPLoopback && (loopback || strings.EqualFold(host, "localhost")):
 	case u.Scheme == "http" && opt.AllowHTTPLoopback:
 		return bad(ErrScheme, "is http to an address that is not loopback", "use https; this server takes http only for a receiver on its own machine (127.0.0.1, ::1, localhost)")
+	case u.Scheme == "http":
+		return bad(ErrScheme, "is http; webhook URLs are https",
+			"use https; http reaches only a receiver on the server's own machine (127.0.0.1, ::1, localhost), and only when its operator starts it with --webhooks-allow-http")
 	default:
 		return bad(ErrScheme, fmt.Sprintf("has the scheme %.20q; webhook URLs are https", u.Scheme), hint)
 	}

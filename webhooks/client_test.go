@@ -195,4 +195,12 @@ func TestCheckURL(t *testing.T) {
 			t.Errorf("webhooks.CheckURL(%q, %+v) = %v, want an *Error on url wrapping %v", tc.url, tc.opt, err, tc.want)
 		}
 	}
+	// An http URL refused because the operator has not allowed http says
+	// which flag would.
+	for _, u := range []string{"http://127.0.0.1:8080/a", "http://hooks.example.org/a"} {
+		var we *signature.Error
+		if err := webhooks.CheckURL("url", u, webhooks.ClientOptions{}); !errors.As(err, &we) || !strings.Contains(we.Hint, "--webhooks-allow-http") {
+			t.Errorf("webhooks.CheckURL(%q) = %v, want a hint naming --webhooks-allow-http", u, err)
+		}
+	}
 }
