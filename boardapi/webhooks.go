@@ -12,6 +12,7 @@ import (
 	"github.com/predictions-md/predictions/board"
 	"github.com/predictions-md/predictions/internal/apidoc"
 	"github.com/predictions-md/predictions/internal/httpio"
+	"github.com/predictions-md/predictions/internal/tools"
 	"github.com/predictions-md/predictions/webhooks"
 	"github.com/predictions-md/predictions/webhooks/signature"
 )
@@ -178,7 +179,7 @@ func (s *API) listWebhooks(w http.ResponseWriter, r *http.Request, c *call) (*bo
 	}
 	w.Header().Set("Cache-Control", "no-store")
 	return &boardResult{status: http.StatusOK,
-		summary: fmt.Sprintf("%s has %d endpoints, %d disabled.", c.id, len(hooks), disabled),
+		summary: fmt.Sprintf("%s has %s, %d disabled.", c.id, tools.Count(len(hooks), "endpoint"), disabled),
 		output:  webhookList{AgentID: c.id, Count: len(hooks), Webhooks: hooks}}, nil
 }
 

@@ -35,6 +35,9 @@ func TestWebhookRoutes(t *testing.T) {
 	if resp.StatusCode != http.StatusOK || strings.Contains(string(body), secret) || !strings.Contains(string(body), id) {
 		t.Errorf("GET %s = %d %s", path, resp.StatusCode, apitest.Trim(body))
 	}
+	if got, want := apitest.DecodeMap(t, body)["summary"], "ada has 1 endpoint, 0 disabled."; got != want {
+		t.Errorf("GET %s: summary %q, want %q", path, got, want)
+	}
 	for _, m := range []string{http.MethodGet, http.MethodDelete} {
 		target := path
 		if m == http.MethodDelete {
@@ -101,6 +104,9 @@ func TestWebhookRoutes(t *testing.T) {
 	_, body = list(t, http.MethodGet, path, nil, apitest.BearerH("ada"), apitest.MustPass)
 	if got := apitest.DecodeMap(t, body)["count"]; got != float64(webhooks.MaxWebhooksPerAgent-1) {
 		t.Errorf("count after delete = %v, want %d", got, webhooks.MaxWebhooksPerAgent-1)
+	}
+	if got, want := apitest.DecodeMap(t, body)["summary"], fmt.Sprintf("ada has %d endpoints, 0 disabled.", webhooks.MaxWebhooksPerAgent-1); got != want {
+		t.Errorf("summary after delete %q, want %q", got, want)
 	}
 	e.Post(t, path, "ada", map[string]any{"url": "https://hooks.example.org/again"}, apitest.MustPass, http.StatusCreated)
 }
