@@ -29,8 +29,8 @@ func TestServeWebhooks(t *testing.T) {
 
 	plain, _ := startServe(t)
 	if code, m := httpDo(t, "POST", "http://"+plain+"/api/agents/ada/webhooks", "Bearer ada", reg); code != http.StatusBadRequest ||
-		!strings.HasPrefix(m["error"].(string), "url:") {
-		t.Errorf("http loopback URL without the flag: %d %v", code, m)
+		!strings.HasPrefix(m["error"].(string), "url:") || !strings.Contains(m["hint"].(string), "--webhooks-allow-http") {
+		t.Errorf("http loopback URL without the flag: %d %v, want a 400 on url whose hint names --webhooks-allow-http", code, m)
 	}
 
 	addr, _ := startServe(t, "--webhooks-allow-http")
