@@ -60,7 +60,9 @@ func runCheck(_ context.Context, env *cmdEnv, args []string) int {
 		fmt.Fprintln(fs.Output(), "\nChecks forecast files against the format. Prints FILE:LINE: rule N: message,")
 		fmt.Fprintln(fs.Output(), "then for each forecaster on a resolved question FILE:LINE: score ID (OUTCOME)")
 		fmt.Fprintln(fs.Output(), "WHO: baseline B, peer P, coverage C% (Metaculus's time-averaged scores);")
-		fmt.Fprintln(fs.Output(), "exit status 1 when there are findings, 2 when a file cannot be read, 0 otherwise.")
+		fmt.Fprintln(fs.Output(), "exit status 1 when there are findings (rules 0-3; rule 0 is the layout, such as")
+		fmt.Fprintln(fs.Output(), "a missing or malformed id), 2 when a file cannot be read, 0 otherwise (warnings,")
+		fmt.Fprintln(fs.Output(), "rules 0 and 4-8, are advice).")
 		fmt.Fprintln(fs.Output(), "A FILE of - reads standard input.")
 		fs.PrintDefaults()
 	}
