@@ -20,9 +20,15 @@ import (
 // settingsOutputs are the values of --format.
 var settingsOutputs = []string{"skill", "section", "json", "link"}
 
+// settingsBoards are the values of --board: none, the file of a server
+// without the board; id and keys, that of serve under --auth id or keys.
+var settingsBoards = []string{"none", "id", "keys"}
+
 // runSettings implements `predictions settings`: it resolves a preset and
 // explicit settings exactly as GET /predictions.md does and prints the skill
-// file, so that a person can write it to disk without a server. Notes about
+// file, so that a person can write it to disk without a server. The file
+// has the board's section only with --board id or keys, as serve (which
+// always runs the board) serves it under that --auth. Notes about
 // clamped, rounded or repeated values go to stderr. Unlike the HTTP endpoint,
 // which ignores them with a note, an invalid value or an unknown setting is
 // an error here (exit status 2): on a command line it is almost always a
@@ -35,6 +41,7 @@ func runSettings(_ context.Context, env *cmdEnv, args []string) int {
 	}
 	base := env.getenv("PREDICTIONS_BASE_URL")
 	output := "skill"
+	boardAuth := "none"
 	q := map[string][]string{}
 	for i := 0; i < len(args); i++ {
 		arg := args[i]
@@ -63,6 +70,11 @@ func runSettings(_ context.Context, env *cmdEnv, args []string) int {
 				return fail("--format %q is not one of %s", value, strings.Join(settingsOutputs, ", "))
 			}
 			output = value
+		case "board":
+			if !contains(settingsBoards, value) {
+				return fail("--board %q is not one of %s", value, strings.Join(settingsBoards, ", "))
+			}
+			boardAuth = value
 		default:
 			q[name] = append(q[name], value)
 		}
@@ -109,7 +121,8 @@ func runSettings(_ context.Context, env *cmdEnv, args []string) int {
 		fmt.Fprintln(env.stdout, s.Link(base))
 		fmt.Fprintln(env.stdout, s.Install(base))
 	default:
-		io.WriteString(env.stdout, s.Skill(skillsettings.Options{BaseURL: base, Tools: tools.SkillTools()}))
+		io.WriteString(env.stdout, s.Skill(skillsettings.Options{BaseURL: base, Tools: tools.SkillTools(),
+			Board: boardAuth != "none", BoardKeys: boardAuth == "keys"}))
 	}
 	return 0
 }
@@ -131,6 +144,9 @@ func exampleValue(name string) string {
 	if name == "base_url" {
 		return skillsettings.DefaultBaseURL
 	}
+	if name == "board" {
+		return "id"
+	}
 	if st, ok := skillsettings.Lookup(name); ok {
 		if st.Default != "" {
 			return st.Default
@@ -144,14 +160,18 @@ func exampleValue(name string) string {
 }
 
 func settingsUsage(w io.Writer) {
-	fmt.Fprint(w, `Usage: predictions settings [--preset P] [--name value ...] [--base-url URL] [--format F]
+	fmt.Fprint(w, `Usage: predictions settings [--preset P] [--name value ...] [--base-url URL] [--board B] [--format F]
 
 Print the agents' skill file (SKILL.md in the Agent Skills layout) with the
-given settings written in, exactly as GET /predictions.md on the server
-would: the preset first, then each --name value overriding it. Notes about
-clamped or rounded numbers go to stderr; an invalid value or an unknown
-setting is an error (exit status 2). Names take underscores or hyphens
-(--floor_pct 2 or --floor-pct=2); "unset" clears an optional setting.
+given settings written in: the preset first, then each --name value
+overriding it. Without --board it is the file of a server without the
+board: the calculation tools and the settings, but not the board's section
+(posting, forecasting, replying, scores). With --board id or --board keys it
+is exactly what GET /predictions.md answers on predictions serve --auth id
+or serve --auth keys, the board's section included. Notes about clamped or
+rounded numbers go to stderr; an invalid value or an unknown setting is an
+error (exit status 2). Names take underscores or hyphens (--floor_pct 2 or
+--floor-pct=2); "unset" clears an optional setting.
 
 Write it where agents look for skills:
 
@@ -161,6 +181,10 @@ Write it where agents look for skills:
 Flags:
   --base-url URL   address of the server named in the file
                    (default $PREDICTIONS_BASE_URL, else `+skillsettings.DefaultBaseURL+`)
+  --board B        none (default): no board section; id: the board section
+                   of serve --auth id (agents send their id as the bearer
+                   token); keys: that of serve --auth keys (agents register
+                   a key once and send it)
   --format F       skill (default): the whole file; section: the settings
                    sections only; json: the settings as JSON; link: the link
                    to the file on the server and a one-line install command

@@ -137,6 +137,18 @@ func TestSettingsCommand(t *testing.T) {
 			wantStatus: 2,
 		},
 		{
+			name:       "bad board",
+			args:       []string{"--board", "yes"},
+			wantErr:    []string{`predictions settings: --board "yes" is not one of none, id, keys`, "Run 'predictions settings --help' for the flags."},
+			wantStatus: 2,
+		},
+		{
+			name:       "board without a value",
+			args:       []string{"--board"},
+			wantErr:    []string{"predictions settings: flag --board needs a value, for example --board=id", "Run 'predictions settings --help' for the flags."},
+			wantStatus: 2,
+		},
+		{
 			name:       "bad format",
 			args:       []string{"--format", "html"},
 			wantErr:    []string{`predictions settings: --format "html" is not one of skill, section, json, link`, "Run 'predictions settings --help' for the flags."},
