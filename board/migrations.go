@@ -2,12 +2,8 @@ package board
 
 import (
 	"context"
-	"fmt"
-	"strings"
 
 	"github.com/predictions-md/predictions/internal/bunmigrate"
-	"github.com/uptrace/bun"
-	"github.com/uptrace/bun/dialect"
 	"github.com/uptrace/bun/migrate"
 )
 
@@ -24,8 +20,8 @@ func migrations() *migrate.Migrations {
 	ms.Add(migrate.Migration{
 		Name:    "20260301000001",
 		Comment: "board_init",
-		Up:      ddl(schemaV1),
-		Down:    ddl(dropV1),
+		Up:      bunmigrate.DDL(schemaV1()...),
+		Down:    bunmigrate.DDL(dropV1()...),
 	})
 	ms.Add(migrate.Migration{
 		Name:    "20261122000001",
@@ -49,7 +45,7 @@ func migrations() *migrate.Migrations {
 		Name:    "20261125000002",
 		Comment: "mail_opt_in", // schema_mail.go: confirmations, subscriptions, unsubscribe tokens, inbound Message-IDs
 		Up:      migrateOptIn,
-		Down:    ddl(dropOptIn),
+		Down:    bunmigrate.DDL(dropOptIn()...),
 	})
 	ms.Add(migrate.Migration{
 		Name:    "20261125000003",
@@ -61,13 +57,13 @@ func migrations() *migrate.Migrations {
 		Name:    "20261125000004",
 		Comment: "feed_search_filters", // schema_search.go: full-text search, agent and status indexes
 		Up:      migrateSearch,
-		Down:    dialectDDL(dropSearch),
+		Down:    bunmigrate.DialectDDL(dropSearch),
 	})
 	ms.Add(migrate.Migration{
 		Name:    "20261126000001",
 		Comment: "feed_version", // schema_version.go: what the feed's page cache checks (SQLite)
-		Up:      dialectDDL(feedVersionSchema),
-		Down:    dialectDDL(dropFeedVersion),
+		Up:      bunmigrate.DialectDDL(feedVersionSchema),
+		Down:    bunmigrate.DialectDDL(dropFeedVersion),
 	})
 	ms.Add(migrate.Migration{
 		Name:    "20261126000002",
@@ -78,14 +74,14 @@ func migrations() *migrate.Migrations {
 	ms.Add(migrate.Migration{
 		Name:    "20261127000010",
 		Comment: "board_health", // schema_health.go: the row CheckWrite writes
-		Up:      ddl(healthSchema),
-		Down:    ddl(dropHealth),
+		Up:      bunmigrate.DDL(healthSchema()...),
+		Down:    bunmigrate.DDL(dropHealth()...),
 	})
 	ms.Add(migrate.Migration{
 		Name:    "20261127000020",
 		Comment: "search_words", // schema_search.go: PostgreSQL's search splits words at punctuation, as SQLite's
-		Up:      dialectDDL(searchWordsSchema),
-		Down:    dialectDDL(unsearchWords),
+		Up:      bunmigrate.DialectDDL(searchWordsSchema),
+		Down:    bunmigrate.DialectDDL(unsearchWords),
 	})
 	// 20261127000030 made the table idempotency_keys, which package
 	// internal/idempotency now keeps with migrations of its own; a board
@@ -94,7 +90,7 @@ func migrations() *migrate.Migrations {
 		Name:    "20261128000010",
 		Comment: "event_log", // schema_events.go: the events appended with each write, and the log's state
 		Up:      migrateEvents,
-		Down:    dialectDDL(dropEvents),
+		Down:    bunmigrate.DialectDDL(dropEvents),
 	})
 	ms.Add(migrate.Migration{
 		Name:    "20261129000010",
@@ -116,32 +112,6 @@ func migrations() *migrate.Migrations {
 // table or takes over the one the board made: the board creates nothing
 // more, and a board that ran it keeps its name as applied.
 func movedOut(context.Context, *migrate.Migrator, *migrate.Migration) error { return nil }
-
-// ddl runs statements in one transaction. In the statements, TIMESTAMP
-// becomes TIMESTAMPTZ on PostgreSQL.
-func ddl(stmts func() []string) func(ctx context.Context, m *migrate.Migrator, _ *migrate.Migration) error {
-	return dialectDDL(func(bool) []string { return stmts() })
-}
-
-// dialectDDL is ddl with statements that depend on the database: stmts
-// is told whether it is PostgreSQL.
-func dialectDDL(stmts func(pg bool) []string) func(ctx context.Context, m *migrate.Migrator, _ *migrate.Migration) error {
-	return func(ctx context.Context, m *migrate.Migrator, _ *migrate.Migration) error {
-		db := m.DB()
-		pg := db.Dialect().Name() == dialect.PG
-		return db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-			for _, q := range stmts(pg) {
-				if pg {
-					q = strings.ReplaceAll(q, "TIMESTAMP", "TIMESTAMPTZ")
-				}
-				if _, err := tx.ExecContext(ctx, q); err != nil {
-					return fmt.Errorf("%w\n%s", err, q)
-				}
-			}
-			return nil
-		})
-	}
-}
 
 func schemaV1() []string {
 	return []string{

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/predictions-md/predictions/internal/bunmigrate"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/migrate"
 )
@@ -53,7 +54,7 @@ func dropEvents(bool) []string {
 
 // migrateEvents creates the event log and its state row.
 func migrateEvents(ctx context.Context, m *migrate.Migrator, mg *migrate.Migration) error {
-	if err := dialectDDL(eventsSchema)(ctx, m, mg); err != nil {
+	if err := bunmigrate.DialectDDL(eventsSchema)(ctx, m, mg); err != nil {
 		return err
 	}
 	db := m.DB()

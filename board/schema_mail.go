@@ -2,9 +2,8 @@ package board
 
 import (
 	"context"
-	"fmt"
-	"strings"
 
+	"github.com/predictions-md/predictions/internal/bunmigrate"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect"
 	"github.com/uptrace/bun/migrate"
@@ -17,11 +16,8 @@ import (
 // is it in lower case (Go's strings.ToLower, the same on both databases),
 // unique among agents, so addresses match without regard to case. Both
 // are NULL until the agent registers.
-func mailColumns() []column {
-	return []column{
-		{"agents", "email", "TEXT"},
-		{"agents", "email_key", "TEXT"},
-	}
+func mailColumns() []bunmigrate.Columns {
+	return []bunmigrate.Columns{{Table: "agents", Defs: []string{"email TEXT", "email_key TEXT"}}}
 }
 
 // mailSchema returns the statements after mailColumns. BLOB becomes BYTEA
@@ -157,19 +153,11 @@ func migrateOptIn(ctx context.Context, m *migrate.Migrator, _ *migrate.Migration
 	db := m.DB()
 	pg := db.Dialect().Name() == dialect.PG
 	return db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		added, err := addColumns(ctx, tx, pg, []column{{"agents", "subscribe", "TEXT NOT NULL DEFAULT ''"}})
+		added, err := bunmigrate.AddColumns(ctx, tx, bunmigrate.Columns{Table: "agents", Defs: []string{"subscribe TEXT NOT NULL DEFAULT ''"}})
 		if err != nil || !added["agents.subscribe"] {
 			return err
 		}
-		for _, q := range optInSchema(pg) {
-			if pg {
-				q = strings.ReplaceAll(q, "TIMESTAMP", "TIMESTAMPTZ")
-			}
-			if _, err := tx.ExecContext(ctx, q); err != nil {
-				return fmt.Errorf("%w\n%s", err, q)
-			}
-		}
-		return nil
+		return bunmigrate.Exec(ctx, tx, optInSchema(pg)...)
 	})
 }
 
