@@ -25,7 +25,7 @@ func migrations() *migrate.Migrations {
 	})
 	ms.Add(migrate.Migration{
 		Name:    "20261122000001",
-		Comment: "reply_kinds_debates_mail", // schema_tags.go, schema_mail.go
+		Comment: "reply_kinds_debates_mail", // schema_tags.go; its e-mail columns and outbox: packages mailbox and outbox make them, or take over those this made
 		Up:      migrateTags,
 		Down:    unmigrateTags,
 	})
@@ -43,9 +43,9 @@ func migrations() *migrate.Migrations {
 	})
 	ms.Add(migrate.Migration{
 		Name:    "20261125000002",
-		Comment: "mail_opt_in", // schema_mail.go: confirmations, subscriptions, unsubscribe tokens, inbound Message-IDs
-		Up:      migrateOptIn,
-		Down:    bunmigrate.DDL(dropOptIn()...),
+		Comment: "mail_opt_in", // confirmations, subscriptions, unsubscribe tokens, inbound Message-IDs: package mailbox's own first migration creates the tables, or takes over those this made
+		Up:      movedOut,
+		Down:    movedOut,
 	})
 	ms.Add(migrate.Migration{
 		Name:    "20261125000003",

@@ -5,7 +5,6 @@ import (
 
 	"github.com/predictions-md/predictions/internal/bunmigrate"
 	"github.com/uptrace/bun"
-	"github.com/uptrace/bun/dialect"
 	"github.com/uptrace/bun/migrate"
 )
 
@@ -22,30 +21,25 @@ func tagsColumns() []bunmigrate.Columns {
 	}
 }
 
-// migrateTags is migration 20261122000001 (coordination tags
-// and e-mail threads), in one transaction: the tag columns, then the
-// e-mail ones (schema_mail.go). Every reply stored before it is plain, so
-// replies_plain starts as replies.
+// migrateTags is migration 20261122000001 (coordination tags), in one
+// transaction. Every reply stored before it is plain, so replies_plain
+// starts as replies. The migration also made the e-mail columns of agents
+// and the e-mail outbox, which packages mailbox and outbox now make or
+// take over in their own first migrations.
 func migrateTags(ctx context.Context, m *migrate.Migrator, _ *migrate.Migration) error {
-	db := m.DB()
-	pg := db.Dialect().Name() == dialect.PG
-	return db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		added, err := bunmigrate.AddColumns(ctx, tx, append(tagsColumns(), mailColumns()...)...)
-		if err != nil {
+	return m.DB().RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		added, err := bunmigrate.AddColumns(ctx, tx, tagsColumns()...)
+		if err != nil || !added["predictions.replies_plain"] {
 			return err
 		}
-		if added["predictions.replies_plain"] {
-			if _, err := tx.ExecContext(ctx, `UPDATE predictions SET replies_plain = replies`); err != nil {
-				return err
-			}
-		}
-		return bunmigrate.Exec(ctx, tx, mailSchema(pg)...)
+		_, err = tx.ExecContext(ctx, `UPDATE predictions SET replies_plain = replies`)
+		return err
 	})
 }
 
 // unmigrateTags undoes migrateTags.
 func unmigrateTags(ctx context.Context, m *migrate.Migrator, _ *migrate.Migration) error {
 	return m.DB().RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		return bunmigrate.DropSchema(ctx, tx, dropMail(), append(tagsColumns(), mailColumns()...))
+		return bunmigrate.DropSchema(ctx, tx, nil, tagsColumns())
 	})
 }

@@ -88,10 +88,11 @@ func schema(pg bool) []string {
 
 // migrateOwn creates the outbox table. A board made before the outbox had
 // a package of its own holds the e-mail outbox in a table of the same
-// name (prediction_id, reply_id, message, kind notification or
-// confirmation): its rows move into the new table unchanged, as kind
-// email, with the prediction as topic and the reply as ref, so that
-// pending mail is delivered after the upgrade.
+// name (prediction_id, reply_id, message, as the board's migration
+// 20261122000001 made it; kind notification or confirmation where its
+// migration 20261125000002 ran too): its rows move into the new table
+// unchanged, as kind email, with the prediction as topic and the reply as
+// ref, so that pending mail is delivered after the upgrade.
 func migrateOwn(ctx context.Context, m *migrate.Migrator, _ *migrate.Migration) error {
 	db := m.DB()
 	pg := db.Dialect().Name() == dialect.PG
