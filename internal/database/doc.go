@@ -34,6 +34,8 @@
 //     [Within] the unit; [AfterCommit] defers what
 //     must wait for the commit.
 //   - Schema: [HasColumn], for migrations that add a column once.
+//   - Many rows: [InsertRows] writes them in multi-row INSERTs of at most
+//     [RowsPerInsert].
 //
 // A store opens its pools and writes through the retrying transaction:
 //
