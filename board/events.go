@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/predictions-md/predictions/internal/database"
@@ -173,7 +172,6 @@ func (q EventQuery) Checked() (EventQuery, error) {
 
 // check validates the filters and returns the limit and its notes.
 func (q *EventQuery) check() (int, []string, error) {
-	notes := []string{}
 	if q.After < 0 {
 		return 0, nil, invalid("after", fmt.Sprintf("is %d; event ids start at 1", q.After), "send 0 for the oldest event kept")
 	}
@@ -204,18 +202,11 @@ func (q *EventQuery) check() (int, []string, error) {
 			return 0, nil, err
 		}
 	}
-	limit := q.Limit
-	switch {
-	case limit < 0:
-		return 0, nil, invalid("limit", fmt.Sprintf("is %d; it cannot be negative", limit),
-			fmt.Sprintf("send 1 to %d, or leave it out for %d", MaxEventPage, DefaultEventPage))
-	case limit == 0:
-		limit = DefaultEventPage
-	case limit > MaxEventPage:
-		notes = append(notes, fmt.Sprintf("limit %d is above the maximum; clamped to %d", limit, MaxEventPage))
-		limit = MaxEventPage
+	limit, notes, err := pageLimit(q.Limit, DefaultEventPage, MaxEventPage)
+	if notes == nil {
+		notes = []string{}
 	}
-	return limit, notes, nil
+	return limit, notes, err
 }
 
 // Match reports whether e passes the query's filters (After and Limit
@@ -405,8 +396,8 @@ func (s *Store) writeTx(ctx context.Context, fn func(ctx context.Context, tx bun
 		}
 		return nil
 	})
-	if err == nil && appended && !database.AfterCommit(ctx, s.write, s.wake.fire) {
-		s.wake.fire()
+	if err == nil && appended && !database.AfterCommit(ctx, s.write, s.changed.Fire) {
+		s.changed.Fire()
 	}
 	return err
 }
@@ -420,33 +411,9 @@ func (s *Store) writeTx(ctx context.Context, fn func(ctx context.Context, tx bun
 // is not signalled: readers also look now and then.
 func (s *Store) EventsChanged() <-chan struct{} {
 	if s.pg {
-		s.listenOnce.Do(s.listen)
+		s.changed.Listen(s.write, eventsChannel)
 	}
-	return s.wake.wait()
-}
-
-// wake is a broadcast: every waiter's channel is closed by one fire.
-type wake struct {
-	mu sync.Mutex
-	ch chan struct{}
-}
-
-func (w *wake) wait() <-chan struct{} {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.ch == nil {
-		w.ch = make(chan struct{})
-	}
-	return w.ch
-}
-
-func (w *wake) fire() {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.ch != nil {
-		close(w.ch)
-		w.ch = nil
-	}
+	return s.changed.Wait()
 }
 
 // trimBatch is how many events one trimming transaction removes, so that

@@ -154,7 +154,7 @@ const CounterShards = counterShards
 // with a result up to a second old. Test-only.
 func ForgetCheck(s *Store) {
 	s.lastWrite.Store(0)
-	s.health.forget()
+	s.health.Forget()
 }
 
 // HealthChecks returns how many probes of CheckWrite wrote the row of

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/predictions-md/predictions/internal/database"
 	"github.com/uptrace/bun"
 )
 
@@ -457,7 +458,7 @@ func (s *Store) queryRow(ctx context.Context, q string, args ...any) *sql.Row {
 	if s.pg {
 		return s.read.QueryRowContext(ctx, q, args...)
 	}
-	if st := s.stmts.get(ctx, s.read.DB, q); st != nil {
+	if st := s.stmts.Get(ctx, s.read.DB, q); st != nil {
 		return st.QueryRowContext(ctx, args...)
 	}
 	return s.read.DB.QueryRowContext(ctx, q, args...)
@@ -470,7 +471,7 @@ func (s *Store) queryRow(ctx context.Context, q string, args ...any) *sql.Row {
 func (s *Store) scanPredictions(ctx context.Context, cache bool, n int, total *int, q string, args ...any) ([]predictionRow, error) {
 	var st *sql.Stmt
 	if cache && !s.pg {
-		st = s.stmts.get(ctx, s.read.DB, q)
+		st = s.stmts.Get(ctx, s.read.DB, q)
 	}
 	var rs *sql.Rows
 	var err error
@@ -489,7 +490,7 @@ func (s *Store) scanPredictions(ctx context.Context, cache bool, n int, total *i
 	out := make([]predictionRow, 0, n)
 	var r predictionRow
 	var created bun.NullTime
-	dest := append([]any{intCol{total}}, r.dest(&created)...) // one for every row
+	dest := append([]any{database.Int(total)}, r.dest(&created)...) // one for every row
 	for rs.Next() {
 		r = predictionRow{}
 		if err := rs.Scan(dest...); err != nil {
@@ -499,59 +500,4 @@ func (s *Store) scanPredictions(ctx context.Context, cache bool, n int, total *i
 		out = append(out, r)
 	}
 	return out, rs.Err()
-}
-
-// maxStmts bounds the statement cache: the feed's variants (sorts,
-// filters, with and without a cursor) at the common page sizes fit.
-const maxStmts = 256
-
-// stmtCache keeps statements prepared on a pool, by their text.
-type stmtCache struct {
-	mu     sync.RWMutex
-	m      map[string]*sql.Stmt
-	closed bool
-}
-
-// get returns the statement for q, preparing it on db the first time; nil
-// when the cache is full or closed or the preparation failed (the caller
-// then runs q unprepared, and meets the error there).
-func (c *stmtCache) get(ctx context.Context, db *sql.DB, q string) *sql.Stmt {
-	c.mu.RLock()
-	st := c.m[q]
-	c.mu.RUnlock()
-	if st != nil {
-		return st
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if st := c.m[q]; st != nil {
-		return st
-	}
-	if c.closed || len(c.m) >= maxStmts {
-		return nil
-	}
-	st, err := db.PrepareContext(ctx, q)
-	if err != nil {
-		return nil
-	}
-	if c.m == nil {
-		c.m = map[string]*sql.Stmt{}
-	}
-	c.m[q] = st
-	return st
-}
-
-// close closes the statements; the cache prepares no more.
-func (c *stmtCache) close() error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.closed = true
-	var first error
-	for _, st := range c.m {
-		if err := st.Close(); err != nil && first == nil {
-			first = err
-		}
-	}
-	c.m = nil
-	return first
 }

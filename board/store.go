@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -83,24 +82,22 @@ type Store struct {
 	// then need not queue behind the writes it would measure.
 	lastWrite atomic.Int64
 	// health keeps the last probe of CheckWrite (health.go).
-	health healthCheck
+	health database.Probe
 
 	// stmts holds the feed's statements prepared on the SQLite read pool
 	// (unused on PostgreSQL): database/sql keeps each prepared on every
 	// read connection, so a page is not parsed and planned again per
 	// request.
-	stmts stmtCache
+	stmts database.StmtCache
 	// pages keeps the feed's pages without an offset or a search on
 	// SQLite (unused on PostgreSQL, where cachePages is false), each
 	// valid while feed_version is unchanged.
 	pages      pageCache
 	cachePages bool
 
-	// wake tells the event log's readers of a commit (events.go);
-	// listener, on PostgreSQL, of other stores' commits.
-	wake       wake
-	listenOnce sync.Once
-	listener   eventListener
+	// changed tells the event log's readers of a commit (events.go): of
+	// this store's, and on PostgreSQL of other stores' (LISTEN).
+	changed database.Signal
 	// afterAppend, for tests, runs after a write's events are appended,
 	// before its commit; an error rolls the write back.
 	afterAppend func() error
@@ -123,7 +120,7 @@ type Store struct {
 // it may not be created, or the database's error when it cannot connect
 // or migrate.
 func Open(ctx context.Context, dsn string, opt Options) (*Store, error) {
-	s := &Store{now: opt.Now, flag: opt.Flag, health: newHealthCheck()}
+	s := &Store{now: opt.Now, flag: opt.Flag, health: database.Probe{Interval: CheckInterval}}
 	if s.now == nil {
 		s.now = time.Now
 	}
@@ -183,11 +180,11 @@ func openError(err error) error {
 
 // Close closes the database pools.
 func (s *Store) Close() error {
-	s.stopListening()
+	s.changed.Close()
 	s.lastWrite.Store(0)
-	s.health.forget()
+	s.health.Forget()
 	var errs []error
-	errs = append(errs, s.stmts.close())
+	errs = append(errs, s.stmts.Close())
 	if s.read != nil && s.read != s.write {
 		errs = append(errs, s.read.Close())
 	}
