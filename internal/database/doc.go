@@ -34,8 +34,14 @@
 //     [Within] the unit; [AfterCommit] defers what
 //     must wait for the commit.
 //   - Schema: [HasColumn], for migrations that add a column once.
-//   - Many rows: [InsertRows] writes them in multi-row INSERTs of at most
-//     [RowsPerInsert].
+//   - Reading and writing: [InsertRows] writes many rows in multi-row
+//     INSERTs of at most [RowsPerInsert]; [StmtCache] keeps the statements
+//     of queries that recur prepared; [Int] and [Float] scan numbers as
+//     both drivers give them.
+//   - Following changes: [Signal] wakes the readers of what a commit
+//     changed, in this process and, by LISTEN/NOTIFY, on PostgreSQL.
+//   - Health and copies: [Probe] keeps a readiness check's result for an
+//     interval; [BackupSQLite] copies a SQLite file in use, consistently.
 //
 // A store opens its pools and writes through the retrying transaction:
 //
