@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -341,45 +340,13 @@ type stmt struct {
 	args []any
 }
 
-// execReturning runs statements in order in tx (or, on PostgreSQL, the
-// pool, the statement then being its own transaction) and returns the one
-// string the first returns (its RETURNING column); the others return
-// nothing. On PostgreSQL they go as one statement, each a data-modifying
-// WITH query, so the server is asked once instead of once each (a write
-// under load waits for its round trips more than for the database); the
-// foreign keys between their rows are checked at the end of that
-// statement, when every row is there. PostgreSQL runs the query the
-// final SELECT reads (the first) first and the others after it in order,
-// so the row locks keep the order of stmts; a deadlock would be retried
-// like any other ([Store.retry]). On SQLite, with no network between,
-// they run one by one.
+// execReturning runs stmts in order in tx as [database.ExecReturning]
+// does (on PostgreSQL as one statement) and returns the one string the
+// first returns; a deadlock is retried like any other ([Store.retry]).
 func (s *Store) execReturning(ctx context.Context, tx bun.IDB, stmts []stmt) (string, error) {
-	var out string
-	if !s.pg {
-		for i, st := range stmts {
-			var err error
-			if i == 0 {
-				err = tx.NewRaw(st.q, st.args...).Scan(ctx, &out)
-			} else {
-				_, err = tx.ExecContext(ctx, st.q, st.args...)
-			}
-			if err != nil {
-				return "", err
-			}
-		}
-		return out, nil
-	}
-	var q strings.Builder
-	var args []any
-	q.WriteString("WITH ")
+	all := make([]database.Stmt, len(stmts))
 	for i, st := range stmts {
-		if i > 0 {
-			q.WriteString(", ")
-		}
-		fmt.Fprintf(&q, "w%d AS (%s)", i, st.q)
-		args = append(args, st.args...)
+		all[i] = database.Stmt{Query: st.q, Args: st.args}
 	}
-	q.WriteString(" SELECT * FROM w0")
-	err := tx.NewRaw(q.String(), args...).Scan(ctx, &out)
-	return out, err
+	return database.ExecReturning(ctx, tx, all...)
 }
