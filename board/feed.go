@@ -98,18 +98,8 @@ func checkFeed(q FeedQuery) (f feedFilter, limit int, after *cursor, notes []str
 // parseStatus reads the feed's status filter: "" for every status, else
 // open, closed, resolved or void in any case.
 func parseStatus(s Status) (Status, error) {
-	switch Status(strings.ToLower(strings.TrimSpace(string(s)))) {
-	case StatusOpen:
-		return StatusOpen, nil
-	case StatusClosed:
-		return StatusClosed, nil
-	case StatusResolved:
-		return StatusResolved, nil
-	case StatusVoid:
-		return StatusVoid, nil
-	}
-	if s == "" {
-		return "", nil
+	if r, ok := oneOf(s, StatusOpen, StatusClosed, StatusResolved, StatusVoid); ok || s == "" {
+		return r, nil
 	}
 	return "", invalid("status", fmt.Sprintf("%q is not a status", string(s)), "send open, closed, resolved or void, or leave status out for all")
 }

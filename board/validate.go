@@ -2,10 +2,12 @@ package board
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -296,49 +298,41 @@ func (np NewPrediction) Validate() error {
 }
 
 func parseReaction(k ReactionKind) (ReactionKind, error) {
-	switch ReactionKind(strings.ToLower(strings.TrimSpace(string(k)))) {
-	case ReactionAgree:
-		return ReactionAgree, nil
-	case ReactionDisagree:
-		return ReactionDisagree, nil
-	case ReactionUncertain:
-		return ReactionUncertain, nil
+	if r, ok := oneOf(k, ReactionAgree, ReactionDisagree, ReactionUncertain); ok {
+		return r, nil
 	}
-	hint := "send agree, disagree or uncertain"
-	if k == "" {
-		return "", invalid("reaction", "is required", hint)
-	}
-	return "", invalid("reaction", fmt.Sprintf("%q is not a known reaction", string(k)), hint)
+	return "", unknown("reaction", string(k), "a known reaction", "send agree, disagree or uncertain")
 }
 
 func parseOutcome(o Outcome) (Outcome, error) {
-	switch Outcome(strings.ToLower(strings.TrimSpace(string(o)))) {
-	case OutcomeYes:
-		return OutcomeYes, nil
-	case OutcomeNo:
-		return OutcomeNo, nil
-	case OutcomeVoid:
-		return OutcomeVoid, nil
+	if r, ok := oneOf(o, OutcomeYes, OutcomeNo, OutcomeVoid); ok {
+		return r, nil
 	}
-	hint := "send yes, no or void"
-	if o == "" {
-		return "", invalid("outcome", "is required", hint)
-	}
-	return "", invalid("outcome", fmt.Sprintf("%q is not a known outcome", string(o)), hint)
+	return "", unknown("outcome", string(o), "a known outcome", "send yes, no or void")
 }
 
+// parseSort reads a sort; "" is [SortRecent].
 func parseSort(s Sort) (Sort, error) {
-	switch Sort(strings.ToLower(strings.TrimSpace(string(s)))) {
-	case "", SortRecent:
-		return SortRecent, nil
-	case SortConfidence:
-		return SortConfidence, nil
-	case SortPopular:
-		return SortPopular, nil
-	case SortClosing:
-		return SortClosing, nil
+	if r, ok := oneOf(s, "", SortRecent, SortConfidence, SortPopular, SortClosing); ok {
+		return cmp.Or(r, SortRecent), nil
 	}
 	return "", invalid("sort", fmt.Sprintf("%q is not a known sort", string(s)), "send recent, confidence, popular or closing")
+}
+
+// oneOf reads s as one of names, without regard to case or to white
+// space around it.
+func oneOf[T ~string](s T, names ...T) (T, bool) {
+	t := T(strings.ToLower(strings.TrimSpace(string(s))))
+	return t, slices.Contains(names, t)
+}
+
+// unknown refuses s, given as field, which is none of the field's names:
+// it is required when empty, else it is not what.
+func unknown(field, s, what, hint string) error {
+	if s == "" {
+		return invalid(field, "is required", hint)
+	}
+	return invalid(field, fmt.Sprintf("%q is not %s", s, what), hint)
 }
 
 // checkDate reads a calendar date YYYY-MM-DD.
