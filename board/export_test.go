@@ -6,7 +6,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/predictions-md/predictions/internal/database"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/migrate"
 )
@@ -80,13 +79,7 @@ func SeedRelease(ctx context.Context, dsn string, stmts []string, args [][]any) 
 // name) made it.
 func SeedAt(ctx context.Context, dsn, last string, stmts []string, args [][]any) error {
 	s := &Store{now: time.Now}
-	var err error
-	if database.IsPostgres(dsn) {
-		err = s.openPostgres(dsn, Options{})
-	} else {
-		err = s.openSQLite(dsn, Options{})
-	}
-	if err != nil {
+	if err := s.open(dsn, Options{}); err != nil {
 		return err
 	}
 	defer s.Close()

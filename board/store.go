@@ -127,12 +127,7 @@ func Open(ctx context.Context, dsn string, opt Options) (*Store, error) {
 	if s.method, err = pool.ParseMethod(string(opt.Pool)); err != nil {
 		return nil, fmt.Errorf("%w: Options.Pool: %v", ErrInvalid, err)
 	}
-	if database.IsPostgres(dsn) {
-		err = s.openPostgres(dsn, opt)
-	} else {
-		err = s.openSQLite(dsn, opt)
-	}
-	if err != nil {
+	if err := s.open(dsn, opt); err != nil {
 		return nil, err
 	}
 	if !opt.SkipMigrations {
@@ -145,21 +140,10 @@ func Open(ctx context.Context, dsn string, opt Options) (*Store, error) {
 	return s, nil
 }
 
-// openPostgres opens the PostgreSQL pool ([database.OpenPostgres]).
-func (s *Store) openPostgres(dsn string, opt Options) error {
-	db, err := database.OpenPostgres(dsn, opt.MaxConns)
-	if err != nil {
-		return openError(err)
-	}
-	s.pg = true
-	s.write = db
-	s.read = s.write
-	return nil
-}
-
-// openSQLite opens the SQLite pools ([database.OpenSQLite]).
-func (s *Store) openSQLite(path string, opt Options) (err error) {
-	s.write, s.read, err = database.OpenSQLite(path, database.SQLiteOptions{ReadConns: opt.ReadConns,
+// open opens the store's pools ([database.Open]).
+func (s *Store) open(dsn string, opt Options) (err error) {
+	s.pg = database.IsPostgres(dsn)
+	s.write, s.read, err = database.Open(dsn, opt.MaxConns, database.SQLiteOptions{ReadConns: opt.ReadConns,
 		BusyTimeout: opt.BusyTimeout, CreateDirs: opt.CreateDirs, MustExist: opt.MustExist, SharedRead: opt.singlePool})
 	return openError(err)
 }
