@@ -4,9 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"maps"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/predictions-md/predictions/internal/database"
@@ -296,8 +294,8 @@ func (s *Store) page(ctx context.Context, f feedFilter, after *cursor, n, offset
 	}
 	q, args := s.pageSQL(f, after, n, offset)
 	if cache {
-		key = cacheKey(q, args)
-		if p, ok := s.pages.get(key, version); ok {
+		key = database.QueryKey(q, args)
+		if p, ok := s.pages.Get(key, version); ok {
 			return p.rows, p.total, nil
 		}
 	}
@@ -313,7 +311,7 @@ func (s *Store) page(ctx context.Context, f feedFilter, after *cursor, n, offset
 		}
 	}
 	if key != "" {
-		s.pages.put(key, cachedPage{version: version, rows: rows, total: total, size: pageSize(rows)})
+		s.pages.Put(key, version, cachedPage{rows: rows, total: total}, pageSize(rows))
 	}
 	return rows, total, nil
 }
@@ -345,17 +343,6 @@ func (s *Store) cut(ctx context.Context, edge bool) (string, error) {
 	return next.String, nil
 }
 
-// cacheKey is a page's query and its arguments, each after a NUL (which
-// no query or argument holds).
-func cacheKey(q string, args []any) string {
-	var b strings.Builder
-	b.WriteString(q)
-	for _, a := range args {
-		fmt.Fprintf(&b, "\x00%v", a)
-	}
-	return b.String()
-}
-
 // maxPages and maxPageBytes bound the page cache. The first pages of
 // every sort and status of every domain fit, with room for agents' pages
 // and pages after a cursor; a page of 20 typical predictions takes about
@@ -383,64 +370,12 @@ func pageSize(rows []predictionRow) int {
 	return n
 }
 
-// pageCache keeps the feed's pages read on SQLite without an offset or a
-// search (first pages and pages after a cursor), each with the
-// feed_version it was read after (schema_version.go). Its rows are never
-// changed once put: a Feed builds its Predictions from them anew.
-type pageCache struct {
-	mu    sync.Mutex
-	m     map[string]cachedPage
-	bytes int // the sum of the pages' sizes
-}
-
+// cachedPage is a page the page cache keeps ([Store.page]): its rows,
+// never changed once kept (a Feed builds its Predictions from them anew),
+// and the feed's total.
 type cachedPage struct {
-	version int64
-	rows    []predictionRow
-	total   int
-	size    int // pageSize(rows)
-}
-
-// get returns the page of key read after version, if it is kept.
-func (c *pageCache) get(key string, version int64) (cachedPage, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	p, ok := c.m[key]
-	return p, ok && p.version == version
-}
-
-// put keeps p as the page of key, unless a page read after a later
-// version is kept or p is too large. When the cache is full, pages of
-// older versions go first, then all.
-func (c *pageCache) put(key string, p cachedPage) {
-	if p.size > maxPageBytes/8 {
-		return
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	old, ok := c.m[key]
-	if ok && old.version > p.version {
-		return
-	}
-	if c.m == nil {
-		c.m = map[string]cachedPage{}
-	}
-	c.bytes -= old.size // 0 when not kept
-	delete(c.m, key)
-	if len(c.m) >= maxPages || c.bytes+p.size > maxPageBytes {
-		maps.DeleteFunc(c.m, func(_ string, q cachedPage) bool {
-			if q.version < p.version {
-				c.bytes -= q.size
-				return true
-			}
-			return false
-		})
-		if len(c.m) >= maxPages || c.bytes+p.size > maxPageBytes {
-			clear(c.m)
-			c.bytes = 0
-		}
-	}
-	c.m[key] = p
-	c.bytes += p.size
+	rows  []predictionRow
+	total int
 }
 
 // queryRow runs a one-row read: on SQLite through the statement cache.

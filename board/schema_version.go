@@ -4,7 +4,7 @@ package board
 // table feed_version holds one number, v, that triggers raise with every
 // insert, update and delete of a prediction and of an agent (whose name
 // the feed shows), in the writing transaction. The feed's page cache
-// ([pageCache]) keeps a page with the v it was read after; a page is
+// ([Store.page]) keeps a page with the v it was read after; a page is
 // served from the cache only while v is unchanged, so no write, by this
 // process, another process on the same file or a person with the sqlite3
 // shell, is ever hidden by it.

@@ -91,7 +91,7 @@ type Store struct {
 	// pages keeps the feed's pages without an offset or a search on
 	// SQLite (unused on PostgreSQL, where cachePages is false), each
 	// valid while feed_version is unchanged.
-	pages      pageCache
+	pages      database.VersionCache[cachedPage]
 	cachePages bool
 
 	// changed tells the event log's readers of a commit (events.go): of
@@ -119,7 +119,8 @@ type Store struct {
 // it may not be created, or the database's error when it cannot connect
 // or migrate.
 func Open(ctx context.Context, dsn string, opt Options) (*Store, error) {
-	s := &Store{now: opt.Now, flag: opt.Flag, health: database.Probe{Interval: CheckInterval}}
+	s := &Store{now: opt.Now, flag: opt.Flag, health: database.Probe{Interval: CheckInterval},
+		pages: database.VersionCache[cachedPage]{MaxEntries: maxPages, MaxBytes: maxPageBytes}}
 	if s.now == nil {
 		s.now = time.Now
 	}
