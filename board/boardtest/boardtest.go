@@ -2,32 +2,11 @@ package boardtest
 
 import (
 	"context"
-	"fmt"
-	"os"
-	"path/filepath"
-	"sync"
 	"testing"
 
 	"github.com/predictions-md/predictions/board"
 	"github.com/predictions-md/predictions/internal/database/databasetest"
 )
-
-// sqliteTemplate is the file of a migrated, empty SQLite board.
-var sqliteTemplate = sync.OnceValues(func() ([]byte, error) {
-	dir, err := os.MkdirTemp("", "boardtest-")
-	if err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(dir)
-	path := filepath.Join(dir, "board.db")
-	if err := migrate(path); err != nil { // the last connection checkpoints the WAL into the file
-		return nil, err
-	}
-	if st, err := os.Stat(path + "-wal"); err == nil && st.Size() > 0 {
-		return nil, fmt.Errorf("%s-wal holds %d bytes after Close: the file alone is not the board", path, st.Size())
-	}
-	return os.ReadFile(path)
-})
 
 // migrate opens the board at dsn, which applies its migrations, and
 // closes it.
@@ -43,19 +22,12 @@ func migrate(dsn string) error {
 // directory, migrated and empty.
 func SQLite(tb testing.TB) string {
 	tb.Helper()
-	b, err := sqliteTemplate()
-	if err != nil {
-		tb.Fatalf("boardtest: making the SQLite template: %v", err)
-	}
-	path := filepath.Join(tb.TempDir(), "board.db")
-	if err := os.WriteFile(path, b, 0o600); err != nil {
-		tb.Fatal(err)
-	}
-	return path
+	return templates.SQLite(tb)
 }
 
-// templates are the PostgreSQL template boards, one per server.
-var templates = databasetest.Templates{Caller: "boardtest", Migrate: migrate}
+// templates are the template boards: one SQLite file, and one
+// PostgreSQL database per server.
+var templates = databasetest.Templates{Caller: "boardtest", Migrate: migrate, File: "board.db"}
 
 // Run runs the tests of m, then drops the PostgreSQL template databases
 // that [Postgres] made, and returns the tests' exit code. A package whose

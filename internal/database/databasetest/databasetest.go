@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -108,8 +109,9 @@ func CheckPostgresEnv(getenv func(string) string) error {
 
 // Templates gives tests new databases already migrated, without paying
 // for the migrations each time: Migrate prepares one template database
-// per server, and each database a test asks for ([Templates.New]) is a
-// copy of it (CREATE DATABASE ... TEMPLATE). The tests of a binary that
+// per PostgreSQL server, and each database a test asks for
+// ([Templates.New]) is a copy of it (CREATE DATABASE ... TEMPLATE); the
+// same for SQLite files ([Templates.SQLite]). The tests of a binary that
 // uses it run through [Templates.Run], which drops the templates after
 // them; without it each run would leave a template on the server.
 type Templates struct {
@@ -118,10 +120,51 @@ type Templates struct {
 	Caller string
 	// Migrate prepares the template at dsn, a new empty database.
 	Migrate func(dsn string) error
+	// File names the SQLite files of [Templates.SQLite] ("board.db").
+	File string
 
 	running atomic.Bool // set by Run: only then are the templates dropped
 	mu      sync.Mutex
 	made    map[string]*template // by server URL
+
+	sqliteOnce sync.Once
+	sqliteFile []byte // the migrated SQLite file
+	sqliteErr  error
+}
+
+// SQLite returns the path of a new SQLite database in tb's temporary
+// directory, a copy of the file that Migrate prepared once per test
+// binary (kept in memory).
+func (ts *Templates) SQLite(tb testing.TB) string {
+	tb.Helper()
+	ts.sqliteOnce.Do(func() { ts.sqliteFile, ts.sqliteErr = ts.makeSQLite() })
+	if ts.sqliteErr != nil {
+		tb.Fatalf("%s: making the SQLite template: %v", ts.Caller, ts.sqliteErr)
+	}
+	path := filepath.Join(tb.TempDir(), ts.File)
+	if err := os.WriteFile(path, ts.sqliteFile, 0o600); err != nil {
+		tb.Fatal(err)
+	}
+	return path
+}
+
+// makeSQLite migrates a new SQLite file and returns its bytes. Migrate
+// must close what it opened: the last connection checkpoints the WAL
+// into the file, which alone is then the database.
+func (ts *Templates) makeSQLite() ([]byte, error) {
+	dir, err := os.MkdirTemp("", "databasetest-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, ts.File)
+	if err := ts.Migrate(path); err != nil {
+		return nil, err
+	}
+	if st, err := os.Stat(path + "-wal"); err == nil && st.Size() > 0 {
+		return nil, fmt.Errorf("%s-wal holds %d bytes after the migration: the file alone is not the database", path, st.Size())
+	}
+	return os.ReadFile(path)
 }
 
 type template struct {
