@@ -130,6 +130,29 @@ type Templates struct {
 	sqliteOnce sync.Once
 	sqliteFile []byte // the migrated SQLite file
 	sqliteErr  error
+
+	skipOnce sync.Once // Backends says once that PostgreSQL is skipped
+}
+
+// Backend is a kind of database tests run on.
+type Backend struct {
+	// Name is sqlite or postgres.
+	Name string
+	// Migrated names a new, migrated, empty database of this kind
+	// ([Templates.SQLite], [Templates.New]).
+	Migrated func(tb testing.TB) string
+}
+
+// Backends lists SQLite always and PostgreSQL when [PostgresEnv] is set
+// (saying once in tb's log that PostgreSQL is skipped when not).
+func (ts *Templates) Backends(tb testing.TB) []Backend {
+	bs := []Backend{{"sqlite", ts.SQLite}}
+	if admin := os.Getenv(PostgresEnv); admin != "" {
+		bs = append(bs, Backend{"postgres", func(tb testing.TB) string { return ts.New(tb, admin) }})
+	} else {
+		ts.skipOnce.Do(func() { tb.Logf("%s is not set: PostgreSQL tests are skipped", PostgresEnv) })
+	}
+	return bs
 }
 
 // SQLite returns the path of a new SQLite database in tb's temporary
