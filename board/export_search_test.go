@@ -19,3 +19,11 @@ func UndoSearchWords(ctx context.Context, s *Store) error {
 	_, err := s.write.ExecContext(ctx, `DELETE FROM board_migrations WHERE name = '20261127000020'`)
 	return err
 }
+
+// unsearchWords undoes searchWordsSchema: search over the text as it is.
+func unsearchWords(pg bool) []string {
+	if !pg {
+		return nil
+	}
+	return replaceSearchColumn(`title || ' ' || body`)
+}

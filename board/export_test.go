@@ -6,6 +6,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/predictions-md/predictions/internal/bunmigrate"
+	"github.com/predictions-md/predictions/pool"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/migrate"
 )
@@ -191,3 +193,29 @@ func (h *countHook) AfterQuery(context.Context, *bun.QueryEvent) {}
 // them, before it commits; an error from f rolls the write back.
 // Test-only; set it before the store is used concurrently.
 func SetAfterAppend(s *Store, f func() error) { s.afterAppend = f }
+
+// The Downs of the migrations the upgrade tests undo.
+
+// unmigrateTags undoes migrateTags.
+func unmigrateTags(ctx context.Context, m *migrate.Migrator, _ *migrate.Migration) error {
+	return m.DB().RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		return bunmigrate.DropSchema(ctx, tx, nil, tagsColumns())
+	})
+}
+
+// unmigrateCounterShards undoes migrateCounterShards: one row per domain,
+// the sum of its shards.
+func unmigrateCounterShards(ctx context.Context, m *migrate.Migrator, _ *migrate.Migration) error {
+	return m.DB().RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		return rebuildDomainCounts(ctx, tx, false)
+	})
+}
+
+// unmigrateDisagreement undoes migrateDisagreement: the flag the releases
+// before stored, pool.Combine's, from the stored spread (rounded as
+// Combine rounds it).
+func unmigrateDisagreement(ctx context.Context, m *migrate.Migrator, _ *migrate.Migration) error {
+	_, err := m.DB().ExecContext(ctx, `UPDATE predictions SET community_disagree = CASE WHEN community_spread > ? THEN 1 ELSE 0 END`,
+		pool.DefaultDisagreePts)
+	return err
+}

@@ -14,20 +14,20 @@ const migrationLockKey int64 = 0x70726564626f6172
 // migrations lists the schema changes in order. Each is Go code run inside
 // one transaction on both dialects; its DDL uses IF NOT EXISTS so that a
 // second process racing on the same SQLite file finds it already done.
-// Append new migrations; never edit an applied one.
+// Append new migrations; never edit an applied one. They have no Down:
+// nothing rolls a board back; an upgrade test undoes what it needs
+// (export_test.go).
 func migrations() *migrate.Migrations {
 	ms := migrate.NewMigrations()
 	ms.Add(migrate.Migration{
 		Name:    "20260301000001",
 		Comment: "board_init",
 		Up:      bunmigrate.DDL(schemaV1()...),
-		Down:    bunmigrate.DDL(dropV1()...),
 	})
 	ms.Add(migrate.Migration{
 		Name:    "20261122000001",
 		Comment: "reply_kinds_debates_mail", // schema_tags.go; its e-mail columns and outbox: packages mailbox and outbox make them, or take over those this made
 		Up:      migrateTags,
-		Down:    unmigrateTags,
 	})
 	ms.Add(migrate.Migration{
 		Name:    "20261122000002",
@@ -39,7 +39,6 @@ func migrations() *migrate.Migrations {
 		Name:    "20261125000001",
 		Comment: "forecasts_community_scores", // schema_forecasts.go
 		Up:      migrateForecasts,
-		Down:    unmigrateForecasts,
 	})
 	ms.Add(migrate.Migration{
 		Name:    "20261125000002",
@@ -51,37 +50,31 @@ func migrations() *migrate.Migrations {
 		Name:    "20261125000003",
 		Comment: "domain_counter_shards", // schema_counters.go
 		Up:      migrateCounterShards,
-		Down:    unmigrateCounterShards,
 	})
 	ms.Add(migrate.Migration{
 		Name:    "20261125000004",
 		Comment: "feed_search_filters", // schema_search.go: full-text search, agent and status indexes
 		Up:      migrateSearch,
-		Down:    bunmigrate.DialectDDL(dropSearch),
 	})
 	ms.Add(migrate.Migration{
 		Name:    "20261126000001",
 		Comment: "feed_version", // schema_version.go: what the feed's page cache checks (SQLite)
 		Up:      bunmigrate.DialectDDL(feedVersionSchema),
-		Down:    bunmigrate.DialectDDL(dropFeedVersion),
 	})
 	ms.Add(migrate.Migration{
 		Name:    "20261126000002",
 		Comment: "question_lifecycle", // schema_lifecycle.go: close_at, closed_at, resolutions; scores rescored
 		Up:      migrateLifecycle,
-		Down:    unmigrateLifecycle,
 	})
 	ms.Add(migrate.Migration{
 		Name:    "20261127000010",
 		Comment: "board_health", // schema_health.go: the row CheckWrite writes
 		Up:      bunmigrate.DDL(healthSchema()...),
-		Down:    bunmigrate.DDL(dropHealth()...),
 	})
 	ms.Add(migrate.Migration{
 		Name:    "20261127000020",
 		Comment: "search_words", // schema_search.go: PostgreSQL's search splits words at punctuation, as SQLite's
 		Up:      bunmigrate.DialectDDL(searchWordsSchema),
-		Down:    bunmigrate.DialectDDL(unsearchWords),
 	})
 	// 20261127000030 made the table idempotency_keys, which package
 	// internal/idempotency now keeps with migrations of its own; a board
@@ -90,7 +83,6 @@ func migrations() *migrate.Migrations {
 		Name:    "20261128000010",
 		Comment: "event_log", // schema_events.go: the events appended with each write, and the log's state
 		Up:      migrateEvents,
-		Down:    bunmigrate.DialectDDL(dropEvents),
 	})
 	ms.Add(migrate.Migration{
 		Name:    "20261129000010",
@@ -102,7 +94,6 @@ func migrations() *migrate.Migrations {
 		Name:    "20261129000020",
 		Comment: "community_disagreement", // schema_disagreement.go: the flag by the middle half of the standing forecasts
 		Up:      migrateDisagreement,
-		Down:    unmigrateDisagreement,
 	})
 	return ms
 }
@@ -187,16 +178,6 @@ func schemaV1() []string {
 	resolved BIGINT NOT NULL DEFAULT 0,
 	void BIGINT NOT NULL DEFAULT 0
 )`,
-	}
-}
-
-func dropV1() []string {
-	return []string{
-		`DROP TABLE IF EXISTS domain_counts`,
-		`DROP TABLE IF EXISTS reactions`,
-		`DROP TABLE IF EXISTS replies`,
-		`DROP TABLE IF EXISTS predictions`,
-		`DROP TABLE IF EXISTS agents`,
 	}
 }
 

@@ -39,14 +39,6 @@ func migrateCounterShards(ctx context.Context, m *migrate.Migrator, _ *migrate.M
 	})
 }
 
-// unmigrateCounterShards undoes migrateCounterShards: one row per domain,
-// the sum of its shards.
-func unmigrateCounterShards(ctx context.Context, m *migrate.Migrator, _ *migrate.Migration) error {
-	return m.DB().RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		return rebuildDomainCounts(ctx, tx, false)
-	})
-}
-
 // rebuildDomainCounts copies domain_counts into a new table with or
 // without the shard column, summing the shards of each domain, and puts
 // the copy in its place.

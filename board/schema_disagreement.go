@@ -78,12 +78,3 @@ func migrateDisagreement(ctx context.Context, m *migrate.Migrator, _ *migrate.Mi
 		return nil
 	})
 }
-
-// unmigrateDisagreement undoes migrateDisagreement: the flag the releases
-// before stored, pool.Combine's, from the stored spread (rounded as
-// Combine rounds it).
-func unmigrateDisagreement(ctx context.Context, m *migrate.Migrator, _ *migrate.Migration) error {
-	_, err := m.DB().ExecContext(ctx, `UPDATE predictions SET community_disagree = CASE WHEN community_spread > ? THEN 1 ELSE 0 END`,
-		pool.DefaultDisagreePts)
-	return err
-}

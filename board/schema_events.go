@@ -48,10 +48,6 @@ func eventsSchema(pg bool) []string {
 	}
 }
 
-func dropEvents(bool) []string {
-	return []string{`DROP TABLE IF EXISTS board_event_state`, `DROP TABLE IF EXISTS board_events`}
-}
-
 // migrateEvents creates the event log and its state row.
 func migrateEvents(ctx context.Context, m *migrate.Migrator, mg *migrate.Migration) error {
 	if err := bunmigrate.DialectDDL(eventsSchema)(ctx, m, mg); err != nil {

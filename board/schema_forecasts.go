@@ -187,11 +187,3 @@ func backfillForecasts(ctx context.Context, tx bun.Tx, ids []string) error {
 	}
 	return nil
 }
-
-// unmigrateForecasts undoes migrateForecasts.
-func unmigrateForecasts(ctx context.Context, m *migrate.Migrator, _ *migrate.Migration) error {
-	return m.DB().RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		return bunmigrate.DropSchema(ctx, tx, []string{`DROP INDEX IF EXISTS predictions_closing`,
-			`DROP TABLE IF EXISTS scores`, `DROP TABLE IF EXISTS standings`, `DROP TABLE IF EXISTS forecasts`}, forecastColumns())
-	})
-}

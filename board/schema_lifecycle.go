@@ -107,15 +107,6 @@ func migrateLifecycle(ctx context.Context, m *migrate.Migrator, _ *migrate.Migra
 	})
 }
 
-// unmigrateLifecycle undoes migrateLifecycle (the scores stay as they
-// were last computed).
-func unmigrateLifecycle(ctx context.Context, m *migrate.Migrator, _ *migrate.Migration) error {
-	return m.DB().RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		return bunmigrate.DropSchema(ctx, tx, []string{`DROP INDEX IF EXISTS predictions_closing`, `DROP TABLE IF EXISTS resolutions`,
-			`CREATE INDEX IF NOT EXISTS predictions_closing ON predictions (status, resolve_by, created_at DESC, id DESC)`}, lifecycleColumns())
-	})
-}
-
 // endOfDay returns the end of a YYYY-MM-DD day in UTC: the next day's
 // first instant, the default close of a prediction resolved by that day.
 func endOfDay(day string) (time.Time, error) {

@@ -36,10 +36,3 @@ func migrateTags(ctx context.Context, m *migrate.Migrator, _ *migrate.Migration)
 		return err
 	})
 }
-
-// unmigrateTags undoes migrateTags.
-func unmigrateTags(ctx context.Context, m *migrate.Migrator, _ *migrate.Migration) error {
-	return m.DB().RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		return bunmigrate.DropSchema(ctx, tx, nil, tagsColumns())
-	})
-}

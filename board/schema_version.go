@@ -41,15 +41,3 @@ var versionTriggers = []struct{ name, event string }{
 	{"feed_version_agent_update", "UPDATE OF name ON agents"},
 	{"feed_version_agent_delete", "DELETE ON agents"},
 }
-
-// dropFeedVersion undoes feedVersionSchema.
-func dropFeedVersion(pg bool) []string {
-	if pg {
-		return nil
-	}
-	var stmts []string
-	for _, t := range versionTriggers {
-		stmts = append(stmts, `DROP TRIGGER IF EXISTS `+t.name)
-	}
-	return append(stmts, `DROP TABLE IF EXISTS feed_version`)
-}
