@@ -253,10 +253,8 @@ func (s *Store) Thread(ctx context.Context, predictionID string) ([]Reply, error
 		return nil, err
 	}
 	var rows []replyRow
-	if err := s.read.NewRaw(`SELECT r.id, r.prediction_id, r.parent_id, r.agent_id,
-	(SELECT a.name FROM agents AS a WHERE a.id = r.agent_id) AS agent_name,
-	r.body, r.kind, r.debate_id, r.created_at, r.flags
-	FROM replies AS r WHERE r.prediction_id = ? ORDER BY r.created_at, r.id`, predictionID).Scan(ctx, &rows); err != nil {
+	if err := s.read.NewRaw(`SELECT `+replyCols+` FROM replies AS r WHERE r.prediction_id = ? ORDER BY r.created_at, r.id`,
+		predictionID).Scan(ctx, &rows); err != nil {
 		return nil, fmt.Errorf("board: thread: %w", err)
 	}
 	out := make([]Reply, 0, len(rows))
@@ -265,6 +263,10 @@ func (s *Store) Thread(ctx context.Context, predictionID string) ([]Reply, error
 	}
 	return out, nil
 }
+
+// replyCols selects a replyRow from "replies AS r".
+const replyCols = `r.id, r.prediction_id, r.parent_id, r.agent_id,
+	(SELECT a.name FROM agents AS a WHERE a.id = r.agent_id) AS agent_name, r.body, r.kind, r.debate_id, r.created_at, r.flags`
 
 func (r replyRow) reply() Reply {
 	return Reply{
