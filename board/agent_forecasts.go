@@ -79,30 +79,28 @@ func (s *Store) AgentForecasts(ctx context.Context, agentID string, pg Page) (Ag
 		return AgentForecastPage{}, fmt.Errorf("board: agent forecasts: %w", err)
 	}
 	var rows []struct {
-		PredictionID string          `bun:"prediction_id"`
-		Title        string          `bun:"title"`
-		Domain       string          `bun:"domain"`
-		Status       string          `bun:"status"`
-		Outcome      sql.NullString  `bun:"outcome"`
-		ResolveBy    sql.NullString  `bun:"resolve_by"`
-		CloseAt      bun.NullTime    `bun:"close_at"`
-		P            float64         `bun:"p"`
-		FirstAt      time.Time       `bun:"first_at"`
-		UpdatedAt    time.Time       `bun:"updated_at"`
-		Geo          float64         `bun:"community_geo"`
-		Mean         float64         `bun:"community_mean"`
-		Median       float64         `bun:"community_median"`
-		Forecasters  int             `bun:"forecasters"`
-		Brier        sql.NullFloat64 `bun:"brier"`
-		LogScore     float64         `bun:"log_score"`
-		Baseline     float64         `bun:"baseline_score"`
-		Peer         float64         `bun:"peer_score"`
-		Coverage     float64         `bun:"coverage"`
-		ScoredP      float64         `bun:"scored_p"`
-		ResolvedAt   bun.NullTime    `bun:"resolved_at"`
+		PredictionID string         `bun:"prediction_id"`
+		Title        string         `bun:"title"`
+		Domain       string         `bun:"domain"`
+		Status       string         `bun:"status"`
+		Outcome      sql.NullString `bun:"outcome"`
+		ResolveBy    sql.NullString `bun:"resolve_by"`
+		CloseAt      bun.NullTime   `bun:"close_at"`
+		P            float64        `bun:"p"`
+		FirstAt      time.Time      `bun:"first_at"`
+		UpdatedAt    time.Time      `bun:"updated_at"`
+		pools
+		Forecasters int             `bun:"forecasters"`
+		Brier       sql.NullFloat64 `bun:"brier"`
+		LogScore    float64         `bun:"log_score"`
+		Baseline    float64         `bun:"baseline_score"`
+		Peer        float64         `bun:"peer_score"`
+		Coverage    float64         `bun:"coverage"`
+		ScoredP     float64         `bun:"scored_p"`
+		ResolvedAt  bun.NullTime    `bun:"resolved_at"`
 	}
 	if err := s.read.NewRaw(`SELECT s.prediction_id, p.title, p.domain, p.status, p.outcome, p.resolve_by, p.close_at,
-	s.p, s.first_at, s.updated_at, p.community_geo, p.community_mean, p.community_median, p.forecasters,
+	s.p, s.first_at, s.updated_at, p.community_geo, p.community_mean, p.community_median, p.community_recency, p.community_skill, p.forecasters,
 	sc.brier, COALESCE(sc.log_score, 0.0) AS log_score, COALESCE(sc.baseline_score, 0.0) AS baseline_score,
 	COALESCE(sc.peer_score, 0.0) AS peer_score, COALESCE(sc.coverage, 0.0) AS coverage, COALESCE(sc.p, 0.0) AS scored_p, sc.resolved_at
 	FROM standings AS s JOIN predictions AS p ON p.id = s.prediction_id
@@ -116,7 +114,7 @@ func (s *Store) AgentForecasts(ctx context.Context, agentID string, pg Page) (Ag
 			PredictionID: r.PredictionID, Title: r.Title, Domain: r.Domain,
 			Status: lifeStatus(Status(r.Status), r.CloseAt.Time, now), Outcome: Outcome(r.Outcome.String), ResolveBy: r.ResolveBy.String,
 			P: r.P, FirstAt: r.FirstAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(),
-			Community: CommunityPoint{P: pick(s.method, r.Geo, r.Mean, r.Median), Forecasters: r.Forecasters},
+			Community: CommunityPoint{P: r.pick(s.method), Forecasters: r.Forecasters},
 		}
 		if r.Brier.Valid {
 			f.Score = &Score{

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/predictions-md/predictions/scoring"
 	"github.com/uptrace/bun"
 )
 
@@ -26,15 +27,24 @@ type AgentQuery struct {
 	// Cursor continues the list after the page whose NextCursor it is,
 	// with the same sort; "" starts at the first page.
 	Cursor string `json:"cursor,omitempty"`
+	// Domain, one of [Domains] in any case, lists only the agents scored
+	// on that domain's predictions, with their scores, skill and trust of
+	// those predictions alone; "" for every agent and every prediction.
+	Domain string `json:"domain,omitempty"`
 }
 
 // AgentPage is a page of the agent list.
 type AgentPage struct {
-	Agents  []Agent   `json:"agents"`   // never nil
-	Total   int       `json:"total"`    // every agent on the board
-	Limit   int       `json:"limit"`    // the limit applied
-	Sort    AgentSort `json:"sort"`     // the sort applied
-	HasMore bool      `json:"has_more"` // more agents after this page
+	Agents []Agent   `json:"agents"` // never nil
+	Total  int       `json:"total"`  // every agent on the board
+	Limit  int       `json:"limit"`  // the limit applied
+	Sort   AgentSort `json:"sort"`   // the sort applied
+	Domain string    `json:"domain,omitempty"`
+	// Community is the community forecast's record as a forecaster, by
+	// the board's pooling method (of the domain's predictions with a
+	// domain); nil until a prediction it pooled is scored.
+	Community *CommunityRecord `json:"community"`
+	HasMore   bool             `json:"has_more"` // more agents after this page
 	// NextCursor gives the next page as AgentQuery.Cursor; "" on the last
 	// page.
 	NextCursor string   `json:"next_cursor,omitempty"`
@@ -61,26 +71,16 @@ func agentKeyOf(sort AgentSort, pg bool) (k agentKey, ok bool) {
 		return agentKey{`CASE WHEN a.scored > 0 THEN a.peer_sum / a.scored END`, true}, true
 	case AgentSortBrier:
 		return agentKey{`CASE WHEN a.scored > 0 THEN a.fbrier_sum / a.scored END`, false}, true
-	case AgentSortTrust:
-		return agentKey{trustSQL(pg), true}, true
+	case AgentSortTrust: // scoring.Trust rises with the estimate
+		return agentKey{`CASE WHEN a.scored > 0 THEN ` + skillSQL + ` END`, true}, true
+	case AgentSortSkill:
+		return agentKey{`CASE WHEN a.scored >= ` + strconv.Itoa(scoring.MinRanked) + ` THEN ` + skillSQL + ` END`, true}, true
 	}
 	return agentKey{}, false
 }
 
-// trustSQL is [Trust] of the agent's forecast Brier score (clamped to
-// [0, 1]) and scored count as an SQL expression, its operations in the
-// same order; null while the agent has none scored.
-func trustSQL(pg bool) string {
-	clamp := func(x string) string {
-		if pg {
-			return `GREATEST(LEAST(` + x + `, 1.0), 0.0)`
-		}
-		return `max(min(` + x + `, 1.0), 0.0)` // SQLite's scalar min and max
-	}
-	fb := clamp(`a.fbrier_sum / a.scored`)
-	t := `0.5 + 0.5 * (1 - ` + fb + ` / 0.25) * a.scored / (a.scored + ` + strconv.Itoa(TrustShrinkage) + `)`
-	return `CASE WHEN a.scored > 0 THEN ` + clamp(t) + ` END`
-}
+// skillSQL is [scoring.Skill.Estimate] of the agent's sums.
+var skillSQL = `a.peer_sum / (` + strconv.FormatFloat(scoring.SkillPrior, 'f', -1, 64) + ` + a.coverage_sum)`
 
 // agentCursorSalt starts the checksum input of an agent list cursor (see
 // sealCursor): a feed cursor does not check as one.
@@ -152,8 +152,10 @@ func parseAgentSort(s AgentSort) (AgentSort, error) {
 		return AgentSortBrier, nil
 	case AgentSortTrust:
 		return AgentSortTrust, nil
+	case AgentSortSkill:
+		return AgentSortSkill, nil
 	}
-	return "", invalid("sort", fmt.Sprintf("%q is not a known agent sort", string(s)), "send recent, peer_score, brier or trust")
+	return "", invalid("sort", fmt.Sprintf("%q is not a known agent sort", string(s)), "send recent, skill, peer_score, brier or trust")
 }
 
 // checkAgentQuery checks an AgentQuery: its sort, the limit applied (with
@@ -181,8 +183,10 @@ func checkAgentQuery(q AgentQuery) (sort AgentSort, limit int, after *agentCurso
 // statement) and, for a score sort, ends with the row's key. The order is
 // the sort's key (nulls last), then last seen (newest first), then id;
 // the cursor's condition is the rows after its position in that order.
-func agentPageSQL(sort AgentSort, after *agentCursor, n int, pg bool) (string, []any) {
-	cols := `(SELECT COUNT(*) FROM agents) AS total, ` + agentCols
+func agentPageSQL(sort AgentSort, after *agentCursor, n int, pg bool, domain string) (string, []any) {
+	from, args := agentsFrom(domain)
+	cols := `(SELECT COUNT(*) FROM ` + from + `) AS total, ` + agentCols
+	args = append(args, args...)
 	order := `a.last_seen DESC, a.id`
 	k, scored := agentKeyOf(sort, pg)
 	if scored {
@@ -193,8 +197,7 @@ func agentPageSQL(sort AgentSort, after *agentCursor, n int, pg bool) (string, [
 		}
 		order = `sort_key` + dir + ` NULLS LAST, ` + order
 	}
-	q := `SELECT ` + cols + ` FROM agents AS a`
-	var args []any
+	q := `SELECT ` + cols + ` FROM ` + from
 	if after != nil {
 		// After (last_seen, id) in last_seen DESC, id ASC order.
 		tie := `(a.last_seen < ? OR (a.last_seen = ? AND a.id > ?))`
@@ -202,10 +205,10 @@ func agentPageSQL(sort AgentSort, after *agentCursor, n int, pg bool) (string, [
 		switch {
 		case !scored:
 			q += ` WHERE ` + tie
-			args = targs
+			args = append(args, targs...)
 		case after.Key == nil: // in the unscored tail
 			q += ` WHERE ` + k.expr + ` IS NULL AND ` + tie
-			args = targs
+			args = append(args, targs...)
 		default:
 			beyond := ` < `
 			if !k.higher {
@@ -213,10 +216,27 @@ func agentPageSQL(sort AgentSort, after *agentCursor, n int, pg bool) (string, [
 			}
 			key := `CAST(? AS DOUBLE PRECISION)`
 			q += ` WHERE (` + k.expr + ` IS NULL OR ` + k.expr + beyond + key + ` OR (` + k.expr + ` = ` + key + ` AND ` + tie + `))`
-			args = append([]any{*after.Key, *after.Key}, targs...)
+			args = append(append(args, *after.Key, *after.Key), targs...)
 		}
 	}
 	return q + ` ORDER BY ` + order + fmt.Sprintf(` LIMIT %d`, n), args
+}
+
+// agentsFrom is the agent list's source as "a": the agents' rows, or
+// with a domain each agent scored on its predictions, its score sums
+// taken over those predictions only.
+func agentsFrom(domain string) (string, []any) {
+	if domain == "" {
+		return `agents AS a`, nil
+	}
+	return `(SELECT ag.id, ag.name, ag.flags, ag.first_seen, ag.last_seen, ag.predictions, ag.replies, ag.reactions,
+	ag.resolved, ag.brier_sum, ag.correct, ag.decided, ag.forecasts,
+	d.scored, d.peer_sum, d.baseline_sum, d.fbrier_sum, d.flog_sum, d.peer_sq_sum, d.coverage_sum
+	FROM agents AS ag JOIN (SELECT sc.agent_id, COUNT(*) AS scored, SUM(sc.peer_score) AS peer_sum,
+		SUM(sc.baseline_score) AS baseline_sum, SUM(sc.brier) AS fbrier_sum, SUM(sc.log_score) AS flog_sum,
+		SUM(sc.peer_score * sc.peer_score) AS peer_sq_sum, SUM(sc.coverage) AS coverage_sum
+		FROM scores AS sc JOIN predictions AS p ON p.id = sc.prediction_id
+		WHERE p.domain = ? GROUP BY sc.agent_id) AS d ON d.agent_id = ag.id) AS a`, []any{domain}
 }
 
 // Agents returns a page of the agents with their statistics, in the order
@@ -239,17 +259,27 @@ func (s *Store) Agents(ctx context.Context, q AgentQuery) (AgentPage, error) {
 	if err != nil {
 		return AgentPage{}, err
 	}
-	page := AgentPage{Agents: []Agent{}, Limit: limit, Sort: sort, Notes: notes}
+	domain := ""
+	if q.Domain != "" {
+		if domain, err = canonicalDomain("domain", q.Domain); err != nil {
+			return AgentPage{}, err
+		}
+	}
+	page := AgentPage{Agents: []Agent{}, Limit: limit, Sort: sort, Domain: domain, Notes: notes}
 	if page.Notes == nil {
 		page.Notes = []string{}
 	}
 	var rows []agentRow
-	sq, args := agentPageSQL(sort, after, limit+1, s.pg)
+	sq, args := agentPageSQL(sort, after, limit+1, s.pg, domain)
 	err = s.scanning(ctx, func(db bun.IDB) error {
+		if err := communityRecord(ctx, db, s.method, domain, &page.Community); err != nil {
+			return err
+		}
 		if err := db.NewRaw(sq, args...).Scan(ctx, &rows); err != nil || len(rows) > 0 {
 			return err
 		}
-		return db.NewRaw(`SELECT COUNT(*) FROM agents`).Scan(ctx, &page.Total) // no row carries it
+		from, fargs := agentsFrom(domain)
+		return db.NewRaw(`SELECT COUNT(*) FROM `+from, fargs...).Scan(ctx, &page.Total) // no row carries it
 	})
 	if err != nil {
 		return AgentPage{}, fmt.Errorf("board: agents: %w", err)

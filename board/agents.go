@@ -5,34 +5,9 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/predictions-md/predictions/scoring"
 	"github.com/uptrace/bun"
 )
-
-// TrustShrinkage is k in the trust formula: with k scored predictions the
-// agent's skill counts half.
-const TrustShrinkage = 5
-
-// Trust returns the trust score for an agent whose forecasts on resolved
-// predictions (every prediction it forecast, its own posts included) have
-// the given mean Brier score at resolution:
-//
-//	skill = 1 − brier/0.25
-//	trust = clamp(0.5 + 0.5 · skill · n/(n + k), 0, 1),  k = [TrustShrinkage]
-//
-// 0.25 is the Brier score of always saying 50%, so skill is the Brier
-// skill score against that forecast (Murphy 1973): 1 for perfect
-// forecasts, 0 for no better than a coin, negative for worse. n/(n + k)
-// shrinks it toward the neutral 0.5 while few of its forecasts are scored;
-// with n = 0 the score is 0.5.
-func Trust(brier float64, resolved int) float64 {
-	if resolved <= 0 {
-		return 0.5
-	}
-	skill := 1 - brier/0.25
-	n := float64(resolved)
-	t := 0.5 + 0.5*skill*n/(n+TrustShrinkage)
-	return min(max(t, 0), 1)
-}
 
 // agentWrite creates or updates an agent within a write transaction.
 type agentWrite struct {
@@ -151,6 +126,8 @@ type agentRow struct {
 	BaselineSum float64   `bun:"baseline_sum"`
 	FBrierSum   float64   `bun:"fbrier_sum"`
 	FLogSum     float64   `bun:"flog_sum"`
+	PeerSqSum   float64   `bun:"peer_sq_sum"`
+	CoverageSum float64   `bun:"coverage_sum"`
 	// Total and SortKey are read by [Store.Agents] only: the number of
 	// agents and the row's key in the page's sort.
 	Total   int      `bun:"total"`
@@ -175,8 +152,10 @@ func (r agentRow) agent() Agent {
 		n := float64(r.Scored)
 		peer, base, fb, fl := r.PeerSum/n, r.BaselineSum/n, clamp01(r.FBrierSum/n), min(r.FLogSum/n, 0)
 		a.PeerScore, a.BaselineScore, a.ForecastBrier, a.LogScore = &peer, &base, &fb, &fl
-		a.TrustScore = Trust(fb, r.Scored)
 	}
+	a.Skill = scoring.SkillFromSums(r.Scored, r.PeerSum, r.PeerSqSum, r.CoverageSum)
+	a.Ranked = a.Skill.Ranked()
+	a.TrustScore = scoring.Trust(a.Skill.Estimate)
 	if r.Decided > 0 {
 		acc := float64(r.Correct) / float64(r.Decided)
 		a.Accuracy = &acc
@@ -188,7 +167,7 @@ func (r agentRow) agent() Agent {
 func clamp01(x float64) float64 { return min(max(x, 0), 1) }
 
 const agentCols = `id, name, flags, first_seen, last_seen, predictions, replies, reactions, resolved, brier_sum, correct, decided,
-	forecasts, scored, peer_sum, baseline_sum, fbrier_sum, flog_sum`
+	forecasts, scored, peer_sum, baseline_sum, fbrier_sum, flog_sum, peer_sq_sum, coverage_sum`
 
 // Agent returns one agent with its statistics.
 //

@@ -35,18 +35,48 @@ type Community struct {
 	Notes []string `json:"notes"`
 }
 
-// standing is one agent's standing forecast, the input of the pool.
+// standing is one agent's standing forecast, the input of the pool: its
+// probability, when it was made, and the agent's skill known when
+// pooling ([Store.skillsAt]).
 type standing struct {
-	AgentID string  `bun:"agent_id"`
-	P       float64 `bun:"p"`
+	AgentID string    `bun:"agent_id"`
+	P       float64   `bun:"p"`
+	At      time.Time `bun:"updated_at"`
+	Skill   float64   `bun:"-"`
+}
+
+// pools is a community forecast by every method of package pool, as the
+// board stores it on a prediction and on each forecast of its history.
+type pools struct {
+	Geo     float64 `bun:"community_geo"`
+	Mean    float64 `bun:"community_mean"`
+	Median  float64 `bun:"community_median"`
+	Recency float64 `bun:"community_recency"`
+	Skill   float64 `bun:"community_skill"`
+}
+
+// pick returns the value of method m.
+func (p pools) pick(m pool.Method) float64 {
+	switch m {
+	case pool.Mean:
+		return p.Mean
+	case pool.Median:
+		return p.Median
+	case pool.Recency:
+		return p.Recency
+	case pool.Skill:
+		return p.Skill
+	}
+	return p.Geo
 }
 
 // pooled is the community forecast by every method, as stored.
 type pooled struct {
-	geo, mean, median, spread float64
-	disagree                  int
-	notes                     string // JSON array
-	n                         int
+	pools
+	spread   float64
+	disagree int
+	notes    string // JSON array
+	n        int
 }
 
 // combine pools standing forecasts with package pool: the one place the
@@ -54,14 +84,15 @@ type pooled struct {
 func combine(st []standing) (pooled, error) {
 	fs := make([]pool.Forecast, len(st))
 	for i, s := range st {
-		fs[i] = pool.Forecast{Who: s.AgentID, P: s.P}
+		fs[i] = pool.Forecast{Who: s.AgentID, P: s.P, At: s.At, Skill: &st[i].Skill}
 	}
 	r, err := pool.Combine(fs, pool.Options{})
 	if err != nil {
 		return pooled{}, fmt.Errorf("board: pooling %d forecasts: %w", len(fs), err)
 	}
 	notes, _ := json.Marshal(r.Notes) // []string always marshals
-	c := pooled{geo: r.GeoOdds, mean: r.Mean, median: r.Median, spread: r.SpreadPts, notes: string(notes), n: r.N}
+	c := pooled{pools: pools{Geo: r.GeoOdds, Mean: r.Mean, Median: r.Median, Recency: r.Recency, Skill: r.Skill},
+		spread: r.SpreadPts, notes: string(notes), n: r.N}
 	c.disagree = disagreement(st)
 	return c, nil
 }
@@ -89,8 +120,8 @@ func disagreement(st []standing) int {
 // prediction's row lock (or, on SQLite, the write lock), so the result is
 // exact: no other forecast on it commits in between.
 func recomputeCommunity(ctx context.Context, tx bun.Tx, predictionID string, now time.Time) (pooled, error) {
-	var st []standing
-	if err := tx.NewRaw(`SELECT agent_id, p FROM standings WHERE prediction_id = ? ORDER BY agent_id`, predictionID).Scan(ctx, &st); err != nil {
+	st, err := standingsAt(ctx, tx, predictionID, now)
+	if err != nil {
 		return pooled{}, err
 	}
 	c, err := combine(st)
@@ -100,33 +131,35 @@ func recomputeCommunity(ctx context.Context, tx bun.Tx, predictionID string, now
 	return c, c.store(ctx, tx, predictionID, now)
 }
 
-// storeCommunity pools standing forecasts st (in agent id order) and
-// stores the result on the prediction's row, with updated_at = now.
-func storeCommunity(ctx context.Context, tx bun.Tx, predictionID string, st []standing, now time.Time) (pooled, error) {
-	c, err := combine(st)
-	if err != nil {
-		return pooled{}, err
+// standingsAt returns the standing forecasts of a prediction, in agent
+// id order, each with its agent's skill known at t.
+func standingsAt(ctx context.Context, db bun.IDB, predictionID string, t time.Time) ([]standing, error) {
+	var st []standing
+	if err := db.NewRaw(`SELECT agent_id, p, updated_at FROM standings WHERE prediction_id = ? ORDER BY agent_id`, predictionID).Scan(ctx, &st); err != nil {
+		return nil, err
 	}
-	return c, c.store(ctx, tx, predictionID, now)
+	agents := make([]string, len(st))
+	for i := range st {
+		agents[i] = st[i].AgentID
+		st[i].At = st[i].At.UTC()
+	}
+	skills, err := skillsAt(ctx, db, agents, t)
+	if err != nil {
+		return nil, err
+	}
+	for i := range st {
+		st[i].Skill = skills[st[i].AgentID]
+	}
+	return st, nil
 }
 
 // store writes c on the prediction's row, with updated_at = now.
 func (c pooled) store(ctx context.Context, tx bun.Tx, predictionID string, now time.Time) error {
 	_, err := tx.ExecContext(ctx, `UPDATE predictions SET community_geo = ?, community_mean = ?, community_median = ?,
+	community_recency = ?, community_skill = ?,
 	forecasters = ?, community_spread = ?, community_disagree = ?, community_notes = ?, community_updated_at = ?
-	WHERE id = ?`, c.geo, c.mean, c.median, c.n, c.spread, c.disagree, c.notes, now, predictionID)
+	WHERE id = ?`, c.Geo, c.Mean, c.Median, c.Recency, c.Skill, c.n, c.spread, c.disagree, c.notes, now, predictionID)
 	return err
-}
-
-// pick returns the value of the store's method.
-func pick(m pool.Method, geo, mean, median float64) float64 {
-	switch m {
-	case pool.Mean:
-		return mean
-	case pool.Median:
-		return median
-	}
-	return geo
 }
 
 func isPG(db bun.IDB) bool { return db.Dialect().Name() == dialect.PG }
@@ -137,16 +170,16 @@ func isPG(db bun.IDB) bool { return db.Dialect().Name() == dialect.PG }
 // the stored community is exact. It is for tests and for checking a board
 // after a crash.
 func (s *Store) CommunityMismatches(ctx context.Context, predictionID string) ([]string, error) {
-	var st []standing
-	if err := s.read.NewRaw(`SELECT agent_id, p FROM standings WHERE prediction_id = ? ORDER BY agent_id`, predictionID).Scan(ctx, &st); err != nil {
-		return nil, fmt.Errorf("board: community check: %w", err)
-	}
 	var rows []predictionRow
 	if err := s.read.NewRaw(`SELECT `+predictionCols+` FROM predictions AS p WHERE p.id = ?`, predictionID).Scan(ctx, &rows); err != nil {
 		return nil, fmt.Errorf("board: community check: %w", err)
 	}
 	if len(rows) == 0 {
 		return nil, notFound("prediction", predictionID)
+	}
+	st, err := standingsAt(ctx, s.read, predictionID, rows[0].CommunityUpdatedAt.Time)
+	if err != nil {
+		return nil, fmt.Errorf("board: community check: %w", err)
 	}
 	want, err := combine(st)
 	if err != nil {
@@ -159,9 +192,13 @@ func (s *Store) CommunityMismatches(ctx context.Context, predictionID string) ([
 			out = append(out, fmt.Sprintf("%s: stored %v, recomputed %v", name, g, w))
 		}
 	}
-	check("geo_odds", want.geo, r.CommunityGeo)
-	check("mean", want.mean, r.CommunityMean)
-	check("median", want.median, r.CommunityMedian)
+	check("geo_odds", want.Geo, r.Geo)
+	check("mean", want.Mean, r.Mean)
+	check("median", want.Median, r.Median)
+	check("recency", want.Recency, r.Recency)
+	// The skill pool is not checked: the skills it weighed are those known
+	// when it pooled, and a resolution committed after that with an
+	// earlier time would count now.
 	check("forecasters", want.n, r.Forecasters)
 	check("spread_pts", want.spread, r.CommunitySpread)
 	check("disagreement", want.disagree, r.CommunityDisagree)

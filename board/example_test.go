@@ -58,7 +58,7 @@ func Example() {
 	fmt.Printf("brier %.2f trust %.3f\n", *a.BrierScore, a.TrustScore)
 	// Output:
 	// Science resolved yes 2 2026-03-01T12:00:00Z
-	// brier 0.04 trust 0.570
+	// brier 0.04 trust 0.500
 }
 
 func ExampleValidationError() {
@@ -94,12 +94,6 @@ func ExampleTree() {
 	// first
 	//   answer to first
 	// second
-}
-
-func ExampleTrust() {
-	// A perfect record counts half at five resolved predictions.
-	fmt.Println(board.Trust(0, 0), board.Trust(0, 5), board.Trust(0.25, 50))
-	// Output: 0.5 0.75 0.5
 }
 
 func ExampleDebates() {

@@ -91,20 +91,18 @@ type forecastRow struct {
 	P            float64   `bun:"p"`
 	Note         string    `bun:"note"`
 	CreatedAt    time.Time `bun:"created_at"`
-	Geo          float64   `bun:"community_geo"`
-	Mean         float64   `bun:"community_mean"`
-	Median       float64   `bun:"community_median"`
-	Forecasters  int       `bun:"forecasters"`
+	pools
+	Forecasters int `bun:"forecasters"`
 }
 
 const forecastCols = `f.id, f.prediction_id, f.agent_id, (SELECT a.name FROM agents AS a WHERE a.id = f.agent_id) AS agent_name,
-	f.seq, f.p, f.note, f.created_at, f.community_geo, f.community_mean, f.community_median, f.forecasters`
+	f.seq, f.p, f.note, f.created_at, f.community_geo, f.community_mean, f.community_median, f.community_recency, f.community_skill, f.forecasters`
 
 func (r forecastRow) forecast(v view) Forecast {
 	return Forecast{
 		ID: r.ID, PredictionID: r.PredictionID, AgentID: r.AgentID, AgentName: r.AgentName,
 		Seq: r.Seq, P: r.P, Note: r.Note, CreatedAt: r.CreatedAt.UTC(),
-		Community: CommunityPoint{P: pick(v.method, r.Geo, r.Mean, r.Median), Forecasters: r.Forecasters},
+		Community: CommunityPoint{P: r.pick(v.method), Forecasters: r.Forecasters},
 	}
 }
 
@@ -174,12 +172,10 @@ func (s *Store) Forecast(ctx context.Context, predictionID string, nf NewForecas
 			CloseAt bun.NullTime   `bun:"close_at"`
 			AgentID string         `bun:"agent_id"`
 			Domain  string         `bun:"domain"`
-			Geo     float64        `bun:"community_geo"`
-			Mean    float64        `bun:"community_mean"`
-			Median  float64        `bun:"community_median"`
+			pools
 		}
-		if err := tx.NewRaw(`SELECT status, outcome, close_at, agent_id, domain, community_geo, community_mean, community_median
-	FROM predictions WHERE id = ?`+s.forUpdate(), predictionID).Scan(ctx, &cur); err != nil {
+		if err := tx.NewRaw(`SELECT status, outcome, close_at, agent_id, domain, community_geo, community_mean, community_median,
+	community_recency, community_skill FROM predictions WHERE id = ?`+s.forUpdate(), predictionID).Scan(ctx, &cur); err != nil {
 			return err
 		}
 		if len(cur) == 0 {
@@ -213,7 +209,7 @@ func (s *Store) Forecast(ctx context.Context, predictionID string, nf NewForecas
 		res.Forecast.Community = CommunityPoint{P: res.Community.P, Forecasters: c.n}
 		e := Event{Type: EventForecast, At: f.CreatedAt, PredictionID: predictionID, Domain: cur[0].Domain, AuthorID: cur[0].AgentID, AgentID: v.agentID}
 		ev.add(e, forecastData{ForecastID: id, P: v.p, Previous: prev})
-		if was := pick(s.method, cur[0].Geo, cur[0].Mean, cur[0].Median); was != res.Community.P {
+		if was := cur[0].pick(s.method); was != res.Community.P {
 			e.Type, e.AgentID = EventCommunityMoved, ""
 			ev.add(e, movedData{P: res.Community.P, Previous: was, Forecasters: c.n, Method: string(s.method)})
 		}
@@ -232,7 +228,7 @@ func (s *Store) Forecast(ctx context.Context, predictionID string, nf NewForecas
 func (s *Store) community(c pooled, at time.Time) Community {
 	notes := decodeFlags(c.notes)
 	return Community{
-		P: pick(s.method, c.geo, c.mean, c.median), Forecasters: c.n, Method: s.method,
+		P: c.pick(s.method), Forecasters: c.n, Method: s.method,
 		SpreadPts: c.spread, Disagreement: c.disagree != 0, UpdatedAt: at, Notes: notes,
 	}
 }
@@ -286,9 +282,9 @@ func addForecast(ctx context.Context, tx bun.Tx, predictionID, agentID, id strin
 		return Forecast{}, pooled{}, err
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO forecasts
-	(id, prediction_id, agent_id, seq, p, note, created_at, community_geo, community_mean, community_median, forecasters)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		id, predictionID, agentID, seq, p, note, at, c.geo, c.mean, c.median, c.n); err != nil {
+	(id, prediction_id, agent_id, seq, p, note, created_at, community_geo, community_mean, community_median, community_recency, community_skill, forecasters)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		id, predictionID, agentID, seq, p, note, at, c.Geo, c.Mean, c.Median, c.Recency, c.Skill, c.n); err != nil {
 		return Forecast{}, pooled{}, err
 	}
 	return Forecast{ID: id, PredictionID: predictionID, AgentID: agentID, Seq: seq, P: p, Note: note, CreatedAt: at}, c, nil

@@ -2,12 +2,11 @@ package board
 
 import (
 	"context"
+	"maps"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/predictions-md/predictions/internal/database"
-	"github.com/predictions-md/predictions/pool"
 	"github.com/uptrace/bun"
 )
 
@@ -23,23 +22,29 @@ type line struct {
 // what [Store.Forecast] stores for each, written for many at once. seq is
 // the prediction's last seq (0 for none) and stand its standing
 // forecasts by agent before the first line (changed in place). The
-// community after each forecast, stored on its history row, is pooled by
-// a [pool.Standing], which costs about one step a forecast where pooling
-// every standing forecast again cost one step per forecaster; the
-// prediction's own community is pooled by [combine] from the final
-// standing forecasts, so it is exactly what a forecast made afterwards
-// would store. Rows go in multi-row statements of [database.RowsPerInsert].
+// community after each forecast, stored on its history row, pools the
+// standing forecasts then, each with its agent's skill known at that
+// forecast's time ([skillHistory]), as [Store.Forecast] would have
+// stored it at that moment; the prediction's own community is the last
+// of them. Rows go in multi-row statements of [database.RowsPerInsert].
 //
 // It returns the prediction's community forecast after the last line.
-func appendForecasts(ctx context.Context, tx bun.Tx, predictionID string, seq int, stand map[string]float64, lines []line) (pooled, error) {
+func appendForecasts(ctx context.Context, tx bun.Tx, predictionID string, seq int, stand map[string]standing, lines []line) (pooled, error) {
 	if len(lines) == 0 {
 		return pooled{}, nil
 	}
-	var sp pool.Standing
-	for agent, p := range stand {
-		if err := sp.Set(agent, p); err != nil {
-			return pooled{}, err
-		}
+	agents := make([]string, 0, len(stand)+len(lines))
+	for a := range stand {
+		agents = append(agents, a)
+	}
+	for _, l := range lines {
+		agents = append(agents, l.agentID)
+	}
+	slices.Sort(agents)
+	agents = slices.Compact(agents)
+	hist, err := skillHistory(ctx, tx, agents, lines[len(lines)-1].at)
+	if err != nil {
+		return pooled{}, err
 	}
 	type latest struct {
 		forecastID string
@@ -48,17 +53,13 @@ func appendForecasts(ctx context.Context, tx bun.Tx, predictionID string, seq in
 	}
 	touched := map[string]*latest{}
 	history := make([][]any, len(lines))
+	var c pooled
 	for i, l := range lines {
-		if err := sp.Set(l.agentID, l.p); err != nil {
-			return pooled{}, err
-		}
-		c, err := sp.Result()
-		if err != nil {
+		if c, err = poolAfter(stand, hist, l.agentID, l.p, l.at); err != nil {
 			return pooled{}, err
 		}
 		seq++
-		history[i] = []any{l.id, predictionID, l.agentID, seq, l.p, l.note, l.at, c.GeoOdds, c.Mean, c.Median, c.N}
-		stand[l.agentID] = l.p
+		history[i] = []any{l.id, predictionID, l.agentID, seq, l.p, l.note, l.at, c.Geo, c.Mean, c.Median, c.Recency, c.Skill, c.n}
 		if t := touched[l.agentID]; t != nil {
 			t.forecastID, t.p, t.at = l.id, l.p, l.at
 		} else {
@@ -66,18 +67,14 @@ func appendForecasts(ctx context.Context, tx bun.Tx, predictionID string, seq in
 		}
 	}
 	if err := database.InsertRows(ctx, tx, `INSERT INTO forecasts
-	(id, prediction_id, agent_id, seq, p, note, created_at, community_geo, community_mean, community_median, forecasters) VALUES `, history, ""); err != nil {
+	(id, prediction_id, agent_id, seq, p, note, created_at, community_geo, community_mean, community_median, community_recency, community_skill, forecasters) VALUES `, history, ""); err != nil {
 		return pooled{}, err
 	}
 	// One row a forecaster (an upsert may not touch a row twice), in agent
 	// id order, the lock order of scoring; first_at stays the stored one.
-	agents := make([]string, 0, len(touched))
-	for a := range touched {
-		agents = append(agents, a)
-	}
-	slices.Sort(agents)
-	rows := make([][]any, len(agents))
-	for i, a := range agents {
+	order := slices.Sorted(maps.Keys(touched))
+	rows := make([][]any, len(order))
+	for i, a := range order {
 		t := touched[a]
 		rows[i] = []any{predictionID, a, t.forecastID, t.p, t.first, t.at}
 	}
@@ -85,10 +82,5 @@ func appendForecasts(ctx context.Context, tx bun.Tx, predictionID string, seq in
 		` ON CONFLICT (prediction_id, agent_id) DO UPDATE SET forecast_id = excluded.forecast_id, p = excluded.p, updated_at = excluded.updated_at`); err != nil {
 		return pooled{}, err
 	}
-	all := make([]standing, 0, len(stand))
-	for a, p := range stand {
-		all = append(all, standing{AgentID: a, P: p})
-	}
-	slices.SortFunc(all, func(x, y standing) int { return strings.Compare(x.AgentID, y.AgentID) })
-	return storeCommunity(ctx, tx, predictionID, all, lines[len(lines)-1].at)
+	return c, c.store(ctx, tx, predictionID, lines[len(lines)-1].at)
 }

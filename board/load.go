@@ -352,7 +352,7 @@ func (l *loader) createOne(ctx context.Context, tx bun.Tx, ev *eventBatch, i int
 		}
 		lines[j] = line{id: id, agentID: fc.agentID, note: fc.note, p: fc.p, at: fc.at}
 	}
-	if _, err := appendForecasts(ctx, tx, q.id, 0, map[string]float64{}, lines); err != nil {
+	if _, err := appendForecasts(ctx, tx, q.id, 0, map[string]standing{}, lines); err != nil {
 		return domainDelta{}, err
 	}
 	ev.add(Event{Type: EventPredictionCreated, At: q.opens, PredictionID: q.id, Domain: q.v.domain, AuthorID: q.v.agentID, AgentID: q.v.agentID},

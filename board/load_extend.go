@@ -18,7 +18,7 @@ type loadTarget struct {
 	was      float64              // the community forecast before the load
 	have     map[forecastKey]bool // the forecasts stored
 	last     time.Time            // the latest forecast stored
-	standing map[string]float64   // the standing forecasts by agent
+	standing map[string]standing  // the standing forecasts by agent
 	newcomer map[string]bool      // agents new to the prediction: their forecasts counter goes up
 }
 
@@ -88,20 +88,18 @@ func (s *Store) loadTarget(ctx context.Context, tx bun.Tx, id string) (*loadTarg
 		CloseAt bun.NullTime `bun:"close_at"`
 		AgentID string       `bun:"agent_id"`
 		Domain  string       `bun:"domain"`
-		Geo     float64      `bun:"community_geo"`
-		Mean    float64      `bun:"community_mean"`
-		Median  float64      `bun:"community_median"`
+		pools
 	}
 	if err := tx.NewRaw(`SELECT status, close_at, agent_id, domain,
-	community_geo, community_mean, community_median FROM predictions WHERE id = ?`+s.forUpdate(), id).Scan(ctx, &cur); err != nil {
+	community_geo, community_mean, community_median, community_recency, community_skill FROM predictions WHERE id = ?`+s.forUpdate(), id).Scan(ctx, &cur); err != nil {
 		return nil, err
 	}
 	if len(cur) == 0 {
 		return nil, notFound("prediction", id)
 	}
 	c := cur[0]
-	t := &loadTarget{status: Status(c.Status), authorID: c.AgentID, domain: c.Domain, was: pick(s.method, c.Geo, c.Mean, c.Median),
-		have: map[forecastKey]bool{}, standing: map[string]float64{}, newcomer: map[string]bool{}}
+	t := &loadTarget{status: Status(c.Status), authorID: c.AgentID, domain: c.Domain, was: c.pick(s.method),
+		have: map[forecastKey]bool{}, standing: map[string]standing{}, newcomer: map[string]bool{}}
 	if !c.CloseAt.IsZero() {
 		t.closeAt = c.CloseAt.Time.UTC()
 	}
@@ -119,11 +117,12 @@ func (s *Store) loadTarget(ctx context.Context, tx bun.Tx, id string) (*loadTarg
 		}
 	}
 	var stand []standing
-	if err := tx.NewRaw(`SELECT agent_id, p FROM standings WHERE prediction_id = ?`, id).Scan(ctx, &stand); err != nil {
+	if err := tx.NewRaw(`SELECT agent_id, p, updated_at FROM standings WHERE prediction_id = ?`, id).Scan(ctx, &stand); err != nil {
 		return nil, err
 	}
 	for _, st := range stand {
-		t.standing[st.AgentID] = st.P
+		st.At = st.At.UTC()
+		t.standing[st.AgentID] = st
 	}
 	return t, nil
 }
@@ -156,7 +155,7 @@ func (l *loader) appendTo(ctx context.Context, tx bun.Tx, ev *eventBatch, id str
 	if err != nil {
 		return err
 	}
-	if moved := pick(l.s.method, c.geo, c.mean, c.median); moved != t.was {
+	if moved := c.pick(l.s.method); moved != t.was {
 		ev.add(Event{Type: EventCommunityMoved, At: t.last, PredictionID: id, Domain: t.domain, AuthorID: t.authorID},
 			movedData{P: moved, Previous: t.was, Forecasters: c.n, Method: string(l.s.method)})
 	}

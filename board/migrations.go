@@ -95,6 +95,11 @@ func migrations() *migrate.Migrations {
 		Comment: "community_disagreement", // schema_disagreement.go: the flag by the middle half of the standing forecasts
 		Up:      migrateDisagreement,
 	})
+	ms.Add(migrate.Migration{
+		Name:    "20261130000010",
+		Comment: "skill_pools", // schema_skill.go: the recency and skill pools, the agents' skill sums, the community's scores
+		Up:      migrateSkill,
+	})
 	return ms
 }
 

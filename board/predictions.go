@@ -38,9 +38,7 @@ type predictionRow struct {
 	ResolvedAt bun.NullTime   `bun:"resolved_at"`
 	Flags      string         `bun:"flags"`
 
-	CommunityGeo       float64        `bun:"community_geo"`
-	CommunityMean      float64        `bun:"community_mean"`
-	CommunityMedian    float64        `bun:"community_median"`
+	pools
 	Forecasters        int            `bun:"forecasters"`
 	CommunitySpread    float64        `bun:"community_spread"`
 	CommunityDisagree  int            `bun:"community_disagree"`
@@ -94,7 +92,7 @@ func (r predictionRow) prediction(v view) Prediction {
 		Outcome:    Outcome(r.Outcome.String),
 		Flags:      decodeFlags(r.Flags),
 		Community: Community{
-			P:            pick(v.method, r.CommunityGeo, r.CommunityMean, r.CommunityMedian),
+			P:            r.pick(v.method),
 			Forecasters:  r.Forecasters,
 			Method:       v.method,
 			SpreadPts:    r.CommunitySpread,
@@ -131,7 +129,7 @@ const predictionCols = `p.id, p.agent_id, (SELECT a.name FROM agents AS a WHERE 
 	p.agree, p.disagree, p.uncertain, p.replies, p.popularity,
 	p.replies_plain, p.replies_agree, p.replies_disagree, p.replies_challenge, p.replies_debate,
 	p.status, p.outcome, p.resolved_at, p.flags,
-	p.community_geo, p.community_mean, p.community_median, p.forecasters, p.community_spread,
+	p.community_geo, p.community_mean, p.community_median, p.community_recency, p.community_skill, p.forecasters, p.community_spread,
 	p.community_disagree, p.community_notes, p.community_updated_at, p.resolves, p.resolve_by,
 	p.close_at, p.closed_at`
 
@@ -145,7 +143,7 @@ func (r *predictionRow) dest(created *bun.NullTime) []any {
 		database.Int(&r.Agree), database.Int(&r.Disagree), database.Int(&r.Uncertain), database.Int(&r.Replies), database.Int(&r.Popularity),
 		database.Int(&r.Plain), database.Int(&r.AgreeR), database.Int(&r.DisagreeR), database.Int(&r.Challenge), database.Int(&r.Debate),
 		&r.Status, &r.Outcome, &r.ResolvedAt, &r.Flags,
-		database.Float(&r.CommunityGeo), database.Float(&r.CommunityMean), database.Float(&r.CommunityMedian), database.Int(&r.Forecasters), database.Float(&r.CommunitySpread),
+		database.Float(&r.Geo), database.Float(&r.Mean), database.Float(&r.Median), database.Float(&r.Recency), database.Float(&r.Skill), database.Int(&r.Forecasters), database.Float(&r.CommunitySpread),
 		database.Int(&r.CommunityDisagree), &r.CommunityNotes, &r.CommunityUpdatedAt, &r.Resolves, &r.ResolveBy,
 		&r.CloseAt, &r.ClosedAt}
 }
@@ -193,7 +191,7 @@ func (s *Store) CreatePrediction(ctx context.Context, np NewPrediction) (Predict
 	// id and seq 1, and the only standing one: the community is known
 	// before the transaction, so the row is inserted with it (what
 	// addForecast would compute, in three statements fewer).
-	c, err := combine([]standing{{AgentID: v.agentID, P: v.confidence}})
+	c, err := combine([]standing{{AgentID: v.agentID, P: v.confidence, At: now}})
 	if err != nil {
 		return Prediction{}, err
 	}
@@ -202,16 +200,16 @@ func (s *Store) CreatePrediction(ctx context.Context, np NewPrediction) (Predict
 		ag.stmt(), // first: the lock order puts the agent row before the domain counters
 		{`INSERT INTO predictions
 	(id, agent_id, title, body, confidence, timeframe, domain, created_at, flags, resolves, resolve_by, close_at,
-	community_geo, community_mean, community_median, forecasters, community_spread, community_disagree,
+	community_geo, community_mean, community_median, community_recency, community_skill, forecasters, community_spread, community_disagree,
 	community_notes, community_updated_at)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, []any{
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, []any{
 			id, v.agentID, v.title, v.body, v.confidence, v.timeframe, v.domain, now, flags, v.resolves, v.resolveBy, nullTime(v.closeAt),
-			c.geo, c.mean, c.median, c.n, c.spread, c.disagree, c.notes, now}},
+			c.Geo, c.Mean, c.Median, c.Recency, c.Skill, c.n, c.spread, c.disagree, c.notes, now}},
 		{`INSERT INTO standings (prediction_id, agent_id, forecast_id, p, first_at, updated_at)
 	VALUES (?, ?, ?, ?, ?, ?)`, []any{id, v.agentID, id, v.confidence, now, now}},
 		{`INSERT INTO forecasts
-	(id, prediction_id, agent_id, seq, p, note, created_at, community_geo, community_mean, community_median, forecasters)
-	VALUES (?, ?, ?, 1, ?, '', ?, ?, ?, ?, ?)`, []any{id, id, v.agentID, v.confidence, now, c.geo, c.mean, c.median, c.n}},
+	(id, prediction_id, agent_id, seq, p, note, created_at, community_geo, community_mean, community_median, community_recency, community_skill, forecasters)
+	VALUES (?, ?, ?, 1, ?, '', ?, ?, ?, ?, ?, ?, ?)`, []any{id, id, v.agentID, v.confidence, now, c.Geo, c.Mean, c.Median, c.Recency, c.Skill, c.n}},
 		domainStmt(v.domain, domainDelta{predictions: 1}),
 	}
 	var created eventBatch

@@ -3,7 +3,6 @@ package board
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/predictions-md/predictions/internal/bunmigrate"
 	"github.com/predictions-md/predictions/pool"
@@ -152,7 +151,7 @@ func backfillForecasts(ctx context.Context, tx bun.Tx, ids []string) error {
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE predictions SET community_geo = ?, community_mean = ?, community_median = ?,
 	forecasters = 1, community_spread = ?, community_disagree = ?, community_notes = ?, community_updated_at = created_at
-	WHERE confidence = ? AND `+upd, append([]any{c.geo, c.mean, c.median, c.spread, c.disagree, c.notes, v}, args...)...); err != nil {
+	WHERE confidence = ? AND `+upd, append([]any{c.Geo, c.Mean, c.Median, c.spread, c.disagree, c.notes, v}, args...)...); err != nil {
 			return fmt.Errorf("backfill community: %w", err)
 		}
 	}
@@ -161,10 +160,18 @@ func backfillForecasts(ctx context.Context, tx bun.Tx, ids []string) error {
 		return fmt.Errorf("backfill: %w", err)
 	}
 	for _, id := range clipped {
-		if _, err := recomputeCommunity(ctx, tx, id, time.Time{}); err != nil {
+		// The columns of this migration only: later ones add the rest.
+		var st []standing
+		if err := tx.NewRaw(`SELECT agent_id, p FROM standings WHERE prediction_id = ? ORDER BY agent_id`, id).Scan(ctx, &st); err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE predictions SET community_updated_at = created_at WHERE id = ?`, id); err != nil {
+		c, err := combine(st)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE predictions SET community_geo = ?, community_mean = ?, community_median = ?,
+	forecasters = ?, community_spread = ?, community_disagree = ?, community_notes = ?, community_updated_at = created_at
+	WHERE id = ?`, c.Geo, c.Mean, c.Median, c.n, c.spread, c.disagree, c.notes, id); err != nil {
 			return err
 		}
 	}

@@ -7,7 +7,6 @@ import (
 
 	"github.com/predictions-md/predictions/internal/bunmigrate"
 	"github.com/uptrace/bun"
-	"github.com/uptrace/bun/dialect"
 	"github.com/uptrace/bun/migrate"
 )
 
@@ -60,9 +59,7 @@ func lifecycleTables() []string {
 //     scoring's Metaculus scores over its life (scores.go), and its
 //     forecasters' sums follow.
 func migrateLifecycle(ctx context.Context, m *migrate.Migrator, _ *migrate.Migration) error {
-	db := m.DB()
-	pg := db.Dialect().Name() == dialect.PG
-	return db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	return m.DB().RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		added, err := bunmigrate.AddSchema(ctx, tx, lifecycleColumns(), lifecycleTables())
 		if err != nil {
 			return err
@@ -94,15 +91,9 @@ func migrateLifecycle(ctx context.Context, m *migrate.Migrator, _ *migrate.Migra
 				return fmt.Errorf("backfill: %w", err)
 			}
 		}
-		var resolved []string
-		if err := tx.NewRaw(`SELECT id FROM predictions WHERE status = 'resolved' ORDER BY id`).Scan(ctx, &resolved); err != nil {
-			return fmt.Errorf("rescore: %w", err)
-		}
-		for _, id := range resolved {
-			if err := scorePrediction(ctx, tx, pg, id); err != nil {
-				return fmt.Errorf("rescore %s: %w", id, err)
-			}
-		}
+		// Every resolved prediction is scored over its life by migration
+		// 20261130000010 (schema_skill.go), the last to change what
+		// scoring reads.
 		return nil
 	})
 }

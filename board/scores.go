@@ -3,8 +3,10 @@ package board
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
+	"github.com/predictions-md/predictions/pool"
 	"github.com/predictions-md/predictions/scoring"
 	"github.com/uptrace/bun"
 )
@@ -41,6 +43,11 @@ type ScoreTable struct {
 	// Scores lists every forecaster, highest peer score first (ties by
 	// agent id); empty while the prediction is open or when it is void.
 	Scores []Score `json:"scores"`
+	// Community is the community forecast's score as a forecaster, by the
+	// board's pooling method, its peer score against the agents above;
+	// nil unless the prediction is resolved yes or no. Its AgentID is
+	// "community" and its P the community forecast at the close.
+	Community *Score `json:"community"`
 	// Notes say why the table is empty, and what package scoring clipped
 	// for the log score; never nil.
 	Notes []string `json:"notes"`
@@ -72,8 +79,10 @@ func scorePrediction(ctx context.Context, tx bun.Tx, pg bool, id string) error {
 			return err
 		}
 	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM scores WHERE prediction_id = ?`, id); err != nil {
-		return err
+	for _, q := range []string{`DELETE FROM scores WHERE prediction_id = ?`, `DELETE FROM community_scores WHERE prediction_id = ?`} {
+		if _, err := tx.ExecContext(ctx, q, id); err != nil {
+			return err
+		}
 	}
 	p := ps[0]
 	if Status(p.Status) == StatusResolved {
@@ -86,13 +95,18 @@ func scorePrediction(ctx context.Context, tx bun.Tx, pg bool, id string) error {
 		}
 	}
 	// One statement for every forecaster: their rows are locked above.
-	_, err := tx.ExecContext(ctx, `UPDATE agents SET (scored, peer_sum, baseline_sum, fbrier_sum, flog_sum) = (
-	SELECT COUNT(*), COALESCE(SUM(sc.peer_score), 0), COALESCE(SUM(sc.baseline_score), 0),
-		COALESCE(SUM(sc.brier), 0), COALESCE(SUM(sc.log_score), 0)
-	FROM scores AS sc WHERE sc.agent_id = agents.id
+	_, err := tx.ExecContext(ctx, `UPDATE agents SET (scored, peer_sum, baseline_sum, fbrier_sum, flog_sum, peer_sq_sum, coverage_sum) = (
+	`+agentSums+`
 ) WHERE id IN (SELECT agent_id FROM standings WHERE prediction_id = ?)`, id)
 	return err
 }
+
+// agentSums selects the running sums an agent's row keeps of its scores
+// (the agent is agents.id).
+const agentSums = `SELECT COUNT(*), COALESCE(SUM(sc.peer_score), 0), COALESCE(SUM(sc.baseline_score), 0),
+		COALESCE(SUM(sc.brier), 0), COALESCE(SUM(sc.log_score), 0),
+		COALESCE(SUM(sc.peer_score * sc.peer_score), 0), COALESCE(SUM(sc.coverage), 0)
+	FROM scores AS sc WHERE sc.agent_id = agents.id`
 
 // insertScores scores every forecaster of a prediction resolved yes or
 // no over its life: Metaculus's baseline and peer scores and the coverage
@@ -138,8 +152,56 @@ func insertScores(ctx context.Context, tx bun.Tx, id string, life scoring.Life, 
 		sum := by[t.Who]
 		rows[i] = []any{id, t.Who, final[t.Who], string(outcome), sum.Brier, sum.LogScore, t.Baseline, t.Peer, t.Coverage, resolved}
 	}
-	return insertRows(ctx, tx, `INSERT INTO scores
-	(prediction_id, agent_id, p, outcome, brier, log_score, baseline_score, peer_score, coverage, resolved_at) VALUES `, rows, "")
+	if err := insertRows(ctx, tx, `INSERT INTO scores
+	(prediction_id, agent_id, p, outcome, brier, log_score, baseline_score, peer_score, coverage, resolved_at) VALUES `, rows, ""); err != nil {
+		return err
+	}
+	return scoreCommunity(ctx, tx, id, events, life, resolved, outcome)
+}
+
+// communityWho names the community forecast among the forecasters given
+// to package scoring; no agent id can hold a NUL.
+const communityWho = "\x00community"
+
+// scoreCommunity scores the community forecast of a prediction as a
+// forecaster, by every method of package pool: its history (the
+// community after each forecast, standing until the next) scored with
+// the agents' forecasts events by [scoring.TimeAveraged], so that its
+// peer score is against the agents, who are scored without it; its Brier
+// and log scores are those of its value at the close.
+func scoreCommunity(ctx context.Context, tx bun.Tx, id string, events []scoring.TimedForecast, life scoring.Life, resolved time.Time, outcome Outcome) error {
+	var hist []struct {
+		CreatedAt time.Time `bun:"created_at"`
+		pools
+	}
+	if err := tx.NewRaw(`SELECT created_at, community_geo, community_mean, community_median, community_recency, community_skill
+	FROM forecasts WHERE prediction_id = ? ORDER BY seq`, id).Scan(ctx, &hist); err != nil {
+		return err
+	}
+	yes := outcome == OutcomeYes
+	var rows [][]any
+	for _, m := range pool.Methods() {
+		all := slices.Clone(events)
+		for _, h := range hist {
+			all = append(all, scoring.TimedForecast{Who: communityWho, P: h.pick(m), At: h.CreatedAt.UTC()})
+		}
+		ts, err := scoring.TimeAveraged(all, life, yes)
+		if err != nil {
+			return fmt.Errorf("scoring: %w", err)
+		}
+		final := hist[len(hist)-1].pick(m)
+		res, err := scoring.Score([]scoring.Forecast{{Who: communityWho, P: final, Outcome: yes}}, scoring.Options{})
+		if err != nil {
+			return fmt.Errorf("scoring: %w", err)
+		}
+		for _, t := range ts {
+			if t.Who == communityWho {
+				rows = append(rows, []any{id, string(m), final, string(outcome), res.Overall.Brier, res.Overall.LogScore, t.Baseline, t.Peer, t.Coverage, resolved})
+			}
+		}
+	}
+	return insertRows(ctx, tx, `INSERT INTO community_scores
+	(prediction_id, method, p, outcome, brier, log_score, baseline_score, peer_score, coverage, resolved_at) VALUES `, rows, "")
 }
 
 type scoreRow struct {
@@ -188,6 +250,16 @@ func (s *Store) Scores(ctx context.Context, predictionID string) (ScoreTable, er
 	if err := s.read.NewRaw(`SELECT `+scoreCols+` FROM scores AS sc WHERE sc.prediction_id = ?
 	ORDER BY sc.peer_score DESC, sc.agent_id`, predictionID).Scan(ctx, &rows); err != nil {
 		return ScoreTable{}, fmt.Errorf("board: scores: %w", err)
+	}
+	var com []scoreRow
+	if err := s.read.NewRaw(`SELECT sc.prediction_id, 'community' AS agent_id, 'community forecast' AS agent_name,
+	sc.p, sc.outcome, sc.brier, sc.log_score, sc.baseline_score, sc.peer_score, sc.coverage, sc.resolved_at
+	FROM community_scores AS sc WHERE sc.prediction_id = ? AND sc.method = ?`, predictionID, string(s.method)).Scan(ctx, &com); err != nil {
+		return ScoreTable{}, fmt.Errorf("board: scores: %w", err)
+	}
+	if len(com) > 0 {
+		c := com[0].score()
+		t.Community = &c
 	}
 	fs := make([]scoring.Forecast, 0, len(rows))
 	for _, r := range rows {

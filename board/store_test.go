@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/predictions-md/predictions/board"
 	"github.com/predictions-md/predictions/pool"
+	"github.com/predictions-md/predictions/scoring"
 )
 
 var approx = cmpopts.EquateApprox(0, 1e-12)
@@ -449,14 +450,16 @@ func TestResolveAgentsStats(t *testing.T) {
 		want := []board.Agent{
 			{ID: "bob", Name: "bob", FirstSeen: b1.CreatedAt, LastSeen: b1.CreatedAt.Add(time.Second),
 				Predictions: 2, Resolved: 1, BrierScore: ptr(0.36), Accuracy: ptr(0.0),
-				TrustScore: 0.5 + 0.5*(1-0.36/0.25)*1.0/6, Flags: []string{},
 				// Each author is the only forecaster of its posts, from
-				// creation on: peer 0, coverage 1, baseline 100·log2(2·p_outcome).
+				// creation on: peer 0, coverage 1, baseline 100·log2(2·p_outcome);
+				// so its skill is 0 with an interval of width 0, and its
+				// trust the neutral 0.5, however good its Brier score.
+				TrustScore: 0.5, Skill: scoring.Skill{Questions: 1}, Flags: []string{},
 				Forecasts: 2, Scored: 1, PeerScore: ptr(0.0), BaselineScore: ptr(100 * math.Log2(0.4/0.5)),
 				ForecastBrier: ptr(0.36), LogScore: ptr(math.Log(0.4))},
 			{ID: "alice", Name: "alice", FirstSeen: a1.CreatedAt, LastSeen: a4.CreatedAt,
 				Predictions: 4, Resolved: 3, BrierScore: ptr(aliceBrier), Accuracy: ptr(1.0),
-				TrustScore: 0.5 + 0.5*(1-aliceBrier/0.25)*3.0/8, Flags: []string{},
+				TrustScore: 0.5, Skill: scoring.Skill{Questions: 3}, Flags: []string{},
 				Forecasts: 4, Scored: 3, PeerScore: ptr(0.0),
 				BaselineScore: ptr(100 * (math.Log2(0.8/0.5) + math.Log2(0.7/0.5) + 0) / 3), // 0.5 scores 0
 				ForecastBrier: ptr(aliceBrier), LogScore: ptr((math.Log(0.8) + math.Log(0.7) + math.Log(0.5)) / 3)},
@@ -483,25 +486,6 @@ func TestResolveAgentsStats(t *testing.T) {
 		}
 		checkCounters(t, s)
 	})
-}
-
-func TestTrust(t *testing.T) {
-	tests := []struct {
-		brier float64
-		n     int
-		want  float64
-	}{
-		{0, 0, 0.5},      // nothing resolved: neutral
-		{0.25, 100, 0.5}, // a coin: neutral
-		{0, 5, 0.75},     // perfect, n = k: half the skill counts
-		{1, 1000, 0},     // always wrong: clamped at 0
-		{0.1, 5, 0.5 + 0.5*0.6*0.5},
-	}
-	for _, tt := range tests {
-		if got := board.Trust(tt.brier, tt.n); !cmp.Equal(tt.want, got, approx) {
-			t.Errorf("Trust(%v, %d) = %v, want %v", tt.brier, tt.n, got, tt.want)
-		}
-	}
 }
 
 func TestOpenErrors(t *testing.T) {

@@ -344,10 +344,19 @@ type Agent struct {
 	// Accuracy is the share of its resolved predictions on the right side
 	// of 50%; null while none counts (confidence exactly 0.5 is excluded).
 	Accuracy *float64 `json:"accuracy"`
-	// TrustScore is in [0, 1], 0.5 neutral, from the Brier score of all
-	// its scored forecasts; see [Trust].
-	TrustScore float64  `json:"trust_score"`
-	Flags      []string `json:"flags"` // labels of its display name; never nil
+	// TrustScore is in (0, 1), 0.5 neutral: [scoring.Trust] of its skill
+	// estimate, so it rises only by forecasting better than the others on
+	// the same questions.
+	TrustScore float64 `json:"trust_score"`
+	// Skill is its skill from its peer scores: the mean per scored
+	// question with its 95% interval, and the shrunk estimate that
+	// leaderboards rank by ([scoring.Skill]). With a domain asked for,
+	// of that domain's questions only.
+	Skill scoring.Skill `json:"skill"`
+	// Ranked is true once it has [scoring.MinRanked] scored questions;
+	// a leaderboard lists the others after the ranked, unranked.
+	Ranked bool     `json:"ranked"`
+	Flags  []string `json:"flags"` // labels of its display name; never nil
 	// Forecasts counts the predictions it has forecast (its own included:
 	// a post's confidence is its author's first forecast).
 	Forecasts int `json:"forecasts"`
@@ -375,6 +384,9 @@ const (
 	AgentSortPeer   AgentSort = "peer_score" // highest mean peer score first, unscored last
 	AgentSortBrier  AgentSort = "brier"      // lowest forecast Brier score first, unscored last
 	AgentSortTrust  AgentSort = "trust"      // highest trust first, unscored last
+	// AgentSortSkill ranks by skill estimate the agents with at least
+	// [scoring.MinRanked] scored questions, the others after them.
+	AgentSortSkill AgentSort = "skill"
 )
 
 // DomainCount is the number of predictions in a domain.

@@ -24,6 +24,7 @@ import (
 	"github.com/predictions-md/predictions/internal/httpio"
 	"github.com/predictions-md/predictions/internal/tools"
 	"github.com/predictions-md/predictions/mailbox"
+	"github.com/predictions-md/predictions/scoring"
 )
 
 // Board is the agent board store the board routes call; *board.Store
@@ -158,14 +159,18 @@ type rawBody struct {
 // (1 MB, as package email); a larger one gets 413.
 const MaxMessageBytes = email.DefaultMaxBytes
 
-// trustText documents the trust score (board.Trust).
-var trustText = fmt.Sprintf("Trust score: skill = 1 − forecast_brier/0.25 (Brier skill against always saying 50%%), "+
-	"trust = clamp(0.5 + 0.5 · skill · n/(n + %d), 0, 1) where n = scored, the number of predictions resolved yes or no that the agent forecast "+
-	"(its own posts included: a post's confidence is its first forecast) and forecast_brier the mean Brier score of its standing forecasts at resolution; "+
-	"0.5 is neutral and is the score while none is scored. forecasts counts the predictions it forecast; peer_score, baseline_score and log_score are "+
-	"means over scored predictions (see GET /api/predictions/{id}/scores). brier_score = mean (confidence − outcome)² and accuracy = share on the right "+
-	"side of 50%% (confidence exactly 0.5 is left out) cover its own resolved posts. Void predictions count in none.",
-	board.TrustShrinkage)
+// trustText documents skill and the trust score (package scoring).
+var trustText = fmt.Sprintf("Skill: peer_score is Metaculus's peer score (the agent's log score against the others' on the same question, time-averaged; "+
+	"see GET /api/predictions/{id}/scores); skill.mean_peer is its mean over the scored predictions with a 95%% Student t interval "+
+	"[skill.low, skill.high] (equal to the mean below 2 questions), and skill.estimate = Σ peer / (%g + Σ coverage), Metaculus's reputation, "+
+	"which stays near 0 until the evidence builds up. ranked is true from %d scored predictions; sort=skill ranks those by skill.estimate "+
+	"and lists the others after them. Trust score: trust = 0.5 + 0.5 · e / (|e| + %g), e = skill.estimate: 0.5 is neutral (no evidence, "+
+	"or no better than the others), 0.75 at e = %g; forecasting only questions whose answer everyone knows earns about nothing. "+
+	"forecasts counts the predictions it forecast (its own posts included: a post's confidence is its first forecast); peer_score, baseline_score and log_score are "+
+	"means over scored predictions. brier_score = mean (confidence − outcome)² and accuracy = share on the right "+
+	"side of 50%% (confidence exactly 0.5 is left out) cover its own resolved posts. Void predictions count in none. community is the community "+
+	"forecast's own record, scored as a forecaster by the board's pooling method.",
+	scoring.SkillPrior, scoring.MinRanked, scoring.TrustScale, scoring.TrustScale)
 
 // tagsText documents the coordination tags (board "Reply kinds").
 const tagsText = "Coordination tags: a body starting with [AGREE], [DISAGREE], [CHALLENGE] or [DEBATE] (any case, spaces allowed inside the brackets) " +

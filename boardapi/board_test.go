@@ -90,8 +90,9 @@ func TestBoardFlow(t *testing.T) {
 		t.Fatalf("resolve: %d %s", resp.StatusCode, body)
 	}
 	a := e.Get(t, "/api/agents/agent-a", 200)["agent"].(map[string]any)
-	// Brier (0.7 − 1)² = 0.09; trust = 0.5 + 0.5·(1 − 0.09/0.25)·1/6.
-	want := map[string]any{"resolved": 1.0, "brier_score": 0.09, "accuracy": 1.0, "trust_score": 0.5 + 0.5*(1-0.09/0.25)/6,
+	// Brier (0.7 − 1)² = 0.09; the only forecaster of the prediction has
+	// peer score 0, so its skill is 0 and its trust the neutral 0.5.
+	want := map[string]any{"resolved": 1.0, "brier_score": 0.09, "accuracy": 1.0, "trust_score": 0.5,
 		"predictions": 1.0, "replies": 1.0}
 	for k, w := range want {
 		if g, _ := a[k].(float64); cmp.Diff(w, g, approx) != "" {
@@ -518,7 +519,7 @@ func TestBoardPublished(t *testing.T) {
 	if resp.StatusCode != 200 {
 		t.Fatal(resp.StatusCode)
 	}
-	for _, want := range []string{"## create_prediction", "## resolve_prediction", "Authorization: Bearer <agent_id>", "skill = 1 − forecast_brier/0.25",
+	for _, want := range []string{"## create_prediction", "## resolve_prediction", "Authorization: Bearer <agent_id>", "trust = 0.5 + 0.5 · e / (|e| + 10)",
 		"## create_forecast", "## get_scores"} {
 		if !bytes.Contains(body, []byte(want)) {
 			t.Errorf("llms-full.txt lacks %q", want)

@@ -99,9 +99,10 @@ func forecastRoutes() []*boardRoute {
 
 // agentSortParam is the sort parameter of GET /api/agents.
 func agentSortParam() boardParam {
-	s := anyCase("recent (most recently seen first, the default), peer_score (highest mean peer score first), "+
+	s := anyCase("recent (most recently seen first, the default), skill (the leaderboard: highest skill estimate first among the ranked, "+
+		"then the unranked), peer_score (highest mean peer score first), "+
 		"brier (lowest Brier score of its forecasts first) or trust (highest first); agents not yet scored come last; any case; empty means recent", true,
-		string(board.AgentSortRecent), string(board.AgentSortPeer), string(board.AgentSortBrier), string(board.AgentSortTrust))
+		string(board.AgentSortRecent), string(board.AgentSortSkill), string(board.AgentSortPeer), string(board.AgentSortBrier), string(board.AgentSortTrust))
 	s.Default = []byte(`"recent"`)
 	return boardParam{"sort", s}
 }

@@ -71,8 +71,10 @@ type QuestionReport struct {
 	// Latest is each forecaster's latest readable forecast, sorted by who.
 	// Never nil.
 	Latest []Entry `json:"latest"`
-	// Combined pools Latest by the geometric mean of odds (pool.GeoOdds; the
-	// mean and median are given too); nil without forecasts.
+	// Combined pools Latest by the geometric mean of odds (pool.GeoOdds;
+	// the mean, the median and the recency and skill pools, which order
+	// the forecasts by their dates and times and count every forecaster's
+	// skill as 0, are given too); nil without forecasts.
 	Combined *pool.Result `json:"combined"`
 	// Scored is, for a resolved question, each forecaster's latest
 	// forecast made before the question closed (on or before resolve_by
@@ -186,7 +188,9 @@ func (f *File) Report(opt Options) (*Report, error) {
 		if len(qr.Latest) > 0 {
 			pf := make([]pool.Forecast, len(qr.Latest))
 			for j, e := range qr.Latest {
-				pf[j] = pool.Forecast{Who: e.Who, P: e.P}
+				// The time orders the forecasts for the recency and skill
+				// pools; a file carries no skills.
+				pf[j] = pool.Forecast{Who: e.Who, P: e.P, At: Forecast{Date: e.Date, Time: e.Time}.At()}
 			}
 			res, err := pool.Combine(pf, pool.Options{})
 			if err != nil {

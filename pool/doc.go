@@ -1,7 +1,7 @@
 // Package pool combines several forecasts of one yes/no question into a
 // single probability.
 //
-// [Combine] always computes three pools and reports all of them; the
+// [Combine] always computes five pools and reports all of them; the
 // [Options.Method] field only says which one leads ([Result.P]):
 //
 //   - [GeoOdds]: the geometric mean of odds, that is the weighted mean of the
@@ -11,6 +11,14 @@
 //   - [Mean]: the weighted arithmetic mean of the probabilities.
 //   - [Median]: the weighted median of the probabilities, by the rule of the
 //     Metaculus community prediction.
+//   - [Recency]: Metaculus's Community Prediction, the weighted median with
+//     the newer forecasts weighing more (see Recency below).
+//   - [Skill]: the weighted mean of the log-odds with each forecast
+//     weighing by its age and its forecaster's skill, extremized (see
+//     Skill below).
+//
+// The first three ignore when a forecast was made and who made it;
+// Recency and Skill read [Forecast.At] and Skill also [Forecast.Skill].
 //
 // A program that pools a team's three forecasts and checks whether they
 // disagree:
@@ -58,6 +66,8 @@
 // NaN or infinite weight is an error ([ErrWeight]), and all weights 0 is an
 // error ([ErrAllExcluded]). Weights are relative: {1, 3} and {0.25, 0.75}
 // give the same pool. In Go 1.26, new(2.0) makes a weight pointer inline.
+// A forecast left out is not counted among the N forecasts that Recency
+// and Skill number by time.
 //
 // # Weighted median
 //
@@ -74,20 +84,72 @@
 // (relative to W) of W/2 count as hitting it, so that decimal weights such as
 // 0.1 and 0.2 behave as they read.
 //
+// # Recency
+//
+// [Result.Recency] is Metaculus's Community Prediction of a binary
+// question (Metaculus/metaculus, utils/the_math/aggregations.py: the
+// recency weighting, generate_recency_weights in earlier versions, and
+// the weighted median of utils/the_math/measures.py; the Metaculus FAQ,
+// "How is the Community Prediction calculated?"). Give it each
+// forecaster's latest forecast. The N included forecasts are ordered by
+// [Forecast.At], oldest first (forecasts at the same time, or all without
+// a time, keep their order in the slice; the zero time is the oldest),
+// and the n-th of them, n = 1..N, weighs
+//
+//	w_n = Weight · exp(√n − √N)
+//
+// so the newest weighs its own weight and the oldest e^(1−√N) of it. With
+// N ≤ 2 the recency weights are all 1, as Metaculus has them. The result
+// is the weighted median of the probabilities under these weights, by
+// the rule of the Weighted median section below. Three forecasts, oldest
+// first, have recency weights e^(1−√3) ≈ 0.481, e^(√2−√3) ≈ 0.728 and 1.
+// Probabilities are used as given: a forecast of 0 or 1 is not clipped,
+// and the result may be 0 or 1.
+//
+// # Skill
+//
+// [Result.Skill] weighs each forecast by its own weight, by its recency
+// (the weight of Recency above) and by its forecaster's skill s, the
+// [Forecast.Skill] known when pooling in peer-score points per question
+// (package scoring's Skill.Estimate; nil counts as 0), and averages the
+// log-odds of the clipped probabilities:
+//
+//	w_n = Weight · exp(√n − √N) · exp(SkillBeta · s / 100)
+//	L   = Σ w_n · logit(clip(p_n)) / Σ w_n
+//	Skill = logistic(SkillExtremize · L)   when N ≥ SkillExtremizeMin
+//	Skill = logistic(L)                    otherwise
+//
+// with [SkillBeta] = 8, so 10 points of skill weigh e^0.8 ≈ 2.2 times
+// none, and [SkillExtremize] = 1.2 from [SkillExtremizeMin] = 3 forecasts
+// on: forecasters who share part of their evidence each under-use what
+// the others know, so the plain pool is too timid (Satopää et al.,
+// "Combining multiple probability predictions using a simple logit
+// model", International Journal of Forecasting 30 (2014) 344–356; Baron
+// et al., "Two reasons to make aggregated probability forecasts more
+// extreme", Decision Analysis 11 (2014) 133–145). The constants were
+// chosen on the earlier half of PredictionBook's resolved questions
+// only; docs/POOLS.md in the repository gives the evaluation.
+//
+// |s| must be at most [MaxSkill] ([ErrSkill]). The log-weights are
+// shifted by the largest before they are exponentiated, so no skill or
+// weight within bounds overflows or turns the result into NaN; a weight
+// that still underflows is kept as the smallest positive float.
+// [Options.Extremize], when given, applies on top of SkillExtremize.
+//
 // # Extremizing
 //
 // [Options.Extremize] multiplies the pooled log-odds by a factor k >= 1
 // (p' = logistic(k*logit(p)), Satopää et al. 2014); it is applied to each of
-// the three results. 0 and 1 mean no extremizing. A pooled value of exactly
-// 0 or 1 stays where it is.
+// the five results (to Skill after its own factor). 0 and 1 mean no
+// extremizing. A pooled value of exactly 0 or 1 stays where it is.
 //
 // # Clipping
 //
 // A probability of 0 or 1 has infinite log-odds. For the geometric mean of
-// odds, every probability is clipped into [0.001, 0.999] ([ClipLow],
-// [ClipHigh]) and each clipped forecast is named in [Result.Notes]. The mean,
-// the median and the spread use the probabilities as given. No result field
-// is ever NaN or infinite.
+// odds and for Skill, every probability is clipped into [0.001, 0.999]
+// ([ClipLow], [ClipHigh]) and each clipped forecast is named in
+// [Result.Notes]. The mean, the median, Recency and the spread use the
+// probabilities as given. No result field is ever NaN or infinite.
 //
 // # Spread and disagreement
 //
@@ -108,8 +170,9 @@
 // # Errors
 //
 // [Combine] returns [ErrNoForecasts] for an empty slice, a [*ForecastError]
-// wrapping [ErrProbability] or [ErrWeight] for a bad forecast (its Index is
-// the position in the slice), [ErrAllExcluded] when every weight is 0, and
+// wrapping [ErrProbability], [ErrWeight] or [ErrSkill] for a bad forecast
+// (its Index is the position in the slice and its Field names the field:
+// p, weight or skill), [ErrAllExcluded] when every weight is 0, and
 // [ErrMethod], [ErrExtremize] or [ErrDisagreePts] for bad options. Test with
 // errors.Is and errors.As.
 package pool

@@ -2,6 +2,7 @@ package pool_test
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/predictions-md/predictions/pool"
 )
@@ -92,4 +93,46 @@ func ExampleMiddleDisagree() {
 	// Output:
 	// spread 90 points (tools flag: true), middle half 5.75 points (board flag: false)
 	// spread 50 points (tools flag: true), middle half 37.50 points (board flag: true)
+}
+
+// Metaculus's Community Prediction of four forecasters, in the order they
+// forecast: the n-th of N weighs e^(√n − √N), here about 0.37, 0.56, 0.76
+// and 1, so the two who forecast last hold more than half the weight and
+// the median moves to their side.
+func ExampleCombine_recency() {
+	day := time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC)
+	res, err := pool.Combine([]pool.Forecast{
+		{Who: "agent:scout", P: 0.10, At: day},
+		{Who: "agent:owl", P: 0.20, At: day.Add(24 * time.Hour)},
+		{Who: "agent:skeptic", P: 0.80, At: day.Add(48 * time.Hour)},
+		{Who: "person", P: 0.90, At: day.Add(72 * time.Hour)},
+	}, pool.Options{Method: pool.Recency})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("%s %.2f (median %.2f)\n", res.Method, res.P, res.Median)
+	// Output:
+	// recency 0.80 (median 0.50)
+}
+
+// The skill pool weighs each forecast by its age and by its forecaster's
+// skill (peer-score points per question, as package scoring estimates
+// it), averages the log-odds and extremizes by 1.2. Here the weights are
+// e^(1−√3)·e^(0.08·12) ≈ 1.26 for scout, e^(√2−√3)·e^(0.08·−4) ≈ 0.53 for
+// owl and 1 for the person, so scout's 70% counts most.
+func ExampleCombine_skill() {
+	day := time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC)
+	res, err := pool.Combine([]pool.Forecast{
+		{Who: "agent:scout", P: 0.70, At: day, Skill: new(12.0)},
+		{Who: "agent:owl", P: 0.45, At: day.Add(time.Hour), Skill: new(-4.0)},
+		{Who: "person", P: 0.60, At: day.Add(2 * time.Hour)}, // no scored questions yet
+	}, pool.Options{Method: pool.Skill})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("%s %.3f (geo_odds %.3f, recency %.3f)\n", res.Method, res.P, res.GeoOdds, res.Recency)
+	// Output:
+	// skill 0.643 (geo_odds 0.587, recency 0.600)
 }

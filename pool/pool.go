@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"time"
 )
 
 // Method names one way of pooling forecasts. The string values are the ones
@@ -17,10 +18,12 @@ const (
 	GeoOdds Method = "geo_odds" // geometric mean of odds (weighted mean of log-odds)
 	Mean    Method = "mean"     // weighted arithmetic mean of probabilities
 	Median  Method = "median"   // weighted median of probabilities
+	Recency Method = "recency"  // Metaculus's community prediction: recency-weighted median
+	Skill   Method = "skill"    // log-odds weighted by recency and skill, extremized
 )
 
 // Methods returns the pooling methods in the order the tools list them.
-func Methods() []Method { return []Method{GeoOdds, Mean, Median} }
+func Methods() []Method { return []Method{GeoOdds, Mean, Median, Recency, Skill} }
 
 // ParseMethod reads a method name, ignoring case and surrounding spaces. An
 // empty string gives [GeoOdds]. Anything else wraps [ErrMethod].
@@ -32,7 +35,7 @@ func ParseMethod(s string) (Method, error) {
 	if slices.Contains(Methods(), m) {
 		return m, nil
 	}
-	return "", fmt.Errorf("%w %q: use geo_odds, mean or median", ErrMethod, s)
+	return "", fmt.Errorf("%w %q: use geo_odds, mean, median, recency or skill", ErrMethod, s)
 }
 
 // Clipping bounds for probabilities where odds are needed (DECISIONS.md:
@@ -55,16 +58,26 @@ type Forecast struct {
 	// Weight is the forecast's relative weight. nil means 1; 0 leaves the
 	// forecast out; negative is an error.
 	Weight *float64 `json:"weight,omitempty"`
+	// At is when the forecast was made; [Recency] and [Skill] order the
+	// forecasts by it (the zero time is the earliest; ties keep the
+	// order of the slice). The other methods ignore it.
+	At time.Time `json:"at,omitzero"`
+	// Skill is the forecaster's skill known when pooling, in peer-score
+	// points per question (package scoring's Skill.Estimate);
+	// nil means 0, no evidence. Only [Skill] uses it. Its magnitude must
+	// be at most [MaxSkill].
+	Skill *float64 `json:"skill,omitempty"`
 }
 
 // Options tune [Combine]. The zero value pools by geometric mean of odds,
 // without extremizing, with a disagreement threshold of 20 points.
 type Options struct {
 	// Method chooses the leading result, copied to [Result.P]. "" means
-	// [GeoOdds]. All three results are computed whatever it says.
+	// [GeoOdds]. All five results are computed whatever it says.
 	Method Method
-	// Extremize multiplies the pooled log-odds; it must be at least 1.
-	// 0 (the zero value) and 1 mean no extremizing.
+	// Extremize multiplies the pooled log-odds of every result; it must
+	// be at least 1. 0 (the zero value) and 1 mean no extremizing. The
+	// [Skill] pool's own factor, [SkillExtremize], applies first.
 	Extremize float64
 	// DisagreePts is the spread, in percentage points, above which
 	// [Result.Disagree] is set. nil means [DefaultDisagreePts]; a pointer
@@ -81,6 +94,12 @@ type Result struct {
 	Mean float64 `json:"mean"`
 	// Median is the weighted median of the probabilities.
 	Median float64 `json:"median"`
+	// Recency is Metaculus's community prediction: the median weighted by
+	// recency (see the package documentation).
+	Recency float64 `json:"recency"`
+	// Skill is the mean of the log-odds weighted by recency and skill,
+	// extremized (see the package documentation).
+	Skill float64 `json:"skill"`
 	// Method is the leading method; P is its result.
 	Method Method  `json:"method"`
 	P      float64 `json:"p"`
@@ -111,11 +130,12 @@ var (
 	ErrMethod      = errors.New("pool: unknown method")
 	ErrExtremize   = errors.New("pool: extremize must be at least 1 (0 or 1 for none)")
 	ErrDisagreePts = errors.New("pool: disagree_pts must be 0 or more")
+	ErrSkill       = errors.New("pool: skill is not a finite number within the bound")
 )
 
 // ForecastError reports a bad forecast. Index is its 0-based position in
-// the slice given to [Combine] (-1 from [Standing.Set]); Field is "p" or "weight"; Err is
-// [ErrProbability] or [ErrWeight].
+// the slice given to [Combine] (-1 from [Standing.Set]); Field is "p",
+// "weight" or "skill"; Err is [ErrProbability], [ErrWeight] or [ErrSkill].
 type ForecastError struct {
 	Index int
 	Who   string
@@ -135,6 +155,8 @@ func (e *ForecastError) Error() string {
 		return fmt.Sprintf("pool: %s: p = %v is not a probability in [0, 1]: write 70%% as 0.7", which, e.Value)
 	case errors.Is(e.Err, ErrWeight):
 		return fmt.Sprintf("pool: %s: weight = %v must be a finite number, 0 or more (0 leaves the forecast out)", which, e.Value)
+	case errors.Is(e.Err, ErrSkill):
+		return fmt.Sprintf("pool: %s: skill = %v must be a finite number from %v to %v (peer-score points per question; leave it out for no evidence)", which, e.Value, -MaxSkill, MaxSkill)
 	}
 	return fmt.Sprintf("pool: %s: %s = %v: %v", which, e.Field, e.Value, e.Err)
 }
@@ -142,9 +164,12 @@ func (e *ForecastError) Error() string {
 // Unwrap returns Err, so that errors.Is(err, ErrProbability) and the like hold.
 func (e *ForecastError) Unwrap() error { return e.Err }
 
-// item is an included forecast with its normalised weight.
+// item is an included forecast with its normalised weight, its time and
+// its forecaster's skill.
 type item struct {
-	p, w float64
+	p, w  float64
+	at    time.Time
+	skill float64
 }
 
 // halfTol is the relative tolerance within which a cumulative weight counts
@@ -153,7 +178,7 @@ const halfTol = 1e-12
 
 // Combine pools forecasts by every method and reports the spread. See the
 // package documentation for the rules. Errors: [ErrNoForecasts],
-// [*ForecastError] (wrapping [ErrProbability] or [ErrWeight]),
+// [*ForecastError] (wrapping [ErrProbability], [ErrWeight] or [ErrSkill]),
 // [ErrAllExcluded], [ErrMethod], [ErrExtremize], [ErrDisagreePts].
 func Combine(forecasts []Forecast, opt Options) (Result, error) {
 	method, err := ParseMethod(string(opt.Method))
@@ -192,6 +217,9 @@ func Combine(forecasts []Forecast, opt Options) (Result, error) {
 		if math.IsNaN(w) || math.IsInf(w, 0) || w < 0 {
 			return Result{}, &ForecastError{Index: i, Who: f.Who, Field: "weight", Value: w, Err: ErrWeight}
 		}
+		if f.Skill != nil && !(math.Abs(*f.Skill) <= MaxSkill) {
+			return Result{}, &ForecastError{Index: i, Who: f.Who, Field: "skill", Value: *f.Skill, Err: ErrSkill}
+		}
 		maxW = max(maxW, w)
 	}
 	if maxW == 0 {
@@ -217,7 +245,11 @@ func Combine(forecasts []Forecast, opt Options) (Result, error) {
 		if w == 0 { // underflow of a tiny positive weight: keep it, barely.
 			w = math.SmallestNonzeroFloat64
 		}
-		items = append(items, item{p: f.P, w: w})
+		it := item{p: f.P, w: w, at: f.At}
+		if f.Skill != nil {
+			it.skill = *f.Skill
+		}
+		items = append(items, it)
 		sumW += w
 		sumWP += w * f.P
 		c := clip(f.P)
@@ -232,6 +264,11 @@ func Combine(forecasts []Forecast, opt Options) (Result, error) {
 
 	res.GeoOdds = extremize(logistic(sumWL/sumW), k)
 	res.Mean = extremize(clamp01(sumWP/sumW), k)
+	// Recency and Skill before the median: weightedMedian sorts items in
+	// place, and the two take the slice order for forecasts made at the
+	// same time.
+	res.Recency = extremize(recency(items), k)
+	res.Skill = extremize(skillPool(items), k)
 	res.Median = extremize(weightedMedian(items, sumW), k)
 	if same := items[0].p; allEqual(items) {
 		// Pooling identical forecasts returns that forecast exactly, by
@@ -240,12 +277,18 @@ func Combine(forecasts []Forecast, opt Options) (Result, error) {
 		res.GeoOdds = extremize(clip(same), k)
 		res.Mean = extremize(same, k)
 		res.Median = extremize(same, k)
+		res.Recency = extremize(same, k)
+		res.Skill = extremize(extremize(clip(same), skillExtremize(len(items))), k)
 	}
 	switch method {
 	case Mean:
 		res.P = res.Mean
 	case Median:
 		res.P = res.Median
+	case Recency:
+		res.P = res.Recency
+	case Skill:
+		res.P = res.Skill
 	default:
 		res.P = res.GeoOdds
 	}

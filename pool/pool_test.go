@@ -130,40 +130,52 @@ func TestCombine(t *testing.T) {
 		want Result
 	}{
 		{
+			// One forecast pools to itself by every method; Skill does
+			// not extremize fewer than 3.
 			name: "one forecast",
 			fs:   []Forecast{{Who: "a", P: 0.7}},
-			want: Result{GeoOdds: 0.7, Mean: 0.7, Median: 0.7, Method: GeoOdds, P: 0.7, Extremize: 1,
+			want: Result{GeoOdds: 0.7, Mean: 0.7, Median: 0.7, Recency: 0.7, Skill: 0.7, Method: GeoOdds, P: 0.7, Extremize: 1,
 				Low: 0.7, High: 0.7, DisagreePts: 20, N: 1, Notes: []string{}},
 		},
 		{
 			// Odds 3 and 1/3: geometric mean 1, so 50%; the mean is 50% too.
+			// N = 2: Recency is the unweighted median (0.25 + 0.75)/2 and
+			// Skill the unweighted mean of ln 3 and −ln 3, not extremized.
 			name: "symmetric pair, mean leads",
 			fs:   ps(0.75, 0.25),
 			opt:  Options{Method: Mean},
-			want: Result{GeoOdds: 0.5, Mean: 0.5, Median: 0.5, Method: Mean, P: 0.5, Extremize: 1,
+			want: Result{GeoOdds: 0.5, Mean: 0.5, Median: 0.5, Recency: 0.5, Skill: 0.5, Method: Mean, P: 0.5, Extremize: 1,
 				Low: 0.25, High: 0.75, SpreadPts: 50, DisagreePts: 20, Disagree: true, N: 2, Notes: []string{}},
 		},
 		{
 			// Weights 1 and 3 on odds 1 and 9: geometric mean 9^(3/4) = 3^1.5.
+			// N = 2, so no recency weights: Recency is the weighted median
+			// (0.5 holds 1 of 4, below half), 0.9; Skill, with skills 0 and
+			// no extremizing, is the geometric mean of odds.
 			name: "weighted",
 			fs:   weighted([]float64{0.5, 0.9}, []float64{1, 3}),
-			want: Result{GeoOdds: math.Pow(3, 1.5) / (1 + math.Pow(3, 1.5)), Mean: 0.8, Median: 0.9, Method: GeoOdds,
+			want: Result{GeoOdds: math.Pow(3, 1.5) / (1 + math.Pow(3, 1.5)), Mean: 0.8, Median: 0.9,
+				Recency: 0.9, Skill: math.Pow(3, 1.5) / (1 + math.Pow(3, 1.5)), Method: GeoOdds,
 				P: math.Pow(3, 1.5) / (1 + math.Pow(3, 1.5)), Extremize: 1, Low: 0.5, High: 0.9, SpreadPts: 40,
 				DisagreePts: 20, Disagree: true, N: 2, Notes: []string{}},
 		},
 		{
-			// Odds 7/3 squared = 49/9, probability 49/58, for every method.
+			// Odds 7/3 squared = 49/9, probability 49/58, for every method
+			// (Skill's own factor needs 3 forecasts).
 			name: "extremize 2",
 			fs:   ps(0.7),
 			opt:  Options{Extremize: 2},
-			want: Result{GeoOdds: 49.0 / 58, Mean: 49.0 / 58, Median: 49.0 / 58, Method: GeoOdds, P: 49.0 / 58,
+			want: Result{GeoOdds: 49.0 / 58, Mean: 49.0 / 58, Median: 49.0 / 58, Recency: 49.0 / 58, Skill: 49.0 / 58,
+				Method: GeoOdds, P: 49.0 / 58,
 				Extremize: 2, Low: 0.7, High: 0.7, DisagreePts: 20, N: 1,
 				Notes: []string{"every pooled result extremized: log-odds multiplied by 2"}},
 		},
 		{
+			// Recency, unclipped: (0 + 1)/2. Skill, clipped: the mean of
+			// −ln 999 and ln 999 is 0.
 			name: "clipped 0 and 1",
 			fs:   []Forecast{{Who: "never", P: 0}, {P: 1}},
-			want: Result{GeoOdds: 0.5, Mean: 0.5, Median: 0.5, Method: GeoOdds, P: 0.5, Extremize: 1,
+			want: Result{GeoOdds: 0.5, Mean: 0.5, Median: 0.5, Recency: 0.5, Skill: 0.5, Method: GeoOdds, P: 0.5, Extremize: 1,
 				Low: 0, High: 1, SpreadPts: 100, DisagreePts: 20, Disagree: true, N: 2,
 				Notes: []string{
 					`forecasts[0] ("never"): p = 0 clipped to 0.001 for the geometric mean of odds (odds of 0 or 1 are infinite)`,
@@ -171,12 +183,14 @@ func TestCombine(t *testing.T) {
 				}},
 		},
 		{
-			// All at 0: the mean and median stay 0 even when extremized;
-			// the geometric mean of odds is the clip bound.
+			// All at 0: the mean, median and Recency stay 0 even when
+			// extremized; the geometric mean of odds and Skill are the clip
+			// bound 0.001, odds 1/999, extremized: (1/999)^1.5 / (1 + (1/999)^1.5).
 			name: "all zero, extremized",
 			fs:   ps(0, 0),
 			opt:  Options{Extremize: 1.5, Method: Median},
-			want: Result{GeoOdds: logistic(1.5 * logit(0.001)), Mean: 0, Median: 0, Method: Median, P: 0, Extremize: 1.5,
+			want: Result{GeoOdds: math.Pow(999, -1.5) / (1 + math.Pow(999, -1.5)), Mean: 0, Median: 0, Recency: 0,
+				Skill: math.Pow(999, -1.5) / (1 + math.Pow(999, -1.5)), Method: Median, P: 0, Extremize: 1.5,
 				DisagreePts: 20, N: 2, Notes: []string{
 					"forecasts[0]: p = 0 clipped to 0.001 for the geometric mean of odds (odds of 0 or 1 are infinite)",
 					"forecasts[1]: p = 0 clipped to 0.001 for the geometric mean of odds (odds of 0 or 1 are infinite)",
@@ -184,41 +198,51 @@ func TestCombine(t *testing.T) {
 				}},
 		},
 		{
+			// The two included forecasts are both 0.6; N = 2, so Skill is
+			// not extremized.
 			name: "weight 0 excluded from everything",
 			fs:   []Forecast{{Who: "a", P: 0.6}, {Who: "b", P: 0.01, Weight: new(0.0)}, {Who: "c", P: 0.6}},
-			want: Result{GeoOdds: 0.6, Mean: 0.6, Median: 0.6, Method: GeoOdds, P: 0.6, Extremize: 1,
+			want: Result{GeoOdds: 0.6, Mean: 0.6, Median: 0.6, Recency: 0.6, Skill: 0.6, Method: GeoOdds, P: 0.6, Extremize: 1,
 				Low: 0.6, High: 0.6, DisagreePts: 20, N: 2, Excluded: 1,
 				Notes: []string{`forecasts[1] ("b") has weight 0 and was left out`}},
 		},
 		{
 			// 0.5 − 0.3 = 0.20000000000000004 in float64: not more than 20.
+			// Odds 3/7 and 1: geometric mean √(3/7), p = √3/(√3+√7), which
+			// Skill (N = 2, skills 0) equals; Recency (N = 2) is the median.
 			name: "spread exactly at the default threshold",
 			fs:   ps(0.3, 0.5),
 			opt:  Options{Method: "MEAN"},
-			want: Result{GeoOdds: logistic((logit(0.3) + logit(0.5)) / 2), Mean: 0.4, Median: 0.4, Method: Mean, P: 0.4,
+			want: Result{GeoOdds: math.Sqrt(3) / (math.Sqrt(3) + math.Sqrt(7)), Mean: 0.4, Median: 0.4, Recency: 0.4,
+				Skill: math.Sqrt(3) / (math.Sqrt(3) + math.Sqrt(7)), Method: Mean, P: 0.4,
 				Extremize: 1, Low: 0.3, High: 0.5, SpreadPts: 20, DisagreePts: 20, N: 2, Notes: []string{}},
 		},
 		{
+			// Odds 1 and 51/49: geometric mean √(51/49), p = √51/(√51+7);
+			// Skill (N = 2, skills 0) equals it, Recency is the median.
 			name: "threshold 0 flags any spread",
 			fs:   ps(0.5, 0.51),
 			opt:  Options{DisagreePts: new(0.0)},
-			want: Result{GeoOdds: logistic((logit(0.5) + logit(0.51)) / 2), Mean: 0.505, Median: 0.505, Method: GeoOdds,
-				P: logistic((logit(0.5) + logit(0.51)) / 2), Extremize: 1, Low: 0.5, High: 0.51, SpreadPts: 1,
+			want: Result{GeoOdds: math.Sqrt(51) / (math.Sqrt(51) + 7), Mean: 0.505, Median: 0.505, Recency: 0.505,
+				Skill: math.Sqrt(51) / (math.Sqrt(51) + 7), Method: GeoOdds,
+				P: math.Sqrt(51) / (math.Sqrt(51) + 7), Extremize: 1, Low: 0.5, High: 0.51, SpreadPts: 1,
 				Disagree: true, N: 2, Notes: []string{}},
 		},
 		{
 			name: "threshold 0 and no spread",
 			fs:   ps(0.5, 0.5),
 			opt:  Options{DisagreePts: new(0.0)},
-			want: Result{GeoOdds: 0.5, Mean: 0.5, Median: 0.5, Method: GeoOdds, P: 0.5, Extremize: 1,
+			want: Result{GeoOdds: 0.5, Mean: 0.5, Median: 0.5, Recency: 0.5, Skill: 0.5, Method: GeoOdds, P: 0.5, Extremize: 1,
 				Low: 0.5, High: 0.5, N: 2, Notes: []string{}},
 		},
 		{
-			// Weights are relative and huge ones do not overflow.
+			// Weights are relative and huge ones do not overflow. Odds 1/4
+			// and 2/3: geometric mean √(1/6), p = 1/(1+√6); Skill (N = 2)
+			// equals it, Recency is the median.
 			name: "huge weights",
 			fs:   weighted([]float64{0.2, 0.4}, []float64{math.MaxFloat64, math.MaxFloat64}),
-			want: Result{GeoOdds: logistic((logit(0.2) + logit(0.4)) / 2), Mean: 0.3, Median: 0.3, Method: GeoOdds,
-				P: logistic((logit(0.2) + logit(0.4)) / 2), Extremize: 1, Low: 0.2, High: 0.4, SpreadPts: 20,
+			want: Result{GeoOdds: 1 / (1 + math.Sqrt(6)), Mean: 0.3, Median: 0.3, Recency: 0.3, Skill: 1 / (1 + math.Sqrt(6)),
+				Method: GeoOdds, P: 1 / (1 + math.Sqrt(6)), Extremize: 1, Low: 0.2, High: 0.4, SpreadPts: 20,
 				DisagreePts: 20, N: 2, Notes: []string{}},
 		},
 	}
@@ -294,6 +318,8 @@ func TestParseMethod(t *testing.T) {
 		{"geo_odds", GeoOdds, nil},
 		{" Median ", Median, nil},
 		{"MEAN", Mean, nil},
+		{"recency", Recency, nil},
+		{" Skill", Skill, nil},
 		{"geometric", "", ErrMethod},
 	}
 	for _, tt := range tests {
@@ -305,8 +331,11 @@ func TestParseMethod(t *testing.T) {
 }
 
 // Each pooled value lies between the lowest and highest forecast (for the
-// geometric mean, of the clipped forecasts) when not extremized, and
-// permuting the forecasts changes nothing but float rounding.
+// geometric mean, of the clipped forecasts; for Skill, of the clipped
+// forecasts extremized by Skill's own factor) when not extremized, and
+// permuting the forecasts changes nothing but float rounding, but for
+// Recency and Skill: without times they take the slice order as the order
+// in time (TestTimedPoolsPermutation permutes forecasts with times).
 func TestCombineProperties(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	for trial := range 300 {
@@ -320,6 +349,9 @@ func TestCombineProperties(t *testing.T) {
 			if r.IntN(2) == 0 {
 				fs[i].Weight = new(float64(r.IntN(4)))
 			}
+			if r.IntN(2) == 0 {
+				fs[i].Skill = new(40*r.Float64() - 20)
+			}
 		}
 		res, err := Combine(fs, Options{})
 		if errors.Is(err, ErrAllExcluded) {
@@ -328,7 +360,7 @@ func TestCombineProperties(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for name, v := range map[string]float64{"mean": res.Mean, "median": res.Median} {
+		for name, v := range map[string]float64{"mean": res.Mean, "median": res.Median, "recency": res.Recency} {
 			if v < res.Low-1e-15 || v > res.High+1e-15 {
 				t.Fatalf("trial %d: %s %v outside [%v, %v]", trial, name, v, res.Low, res.High)
 			}
@@ -337,13 +369,17 @@ func TestCombineProperties(t *testing.T) {
 		if res.GeoOdds < lo-1e-12 || res.GeoOdds > hi+1e-12 {
 			t.Fatalf("trial %d: geo_odds %v outside [%v, %v]", trial, res.GeoOdds, lo, hi)
 		}
+		// Extremizing is increasing, so it keeps the order of the bounds.
+		if k := skillExtremize(res.N); res.Skill < extremize(lo, k)-1e-12 || res.Skill > extremize(hi, k)+1e-12 {
+			t.Fatalf("trial %d: skill %v outside [%v, %v]", trial, res.Skill, extremize(lo, k), extremize(hi, k))
+		}
 		shuffled := append([]Forecast(nil), fs...)
 		r.Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
 		res2, err := Combine(shuffled, Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		opts := cmp.Options{cmpopts.EquateApprox(0, 1e-12), cmpopts.IgnoreFields(Result{}, "Notes")}
+		opts := cmp.Options{cmpopts.EquateApprox(0, 1e-12), cmpopts.IgnoreFields(Result{}, "Notes", "Recency", "Skill")}
 		if diff := cmp.Diff(res, res2, opts); diff != "" {
 			t.Fatalf("trial %d: shuffled input changed the result (-orig +shuffled):\n%s", trial, diff)
 		}

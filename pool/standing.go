@@ -16,7 +16,10 @@ import (
 // instead of the n² of calling [Combine] on the whole set each time.
 //
 // Result is Combine's result on the same forecasts in any order, up to
-// rounding: the median, the lowest and highest forecasts, the spread, the
+// rounding, but for [Result.Recency] and [Result.Skill]: those need the
+// forecasts' times and the forecasters' skills, which a Standing does not
+// keep, so they are left 0 (call Combine with them for those pools). The
+// median, the lowest and highest forecasts, the spread, the
 // disagreement flag and N are exactly Combine's; the mean and the
 // geometric mean of odds come from running sums (Neumaier's compensated
 // summation, so they do not drift as forecasts are replaced) and may

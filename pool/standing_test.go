@@ -65,7 +65,7 @@ func TestStandingMatchesCombine(t *testing.T) {
 				t.Fatalf("trial %d step %d: Standing's middle spread %v (%v), want %v (%v) on %v", trial, step,
 					s.MiddleSpreadPts(), s.MiddleDisagree(), pool.MiddleSpreadPts(ps), pool.MiddleDisagree(ps), ps)
 			}
-			opts := cmp.Options{cmpopts.IgnoreFields(pool.Result{}, "Notes", "GeoOdds", "Mean", "P")}
+			opts := cmp.Options{cmpopts.IgnoreFields(pool.Result{}, "Notes", "GeoOdds", "Mean", "P", "Recency", "Skill")}
 			if diff := cmp.Diff(want, got, opts); diff != "" {
 				t.Fatalf("trial %d step %d: Result mismatch (-want +got):\n%s", trial, step, diff)
 			}

@@ -49,8 +49,11 @@
 // [Score] does everything in one pass. [Brier], [Log], [Calibration] and
 // [Decompose] compute one thing each. [ParseOutcome] reads "yes", "no",
 // "1" and "0". [TimeAveraged] scores every forecast made over a question's
-// life, each for the time it stood. The runnable program examples/score in the repository
-// scores a forecast file and prints its calibration table.
+// life, each for the time it stood. [SkillOf] and [SkillFromSums] turn a
+// forecaster's peer scores into its [Skill], [Trust] maps a skill to a
+// score between 0 and 1, and [History] answers what was known of a
+// skill at a given moment. The runnable program examples/score in the
+// repository scores a forecast file and prints its calibration table.
 //
 // # Errors
 //
@@ -118,6 +121,55 @@
 //     length of the question, so that a forecaster present for part of
 //     the life has a coverage below 1. docs/SCORES.md in the repository
 //     works an example through.
+//
+// # Skill and trust
+//
+// A forecaster's [Skill] is measured against the others on the same
+// questions, not against the outcome alone: it is made of the
+// forecaster's time-averaged peer scores ([TimeAveraged]), one per
+// scored question. A peer score is 0 for matching the others, so
+// forecasting only questions whose answer everyone knows earns about
+// nothing, however good the Brier score of such forecasts is.
+//
+//   - Mean and interval. [Skill.MeanPeer] is the mean peer score per
+//     question, and [Skill.Low] and [Skill.High] bound its 95% interval
+//     by Student's t over questions: mean ± t(0.975, n−1) · s/√n, with n
+//     the number of scored questions and s the sample standard
+//     deviation of their peer scores. Each question is one observation;
+//     the t interval is the standard one for the mean of a few of them,
+//     exact for normal scores and close for others as n grows, and it is
+//     deterministic: the same record gives the same interval in a store,
+//     in a test and on every replica, and a store that keeps three
+//     running sums ([SkillFromSums]) computes it in constant time. A
+//     bootstrap over questions would need a random seed and thousands of
+//     resamples at every change, and its interval would move with the
+//     seed. t(0.975, df) comes from a table for df below 10 and from the
+//     Cornish–Fisher expansion (Abramowitz and Stegun 26.7.5) from 10 on,
+//     within 1e-5. With fewer than 2 questions there is no interval
+//     ([Skill.HasInterval]) and Low and High equal the mean.
+//   - Estimate. [Skill.Estimate] = Σ peer / ([SkillPrior] + Σ coverage),
+//     SkillPrior = 30: Metaculus's reputation (Metaculus/metaculus
+//     scoring/reputation.py, reputation_value), as if every forecaster
+//     started with 30 questions of full coverage scored 0. It stays near
+//     0 until the evidence outweighs that prior and tends to the mean
+//     per question of full coverage after many, so one lucky question
+//     moves it little. Metaculus floors its reputation at 1e-6 because it
+//     weighs forecasts by it directly; here the estimate keeps its sign,
+//     and package pool's skill pool turns it into a weight by an
+//     exponential. Leaderboards rank by the estimate.
+//   - Ranking. A forecaster with fewer than [MinRanked] = 10 scored
+//     questions is unranked ([Skill.Ranked]): with 10 the 95% interval
+//     is still ±0.72 standard deviations of one question's peer score.
+//   - Trust. [Trust] maps the estimate e to a score in (0, 1):
+//     trust = 0.5 + 0.5 · e / (|e| + [TrustScale]), TrustScale = 10. No
+//     evidence, or no better than the others, is 0.5; e = 10 points per
+//     question is 0.75 and e = −10 is 0.25; it rises with e and never
+//     reaches 0 or 1 for any estimate a peer score can give.
+//   - Time. [History] keeps each forecaster's scored questions with the
+//     time their resolution was recorded; [History.At] gives the skill
+//     known at a moment t from the questions resolved strictly before t
+//     (one resolved exactly at t is not yet known), so that whatever is
+//     computed at t uses only what was known at t.
 //
 // # Decisions
 //

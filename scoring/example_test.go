@@ -148,3 +148,33 @@ func ExampleTimeAveraged() {
 	// bob: baseline -44.22, peer -48.40, coverage 60%
 	// cy: baseline 0.00, peer 0.41, coverage 20%
 }
+
+// A forecaster's skill from its peer scores on three questions (the third
+// joined for half the question's life): the mean per question with its
+// 95% interval, and the estimate shrunk toward 0, 12 / (30 + 2.5).
+func ExampleSkillOf() {
+	s := scoring.SkillOf([]float64{10, -4, 6}, []float64{1, 1, 0.5})
+	fmt.Printf("%d questions: mean peer %.1f, 95%% interval %.1f to %.1f\n", s.Questions, s.MeanPeer, s.Low, s.High)
+	fmt.Printf("estimate %.3f, trust %.3f, ranked %v\n", s.Estimate, scoring.Trust(s.Estimate), s.Ranked())
+	// Output:
+	// 3 questions: mean peer 4.0, 95% interval -13.9 to 21.9
+	// estimate 0.369, trust 0.518, ranked false
+}
+
+// What was known of a forecaster's skill at a moment counts only the
+// questions resolved before it.
+func ExampleHistory_At() {
+	var h scoring.History
+	march := func(d int) time.Time { return time.Date(2026, 3, d, 12, 0, 0, 0, time.UTC) }
+	h.Add("agent:ann", march(10), 25, 1)
+	h.Add("agent:ann", march(2), -5, 1) // added late, resolved earlier
+	for _, d := range []int{1, 2, 3, 11} {
+		s := h.At("agent:ann", march(d))
+		fmt.Printf("March %d: %d question(s), estimate %.3f\n", d, s.Questions, s.Estimate)
+	}
+	// Output:
+	// March 1: 0 question(s), estimate 0.000
+	// March 2: 0 question(s), estimate 0.000
+	// March 3: 1 question(s), estimate -0.161
+	// March 11: 2 question(s), estimate 0.625
+}

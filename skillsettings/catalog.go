@@ -123,7 +123,9 @@ var settings = []Setting{
 	},
 	{
 		Name: "pool", Group: "combine", Kind: Choice, Default: "geo_odds",
-		Options: opts("geo_odds", "average of log-odds (geometric mean of odds)", "mean", "average probability", "median", "median probability"),
+		Options: opts("geo_odds", "average of log-odds (geometric mean of odds)", "mean", "average probability", "median", "median probability",
+			"recency", "Metaculus's community prediction: the median with newer forecasts weighing more",
+			"skill", "average of log-odds weighing newer forecasts and better-scored forecasters more, pushed a little from 50%"),
 		Meaning: "how several forecasts on one question are combined",
 	},
 	{

@@ -21,7 +21,7 @@ type specRow struct {
 var spec24 = []specRow{
 	{"act_on_forecasts", Choice, []string{"never", "ask"}, 0, 0, "never"},
 	{"share", Choice, []string{"never", "ask", "allowed", "unset"}, 0, 0, ""},
-	{"pool", Choice, []string{"geo_odds", "mean", "median"}, 0, 0, "geo_odds"},
+	{"pool", Choice, []string{"geo_odds", "mean", "median", "recency", "skill"}, 0, 0, "geo_odds"},
 	{"independent_first", Choice, []string{"yes", "no", "unset"}, 0, 0, ""},
 	{"min_forecasters", Integer, nil, 1, 50, ""},
 	{"disagree_pts", Integer, nil, 5, 60, ""},

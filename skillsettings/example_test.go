@@ -54,7 +54,7 @@ func ExampleNote_Err() {
 		fmt.Println("note:", n)
 	}
 	// Output:
-	// 400: skillsettings: pool: "average" is not allowed; use one of geo_odds, mean, median, for example pool=geo_odds
+	// 400: skillsettings: pool: "average" is not allowed; use one of geo_odds, mean, median, recency, skill, for example pool=geo_odds
 	// note: decimals: 9 is above the maximum 3; used 3
 }
 

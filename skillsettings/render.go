@@ -285,6 +285,12 @@ func (s Settings) behaviour(name, v string) string {
 		return "Combine the latest forecast of each forecaster on a question by the average probability: `combine_forecasts` with `method: mean`."
 	case "pool=median":
 		return "Combine the latest forecast of each forecaster on a question by the median probability, which a lone outlier does not move: `combine_forecasts` with `method: median`."
+	case "pool=recency":
+		return "Combine the latest forecast of each forecaster on a question as Metaculus's community prediction does: the median, with each forecast weighing more the more recent it is among them. " +
+			"Call `combine_forecasts` with `method: recency` and give each forecast's `at`, the time it was made (without times, the list order counts, oldest first)."
+	case "pool=skill":
+		return "Combine the latest forecast of each forecaster on a question by the skill pool: the average of log-odds, weighing the more recent forecasts and the forecasters with better peer scores more, then pushed a little away from 50% when three or more are combined. " +
+			"Call `combine_forecasts` with `method: skill`, and give each forecast's `at`, the time it was made, and its forecaster's `skill`, the skill estimate in peer-score points per question (leave it out when there is none)."
 	case "independent_first=yes":
 		return "Write your own forecast on a question before you read the other forecasters' forecasts on it. If theirs then change your mind, add a new dated line; do not edit your first one."
 	case "independent_first=no":
@@ -471,13 +477,24 @@ updated: 2026-11-20
 `
 
 // combineExample is a combine_forecasts body that carries the settings
-// combine_forecasts takes.
+// combine_forecasts takes, with the times (and skills) that the recency
+// and skill pools read.
 func (s Settings) combineExample() string {
 	method, _ := s.Get("pool")
 	if method == "" {
 		method = "geo_odds"
 	}
-	body := `{"forecasts":[{"who":"agent:scout","p":"62%"},{"who":"agent:owl","p":"55%"},{"who":"person","p":"70%"}],"method":"` + method + `"`
+	var body string
+	switch method {
+	case "recency":
+		body = `{"forecasts":[{"who":"agent:scout","p":"62%","at":"2026-11-20T09:00:00Z"},{"who":"agent:owl","p":"55%","at":"2026-11-20T14:30:00Z"},` +
+			`{"who":"person","p":"70%","at":"2026-11-21T08:00:00Z"}],"method":"recency"`
+	case "skill":
+		body = `{"forecasts":[{"who":"agent:scout","p":"62%","at":"2026-11-20T09:00:00Z","skill":4.5},{"who":"agent:owl","p":"55%","at":"2026-11-20T14:30:00Z","skill":-1.2},` +
+			`{"who":"person","p":"70%","at":"2026-11-21T08:00:00Z"}],"method":"skill"`
+	default:
+		body = `{"forecasts":[{"who":"agent:scout","p":"62%"},{"who":"agent:owl","p":"55%"},{"who":"person","p":"70%"}],"method":"` + method + `"`
+	}
 	if v, ok := s.Get("extremize"); ok && v != "1" {
 		body += `,"extremize":` + v
 	}

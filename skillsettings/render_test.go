@@ -76,6 +76,10 @@ func TestSkillGolden(t *testing.T) {
 	}{
 		{"defaults.golden", nil},
 		{"mixed.golden", mixedInput},
+		// The two pools that read times, and skills: what each asks and
+		// the combine_forecasts example with at (and skill).
+		{"pool_recency.golden", map[string]string{"pool": "recency"}},
+		{"pool_skill.golden", map[string]string{"pool": "skill"}},
 	}
 	for _, p := range PresetNames() {
 		cases = append(cases, struct {

@@ -193,8 +193,8 @@ func TestInvalid(t *testing.T) {
 	}{
 		{
 			"choice not among options", map[string]string{"preset": "team", "pool": "avg"}, team,
-			Note{Kind: NoteInvalid, Setting: "pool", Value: "avg", Used: "geo_odds", Allowed: []string{"geo_odds", "mean", "median"}},
-			`pool: "avg" is not one of geo_odds, mean, median; ignored, kept geo_odds`,
+			Note{Kind: NoteInvalid, Setting: "pool", Value: "avg", Used: "geo_odds", Allowed: []string{"geo_odds", "mean", "median", "recency", "skill"}},
+			`pool: "avg" is not one of geo_odds, mean, median, recency, skill; ignored, kept geo_odds`,
 		},
 		{
 			"optional choice keeps unset", map[string]string{"show_odds": "american"}, defaults,
@@ -223,7 +223,7 @@ func TestInvalid(t *testing.T) {
 		},
 		{
 			"unset on a setting with a default", map[string]string{"pool": "unset"}, defaults,
-			Note{Kind: NoteInvalid, Setting: "pool", Value: "unset", Used: "geo_odds", Allowed: []string{"geo_odds", "mean", "median"}},
+			Note{Kind: NoteInvalid, Setting: "pool", Value: "unset", Used: "geo_odds", Allowed: []string{"geo_odds", "mean", "median", "recency", "skill"}},
 			`pool: cannot be unset; ignored, kept geo_odds`,
 		},
 		{
@@ -300,7 +300,7 @@ func TestNoteTextIsOneASCIILine(t *testing.T) {
 	long := strings.Repeat("é", 30)
 	_, notes := Resolve(map[string]string{"pool": "a\r\nX-Evil: 1", "floor_pct": " 50\n", "na\nme": long, "bins": long})
 	want := []string{
-		`pool: "a\r\nX-Evil: 1" is not one of geo_odds, mean, median; ignored, kept geo_odds`,
+		`pool: "a\r\nX-Evil: 1" is not one of geo_odds, mean, median, recency, skill; ignored, kept geo_odds`,
 		"floor_pct: 50 is above the maximum 10; used 10",
 		`bins: "\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9"... is not one of 5, 10, unset; ignored, kept unset`,
 		`"na\nme": not a setting; ignored`,

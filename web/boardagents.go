@@ -12,12 +12,13 @@ import (
 )
 
 type agentsPage struct {
-	Agents  []board.Agent
-	Sorts   []link
-	Headers []header
-	NoBoard bool
-	Total   int
-	From    int // the position of the first agent shown, 0 when the page came by cursor
+	Agents    []board.Agent
+	Community *board.CommunityRecord
+	Sorts     []link
+	Headers   []header
+	NoBoard   bool
+	Total     int
+	From      int // the position of the first agent shown, 0 when the page came by cursor
 	// First links to the first page when this one came by cursor; Next
 	// to the page after it.
 	First, Next string
@@ -41,6 +42,7 @@ var agentSorts = []struct {
 	column string
 	order  string
 }{
+	{board.AgentSortSkill, "skill", "Skill", "descending"},
 	{board.AgentSortRecent, "recently seen", "Last seen", "descending"},
 	{board.AgentSortPeer, "peer score", "Peer score", "descending"},
 	{board.AgentSortBrier, "Brier score", "Brier", "ascending"},
@@ -50,7 +52,7 @@ var agentSorts = []struct {
 // agentColumns are the leaderboard's columns after the agent's name, in
 // the order the template writes their cells.
 var agentColumns = []struct{ label, class string }{
-	{"Trust", "n"}, {"Peer score", "n"}, {"Brier", "n"}, {"Scored", "n"}, {"Posts", "n"}, {"Last seen", ""},
+	{"Skill", "n"}, {"Trust", "n"}, {"Peer score", "n"}, {"Brier", "n"}, {"Scored", "n"}, {"Posts", "n"}, {"Last seen", ""},
 }
 
 // agentsQuery is the agent list's query string, read as GET /api/agents
@@ -115,7 +117,7 @@ func (s *server) agents(w http.ResponseWriter, r *http.Request) error {
 	}
 	if !known {
 		return badQuery("sort", fmt.Sprintf("is %q, which is not a leaderboard order", q.sort),
-			"use one of recent, peer_score, brier or trust, such as sort=peer_score")
+			"use one of skill, recent, peer_score, brier or trust, such as sort=skill")
 	}
 	list, err := s.opt.Board.Agents(r.Context(), board.AgentQuery{Sort: q.sort, Limit: q.limit, Cursor: q.cursor})
 	if err != nil {
@@ -125,7 +127,7 @@ func (s *server) agents(w http.ResponseWriter, r *http.Request) error {
 		}
 		return boardError(err)
 	}
-	page.Agents, page.Total, page.Notes = list.Agents, list.Total, list.Notes
+	page.Agents, page.Total, page.Notes, page.Community = list.Agents, list.Total, list.Notes, list.Community
 	q.limit = list.Limit
 	if q.cursor != "" {
 		page.First = agentsQuery{sort: q.sort, limit: q.limit}.url()

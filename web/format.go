@@ -13,6 +13,7 @@ import (
 	"github.com/predictions-md/predictions/board"
 	"github.com/predictions-md/predictions/internal/tools"
 	"github.com/predictions-md/predictions/pool"
+	"github.com/predictions-md/predictions/scoring"
 )
 
 // funcs are the template functions. None of them returns template.HTML for
@@ -35,6 +36,29 @@ var funcs = template.FuncMap{
 	"replyText": replyText,
 	"method":    methodName,
 	"middle":    middleRule,
+	"skill":     skillText,
+	"interval":  intervalText,
+}
+
+// skillText is a skill estimate to one decimal, "—" with no scored
+// question.
+func skillText(s scoring.Skill) string {
+	if s.Questions == 0 {
+		return "—"
+	}
+	return fmt.Sprintf("%.1f", s.Estimate)
+}
+
+// intervalText says what a skill rests on: its mean peer score with the
+// 95% interval and the number of scored questions.
+func intervalText(s scoring.Skill) string {
+	switch {
+	case s.Questions == 0:
+		return "no scored question"
+	case !s.HasInterval():
+		return fmt.Sprintf("mean peer %.1f on 1 question", s.MeanPeer)
+	}
+	return fmt.Sprintf("mean peer %.1f, 95%% %.1f to %.1f, %d questions", s.MeanPeer, s.Low, s.High, s.Questions)
 }
 
 // middleRule says in words when agents disagree on a prediction: the
@@ -56,6 +80,8 @@ var methodNames = map[string]string{
 	"geo_odds": "geometric mean of odds",
 	"mean":     "mean of probabilities",
 	"median":   "median",
+	"recency":  "recency-weighted median (Metaculus's community prediction)",
+	"skill":    "log-odds weighted by recency and skill, extremized",
 }
 
 // methodName names a pooling method for people; an unknown one as it is.

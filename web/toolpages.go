@@ -48,8 +48,10 @@ var forms = map[string]formSpec{
 		Shapes: map[int][]string{1: {"odds"}, 2: {"label", "odds"}},
 		Help:   "One outcome per line: label, odds (the label may be left out). Odds in any notation: 2.10, 11/10, +110."}}},
 	"combine_forecasts": {lists: []listSpec{{Field: "forecasts",
-		Shapes: map[int][]string{1: {"p"}, 2: {"who", "p"}, 3: {"who", "p", "weight"}},
-		Help:   "One forecast per line: who, p, weight (who and weight may be left out). p as 0.62 or 62%; the bare numbers of one list are read on one scale (all fractions or all percents)."}}},
+		Shapes: map[int][]string{1: {"p"}, 2: {"who", "p"}, 3: {"who", "p", "weight"}, 4: {"who", "p", "weight", "at"}, 5: {"who", "p", "weight", "at", "skill"}},
+		Help: "One forecast per line: who, p, weight, at, skill (all but p may be left out or left empty, as in: scout, 62%, , 2026-11-20T09:00:00Z). " +
+			"p as 0.62 or 62%; the bare numbers of one list are read on one scale (all fractions or all percents). " +
+			"at is when the forecast was made (RFC 3339) and skill the forecaster's peer-score points per question, for the recency and skill methods."}}},
 	"bayes_update": {lists: []listSpec{{Field: "evidence",
 		Shapes: map[int][]string{1: {"lr"}, 2: {"label", "lr"}, 3: {"label", "p_if_yes", "p_if_no"}},
 		Help:   "One piece of evidence per line: label, lr (likelihood ratio), or label, p_if_yes, p_if_no. With two values the first is the label."}}},

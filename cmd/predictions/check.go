@@ -124,9 +124,7 @@ func runCheck(_ context.Context, env *cmdEnv, args []string) int {
 		out.Files = append(out.Files, res)
 	}
 	if *asJSON {
-		enc := json.NewEncoder(env.stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(out); err != nil {
+		if err := writeJSON(env.stdout, out); err != nil {
 			fmt.Fprintf(env.stderr, "predictions check: %v\n", err)
 			return 2
 		}
@@ -171,6 +169,13 @@ func displayName(name string) string {
 		return "<stdin>"
 	}
 	return name
+}
+
+// writeJSON writes v as indented JSON, as the --json flags print.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }
 
 // readForecastFile reads and parses a file, or standard input for "-".

@@ -128,15 +128,15 @@ func crashForecasts(t *testing.T, db string) {
 	}
 	fs := make([]pool.Forecast, len(list.Standing))
 	for i, f := range list.Standing {
-		fs[i] = pool.Forecast{Who: f.AgentID, P: f.P}
+		fs[i] = pool.Forecast{Who: f.AgentID, P: f.P, At: f.CreatedAt} // no agent has a score: every skill is 0
 	}
-	want, err := pool.Combine(fs, pool.Options{})
+	want, err := pool.Combine(fs, pool.Options{Method: list.Community.Method})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if list.Community.P != want.GeoOdds || list.Community.Forecasters != len(list.Standing) {
-		t.Errorf("community after the crash = %v from %d; recomputed from the %d standing forecasts: %v",
-			list.Community.P, list.Community.Forecasters, len(list.Standing), want.GeoOdds)
+	if list.Community.P != want.P || list.Community.Forecasters != len(list.Standing) {
+		t.Errorf("community (%s) after the crash = %v from %d; recomputed from the %d standing forecasts: %v",
+			list.Community.Method, list.Community.P, list.Community.Forecasters, len(list.Standing), want.P)
 	}
 	t.Logf("crash (%s): %d forecasts acknowledged before SIGKILL, %d stored after the restart, %d lost",
 		dbKind(db), len(acks), len(stored), lost)

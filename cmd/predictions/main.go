@@ -45,11 +45,12 @@ type cmdEnv struct {
 // commands lists the subcommands in the order help shows them.
 func commands() []command {
 	return []command{
-		// Each subcommand lives in its own file: serve.go, check.go, score.go, settings.go, mail.go,
+		// Each subcommand lives in its own file: serve.go, check.go, score.go, evaluate.go, settings.go, mail.go,
 		// boardfile.go (export and import), backup.go.
 		{name: "serve", summary: "run the service: tools over HTTP and MCP, the skill file, the board", run: runServe},
 		{name: "check", summary: "check forecast files against the format (FILE:LINE: rule N: message)", run: runCheck},
 		{name: "score", summary: "score a forecast file's resolved questions; calibration table", run: runScore},
+		{name: "evaluate", summary: "replay forecast files and score every pool as the community forecast", run: runEvaluate},
 		{name: "settings", summary: "print the agents' skill file with settings written in", run: runSettings},
 		{name: "mail", summary: "record one e-mail reply from standard input (for a mail server's pipe)", run: runMail},
 		{name: "export", summary: "write the board as a forecast file to standard output", run: runExport},

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -54,9 +53,7 @@ func runScore(_ context.Context, env *cmdEnv, args []string) int {
 		return 2
 	}
 	if *asJSON {
-		enc := json.NewEncoder(env.stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(rep); err != nil {
+		if err := writeJSON(env.stdout, rep); err != nil {
 			fmt.Fprintf(env.stderr, "predictions score: %v\n", err)
 			return 2
 		}

@@ -250,7 +250,7 @@ func (c *boardConfig) flags(fs *flag.FlagSet, env func(name, def string) string)
 	fs.BoolVar(&c.createDirs, "create-dirs", envBool(env("PREDICTIONS_CREATE_DIRS", "")), "also create the missing directories of a SQLite --db path (off: a mistyped path fails) [PREDICTIONS_CREATE_DIRS]")
 	fs.StringVar(&c.moderatorToken, "moderator-token", env("PREDICTIONS_MODERATOR_TOKEN", ""), "`token` moderators send as Authorization: Bearer <token>;\nempty means moderator routes answer 403 [PREDICTIONS_MODERATOR_TOKEN]")
 	auth := fs.String("auth", env("PREDICTIONS_AUTH", "id"), "how board posts authenticate agents: `id` (Authorization: Bearer <agent_id>) or keys\n(Bearer <key>, each agent's secret key from POST /api/agents/{id}/key) [PREDICTIONS_AUTH]")
-	poolFlag := fs.String("pool", env("PREDICTIONS_POOL", string(pool.GeoOdds)), "how the board pools agents' forecasts into the community forecast:\ngeo_odds (geometric mean of odds), mean or median [PREDICTIONS_POOL]")
+	poolFlag := fs.String("pool", env("PREDICTIONS_POOL", string(pool.Skill)), "how the board pools agents' forecasts into the community forecast: skill (log-odds weighted\nby recency and by each agent's skill known at the time, extremized; the best on PredictionBook's data,\nsee docs/POOLS.md), recency (Metaculus's community prediction), geo_odds (geometric mean of odds),\nmean or median [PREDICTIONS_POOL]")
 	return func() error {
 		var err error
 		if c.auth, err = boardapi.ParseAuth(*auth); err != nil {

@@ -99,7 +99,7 @@ func TestSettingsCommand(t *testing.T) {
 		{
 			name:       "invalid choice is an error",
 			args:       []string{"--pool", "average"},
-			wantErr:    []string{`predictions settings: pool: "average" is not allowed; use one of geo_odds, mean, median, for example pool=geo_odds`, "Run 'predictions settings --help' for the settings and their values."},
+			wantErr:    []string{`predictions settings: pool: "average" is not allowed; use one of geo_odds, mean, median, recency, skill, for example pool=geo_odds`, "Run 'predictions settings --help' for the settings and their values."},
 			wantStatus: 2,
 		},
 		{

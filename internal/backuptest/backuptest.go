@@ -31,10 +31,10 @@ import (
 // out when a row of the copy is compared with the source's row.
 var Updated = map[string][]string{
 	"agents": {"name", "flags", "last_seen", "predictions", "replies", "reactions", "resolved", "brier_sum", "correct", "decided",
-		"forecasts", "scored", "peer_sum", "baseline_sum", "fbrier_sum", "flog_sum"},
+		"forecasts", "scored", "peer_sum", "baseline_sum", "fbrier_sum", "flog_sum", "peer_sq_sum", "coverage_sum"},
 	"predictions": {"agree", "disagree", "uncertain", "replies", "popularity",
 		"replies_plain", "replies_agree", "replies_disagree", "replies_challenge", "replies_debate",
-		"community_geo", "community_mean", "community_median", "community_spread", "community_disagree", "community_notes",
+		"community_geo", "community_mean", "community_median", "community_recency", "community_skill", "community_spread", "community_disagree", "community_notes",
 		"community_updated_at", "forecasters",
 		"status", "outcome", "resolved_at", "closed_at"},
 	"standings":     {"forecast_id", "p", "updated_at"},

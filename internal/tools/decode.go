@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
+	"unicode/utf8"
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -281,6 +283,8 @@ func decodeError(err error, raw []byte, s *jsonschema.Schema, example []byte) *I
 		switch {
 		case errors.As(err, &ke):
 			return typeError(field, fs, ke.got, example, err)
+		case me.GoType == timeType && me.JSONKind == '"':
+			return timeError(field, stringAt(raw, me.ByteOffset), err)
 		case me.JSONKind == '0' && me.Err != nil && strings.Contains(me.Err.Error(), "out of range"):
 			return &InputError{Field: field, Problem: fmt.Sprintf("is %s, which is out of range", numberAt(raw, me.ByteOffset)),
 				Hint: "send an ordinary number such as 0.62 or 62", Err: err}
@@ -294,15 +298,43 @@ func decodeError(err error, raw []byte, s *jsonschema.Schema, example []byte) *I
 
 // numberAt is the JSON number that starts at byte off of raw.
 func numberAt(raw []byte, off int64) string {
-	if off < 0 || off >= int64(len(raw)) {
-		return "a number"
-	}
-	v, err := jsontext.NewDecoder(strings.NewReader(string(raw[off:]))).ReadValue()
-	if err != nil || v.Kind() != '0' {
+	v, ok := valueAt(raw, off, '0')
+	if !ok {
 		return "a number"
 	}
 	return string(v)
 }
+
+// stringAt is the JSON string that starts at byte off of raw, as JSON
+// text, its first 40 characters only.
+func stringAt(raw []byte, off int64) string {
+	v, ok := valueAt(raw, off, '"')
+	if !ok {
+		return "a string"
+	}
+	b, _ := jsontext.AppendUnquote(nil, v) // valid: the decoder read it
+	s := string(b)
+	if utf8.RuneCountInString(s) > 40 {
+		s = string([]rune(s)[:40]) + "…"
+	}
+	return strconv.Quote(s)
+}
+
+// valueAt is the JSON value of the kind that starts at byte off of raw.
+func valueAt(raw []byte, off int64, kind jsontext.Kind) (jsontext.Value, bool) {
+	if off < 0 || off >= int64(len(raw)) {
+		return nil, false
+	}
+	v, err := jsontext.NewDecoder(bytes.NewReader(raw[off:])).ReadValue()
+	if err != nil || v.Kind() != kind {
+		return nil, false
+	}
+	return v, true
+}
+
+// timeType is the Go type of the inputs that are times: a JSON string
+// the decoder reads as RFC 3339.
+var timeType = reflect.TypeFor[time.Time]()
 
 // kindName is the JSON type of a kind, as JSON Schema names it.
 func kindName(k jsontext.Kind) string {

@@ -112,6 +112,13 @@ func patternError(field, got, description string) *InputError {
 	return &InputError{Field: field, Problem: fmt.Sprintf("is %s, which is not of the accepted form", got), Hint: hint}
 }
 
+// timeHint says how to write a time, as every input that is one reads it.
+const timeHint = `send an RFC 3339 time with its offset, such as "2026-11-20T17:05:00Z" (UTC) or "2026-11-20T18:05:00+01:00"`
+
+func timeError(field, got string, err error) *InputError {
+	return &InputError{Field: field, Problem: fmt.Sprintf("is %s, which is not an RFC 3339 time", got), Hint: timeHint, Err: err}
+}
+
 func enumError(field, got string, fs *jsonschema.Schema) *InputError {
 	return &InputError{Field: field, Problem: fmt.Sprintf("is %s, which is not one of the allowed values", got),
 		Hint: "use one of: " + enumList(fs.Enum)}

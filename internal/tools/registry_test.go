@@ -120,3 +120,38 @@ func TestBuildSettingsInvalidChoiceIsAnError(t *testing.T) {
 		t.Errorf("Call(floor_pct=50) notes = %q, want one clamping note", res.Notes)
 	}
 }
+
+// TestSkillFileCombineExample sends combine_forecasts the example body
+// the skill file gives for each value of its pool setting: the tool takes
+// it without a note on an unknown field, and the method it names leads.
+func TestSkillFileCombineExample(t *testing.T) {
+	var pool skillsettings.Setting
+	for _, st := range skillsettings.Catalog() {
+		if st.Name == "pool" {
+			pool = st
+		}
+	}
+	if diff := cmp.Diff(methodNames(), pool.Allowed()); diff != "" {
+		t.Errorf("the pool setting's values differ from combine_forecasts' methods (-want +got):\n%s", diff)
+	}
+	for _, v := range pool.Allowed() {
+		t.Run(v, func(t *testing.T) {
+			md, notes := SkillFile(map[string][]string{"pool": {v}}, skillsettings.Options{BaseURL: "https://predictions.example"})
+			if len(notes) != 0 {
+				t.Fatalf("pool=%s: notes %q", v, notes)
+			}
+			_, after, ok := strings.Cut(string(md), "/api/v1/combine_forecasts' -H 'Content-Type: application/json' \\\n  -d '")
+			body, _, ok2 := strings.Cut(after, "'\n")
+			if !ok || !ok2 {
+				t.Fatalf("pool=%s: no combine_forecasts example in the skill file", v)
+			}
+			res, err := Lookup("combine_forecasts").Call(context.Background(), []byte(body))
+			if err != nil {
+				t.Fatalf("pool=%s: combine_forecasts(%s): %v", v, body, err)
+			}
+			if out := res.Output.(*combineOutput); string(out.Method) != v || len(res.Notes) != 0 {
+				t.Errorf("pool=%s: method %s, notes %q; want %s and no notes", v, out.Method, res.Notes, v)
+			}
+		})
+	}
+}

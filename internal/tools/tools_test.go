@@ -153,6 +153,9 @@ func TestCallSeveralProblems(t *testing.T) {
 		{"implied_probabilities", `{"outcomes":[],"method":"0"}`, Lookup("implied_probabilities"), "outcomes"},
 		{"combine_forecasts", `{"forecasts":[{"p":0.5,"who":"x"},{"p":"abc%","weight":-1}],"method":"x"}`, Lookup("combine_forecasts"), "forecasts[1].weight"},
 		{"score_forecasts", `{"forecasts":[],"bins":1}`, Lookup("score_forecasts"), "forecasts"},
+		// A time is read with its type, so a bad one comes before a limit.
+		{"bad time before a skill out of range", `{"forecasts":[{"p":0.5,"skill":2000},{"p":0.5,"at":"noon"}]}`, Lookup("combine_forecasts"), "forecasts[1].at"},
+		{"skill out of range", `{"forecasts":[{"p":0.5,"at":"2026-11-20T12:00:00Z"},{"p":0.5,"skill":-1001}]}`, Lookup("combine_forecasts"), "forecasts[1].skill"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
