@@ -225,11 +225,11 @@ func (ts *Templates) New(tb testing.TB, admin string) string {
 			"add func TestMain(m *testing.M) { os.Exit(%[1]s.Run(m)) } to the package's tests", ts.Caller)
 	}
 	ts.mu.Lock()
-	if ts.made == nil {
-		ts.made = map[string]*template{}
-	}
 	t := ts.made[admin]
 	if t == nil {
+		if ts.made == nil {
+			ts.made = map[string]*template{}
+		}
 		t = &template{}
 		ts.made[admin] = t
 	}
