@@ -2,12 +2,10 @@ package board
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 
 	"github.com/predictions-md/predictions/internal/database"
-	"github.com/uptrace/bun/driver/sqliteshim"
 )
 
 // ErrPostgresBackup: [Store.Backup] was asked to copy a PostgreSQL board,
@@ -44,27 +42,9 @@ func (s *Store) Backup(ctx context.Context, path string) error {
 	return nil
 }
 
-// rebuildSearch rebuilds the full-text index of the copy at path from its
-// predictions (see migrateSearch): the index is keyed on the predictions'
-// rowids, which VACUUM may change. A board from before the search
-// migration has no index to rebuild.
+// rebuildSearch rebuilds the full-text index of the copy at path
+// (migrateSearch's predictions_fts, which a board from before that
+// migration lacks).
 func rebuildSearch(ctx context.Context, path string) error {
-	db, err := sql.Open(sqliteshim.ShimName, path+"?_pragma=synchronous(FULL)")
-	if err != nil {
-		return fmt.Errorf("backup: opening the copy: %w", err)
-	}
-	defer db.Close()
-	var n int
-	if err := db.QueryRowContext(ctx, `SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'predictions_fts'`).Scan(&n); err != nil {
-		return fmt.Errorf("backup: reading the copy: %w", err)
-	}
-	if n > 0 {
-		if _, err := db.ExecContext(ctx, `INSERT INTO predictions_fts (predictions_fts) VALUES ('rebuild')`); err != nil {
-			return fmt.Errorf("backup: rebuilding the copy's search index: %w", err)
-		}
-	}
-	if err := db.Close(); err != nil {
-		return fmt.Errorf("backup: closing the copy: %w", err)
-	}
-	return nil
+	return database.RebuildFTS(ctx, path, "predictions_fts")
 }

@@ -9,6 +9,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/uptrace/bun/driver/sqliteshim"
 )
 
 // BackupSQLite writes a consistent copy of the SQLite database that the
@@ -64,6 +66,35 @@ func BackupSQLite(ctx context.Context, read *sql.DB, path string, finish func(ct
 		return fmt.Errorf("backup: %w", err)
 	}
 	return publish(tmp, abs, path)
+}
+
+// RebuildFTS rebuilds the external-content FTS5 indexes tables of the
+// SQLite file at path (a copy that [BackupSQLite] hands to its finish)
+// from their content: they are keyed on their content's rowids, which
+// VACUUM may renumber (SQLite's VACUUM documentation). A table the file
+// lacks (made by a later migration) is skipped.
+func RebuildFTS(ctx context.Context, path string, tables ...string) error {
+	db, err := sql.Open(sqliteshim.ShimName, path+"?_pragma=synchronous(FULL)")
+	if err != nil {
+		return fmt.Errorf("backup: opening the copy: %w", err)
+	}
+	defer db.Close()
+	for _, t := range tables {
+		var n int
+		if err := db.QueryRowContext(ctx, `SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = ?`, t).Scan(&n); err != nil {
+			return fmt.Errorf("backup: reading the copy: %w", err)
+		}
+		if n == 0 {
+			continue
+		}
+		if _, err := db.ExecContext(ctx, `INSERT INTO `+t+` (`+t+`) VALUES ('rebuild')`); err != nil {
+			return fmt.Errorf("backup: rebuilding the copy's search index: %w", err)
+		}
+	}
+	if err := db.Close(); err != nil {
+		return fmt.Errorf("backup: closing the copy: %w", err)
+	}
+	return nil
 }
 
 // vacuumInto runs VACUUM INTO tmp (an empty file, which SQLite accepts)
