@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -76,11 +75,8 @@ type Store struct {
 	// method chooses which stored community value is shown.
 	method pool.Method
 
-	// lastWrite is when a write transaction last committed (UnixNano of
-	// the real clock; 0 for never or closed): CheckWrite under write load
-	// then need not queue behind the writes it would measure.
-	lastWrite atomic.Int64
-	// health keeps the last probe of CheckWrite (health.go).
+	// health keeps the last probe of CheckWrite and the time of the last
+	// commit (health.go).
 	health database.Probe
 
 	// stmts holds the feed's statements prepared on the SQLite read pool
@@ -119,7 +115,7 @@ type Store struct {
 // it may not be created, or the database's error when it cannot connect
 // or migrate.
 func Open(ctx context.Context, dsn string, opt Options) (*Store, error) {
-	s := &Store{now: opt.Now, flag: opt.Flag, health: database.Probe{Interval: CheckInterval},
+	s := &Store{now: opt.Now, flag: opt.Flag, health: database.Probe{Interval: CheckInterval, Recent: RecentWrite},
 		pages: database.VersionCache[cachedPage]{MaxEntries: maxPages, MaxBytes: maxPageBytes}}
 	if s.now == nil {
 		s.now = time.Now
@@ -165,7 +161,6 @@ func openError(err error) error {
 // Close closes the database pools.
 func (s *Store) Close() error {
 	s.changed.Close()
-	s.lastWrite.Store(0)
 	s.health.Forget()
 	var errs []error
 	errs = append(errs, s.stmts.Close())
@@ -240,7 +235,7 @@ func (s *Store) inTx(ctx context.Context, fn func(ctx context.Context, tx bun.Tx
 	if err := database.RunInTx(ctx, s.write, fn); err != nil {
 		return err
 	}
-	s.lastWrite.Store(time.Now().UnixNano())
+	s.health.Committed()
 	return nil
 }
 
@@ -259,7 +254,7 @@ func (s *Store) Atomically(ctx context.Context, fn func(ctx context.Context) err
 	if err := database.Atomically(ctx, s.write, fn); err != nil {
 		return err
 	}
-	s.lastWrite.Store(time.Now().UnixNano())
+	s.health.Committed()
 	return nil
 }
 
@@ -270,7 +265,7 @@ func (s *Store) retry(ctx context.Context, write func() error) error {
 	if err := database.Retry(ctx, write); err != nil {
 		return err
 	}
-	s.lastWrite.Store(time.Now().UnixNano())
+	s.health.Committed()
 	return nil
 }
 

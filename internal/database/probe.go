@@ -3,6 +3,7 @@ package database
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -14,6 +15,13 @@ import (
 type Probe struct {
 	// Interval is how long a result is the answer; 0 means a second.
 	Interval time.Duration
+	// Recent is how recent a commit noted by [Probe.Committed] must be
+	// to answer for the database without a check: under a write flood
+	// the check would wait for SQLite's single writer and could time out
+	// although every write succeeds. 0 means none answers.
+	Recent time.Duration
+
+	last atomic.Int64 // UnixNano of the real clock of the last commit; 0 for none
 
 	once sync.Once
 	turn chan struct{} // capacity 1: held by the check that runs
@@ -23,10 +31,13 @@ type Probe struct {
 	err error     // its result
 }
 
-// Check returns the last result while it is fresh, else runs check and
-// keeps its result. A wait for another caller's check that ctx ends
+// Check returns nil after a recent commit, the last result while it is
+// fresh, else runs check and keeps its result. A wait for another caller's check that ctx ends
 // returns ctx's error wrapped by [Unavailable].
 func (p *Probe) Check(ctx context.Context, check func(context.Context) error) error {
+	if t := p.last.Load(); t != 0 && time.Since(time.Unix(0, t)) < p.Recent {
+		return nil
+	}
 	if fresh, err := p.result(); fresh {
 		return err
 	}
@@ -61,8 +72,13 @@ func (p *Probe) result() (fresh bool, err error) {
 	return true, p.err
 }
 
-// Forget drops the last result, so that the next Check runs the check.
+// Committed notes that a write committed now ([Probe.Recent]).
+func (p *Probe) Committed() { p.last.Store(time.Now().UnixNano()) }
+
+// Forget drops the last result and commit, so that the next Check runs
+// the check.
 func (p *Probe) Forget() {
+	p.last.Store(0)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.at, p.err = time.Time{}, nil
