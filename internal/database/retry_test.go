@@ -218,3 +218,25 @@ func TestInsertRows(t *testing.T) {
 		}
 	})
 }
+
+// TestAppendInOrder: on PostgreSQL the rows go under the advisory lock
+// and the notification, typed; on SQLite as a plain INSERT; every value
+// is an argument, in order.
+func TestAppendInOrder(t *testing.T) {
+	head, cols, types := `INSERT INTO log (kind, at) `, []string{"kind", "at"}, []string{"text", "timestamptz"}
+	rows := [][]any{{"a", 1}, {"b", 2}}
+	for _, tc := range []struct {
+		pg   bool
+		want string
+		args []any
+	}{
+		{false, `INSERT INTO log (kind, at) VALUES (?, ?), (?, ?)`, []any{"a", 1, "b", 2}},
+		{true, `INSERT INTO log (kind, at) SELECT v.* FROM (SELECT pg_advisory_xact_lock(?), pg_notify(?, '')) AS l, ` +
+			`(VALUES (?::text, ?::timestamptz), (?::text, ?::timestamptz)) AS v (kind, at)`, []any{int64(7), "log", "a", 1, "b", 2}},
+	} {
+		st := database.AppendInOrder(tc.pg, head, cols, types, 7, "log", rows)
+		if st.Query != tc.want || fmt.Sprint(st.Args) != fmt.Sprint(tc.args) {
+			t.Errorf("AppendInOrder(pg %v) = %q %v, want %q %v", tc.pg, st.Query, st.Args, tc.want, tc.args)
+		}
+	}
+}
