@@ -122,17 +122,12 @@ func checkText(field, s string, min, max int, multiline bool) (string, error) {
 		return "", invalid(field, fmt.Sprintf("is %d characters long; the maximum is %d", n, max),
 			fmt.Sprintf("shorten it to at most %d characters (Unicode code points)", max))
 	}
-	i := 0
-	for _, r := range s {
-		i++
-		if !unicode.IsControl(r) || multiline && (r == '\n' || r == '\r' || r == '\t') {
-			continue
-		}
+	if r, at := forecastfile.Control(s, multiline); at > 0 {
 		hint := "remove line breaks, tabs and other control characters"
 		if multiline {
 			hint = "remove control characters; line breaks and tabs are allowed"
 		}
-		return "", invalid(field, fmt.Sprintf("contains the control character U+%04X at character %d", r, i), hint)
+		return "", invalid(field, fmt.Sprintf("contains the control character U+%04X at character %d", r, at), hint)
 	}
 	return s, nil
 }
