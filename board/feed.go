@@ -383,10 +383,7 @@ func (s *Store) queryRow(ctx context.Context, q string, args ...any) *sql.Row {
 	if s.pg {
 		return s.read.QueryRowContext(ctx, q, args...)
 	}
-	if st := s.stmts.Get(ctx, s.read.DB, q); st != nil {
-		return st.QueryRowContext(ctx, args...)
-	}
-	return s.read.DB.QueryRowContext(ctx, q, args...)
+	return s.stmts.QueryRow(ctx, s.read.DB, q, args...)
 }
 
 // scanPredictions runs a page query (pageSQL: the total, then
@@ -394,17 +391,13 @@ func (s *Store) queryRow(ctx context.Context, q string, args ...any) *sql.Row {
 // that recurs (cache) runs as a statement prepared once; on PostgreSQL
 // bun writes the arguments into the query.
 func (s *Store) scanPredictions(ctx context.Context, cache bool, n int, total *int, q string, args ...any) ([]predictionRow, error) {
-	var st *sql.Stmt
-	if cache && !s.pg {
-		st = s.stmts.Get(ctx, s.read.DB, q)
-	}
 	var rs *sql.Rows
 	var err error
 	switch {
 	case s.pg:
 		rs, err = s.read.QueryContext(ctx, q, args...)
-	case st != nil:
-		rs, err = st.QueryContext(ctx, args...)
+	case cache:
+		rs, err = s.stmts.Query(ctx, s.read.DB, q, args...)
 	default:
 		rs, err = s.read.DB.QueryContext(ctx, q, args...)
 	}

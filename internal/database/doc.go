@@ -39,7 +39,8 @@
 //     [Stmt]s of one write to PostgreSQL as one statement; [StmtCache]
 //     keeps the statements of queries that recur prepared; [VersionCache]
 //     keeps results (by [QueryKey]) while the data's version is
-//     unchanged; [Int] and [Float] scan numbers as both drivers give them.
+//     unchanged; [Int] and [Float] scan numbers as both drivers give them;
+//     [FTS5Terms] writes a full-text query of words.
 //   - Following changes: [Signal] wakes the readers of what a commit
 //     changed, in this process and, by LISTEN/NOTIFY, on PostgreSQL.
 //   - Health and copies: [Probe] keeps a readiness check's result for an

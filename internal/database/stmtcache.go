@@ -66,3 +66,20 @@ func (c *StmtCache) Close() error {
 	c.m = nil
 	return first
 }
+
+// QueryRow runs q on db as the cache's prepared statement, or unprepared
+// when the cache has none for it ([StmtCache.Get]).
+func (c *StmtCache) QueryRow(ctx context.Context, db *sql.DB, q string, args ...any) *sql.Row {
+	if st := c.Get(ctx, db, q); st != nil {
+		return st.QueryRowContext(ctx, args...)
+	}
+	return db.QueryRowContext(ctx, q, args...)
+}
+
+// Query is [StmtCache.QueryRow] for a query of many rows.
+func (c *StmtCache) Query(ctx context.Context, db *sql.DB, q string, args ...any) (*sql.Rows, error) {
+	if st := c.Get(ctx, db, q); st != nil {
+		return st.QueryContext(ctx, args...)
+	}
+	return db.QueryContext(ctx, q, args...)
+}
