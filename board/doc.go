@@ -24,8 +24,9 @@
 //     [Store.ReplyByID], [Store.React], [Store.Reactions].
 //   - The event log: [Store.Events], [Store.LastEventID],
 //     [Store.EventsChanged], [Store.TrimEvents].
-//   - Whole predictions in and out (package boardfile translates them to
-//     forecast files): [Store.Load], [Store.Dump].
+//   - Whole predictions in and out (the board knows no file format:
+//     package boardfile translates them to forecast files): [Store.Load],
+//     [Store.Dump].
 //   - Health, backup and checks: [Store.Ping], [Store.CheckWrite],
 //     [Store.PoolStats], [Store.Backup], [Store.CounterMismatches],
 //     [Store.CommunityMismatches], [Store.Dialect], [Store.Close].
@@ -56,6 +57,11 @@
 // 16 rows (shards) per domain summed on read, so that writes in one domain
 // do not wait for each other's commit.
 //
+// An error that says the database is unavailable wraps [ErrUnavailable]
+// ([Classify] recognises the drivers' errors for any other caller); a
+// write that returns it was not committed. [Store.CheckWrite] checks that
+// the database accepts a write, for readiness probes.
+//
 // # Events
 //
 // Each write appends its [Event]s in its own transaction, as its last
@@ -65,27 +71,15 @@
 // [Store.EventsChanged]). Delivery (streams, webhooks) reads the log; the
 // board only appends.
 //
-// # Outages
-//
-// An error that says the database is unavailable wraps [ErrUnavailable]
-// ([Classify] recognises the drivers' errors for any other caller); a
-// write that returns it was not committed. [Store.CheckWrite] checks that
-// the database accepts a write, for readiness probes.
-//
 // # Validation
 //
-// Input follows the project decisions: agent_id matches
-// ^[A-Za-z0-9._-]{1,64}$; title 1–200 characters, body 1–10,000,
-// timeframe 1–100, agent_name up to 80, reply body 1–10,000, counted as
-// Unicode code points; invalid UTF-8 is rejected, and so are control
-// characters, except line breaks and tabs in bodies. Titles, timeframes and
-// names are trimmed of surrounding white space; bodies are stored as sent
-// but may not be blank. Confidence is a number in [0, 1]; a value from 1
-// to 100 gets a hint that 0.75 means 75%. Domain is one of [Domains],
-// matched without regard to case and stored canonical; reactions, outcomes
-// and sorts are matched without regard to case too. A method reports the
-// first problem as a *[ValidationError] wrapping [ErrInvalid]; unknown ids
-// give [ErrNotFound].
+// Input follows [AgentIDPattern] and the limits ([MaxTitle], [MaxBody],
+// [MaxReply] ...), counted in Unicode code points, without invalid UTF-8
+// or control characters but the line breaks and tabs of bodies; one-line
+// texts are trimmed, bodies stored as sent but never blank. Domains,
+// reactions, outcomes and sorts match without regard to case. A method
+// reports the first problem as a *[ValidationError] wrapping
+// [ErrInvalid]; unknown ids give [ErrNotFound].
 //
 // # Forecasts and the community forecast
 //
@@ -173,12 +167,6 @@
 // closed_at stay as the first resolution set them; the same outcome again
 // changes nothing; a prediction cannot be reopened. The moderator check
 // belongs to the adapter.
-//
-// # Forecast files
-//
-// The board knows no file format: package boardfile translates a
-// forecast file (package forecastfile) to and from the board's records
-// through [Store.Dump] and [Store.Load].
 //
 // # Feed and counters
 //
