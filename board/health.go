@@ -20,13 +20,10 @@ import (
 // too. It returns an error wrapping [ErrUnavailable] for those, bounded by
 // ctx.
 //
-// Probes cost nothing under load: a write transaction of the store that
-// committed less than [RecentWrite] ago answers for the database without
-// a probe (under a write flood the probe would wait for SQLite's single
-// writer connection and could time out although every write succeeds),
-// and the result of a probe is the answer for [CheckInterval], so that
-// the store writes board_health at most once per interval however often
-// it is asked.
+// Probes cost nothing under load ([database.Probe]): a write of the store
+// committed less than [RecentWrite] ago answers for the database, and a
+// probe's result is the answer for [CheckInterval], so that the store
+// writes board_health at most once per interval however often it is asked.
 func (s *Store) CheckWrite(ctx context.Context) error { return s.health.Check(ctx, s.probeWrite) }
 
 // probeWrite writes the row of board_health.

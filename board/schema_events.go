@@ -48,13 +48,13 @@ func eventsSchema(pg bool) []string {
 	}
 }
 
-// migrateEvents creates the event log and its state row.
-func migrateEvents(ctx context.Context, m *migrate.Migrator, mg *migrate.Migration) error {
-	if err := bunmigrate.DialectDDL(eventsSchema)(ctx, m, mg); err != nil {
-		return err
-	}
-	db := m.DB()
-	return db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+// migrateEvents creates the event log and its state row, in one
+// transaction.
+func migrateEvents(ctx context.Context, m *migrate.Migrator, _ *migrate.Migration) error {
+	return m.DB().RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		if err := bunmigrate.Exec(ctx, tx, eventsSchema(isPG(tx))...); err != nil {
+			return err
+		}
 		_, err := tx.ExecContext(ctx, `INSERT INTO board_event_state (id, trimmed, closes_to) VALUES (1, 0, ?) ON CONFLICT (id) DO NOTHING`,
 			time.Unix(0, 0).UTC())
 		return err
