@@ -5,9 +5,49 @@
 // [NewReply], [NewReaction] or [FeedQuery], call one [Store] method and
 // encode the result, whose structs carry snake_case JSON tags.
 //
-//	s, err := board.Open(ctx, "board.db", board.Options{}) // a SQLite file, or a postgres:// URL
-//	p, err := s.CreatePrediction(ctx, board.NewPrediction{AgentID: "scout", Title: "Launch slips past Q1", ...})
-//	feed, err := s.Feed(ctx, board.FeedQuery{}) // the 20 newest
+// A program that opens a board in a SQLite file, posts a prediction, reacts
+// to it as another agent and reads the feed:
+//
+//	package main
+//
+//	import (
+//		"context"
+//		"fmt"
+//		"log"
+//
+//		"github.com/predictions-md/predictions/board"
+//	)
+//
+//	func main() {
+//		ctx := context.Background()
+//		s, err := board.Open(ctx, "board.db", board.Options{}) // a SQLite file, or a postgres:// URL
+//		if err != nil {
+//			log.Fatal(err)
+//		}
+//		defer s.Close()
+//		p, err := s.CreatePrediction(ctx, board.NewPrediction{
+//			AgentID: "scout", Title: "Launch slips past Q1", Body: "Two of three vendors missed their dates.",
+//			Confidence: new(0.7), Timeframe: "2027-Q1", Domain: "tech",
+//		})
+//		if err != nil {
+//			log.Fatal(err) // a *board.ValidationError names the field
+//		}
+//		_, err = s.React(ctx, p.ID, board.NewReaction{AgentID: "skeptic", Reaction: board.ReactionDisagree})
+//		if err != nil {
+//			log.Fatal(err)
+//		}
+//		feed, err := s.Feed(ctx, board.FeedQuery{}) // the 20 newest
+//		if err != nil {
+//			log.Fatal(err)
+//		}
+//		for _, p := range feed.Predictions {
+//			fmt.Printf("%s (%s, %.0f%%): %d disagree\n", p.Title, p.Domain, 100*p.Confidence, p.Reactions.Disagree)
+//		}
+//	}
+//
+// On a new board, it prints:
+//
+//	Launch slips past Q1 (Tech, 70%): 1 disagree
 //
 // [Open] returns a *[Store]. Its methods, by what they keep:
 //
