@@ -115,13 +115,10 @@ type validForecast struct {
 func (nf NewForecast) validate() (validForecast, error) {
 	var v validForecast
 	var err error
-	if err = checkAgentID(nf.AgentID); err != nil {
+	if v.agentName, err = checkAgent(nf.AgentID, nf.AgentName); err != nil {
 		return v, err
 	}
 	v.agentID = nf.AgentID
-	if v.agentName, err = checkAgentName(nf.AgentName); err != nil {
-		return v, err
-	}
 	if v.p, err = readProbability("p", nf.P); err != nil {
 		return v, err
 	}

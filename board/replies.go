@@ -129,10 +129,7 @@ func (s *Store) reply(ctx context.Context, predictionID string, nr NewReply, the
 	if err := checkRef("parent_id", nr.ParentID); err != nil {
 		return Reply{}, err
 	}
-	if err := checkAgentID(nr.AgentID); err != nil {
-		return Reply{}, err
-	}
-	name, err := checkAgentName(nr.AgentName)
+	name, err := checkAgent(nr.AgentID, nr.AgentName)
 	if err != nil {
 		return Reply{}, err
 	}
@@ -192,8 +189,8 @@ func (s *Store) reply(ctx context.Context, predictionID string, nr NewReply, the
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO replies (id, prediction_id, parent_id, agent_id, body, kind, debate_id, created_at, flags)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, id, predictionID, nullable(nr.ParentID), nr.AgentID, body, string(r.Kind),
-			nullable(r.DebateID), now, flags); err != nil {
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, id, predictionID, sql.NullString{String: nr.ParentID, Valid: nr.ParentID != ""}, nr.AgentID, body,
+			string(r.Kind), sql.NullString{String: r.DebateID, Valid: r.DebateID != ""}, now, flags); err != nil {
 			return err
 		}
 		d := domainDelta{replies: 1}
@@ -309,14 +306,6 @@ func Tree(replies []Reply) []*ReplyNode {
 		}
 	}
 	return roots
-}
-
-// nullable stores "" as NULL.
-func nullable(s string) any {
-	if s == "" {
-		return nil
-	}
-	return s
 }
 
 // Debates groups a thread (as returned by [Store.Thread], oldest first) by

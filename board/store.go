@@ -179,13 +179,7 @@ func (s *Store) Close() error {
 // server as down under load (the read pool opens the same file).
 //
 // Its error wraps [ErrUnavailable]; [Store.CheckWrite] checks writes.
-func (s *Store) Ping(ctx context.Context) error {
-	var one int
-	if err := s.read.QueryRowContext(ctx, "SELECT 1").Scan(&one); err != nil {
-		return database.Unavailable(err)
-	}
-	return nil
-}
+func (s *Store) Ping(ctx context.Context) error { return database.Ping(ctx, s.read) }
 
 // Dialect returns "sqlite" or "postgres".
 func (s *Store) Dialect() string {

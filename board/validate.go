@@ -175,9 +175,19 @@ func canonicalDomain(field, s string) (string, error) {
 	return "", invalid(field, fmt.Sprintf("%q is not a known domain", s), hint)
 }
 
-// agentName validates an optional display name; "" means not given.
+// checkAgentName validates an optional display name; "" means not
+// given.
 func checkAgentName(s string) (string, error) {
 	return checkText("agent_name", s, 0, MaxAgentName, false)
+}
+
+// checkAgent validates an agent id and an optional display name, and
+// returns the name to store.
+func checkAgent(id, name string) (string, error) {
+	if err := checkAgentID(id); err != nil {
+		return "", err
+	}
+	return checkAgentName(name)
 }
 
 // validPrediction is a validated NewPrediction.
@@ -196,13 +206,10 @@ type validPrediction struct {
 func (np NewPrediction) validate() (validPrediction, error) {
 	var v validPrediction
 	var err error
-	if err = checkAgentID(np.AgentID); err != nil {
+	if v.agentName, err = checkAgent(np.AgentID, np.AgentName); err != nil {
 		return v, err
 	}
 	v.agentID = np.AgentID
-	if v.agentName, err = checkAgentName(np.AgentName); err != nil {
-		return v, err
-	}
 	if v.title, err = checkText("title", np.Title, 1, MaxTitle, false); err != nil {
 		return v, err
 	}

@@ -5,6 +5,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/uptrace/bun"
 )
 
 // Probe keeps the result of a readiness check of the database (a write
@@ -82,4 +84,14 @@ func (p *Probe) Forget() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.at, p.err = time.Time{}, nil
+}
+
+// Ping checks that db answers a query; its error wraps [ErrUnavailable]
+// ([Unavailable]).
+func Ping(ctx context.Context, db bun.IDB) error {
+	var one int
+	if err := db.QueryRowContext(ctx, "SELECT 1").Scan(&one); err != nil {
+		return Unavailable(err)
+	}
+	return nil
 }
