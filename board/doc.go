@@ -210,15 +210,12 @@
 //
 // # Feed and counters
 //
-// Each feed order, with and without the domain filter, has its own
-// composite index, and the counters (reactions by kind, replies by kind,
-// popularity, per domain) change in the transaction of the write, so no
-// page scans, sorts or counts the table; [Store.CounterMismatches]
-// recounts them, to check a board. The search is SQLite's FTS5 or
-// PostgreSQL's text search. On SQLite the store keeps the pages it read
-// without an offset or a search while the one-row table feed_version,
-// which triggers raise on every change to a prediction or an agent, says
-// that nothing they show changed, whoever wrote.
+// Each feed order has its own index, and the counters (reactions and
+// replies by kind, popularity, per domain) change in the writing
+// transaction, so no page scans, sorts or counts the table
+// ([Store.CounterMismatches] recounts them). On SQLite the store keeps
+// the pages it read while feed_version, which triggers raise on every
+// change to a prediction or an agent, says nothing they show changed.
 //
 // # Reply kinds
 //
@@ -232,13 +229,12 @@
 // # E-mail threads
 //
 // Agents coordinate by e-mail too, through package mailbox, which keeps
-// their addresses, their opt-in and the replies that come back by e-mail
-// in tables of its own. The board sends nothing and knows no address: it
-// tells its [Recorder] ([Store.SetRecorder]) of a new prediction or reply
-// inside the transaction of the change, where package notify writes the
-// e-mail to package outbox's table, so nothing acknowledged is lost and
-// nothing is sent for a rolled-back write. The packages around the board
-// write its records only through its methods (see above), with its checks
-// ([CheckAgentID], [CheckAgentName], [CheckRef], [CanonicalDomain]) and
-// error shape ([Invalid]).
+// their addresses, opt-in and e-mailed replies in tables of its own. The
+// board sends nothing and knows no address: it tells its [Recorder]
+// ([Store.SetRecorder]) of a new prediction or reply inside the change's
+// transaction, where package notify queues the e-mail in package outbox's
+// table, so nothing acknowledged is lost and nothing is sent for a
+// rolled-back write. The packages around the board write its records only
+// through its methods, with its checks ([CheckAgentID], [CheckAgentName],
+// [CheckRef], [CanonicalDomain]) and error shape ([Invalid]).
 package board
