@@ -28,18 +28,18 @@ const cursorSalt = "predictions feed cursor v1\x00"
 
 // pageLimit applies a paged list's rule to a requested limit: 0 means
 // def, above max is clamped to max with a note, below 0 is a
-// *[ValidationError] naming limit.
+// *[ValidationError] naming limit. The notes are never nil.
 func pageLimit(limit, def, max int) (int, []string, error) {
 	switch {
 	case limit < 0:
 		return 0, nil, invalid("limit", fmt.Sprintf("is %d; it cannot be negative", limit),
 			fmt.Sprintf("send 1 to %d, or leave it out for %d", max, def))
 	case limit == 0:
-		return def, nil, nil
+		return def, []string{}, nil
 	case limit > max:
 		return max, []string{fmt.Sprintf("limit %d is above the maximum; clamped to %d", limit, max)}, nil
 	}
-	return limit, nil, nil
+	return limit, []string{}, nil
 }
 
 // sealCursor returns the wire text of a cursor whose JSON is payload

@@ -202,11 +202,7 @@ func (q *EventQuery) check() (int, []string, error) {
 			return 0, nil, err
 		}
 	}
-	limit, notes, err := pageLimit(q.Limit, DefaultEventPage, MaxEventPage)
-	if notes == nil {
-		notes = []string{}
-	}
-	return limit, notes, err
+	return pageLimit(q.Limit, DefaultEventPage, MaxEventPage)
 }
 
 // Match reports whether e passes the query's filters (After and Limit

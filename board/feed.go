@@ -249,9 +249,6 @@ func (s *Store) Feed(ctx context.Context, q FeedQuery) (Feed, error) {
 	}
 	f := Feed{Sort: ff.sort, Domain: ff.domain, AgentID: ff.agent, Status: ff.status, Q: ff.q,
 		Offset: q.Offset, Limit: limit, Notes: notes, Predictions: []Prediction{}}
-	if f.Notes == nil {
-		f.Notes = []string{}
-	}
 	rows, total, err := s.page(ctx, ff, after, limit+1, q.Offset)
 	if err != nil {
 		return Feed{}, err

@@ -320,9 +320,6 @@ func checkPage(pg Page) (limit int, notes []string, err error) {
 	if pg.Offset < 0 {
 		return 0, nil, invalid("offset", fmt.Sprintf("is %d; it cannot be negative", pg.Offset), "send 0 for the first page")
 	}
-	if notes == nil {
-		notes = []string{}
-	}
 	return limit, notes, nil
 }
 
