@@ -213,3 +213,88 @@ func readP(t *testing.T, s string) float64 {
 	}
 	return p
 }
+
+// TestSkillAfterCorrection corrects a resolution after a question's
+// forecasts were pooled with the skills it gave: their stored community
+// forecasts do not change, a forecast made afterwards is pooled with the
+// corrected skills, and loading the same questions again changes
+// nothing.
+func TestSkillAfterCorrection(t *testing.T) {
+	forEachStore(t, func(t *testing.T, open func(opt board.Options) *board.Store) {
+		s := open(board.Options{Pool: pool.Skill})
+		ctx := context.Background()
+		day := func(d int) time.Time { return time.Date(2025, 1, d, 12, 0, 0, 0, time.UTC) }
+		fc := func(agent, p string, at time.Time) board.LoadForecast {
+			return board.LoadForecast{NewForecast: board.NewForecast{AgentID: agent, P: raw(p)}, At: at}
+		}
+		question := func(id string, outcome board.Outcome, closed time.Time, fs ...board.LoadForecast) board.LoadQuestion {
+			np := newPrediction(fs[0].AgentID)
+			np.Confidence = ptr(readP(t, string(fs[0].P)))
+			np.Timeframe = "by 2025-12-31"
+			return board.LoadQuestion{ID: id, Prediction: np, OpensAt: fs[0].At, Forecasts: fs, Outcome: outcome, ClosedAt: closed}
+		}
+		qs := []board.LoadQuestion{
+			question("q1", board.OutcomeYes, day(5), fc("ann", "0.9", day(1)), fc("bob", "0.2", day(2))),
+			question("q2", "", time.Time{}, fc("ann", "0.7", day(6)), fc("bob", "0.4", day(7))),
+		}
+		if _, err := s.Load(ctx, qs); err != nil {
+			t.Fatal(err)
+		}
+		history := func() []board.Forecast {
+			t.Helper()
+			page, err := s.Forecasts(ctx, "q2", board.Page{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return page.Forecasts
+		}
+		before := history()
+		if len(before) != 2 {
+			t.Fatalf("history before the correction: %+v", before)
+		}
+		// The pool of two forecasts with ann's skill known on day 7 (ann was
+		// right on q1): ann weighs more, so the pool sits nearer 0.7.
+		if got, _ := pool.Combine([]pool.Forecast{{P: 0.7}, {P: 0.4}}, pool.Options{}); before[1].Community.P <= got.GeoOdds {
+			t.Errorf("community on day 7 = %v, want above the unweighted %v: ann's skill counts", before[1].Community.P, got.GeoOdds)
+		}
+		if _, err := s.Resolve(ctx, "q1", board.NewResolution{Outcome: board.OutcomeNo}); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(before, history()); diff != "" {
+			t.Errorf("history after the correction (-before +after):\n%s", diff)
+		}
+		res, err := s.Forecast(ctx, "q2", board.NewForecast{AgentID: "bob", P: raw("0.4")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tb, err := s.Scores(ctx, "q1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		skill := map[string]*float64{}
+		for _, sc := range tb.Scores {
+			e := math.Round(sc.PeerScore/(30+sc.Coverage)*1e9) / 1e9
+			skill[sc.AgentID] = &e
+		}
+		if *skill["ann"] >= 0 {
+			t.Fatalf("ann's skill after the correction = %v, want below 0", *skill["ann"])
+		}
+		want, err := pool.Combine([]pool.Forecast{
+			{Who: "ann", P: 0.7, At: day(6), Skill: skill["ann"]},
+			{Who: "bob", P: 0.4, At: res.Forecast.CreatedAt, Skill: skill["bob"]},
+		}, pool.Options{Method: pool.Skill})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(want.P, res.Community.P, cmpopts.EquateApprox(0, 1e-12)); diff != "" {
+			t.Errorf("community after a forecast made after the correction (-want +got):\n%s", diff)
+		}
+		after := history()
+		if _, err := s.Load(ctx, qs); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(after, history()); diff != "" {
+			t.Errorf("loading the same questions again changed the history (-before +after):\n%s", diff)
+		}
+	})
+}

@@ -38,6 +38,19 @@ var funcs = template.FuncMap{
 	"middle":    middleRule,
 	"skill":     skillText,
 	"interval":  intervalText,
+	"meanCI":    meanInterval,
+}
+
+// meanInterval is a skill's mean peer score with its 95% interval, in
+// few characters: "mean 15.0 [4.1, 25.9]"; "" with no scored question.
+func meanInterval(s scoring.Skill) string {
+	switch {
+	case s.Questions == 0:
+		return ""
+	case !s.HasInterval():
+		return fmt.Sprintf("mean %.1f", s.MeanPeer)
+	}
+	return fmt.Sprintf("mean %.1f [%.1f, %.1f]", s.MeanPeer, s.Low, s.High)
 }
 
 // skillText is a skill estimate to one decimal, "—" with no scored
