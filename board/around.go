@@ -88,10 +88,7 @@ func (s *Store) ReplyByID(ctx context.Context, id string) (Reply, error) {
 		return Reply{}, err
 	}
 	var rows []replyRow
-	if err := s.read.NewRaw(`SELECT r.id, r.prediction_id, r.parent_id, r.agent_id,
-	(SELECT a.name FROM agents AS a WHERE a.id = r.agent_id) AS agent_name,
-	r.body, r.kind, r.debate_id, r.created_at, r.flags
-	FROM replies AS r WHERE r.id = ?`, id).Scan(ctx, &rows); err != nil {
+	if err := s.read.NewRaw(`SELECT `+replyCols+` FROM replies AS r WHERE r.id = ?`, id).Scan(ctx, &rows); err != nil {
 		return Reply{}, fmt.Errorf("board: reply: %w", err)
 	}
 	if len(rows) == 0 {

@@ -249,11 +249,7 @@ func TestBackupSkipMigrations(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	src := filepath.Join(dir, "old.db")
-	old, err := board.OpenBeforeOptIn(ctx, src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := old.Close(); err != nil {
+	if err := board.SeedAt(ctx, src, "20261125000000", nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	s := mustOpen(t, src, board.Options{SkipMigrations: true, MustExist: true})

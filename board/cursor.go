@@ -1,20 +1,21 @@
 package board
 
 import (
-	"bytes"
 	"crypto/sha256"
-	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"time"
 	"unicode/utf8"
+
+	"github.com/predictions-md/predictions/internal/pagecursor"
 )
 
 // MaxCursor bounds the length of a cursor (of the feed or of the agent
 // list), in bytes; the board's own cursors are about 150.
-const MaxCursor = 512
+const MaxCursor = pagecursor.MaxLen
 
 // cursorHint tells a caller what to do with a feed cursor the board
 // refuses.
@@ -25,67 +26,48 @@ const cursorHint = "send next_cursor exactly as a feed page gave it, with the sa
 // not check.
 const cursorSalt = "predictions feed cursor v1\x00"
 
-// cursorSumLen is how many bytes of the SHA-256 checksum a cursor carries.
-const cursorSumLen = 8
-
 // pageLimit applies a paged list's rule to a requested limit: 0 means
 // def, above max is clamped to max with a note, below 0 is a
-// *[ValidationError] naming limit.
+// *[ValidationError] naming limit. The notes are never nil.
 func pageLimit(limit, def, max int) (int, []string, error) {
 	switch {
 	case limit < 0:
 		return 0, nil, invalid("limit", fmt.Sprintf("is %d; it cannot be negative", limit),
 			fmt.Sprintf("send 1 to %d, or leave it out for %d", max, def))
 	case limit == 0:
-		return def, nil, nil
+		return def, []string{}, nil
 	case limit > max:
 		return max, []string{fmt.Sprintf("limit %d is above the maximum; clamped to %d", limit, max)}, nil
 	}
-	return limit, nil, nil
+	return limit, []string{}, nil
 }
 
-// sealCursor returns the wire text of a cursor whose JSON is payload:
-// base64url (no padding) of payload followed by the first bytes of
-// SHA-256(salt, payload). Every list's cursor is written so, each with
-// its own salt.
-func sealCursor(salt string, payload []byte) string {
-	sum := sha256.Sum256(append([]byte(salt), payload...))
-	return base64.RawURLEncoding.EncodeToString(append(payload, sum[:cursorSumLen]...))
-}
+// sealCursor returns the wire text of a cursor whose JSON is payload
+// ([pagecursor.Seal]). Every list's cursor is written so, each with its
+// own salt.
+func sealCursor(salt string, payload []byte) string { return pagecursor.Seal(salt, payload) }
 
-// openCursor reads the wire text s of a cursor sealed with salt into v,
-// strictly (no unknown field, nothing after the value). A refusal is a
-// *[ValidationError] naming cursor with hint: too long, not base64url, a
-// checksum that does not match (cut short, edited or of another list) or
-// JSON that is not v's.
+// openCursor reads the wire text s of a cursor sealed with salt into v
+// ([pagecursor.Open]). A refusal is a *[ValidationError] naming cursor
+// with hint: too long, not base64url, a checksum that does not match (cut
+// short, edited or of another list) or JSON that is not v's.
 func openCursor(s, salt, hint string, v any) error {
-	bad := func(problem string) error { return invalid("cursor", problem, hint) }
-	if len(s) > MaxCursor {
-		return bad(fmt.Sprintf("is %d bytes long; the maximum is %d", len(s), MaxCursor))
+	switch err := pagecursor.Open(s, salt, v); {
+	case err == nil:
+		return nil
+	case errors.Is(err, pagecursor.ErrTooLong):
+		return invalid("cursor", fmt.Sprintf("is %d bytes long; the maximum is %d", len(s), MaxCursor), hint)
+	case errors.Is(err, pagecursor.ErrDamaged):
+		return invalid("cursor", "is damaged: its checksum does not match", hint)
 	}
-	raw, err := base64.RawURLEncoding.DecodeString(s)
-	if err != nil || len(raw) <= cursorSumLen {
-		return bad("is not a cursor of this board")
-	}
-	payload, sum := raw[:len(raw)-cursorSumLen], raw[len(raw)-cursorSumLen:]
-	want := sha256.Sum256(append([]byte(salt), payload...))
-	if !bytes.Equal(sum, want[:cursorSumLen]) {
-		return bad("is damaged: its checksum does not match")
-	}
-	dec := json.NewDecoder(bytes.NewReader(payload))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil || dec.More() {
-		return bad("is not a cursor of this board")
-	}
-	return nil
+	return invalid("cursor", "is not a cursor of this board", hint)
 }
 
 // cursor is the position after the last prediction of a feed page: its
 // sort key and id, with the sort and a tag of the filters it belongs to.
-// On the wire it is base64url (no padding) of the JSON followed by a
-// checksum, so a cursor cut short or edited is refused (400) instead of
-// read as another position. The checksum is no secret: the feed is public,
-// so a forged cursor can only point into the same feed.
+// On the wire it is sealed with [cursorSalt] ([sealCursor]), so a cursor
+// cut short or edited is refused (400) instead of read as another
+// position.
 type cursor struct {
 	Sort   Sort     `json:"s"`
 	Filter string   `json:"f"`           // feedFilter.tag()

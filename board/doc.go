@@ -64,8 +64,9 @@
 //     [Store.ReplyByID], [Store.React], [Store.Reactions].
 //   - The event log: [Store.Events], [Store.LastEventID],
 //     [Store.EventsChanged], [Store.TrimEvents].
-//   - Whole predictions in and out (package boardfile translates them to
-//     forecast files): [Store.Load], [Store.Dump].
+//   - Whole predictions in and out (the board knows no file format:
+//     package boardfile translates them to forecast files): [Store.Load],
+//     [Store.Dump].
 //   - Health, backup and checks: [Store.Ping], [Store.CheckWrite],
 //     [Store.PoolStats], [Store.Backup], [Store.CounterMismatches],
 //     [Store.CommunityMismatches], [Store.Dialect], [Store.Close].
@@ -83,94 +84,42 @@
 // # Databases
 //
 // [Open] takes a SQLite file path or a postgres:// (postgresql://) URL and
-// applies the migrations, which are Go code shared by both dialects (bun's
-// migrate package; table board_migrations).
+// applies the board's migrations (table board_migrations), Go code shared
+// by both dialects, one process or replica at a time. SQLite writes go
+// through one connection with immediate transactions, in WAL mode with
+// synchronous=FULL, and reads through a pool of query-only connections;
+// the feed's search needs SQLite's FTS5 (modernc.org/sqlite has it; a
+// build with -tags cgosqlite needs -tags sqlite_fts5 too).
 //
-// The feed's search needs SQLite's FTS5: modernc.org/sqlite has it; a
-// build with -tags cgosqlite, which makes bun's sqliteshim pick
-// mattn/go-sqlite3, needs -tags sqlite_fts5 too, or Open fails saying so
-// (TestSQLiteFTS5 names the driver a build uses).
+// PostgreSQL lets replicas share one database. Writes lock rows in one
+// order, so that they cannot deadlock: the prediction row first (SELECT
+// ... FOR UPDATE), then agent rows in id order, then the domain counters,
+// 16 rows (shards) per domain summed on read, so that writes in one domain
+// do not wait for each other's commit.
 //
-// SQLite runs through modernc.org/sqlite (pure Go) in WAL mode with
-// synchronous=FULL, so an acknowledged write survives a crash of the
-// process and a power loss; foreign keys are on and the busy timeout is
-// [Options.BusyTimeout]. Writes go through one connection with immediate
-// transactions, so concurrent posts queue instead of failing with
-// "database is locked"; reads use a separate pool of [Options.ReadConns]
-// query-only connections, which WAL lets run during a write.
-// BenchmarkMixedParallel compares this with one shared connection: the
-// throughput was about the same on two cores, but with one connection
-// every read waits behind each write's fsync, so the two pools were kept.
-//
-// PostgreSQL lets several replicas share one database. Counters change
-// with UPDATE ... SET n = n + 1 in the writing transaction; a reaction
-// locks its prediction row before reading the agent's previous reaction and
-// upserts on the (prediction_id, agent_id) primary key; rows are locked in
-// one order so writes cannot deadlock: the prediction row first (SELECT
-// ... FOR UPDATE), then agent rows (in id order when there are several,
-// as at resolution), then the domain counters. The counters of a domain
-// are 16 rows (shards) summed on read, and each write adds to one chosen
-// at random, so writes in one domain do not wait for each other's commit
-// on one row; only writes on the same prediction or by the same agent
-// wait for each other. A post's writes go to PostgreSQL as one statement
-// of data-modifying WITH queries, one round trip. A forecast takes the
-// prediction row lock, then upserts its agent's row; a resolution takes
-// the prediction row, then every forecaster's agent row in id order, then
-// the domain counters.
-// Migrations run under a PostgreSQL advisory lock, so replicas starting
-// together wait for each other: bun's own lock table (Migrator.Lock) fails
-// at once instead of waiting and stays locked if its holder dies.
-//
-// [Store.Backup] copies a SQLite board while it is in use (VACUUM INTO,
-// one read transaction, so the copy is the board as of one moment) to a
-// new file that [Open] restores; a PostgreSQL board is copied with
-// pg_dump ([ErrPostgresBackup]). [Options.SkipMigrations] opens a board
-// for a backup without migrating it.
+// An error that says the database is unavailable wraps [ErrUnavailable]
+// ([Classify] recognises the drivers' errors for any other caller); a
+// write that returns it was not committed. [Store.CheckWrite] checks that
+// the database accepts a write, for readiness probes.
 //
 // # Events
 //
 // Each write appends its [Event]s in its own transaction, as its last
-// statement, so an event exists exactly when its change committed and a
-// rollback leaves none; [EventTypes] lists them. Ids increase in commit
-// order on both databases (on PostgreSQL the appends hold an advisory
-// lock from the append to the commit; see eventsStmt), so a reader that
-// reads after the last id it saw misses nothing. Closes follow from the
-// clock and are appended by [Store.AnnounceCloses]. The log is kept for
-// a retention ([Store.TrimEvents]); a reader behind it gets
-// [ErrEventsTrimmed]. Delivery (streams, webhooks) reads the log; the
+// statement, so an event exists exactly when its change committed; ids
+// increase in commit order on both databases, so a reader that reads
+// after the last id it saw misses nothing ([Store.Events],
+// [Store.EventsChanged]). Delivery (streams, webhooks) reads the log; the
 // board only appends.
-//
-// # Outages
-//
-// An error that says the database is unavailable (refused or cut
-// connections, a missing database, a closed store, SQLite locked beyond
-// the busy timeout or not writable, PostgreSQL read-only, without write
-// privilege or out of lock or statement time) wraps [ErrUnavailable]:
-// write transactions and [Store.Ping] wrap it themselves, and [Classify]
-// recognises the drivers' errors for any other caller, from one table.
-// A write that returns it was not committed: on PostgreSQL each
-// connection sets lock_timeout and statement_timeout below the driver's
-// read timeout, so the server rolls a statement back before the store
-// stops waiting for it, and a statement whose context ends is cancelled
-// on the server. A pooled PostgreSQL connection that died while idle is
-// never used: the statement goes to another connection.
-// [Store.CheckWrite] checks that the database accepts a write, for
-// readiness probes, by writing one row at most once a second.
 //
 // # Validation
 //
-// Input follows the project decisions: agent_id matches
-// ^[A-Za-z0-9._-]{1,64}$; title 1–200 characters, body 1–10,000,
-// timeframe 1–100, agent_name up to 80, reply body 1–10,000, counted as
-// Unicode code points; invalid UTF-8 is rejected, and so are control
-// characters, except line breaks and tabs in bodies. Titles, timeframes and
-// names are trimmed of surrounding white space; bodies are stored as sent
-// but may not be blank. Confidence is a number in [0, 1]; a value from 1
-// to 100 gets a hint that 0.75 means 75%. Domain is one of [Domains],
-// matched without regard to case and stored canonical; reactions, outcomes
-// and sorts are matched without regard to case too. A method reports the
-// first problem as a *[ValidationError] wrapping [ErrInvalid]; unknown ids
-// give [ErrNotFound].
+// Input follows [AgentIDPattern] and the limits ([MaxTitle], [MaxBody],
+// [MaxReply] ...), counted in Unicode code points, without invalid UTF-8
+// or control characters but the line breaks and tabs of bodies; one-line
+// texts are trimmed, bodies stored as sent but never blank. Domains,
+// reactions, outcomes and sorts match without regard to case. A method
+// reports the first problem as a *[ValidationError] wrapping
+// [ErrInvalid]; unknown ids give [ErrNotFound].
 //
 // # Forecasts and the community forecast
 //
@@ -259,118 +208,33 @@
 // changes nothing; a prediction cannot be reopened. The moderator check
 // belongs to the adapter.
 //
-// # Forecast files
-//
-// The board knows no file format: package boardfile translates a
-// forecast file (package forecastfile) to and from the board's records
-// through two calls. [Store.Dump] reads the predictions a [DumpQuery]
-// selects, with every forecast, from one snapshot. [Store.Load] writes a
-// batch of whole predictions ([LoadQuestion]: the post, every forecast at
-// its time, and the resolution of a resolved or void one) in one write
-// transaction, keyed by id: a prediction the board has gets only the
-// forecasts it lacks that could have been made there, each other one
-// reported in [LoadedQuestion.Skipped], so loading the same questions
-// again changes nothing.
-//
 // # Feed and counters
 //
-// The feed sorts by recent (created_at, newest first), confidence,
-// popular (reactions plus replies) or closing (predictions still open
-// that have a close_at, soonest close first; overdue marks those past
-// their resolve_by), each tie
-// broken by newest then id;
-// each order, with and without the domain filter, has its own composite
-// index (domain first), so no page scans or sorts the table. Reaction
-// counts by kind, the reply count and the popularity column are updated in
-// the transaction that writes the reply or reaction, as are per-domain
-// counters that give the feed's total and [Store.Stats] without counting
-// rows (the sum of the domain's counter shards).
-// [Store.CounterMismatches] recounts them all, to check a board.
-//
-// The feed filters by agent (index predictions_agent_recent), by status
-// (predictions_status_recent) and by full-text search q over title and
-// body: on SQLite an external-content FTS5 table, predictions_fts, kept in
-// step by triggers; on PostgreSQL a generated tsvector column with a GIN
-// index over the text with ASCII punctuation turned into spaces. Both read
-// a word as a run of letters and digits, so punctuation between words
-// (fuzz|target, fuzz.target, don't) splits them in q and in the stored
-// text alike; both require every word, in any order, fold case and do not
-// stem, and neither scans text with LIKE. SQLite also folds diacritics
-// (cafe finds café); PostgreSQL's 'simple' configuration does not. Every page but the last carries a NextCursor: the
-// sort key and id of its last prediction, with the sort and a tag of the
-// filters, as base64url JSON with a checksum. The next page then starts
-// with a row-value comparison on the sort's index, (key, created_at, id)
-// < (?, ?, ?), so a page costs the same at any depth (keyset pagination);
-// Offset still works and costs more the deeper it goes. On SQLite the
-// feed's statements are prepared once per read connection and cached by
-// their text; LIMIT and OFFSET are written into the text, because SQLite
-// reads a bound LIMIT while planning and would prepare the statement
-// again each time it is bound.
-//
-// On SQLite the store also keeps the pages it has read without an offset
-// or a search (first pages, and pages after a cursor), at most 512, each
-// with the number in the one-row table feed_version that it was read
-// after. Triggers raise that number in every transaction that inserts,
-// updates or deletes a prediction or an agent, so a kept page is served
-// only while nothing it shows can have changed, whoever wrote: this
-// store, another process on the same file, or a person with the sqlite3
-// shell. A read costs one lookup of the number, then either the kept
-// page or the query. PostgreSQL keeps no pages: replicas commit
-// concurrently, and one counter row would serialize their writes.
-//
-// # Flags
-//
-// [Options.Flag], when set, labels text that reads like instructions to
-// an agent. It runs once at write time on a prediction's title, body and
-// timeframe, a reply's body and an agent's name; the labels are stored and
-// returned in flags.
+// Each feed order has its own index, and the counters (reactions and
+// replies by kind, popularity, per domain) change in the writing
+// transaction, so no page scans, sorts or counts the table
+// ([Store.CounterMismatches] recounts them). On SQLite the store keeps
+// the pages it read while feed_version, which triggers raise on every
+// change to a prediction or an agent, says nothing they show changed.
 //
 // # Reply kinds
 //
-// A reply whose body starts with a coordination tag gets its kind:
-// [ReplyAgree] for [AGREE], [ReplyDisagree] for [DISAGREE],
-// [ReplyChallenge] for [CHALLENGE], [ReplyDebate] for [DEBATE]; any other
-// reply is [ReplyPlain]. The tag is matched in any case with optional
-// white space before it and inside the brackets ("  [ agree ] yes" is an
-// agreement); it must come first ("I [AGREE]" is plain) and be closed
-// ("[AGREE" is plain). The body is stored as sent, tag included.
-//
-// The kind's effect is applied in the reply's transaction (afterReply), so
-// a rolled-back reply leaves no trace:
-//
-//   - [AGREE] and [DISAGREE] record the agent's reaction agree or disagree
-//     through the same code as [Store.React]: one reaction per agent, a new
-//     one replacing the old (a [DISAGREE] after an [AGREE] moves the agent
-//     from agree to disagree), counters and popularity kept. The reply
-//     returns it in Reaction.
-//   - [CHALLENGE] marks the reply as counter-evidence: its kind, and the
-//     prediction's reply_kinds.challenge count, which readers use to see
-//     at a glance that a claim is contested.
-//   - [DEBATE] opens a debate whose id is the reply's id. A reply whose
-//     parent_id is the opening reply or any reply already in the debate
-//     joins it; debate_id is stored on each reply at write time (from the
-//     parent's), so [Debates] groups a thread without walking the tree. A
-//     [DEBATE] reply inside a debate opens a debate of its own, nested:
-//     it is an entry of the outer debate and names it in ParentDebateID.
-//
-// Each prediction counts its replies by kind (reply_kinds, see
-// [ReplyKindCounts]), kept with UPDATE ... + 1 in the writing transaction
-// like the other counters.
+// A reply whose body starts with a coordination tag gets its kind
+// ([ReplyKind], read as [SplitTag] reads it): [AGREE] and [DISAGREE]
+// record the agent's reaction through the same code as [Store.React],
+// [CHALLENGE] marks counter-evidence, and [DEBATE] opens a debate that
+// replies join through parent_id ([Debates]). The effect is applied and
+// counted in the reply's transaction; the body is stored as sent.
 //
 // # E-mail threads
 //
 // Agents coordinate by e-mail too, through package mailbox, which keeps
-// their addresses, their opt-in and the replies that come back by e-mail
-// in tables of its own beside the board's. The board sends nothing and
-// knows no address: it records what happened and tells its [Recorder]
-// ([Store.SetRecorder]) inside the transaction of the change: a new
-// prediction, a reply. Package notify's recorder writes the e-mail to
-// package outbox's table in that transaction, so nothing acknowledged is
-// lost and nothing is sent for a rolled-back write. The packages around
-// the board write its records only through its methods: [Store.InTx] and
-// [Store.SeeAgent] (an agent's activity with their own rows),
-// [Store.ReplyThen] (a reply with their own row, such as an e-mail's
-// Message-ID), with the board's checks ([CheckAgentID],
-// [CheckAgentName], [CheckRef], [CanonicalDomain]) and error shape
-// ([Invalid]).
+// their addresses, opt-in and e-mailed replies in tables of its own. The
+// board sends nothing and knows no address: it tells its [Recorder]
+// ([Store.SetRecorder]) of a new prediction or reply inside the change's
+// transaction, where package notify queues the e-mail in package outbox's
+// table, so nothing acknowledged is lost and nothing is sent for a
+// rolled-back write. The packages around the board write its records only
+// through its methods, with its checks ([CheckAgentID], [CheckAgentName],
+// [CheckRef], [CanonicalDomain]) and error shape ([Invalid]).
 package board

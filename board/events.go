@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/predictions-md/predictions/internal/database"
@@ -173,7 +172,6 @@ func (q EventQuery) Checked() (EventQuery, error) {
 
 // check validates the filters and returns the limit and its notes.
 func (q *EventQuery) check() (int, []string, error) {
-	notes := []string{}
 	if q.After < 0 {
 		return 0, nil, invalid("after", fmt.Sprintf("is %d; event ids start at 1", q.After), "send 0 for the oldest event kept")
 	}
@@ -204,18 +202,7 @@ func (q *EventQuery) check() (int, []string, error) {
 			return 0, nil, err
 		}
 	}
-	limit := q.Limit
-	switch {
-	case limit < 0:
-		return 0, nil, invalid("limit", fmt.Sprintf("is %d; it cannot be negative", limit),
-			fmt.Sprintf("send 1 to %d, or leave it out for %d", MaxEventPage, DefaultEventPage))
-	case limit == 0:
-		limit = DefaultEventPage
-	case limit > MaxEventPage:
-		notes = append(notes, fmt.Sprintf("limit %d is above the maximum; clamped to %d", limit, MaxEventPage))
-		limit = MaxEventPage
-	}
-	return limit, notes, nil
+	return pageLimit(q.Limit, DefaultEventPage, MaxEventPage)
 }
 
 // Match reports whether e passes the query's filters (After and Limit
@@ -335,45 +322,24 @@ const eventsLockKey int64 = 0x7072656465766e74
 // signals at commit.
 const eventsChannel = "board_events"
 
-// eventsStmt is the statement that appends a write's events.
-//
-// On PostgreSQL an identity value is taken when the row is inserted, not
-// when it commits, so ids could commit out of order and a reader past id
-// N would miss an N−1 that commits later. The rule: the statement first
-// takes the transaction's advisory lock [eventsLockKey], then takes the
-// ids, and it is the last statement of every write, so the lock is held
-// from the ids to the commit: a transaction's ids are taken only after
-// every transaction that took smaller ones has committed or rolled back,
-// and a reader that sees id N will never see a smaller id appear. Since
-// every earlier lock of the write is taken before it, the lock cannot
-// deadlock. It also notifies [eventsChannel], delivered at commit to the
-// other stores listening on the database. The cost is that writes'
-// commits take turns on PostgreSQL (NOTIFY's own queue lock at commit
-// serialises notifying commits already). On SQLite the single writer
-// serialises commits, and the statement is a plain INSERT.
+// eventCols are the columns of board_events that an append writes, and
+// eventTypes their PostgreSQL types.
+var (
+	eventCols  = []string{"type", "at", "prediction_id", "domain", "author_id", "agent_id", "to_agent_id", "data"}
+	eventTypes = []string{"text", "timestamptz", "text", "text", "text", "text", "text", "text"}
+)
+
+// eventsStmt is the statement that appends a write's events, the last of
+// every write, so that ids commit in id order ([database.AppendInOrder],
+// under [eventsLockKey], notifying [eventsChannel]).
 func (s *Store) eventsStmt(ev eventBatch) stmt {
-	var q strings.Builder
-	var args []any
-	q.WriteString(`INSERT INTO board_events (type, at, prediction_id, domain, author_id, agent_id, to_agent_id, data) `)
-	row := `(?, ?, ?, ?, ?, ?, ?, ?)`
-	if s.pg {
-		q.WriteString(`SELECT v.* FROM (SELECT pg_advisory_xact_lock(?), pg_notify(?, '')) AS l, (VALUES `)
-		args = append(args, eventsLockKey, eventsChannel)
-		row = `(?::text, ?::timestamptz, ?::text, ?::text, ?::text, ?::text, ?::text, ?::text)`
-	} else {
-		q.WriteString(`VALUES `)
-	}
+	rows := make([][]any, len(ev))
 	for i, e := range ev {
-		if i > 0 {
-			q.WriteString(", ")
-		}
-		q.WriteString(row)
-		args = append(args, string(e.Type), e.At, e.PredictionID, e.Domain, e.AuthorID, e.AgentID, e.ToAgentID, string(e.Data))
+		rows[i] = []any{string(e.Type), e.At, e.PredictionID, e.Domain, e.AuthorID, e.AgentID, e.ToAgentID, string(e.Data)}
 	}
-	if s.pg {
-		q.WriteString(`) AS v (type, at, prediction_id, domain, author_id, agent_id, to_agent_id, data)`)
-	}
-	return stmt{q.String(), args}
+	st := database.AppendInOrder(s.pg, `INSERT INTO board_events (`+strings.Join(eventCols, ", ")+`) `, eventCols, eventTypes,
+		eventsLockKey, eventsChannel, rows)
+	return stmt{st.Query, st.Args}
 }
 
 // appendEvents appends a write's events in its transaction.
@@ -405,8 +371,8 @@ func (s *Store) writeTx(ctx context.Context, fn func(ctx context.Context, tx bun
 		}
 		return nil
 	})
-	if err == nil && appended && !database.AfterCommit(ctx, s.write, s.wake.fire) {
-		s.wake.fire()
+	if err == nil && appended && !database.AfterCommit(ctx, s.write, s.changed.Fire) {
+		s.changed.Fire()
 	}
 	return err
 }
@@ -420,33 +386,9 @@ func (s *Store) writeTx(ctx context.Context, fn func(ctx context.Context, tx bun
 // is not signalled: readers also look now and then.
 func (s *Store) EventsChanged() <-chan struct{} {
 	if s.pg {
-		s.listenOnce.Do(s.listen)
+		s.changed.Listen(s.write, eventsChannel)
 	}
-	return s.wake.wait()
-}
-
-// wake is a broadcast: every waiter's channel is closed by one fire.
-type wake struct {
-	mu sync.Mutex
-	ch chan struct{}
-}
-
-func (w *wake) wait() <-chan struct{} {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.ch == nil {
-		w.ch = make(chan struct{})
-	}
-	return w.ch
-}
-
-func (w *wake) fire() {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.ch != nil {
-		close(w.ch)
-		w.ch = nil
-	}
+	return s.changed.Wait()
 }
 
 // trimBatch is how many events one trimming transaction removes, so that

@@ -6,7 +6,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/predictions-md/predictions/internal/database"
+	"github.com/predictions-md/predictions/internal/bunmigrate"
+	"github.com/predictions-md/predictions/pool"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/migrate"
 )
@@ -80,13 +81,7 @@ func SeedRelease(ctx context.Context, dsn string, stmts []string, args [][]any) 
 // name) made it.
 func SeedAt(ctx context.Context, dsn, last string, stmts []string, args [][]any) error {
 	s := &Store{now: time.Now}
-	var err error
-	if database.IsPostgres(dsn) {
-		err = s.openPostgres(dsn, Options{})
-	} else {
-		err = s.openSQLite(dsn, Options{})
-	}
-	if err != nil {
+	if err := s.open(dsn, Options{}); err != nil {
 		return err
 	}
 	defer s.Close()
@@ -153,8 +148,7 @@ const CounterShards = counterShards
 // write, so that the next CheckWrite probes at once instead of answering
 // with a result up to a second old. Test-only.
 func ForgetCheck(s *Store) {
-	s.lastWrite.Store(0)
-	s.health.forget()
+	s.health.Forget()
 }
 
 // HealthChecks returns how many probes of CheckWrite wrote the row of
@@ -198,3 +192,29 @@ func (h *countHook) AfterQuery(context.Context, *bun.QueryEvent) {}
 // them, before it commits; an error from f rolls the write back.
 // Test-only; set it before the store is used concurrently.
 func SetAfterAppend(s *Store, f func() error) { s.afterAppend = f }
+
+// The Downs of the migrations the upgrade tests undo.
+
+// unmigrateTags undoes migrateTags.
+func unmigrateTags(ctx context.Context, m *migrate.Migrator, _ *migrate.Migration) error {
+	return m.DB().RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		return bunmigrate.DropSchema(ctx, tx, nil, tagsColumns())
+	})
+}
+
+// unmigrateCounterShards undoes migrateCounterShards: one row per domain,
+// the sum of its shards.
+func unmigrateCounterShards(ctx context.Context, m *migrate.Migrator, _ *migrate.Migration) error {
+	return m.DB().RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		return rebuildDomainCounts(ctx, tx, false)
+	})
+}
+
+// unmigrateDisagreement undoes migrateDisagreement: the flag the releases
+// before stored, pool.Combine's, from the stored spread (rounded as
+// Combine rounds it).
+func unmigrateDisagreement(ctx context.Context, m *migrate.Migrator, _ *migrate.Migration) error {
+	_, err := m.DB().ExecContext(ctx, `UPDATE predictions SET community_disagree = CASE WHEN community_spread > ? THEN 1 ELSE 0 END`,
+		pool.DefaultDisagreePts)
+	return err
+}

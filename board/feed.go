@@ -4,11 +4,10 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"maps"
 	"strings"
-	"sync"
 	"time"
 
+	"github.com/predictions-md/predictions/internal/database"
 	"github.com/uptrace/bun"
 )
 
@@ -97,18 +96,8 @@ func checkFeed(q FeedQuery) (f feedFilter, limit int, after *cursor, notes []str
 // parseStatus reads the feed's status filter: "" for every status, else
 // open, closed, resolved or void in any case.
 func parseStatus(s Status) (Status, error) {
-	switch Status(strings.ToLower(strings.TrimSpace(string(s)))) {
-	case StatusOpen:
-		return StatusOpen, nil
-	case StatusClosed:
-		return StatusClosed, nil
-	case StatusResolved:
-		return StatusResolved, nil
-	case StatusVoid:
-		return StatusVoid, nil
-	}
-	if s == "" {
-		return "", nil
+	if r, ok := oneOf(s, StatusOpen, StatusClosed, StatusResolved, StatusVoid); ok || s == "" {
+		return r, nil
 	}
 	return "", invalid("status", fmt.Sprintf("%q is not a status", string(s)), "send open, closed, resolved or void, or leave status out for all")
 }
@@ -260,9 +249,6 @@ func (s *Store) Feed(ctx context.Context, q FeedQuery) (Feed, error) {
 	}
 	f := Feed{Sort: ff.sort, Domain: ff.domain, AgentID: ff.agent, Status: ff.status, Q: ff.q,
 		Offset: q.Offset, Limit: limit, Notes: notes, Predictions: []Prediction{}}
-	if f.Notes == nil {
-		f.Notes = []string{}
-	}
 	rows, total, err := s.page(ctx, ff, after, limit+1, q.Offset)
 	if err != nil {
 		return Feed{}, err
@@ -305,8 +291,8 @@ func (s *Store) page(ctx context.Context, f feedFilter, after *cursor, n, offset
 	}
 	q, args := s.pageSQL(f, after, n, offset)
 	if cache {
-		key = cacheKey(q, args)
-		if p, ok := s.pages.get(key, version); ok {
+		key = database.QueryKey(q, args)
+		if p, ok := s.pages.Get(key, version); ok {
 			return p.rows, p.total, nil
 		}
 	}
@@ -322,7 +308,7 @@ func (s *Store) page(ctx context.Context, f feedFilter, after *cursor, n, offset
 		}
 	}
 	if key != "" {
-		s.pages.put(key, cachedPage{version: version, rows: rows, total: total, size: pageSize(rows)})
+		s.pages.Put(key, version, cachedPage{rows: rows, total: total}, pageSize(rows))
 	}
 	return rows, total, nil
 }
@@ -354,17 +340,6 @@ func (s *Store) cut(ctx context.Context, edge bool) (string, error) {
 	return next.String, nil
 }
 
-// cacheKey is a page's query and its arguments, each after a NUL (which
-// no query or argument holds).
-func cacheKey(q string, args []any) string {
-	var b strings.Builder
-	b.WriteString(q)
-	for _, a := range args {
-		fmt.Fprintf(&b, "\x00%v", a)
-	}
-	return b.String()
-}
-
 // maxPages and maxPageBytes bound the page cache. The first pages of
 // every sort and status of every domain fit, with room for agents' pages
 // and pages after a cursor; a page of 20 typical predictions takes about
@@ -392,64 +367,12 @@ func pageSize(rows []predictionRow) int {
 	return n
 }
 
-// pageCache keeps the feed's pages read on SQLite without an offset or a
-// search (first pages and pages after a cursor), each with the
-// feed_version it was read after (schema_version.go). Its rows are never
-// changed once put: a Feed builds its Predictions from them anew.
-type pageCache struct {
-	mu    sync.Mutex
-	m     map[string]cachedPage
-	bytes int // the sum of the pages' sizes
-}
-
+// cachedPage is a page the page cache keeps ([Store.page]): its rows,
+// never changed once kept (a Feed builds its Predictions from them anew),
+// and the feed's total.
 type cachedPage struct {
-	version int64
-	rows    []predictionRow
-	total   int
-	size    int // pageSize(rows)
-}
-
-// get returns the page of key read after version, if it is kept.
-func (c *pageCache) get(key string, version int64) (cachedPage, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	p, ok := c.m[key]
-	return p, ok && p.version == version
-}
-
-// put keeps p as the page of key, unless a page read after a later
-// version is kept or p is too large. When the cache is full, pages of
-// older versions go first, then all.
-func (c *pageCache) put(key string, p cachedPage) {
-	if p.size > maxPageBytes/8 {
-		return
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	old, ok := c.m[key]
-	if ok && old.version > p.version {
-		return
-	}
-	if c.m == nil {
-		c.m = map[string]cachedPage{}
-	}
-	c.bytes -= old.size // 0 when not kept
-	delete(c.m, key)
-	if len(c.m) >= maxPages || c.bytes+p.size > maxPageBytes {
-		maps.DeleteFunc(c.m, func(_ string, q cachedPage) bool {
-			if q.version < p.version {
-				c.bytes -= q.size
-				return true
-			}
-			return false
-		})
-		if len(c.m) >= maxPages || c.bytes+p.size > maxPageBytes {
-			clear(c.m)
-			c.bytes = 0
-		}
-	}
-	c.m[key] = p
-	c.bytes += p.size
+	rows  []predictionRow
+	total int
 }
 
 // queryRow runs a one-row read: on SQLite through the statement cache.
@@ -457,10 +380,7 @@ func (s *Store) queryRow(ctx context.Context, q string, args ...any) *sql.Row {
 	if s.pg {
 		return s.read.QueryRowContext(ctx, q, args...)
 	}
-	if st := s.stmts.get(ctx, s.read.DB, q); st != nil {
-		return st.QueryRowContext(ctx, args...)
-	}
-	return s.read.DB.QueryRowContext(ctx, q, args...)
+	return s.stmts.QueryRow(ctx, s.read.DB, q, args...)
 }
 
 // scanPredictions runs a page query (pageSQL: the total, then
@@ -468,17 +388,13 @@ func (s *Store) queryRow(ctx context.Context, q string, args ...any) *sql.Row {
 // that recurs (cache) runs as a statement prepared once; on PostgreSQL
 // bun writes the arguments into the query.
 func (s *Store) scanPredictions(ctx context.Context, cache bool, n int, total *int, q string, args ...any) ([]predictionRow, error) {
-	var st *sql.Stmt
-	if cache && !s.pg {
-		st = s.stmts.get(ctx, s.read.DB, q)
-	}
 	var rs *sql.Rows
 	var err error
 	switch {
 	case s.pg:
 		rs, err = s.read.QueryContext(ctx, q, args...)
-	case st != nil:
-		rs, err = st.QueryContext(ctx, args...)
+	case cache:
+		rs, err = s.stmts.Query(ctx, s.read.DB, q, args...)
 	default:
 		rs, err = s.read.DB.QueryContext(ctx, q, args...)
 	}
@@ -489,7 +405,7 @@ func (s *Store) scanPredictions(ctx context.Context, cache bool, n int, total *i
 	out := make([]predictionRow, 0, n)
 	var r predictionRow
 	var created bun.NullTime
-	dest := append([]any{intCol{total}}, r.dest(&created)...) // one for every row
+	dest := append([]any{database.Int(total)}, r.dest(&created)...) // one for every row
 	for rs.Next() {
 		r = predictionRow{}
 		if err := rs.Scan(dest...); err != nil {
@@ -499,59 +415,4 @@ func (s *Store) scanPredictions(ctx context.Context, cache bool, n int, total *i
 		out = append(out, r)
 	}
 	return out, rs.Err()
-}
-
-// maxStmts bounds the statement cache: the feed's variants (sorts,
-// filters, with and without a cursor) at the common page sizes fit.
-const maxStmts = 256
-
-// stmtCache keeps statements prepared on a pool, by their text.
-type stmtCache struct {
-	mu     sync.RWMutex
-	m      map[string]*sql.Stmt
-	closed bool
-}
-
-// get returns the statement for q, preparing it on db the first time; nil
-// when the cache is full or closed or the preparation failed (the caller
-// then runs q unprepared, and meets the error there).
-func (c *stmtCache) get(ctx context.Context, db *sql.DB, q string) *sql.Stmt {
-	c.mu.RLock()
-	st := c.m[q]
-	c.mu.RUnlock()
-	if st != nil {
-		return st
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if st := c.m[q]; st != nil {
-		return st
-	}
-	if c.closed || len(c.m) >= maxStmts {
-		return nil
-	}
-	st, err := db.PrepareContext(ctx, q)
-	if err != nil {
-		return nil
-	}
-	if c.m == nil {
-		c.m = map[string]*sql.Stmt{}
-	}
-	c.m[q] = st
-	return st
-}
-
-// close closes the statements; the cache prepares no more.
-func (c *stmtCache) close() error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.closed = true
-	var first error
-	for _, st := range c.m {
-		if err := st.Close(); err != nil && first == nil {
-			first = err
-		}
-	}
-	c.m = nil
-	return first
 }

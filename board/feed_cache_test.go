@@ -11,7 +11,7 @@ import (
 )
 
 // TestFeedCacheSeesEveryWrite: on SQLite a Store keeps the feed's first
-// pages (board/feed.go, pageCache). After every kind of write, made by
+// pages (board/feed.go, Store.page). After every kind of write, made by
 // another Store on the same file (as another process would), the reader's
 // first pages are those of a Store that has cached nothing, and each write
 // changed at least one of them (or the test would prove nothing).

@@ -115,13 +115,10 @@ type validForecast struct {
 func (nf NewForecast) validate() (validForecast, error) {
 	var v validForecast
 	var err error
-	if err = checkAgentID(nf.AgentID); err != nil {
+	if v.agentName, err = checkAgent(nf.AgentID, nf.AgentName); err != nil {
 		return v, err
 	}
 	v.agentID = nf.AgentID
-	if v.agentName, err = checkAgentName(nf.AgentName); err != nil {
-		return v, err
-	}
 	if v.p, err = readProbability("p", nf.P); err != nil {
 		return v, err
 	}
@@ -322,9 +319,6 @@ func checkPage(pg Page) (limit int, notes []string, err error) {
 	}
 	if pg.Offset < 0 {
 		return 0, nil, invalid("offset", fmt.Sprintf("is %d; it cannot be negative", pg.Offset), "send 0 for the first page")
-	}
-	if notes == nil {
-		notes = []string{}
 	}
 	return limit, notes, nil
 }

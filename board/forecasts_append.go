@@ -4,9 +4,9 @@ import (
 	"context"
 	"maps"
 	"slices"
-	"strings"
 	"time"
 
+	"github.com/predictions-md/predictions/internal/database"
 	"github.com/uptrace/bun"
 )
 
@@ -26,7 +26,7 @@ type line struct {
 // standing forecasts then, each with its agent's skill known at that
 // forecast's time ([skillHistory]), as [Store.Forecast] would have
 // stored it at that moment; the prediction's own community is the last
-// of them. Rows go in multi-row statements of [rowsPerInsert].
+// of them. Rows go in multi-row statements of [database.RowsPerInsert].
 //
 // It returns the prediction's community forecast after the last line.
 func appendForecasts(ctx context.Context, tx bun.Tx, predictionID string, seq int, stand map[string]standing, lines []line) (pooled, error) {
@@ -66,7 +66,7 @@ func appendForecasts(ctx context.Context, tx bun.Tx, predictionID string, seq in
 			touched[l.agentID] = &latest{l.id, l.p, l.at, l.at}
 		}
 	}
-	if err := insertRows(ctx, tx, `INSERT INTO forecasts
+	if err := database.InsertRows(ctx, tx, `INSERT INTO forecasts
 	(id, prediction_id, agent_id, seq, p, note, created_at, community_geo, community_mean, community_median, community_recency, community_skill, forecasters) VALUES `, history, ""); err != nil {
 		return pooled{}, err
 	}
@@ -78,38 +78,9 @@ func appendForecasts(ctx context.Context, tx bun.Tx, predictionID string, seq in
 		t := touched[a]
 		rows[i] = []any{predictionID, a, t.forecastID, t.p, t.first, t.at}
 	}
-	if err := insertRows(ctx, tx, `INSERT INTO standings AS s (prediction_id, agent_id, forecast_id, p, first_at, updated_at) VALUES `, rows,
+	if err := database.InsertRows(ctx, tx, `INSERT INTO standings AS s (prediction_id, agent_id, forecast_id, p, first_at, updated_at) VALUES `, rows,
 		` ON CONFLICT (prediction_id, agent_id) DO UPDATE SET forecast_id = excluded.forecast_id, p = excluded.p, updated_at = excluded.updated_at`); err != nil {
 		return pooled{}, err
 	}
 	return c, c.store(ctx, tx, predictionID, lines[len(lines)-1].at)
-}
-
-// rowsPerInsert is the most rows one multi-row INSERT carries: 500 rows
-// of 11 values stay far below the bound parameters SQLite (32,766) and
-// PostgreSQL (65,535) take, should a driver bind them.
-const rowsPerInsert = 500
-
-// insertRows runs head + "(?, ...), (?, ...)" + tail for the rows, in
-// statements of at most [rowsPerInsert] rows; every row has as many
-// values as the first.
-func insertRows(ctx context.Context, tx bun.Tx, head string, rows [][]any, tail string) error {
-	for chunk := range slices.Chunk(rows, rowsPerInsert) {
-		one := "(" + strings.TrimSuffix(strings.Repeat("?, ", len(chunk[0])), ", ") + ")"
-		var q strings.Builder
-		q.WriteString(head)
-		args := make([]any, 0, len(chunk)*len(chunk[0]))
-		for i, r := range chunk {
-			if i > 0 {
-				q.WriteString(", ")
-			}
-			q.WriteString(one)
-			args = append(args, r...)
-		}
-		q.WriteString(tail)
-		if _, err := tx.ExecContext(ctx, q.String(), args...); err != nil {
-			return err
-		}
-	}
-	return nil
 }

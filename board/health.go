@@ -2,7 +2,6 @@ package board
 
 import (
 	"context"
-	"sync"
 	"time"
 
 	"github.com/predictions-md/predictions/internal/database"
@@ -21,34 +20,11 @@ import (
 // too. It returns an error wrapping [ErrUnavailable] for those, bounded by
 // ctx.
 //
-// Probes cost nothing under load: a write transaction of the store that
-// committed less than [RecentWrite] ago answers for the database without
-// a probe (under a write flood the probe would wait for SQLite's single
-// writer connection and could time out although every write succeeds),
-// and the result of a probe is the answer for [CheckInterval], so that
-// the store writes board_health at most once per interval however often
-// it is asked.
-func (s *Store) CheckWrite(ctx context.Context) error {
-	if t := s.lastWrite.Load(); t != 0 && time.Since(time.Unix(0, t)) < RecentWrite {
-		return nil
-	}
-	if fresh, err := s.health.result(); fresh {
-		return err
-	}
-	// One probe writes at a time; the others wait for its result.
-	select {
-	case s.health.turn <- struct{}{}:
-	case <-ctx.Done():
-		return database.Unavailable(ctx.Err())
-	}
-	defer func() { <-s.health.turn }()
-	if fresh, err := s.health.result(); fresh {
-		return err
-	}
-	err := s.probeWrite(ctx)
-	s.health.keep(err)
-	return err
-}
+// Probes cost nothing under load ([database.Probe]): a write of the store
+// committed less than [RecentWrite] ago answers for the database, and a
+// probe's result is the answer for [CheckInterval], so that the store
+// writes board_health at most once per interval however often it is asked.
+func (s *Store) CheckWrite(ctx context.Context) error { return s.health.Check(ctx, s.probeWrite) }
 
 // probeWrite writes the row of board_health.
 func (s *Store) probeWrite(ctx context.Context) error {
@@ -74,40 +50,5 @@ func (s *Store) probeWrite(ctx context.Context) error {
 const RecentWrite = time.Second
 
 // CheckInterval is how long the result of a probe of [Store.CheckWrite]
-// is its answer.
+// is its answer ([database.Probe]).
 const CheckInterval = time.Second
-
-// healthCheck keeps the last probe of CheckWrite.
-type healthCheck struct {
-	turn chan struct{} // capacity 1: held by the probe that writes
-
-	mu  sync.Mutex
-	at  time.Time // when the last probe ended (real clock); zero: none
-	err error     // its result
-}
-
-func newHealthCheck() healthCheck { return healthCheck{turn: make(chan struct{}, 1)} }
-
-// result returns the last probe's result while it is fresh.
-func (h *healthCheck) result() (fresh bool, err error) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.at.IsZero() || time.Since(h.at) >= CheckInterval {
-		return false, nil
-	}
-	return true, h.err
-}
-
-// keep records a probe's result.
-func (h *healthCheck) keep(err error) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.at, h.err = time.Now(), err
-}
-
-// forget drops the last probe's result, so that the next check probes.
-func (h *healthCheck) forget() {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.at, h.err = time.Time{}, nil
-}

@@ -2,12 +2,8 @@ package board
 
 import (
 	"context"
-	"fmt"
-	"strings"
 
 	"github.com/predictions-md/predictions/internal/bunmigrate"
-	"github.com/uptrace/bun"
-	"github.com/uptrace/bun/dialect"
 	"github.com/uptrace/bun/migrate"
 )
 
@@ -18,20 +14,20 @@ const migrationLockKey int64 = 0x70726564626f6172
 // migrations lists the schema changes in order. Each is Go code run inside
 // one transaction on both dialects; its DDL uses IF NOT EXISTS so that a
 // second process racing on the same SQLite file finds it already done.
-// Append new migrations; never edit an applied one.
+// Append new migrations; never edit an applied one. They have no Down:
+// nothing rolls a board back; an upgrade test undoes what it needs
+// (export_test.go).
 func migrations() *migrate.Migrations {
 	ms := migrate.NewMigrations()
 	ms.Add(migrate.Migration{
 		Name:    "20260301000001",
 		Comment: "board_init",
-		Up:      ddl(schemaV1),
-		Down:    ddl(dropV1),
+		Up:      bunmigrate.DDL(schemaV1()...),
 	})
 	ms.Add(migrate.Migration{
 		Name:    "20261122000001",
-		Comment: "reply_kinds_debates_mail", // schema_tags.go, schema_mail.go
+		Comment: "reply_kinds_debates_mail", // schema_tags.go; its e-mail columns and outbox: packages mailbox and outbox make them, or take over those this made
 		Up:      migrateTags,
-		Down:    unmigrateTags,
 	})
 	ms.Add(migrate.Migration{
 		Name:    "20261122000002",
@@ -43,49 +39,42 @@ func migrations() *migrate.Migrations {
 		Name:    "20261125000001",
 		Comment: "forecasts_community_scores", // schema_forecasts.go
 		Up:      migrateForecasts,
-		Down:    unmigrateForecasts,
 	})
 	ms.Add(migrate.Migration{
 		Name:    "20261125000002",
-		Comment: "mail_opt_in", // schema_mail.go: confirmations, subscriptions, unsubscribe tokens, inbound Message-IDs
-		Up:      migrateOptIn,
-		Down:    ddl(dropOptIn),
+		Comment: "mail_opt_in", // confirmations, subscriptions, unsubscribe tokens, inbound Message-IDs: package mailbox's own first migration creates the tables, or takes over those this made
+		Up:      movedOut,
+		Down:    movedOut,
 	})
 	ms.Add(migrate.Migration{
 		Name:    "20261125000003",
 		Comment: "domain_counter_shards", // schema_counters.go
 		Up:      migrateCounterShards,
-		Down:    unmigrateCounterShards,
 	})
 	ms.Add(migrate.Migration{
 		Name:    "20261125000004",
 		Comment: "feed_search_filters", // schema_search.go: full-text search, agent and status indexes
 		Up:      migrateSearch,
-		Down:    dialectDDL(dropSearch),
 	})
 	ms.Add(migrate.Migration{
 		Name:    "20261126000001",
 		Comment: "feed_version", // schema_version.go: what the feed's page cache checks (SQLite)
-		Up:      dialectDDL(feedVersionSchema),
-		Down:    dialectDDL(dropFeedVersion),
+		Up:      bunmigrate.DialectDDL(feedVersionSchema),
 	})
 	ms.Add(migrate.Migration{
 		Name:    "20261126000002",
 		Comment: "question_lifecycle", // schema_lifecycle.go: close_at, closed_at, resolutions; scores rescored
 		Up:      migrateLifecycle,
-		Down:    unmigrateLifecycle,
 	})
 	ms.Add(migrate.Migration{
 		Name:    "20261127000010",
 		Comment: "board_health", // schema_health.go: the row CheckWrite writes
-		Up:      ddl(healthSchema),
-		Down:    ddl(dropHealth),
+		Up:      bunmigrate.DDL(healthSchema()...),
 	})
 	ms.Add(migrate.Migration{
 		Name:    "20261127000020",
 		Comment: "search_words", // schema_search.go: PostgreSQL's search splits words at punctuation, as SQLite's
-		Up:      dialectDDL(searchWordsSchema),
-		Down:    dialectDDL(unsearchWords),
+		Up:      bunmigrate.DialectDDL(searchWordsSchema),
 	})
 	// 20261127000030 made the table idempotency_keys, which package
 	// internal/idempotency now keeps with migrations of its own; a board
@@ -94,7 +83,6 @@ func migrations() *migrate.Migrations {
 		Name:    "20261128000010",
 		Comment: "event_log", // schema_events.go: the events appended with each write, and the log's state
 		Up:      migrateEvents,
-		Down:    dialectDDL(dropEvents),
 	})
 	ms.Add(migrate.Migration{
 		Name:    "20261129000010",
@@ -106,13 +94,11 @@ func migrations() *migrate.Migrations {
 		Name:    "20261129000020",
 		Comment: "community_disagreement", // schema_disagreement.go: the flag by the middle half of the standing forecasts
 		Up:      migrateDisagreement,
-		Down:    unmigrateDisagreement,
 	})
 	ms.Add(migrate.Migration{
 		Name:    "20261130000010",
 		Comment: "skill_pools", // schema_skill.go: the recency and skill pools, the agents' skill sums, the community's scores
 		Up:      migrateSkill,
-		Down:    unmigrateSkill,
 	})
 	return ms
 }
@@ -122,32 +108,6 @@ func migrations() *migrate.Migrations {
 // table or takes over the one the board made: the board creates nothing
 // more, and a board that ran it keeps its name as applied.
 func movedOut(context.Context, *migrate.Migrator, *migrate.Migration) error { return nil }
-
-// ddl runs statements in one transaction. In the statements, TIMESTAMP
-// becomes TIMESTAMPTZ on PostgreSQL.
-func ddl(stmts func() []string) func(ctx context.Context, m *migrate.Migrator, _ *migrate.Migration) error {
-	return dialectDDL(func(bool) []string { return stmts() })
-}
-
-// dialectDDL is ddl with statements that depend on the database: stmts
-// is told whether it is PostgreSQL.
-func dialectDDL(stmts func(pg bool) []string) func(ctx context.Context, m *migrate.Migrator, _ *migrate.Migration) error {
-	return func(ctx context.Context, m *migrate.Migrator, _ *migrate.Migration) error {
-		db := m.DB()
-		pg := db.Dialect().Name() == dialect.PG
-		return db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-			for _, q := range stmts(pg) {
-				if pg {
-					q = strings.ReplaceAll(q, "TIMESTAMP", "TIMESTAMPTZ")
-				}
-				if _, err := tx.ExecContext(ctx, q); err != nil {
-					return fmt.Errorf("%w\n%s", err, q)
-				}
-			}
-			return nil
-		})
-	}
-}
 
 func schemaV1() []string {
 	return []string{
@@ -223,16 +183,6 @@ func schemaV1() []string {
 	resolved BIGINT NOT NULL DEFAULT 0,
 	void BIGINT NOT NULL DEFAULT 0
 )`,
-	}
-}
-
-func dropV1() []string {
-	return []string{
-		`DROP TABLE IF EXISTS domain_counts`,
-		`DROP TABLE IF EXISTS reactions`,
-		`DROP TABLE IF EXISTS replies`,
-		`DROP TABLE IF EXISTS predictions`,
-		`DROP TABLE IF EXISTS agents`,
 	}
 }
 

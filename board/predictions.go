@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/predictions-md/predictions/internal/database"
@@ -136,53 +135,17 @@ const predictionCols = `p.id, p.agent_id, (SELECT a.name FROM agents AS a WHERE 
 
 // dest lists r's fields in the order of predictionCols, for a plain
 // database/sql Scan (the feed's statements); created receives created_at.
-// Numbers go through intCol and floatCol: database/sql would put an
-// int64 into an int by formatting it as text and parsing it back.
+// Numbers go through database.Int and database.Float: database/sql would
+// put an int64 into an int by formatting it as text and parsing it back.
 func (r *predictionRow) dest(created *bun.NullTime) []any {
 	return []any{&r.ID, &r.AgentID, &r.AgentName,
-		&r.Title, &r.Body, floatCol{&r.Confidence}, &r.Timeframe, &r.Domain, created,
-		intCol{&r.Agree}, intCol{&r.Disagree}, intCol{&r.Uncertain}, intCol{&r.Replies}, intCol{&r.Popularity},
-		intCol{&r.Plain}, intCol{&r.AgreeR}, intCol{&r.DisagreeR}, intCol{&r.Challenge}, intCol{&r.Debate},
+		&r.Title, &r.Body, database.Float(&r.Confidence), &r.Timeframe, &r.Domain, created,
+		database.Int(&r.Agree), database.Int(&r.Disagree), database.Int(&r.Uncertain), database.Int(&r.Replies), database.Int(&r.Popularity),
+		database.Int(&r.Plain), database.Int(&r.AgreeR), database.Int(&r.DisagreeR), database.Int(&r.Challenge), database.Int(&r.Debate),
 		&r.Status, &r.Outcome, &r.ResolvedAt, &r.Flags,
-		floatCol{&r.Geo}, floatCol{&r.Mean}, floatCol{&r.Median}, floatCol{&r.Recency}, floatCol{&r.Skill}, intCol{&r.Forecasters}, floatCol{&r.CommunitySpread},
-		intCol{&r.CommunityDisagree}, &r.CommunityNotes, &r.CommunityUpdatedAt, &r.Resolves, &r.ResolveBy,
+		database.Float(&r.Geo), database.Float(&r.Mean), database.Float(&r.Median), database.Float(&r.Recency), database.Float(&r.Skill), database.Int(&r.Forecasters), database.Float(&r.CommunitySpread),
+		database.Int(&r.CommunityDisagree), &r.CommunityNotes, &r.CommunityUpdatedAt, &r.Resolves, &r.ResolveBy,
 		&r.CloseAt, &r.ClosedAt}
-}
-
-// intCol scans an integer column into an int.
-type intCol struct{ p *int }
-
-func (c intCol) Scan(v any) error {
-	switch x := v.(type) {
-	case int64:
-		*c.p = int(x)
-	case []byte: // PostgreSQL's numeric, as SUM gives it
-		n, err := strconv.Atoi(string(x))
-		*c.p = n
-		return err
-	case string:
-		n, err := strconv.Atoi(x)
-		*c.p = n
-		return err
-	default:
-		return fmt.Errorf("board: integer column holds %T", v)
-	}
-	return nil
-}
-
-// floatCol scans a number column into a float64.
-type floatCol struct{ p *float64 }
-
-func (c floatCol) Scan(v any) error {
-	switch x := v.(type) {
-	case float64:
-		*c.p = x
-	case int64: // SQLite stores a whole REAL as an integer
-		*c.p = float64(x)
-	default:
-		return fmt.Errorf("board: number column holds %T", v)
-	}
-	return nil
 }
 
 // CreatePrediction validates np and stores it, creating the agent on its
@@ -265,7 +228,7 @@ func (s *Store) CreatePrediction(ctx context.Context, np NewPrediction) (Predict
 		if err != nil {
 			return Prediction{}, fmt.Errorf("board: create prediction: %w", err)
 		}
-		s.wake.fire()
+		s.changed.Fire()
 		return p, nil
 	}
 	err = s.writeTx(ctx, func(ctx context.Context, tx bun.Tx, ev *eventBatch) error {

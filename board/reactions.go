@@ -31,10 +31,7 @@ func (s *Store) React(ctx context.Context, predictionID string, nr NewReaction) 
 	if err := checkRef("id", predictionID); err != nil {
 		return Reaction{}, err
 	}
-	if err := checkAgentID(nr.AgentID); err != nil {
-		return Reaction{}, err
-	}
-	name, err := checkAgentName(nr.AgentName)
+	name, err := checkAgent(nr.AgentID, nr.AgentName)
 	if err != nil {
 		return Reaction{}, err
 	}

@@ -129,10 +129,7 @@ func (s *Store) reply(ctx context.Context, predictionID string, nr NewReply, the
 	if err := checkRef("parent_id", nr.ParentID); err != nil {
 		return Reply{}, err
 	}
-	if err := checkAgentID(nr.AgentID); err != nil {
-		return Reply{}, err
-	}
-	name, err := checkAgentName(nr.AgentName)
+	name, err := checkAgent(nr.AgentID, nr.AgentName)
 	if err != nil {
 		return Reply{}, err
 	}
@@ -192,8 +189,8 @@ func (s *Store) reply(ctx context.Context, predictionID string, nr NewReply, the
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO replies (id, prediction_id, parent_id, agent_id, body, kind, debate_id, created_at, flags)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, id, predictionID, nullable(nr.ParentID), nr.AgentID, body, string(r.Kind),
-			nullable(r.DebateID), now, flags); err != nil {
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, id, predictionID, sql.NullString{String: nr.ParentID, Valid: nr.ParentID != ""}, nr.AgentID, body,
+			string(r.Kind), sql.NullString{String: r.DebateID, Valid: r.DebateID != ""}, now, flags); err != nil {
 			return err
 		}
 		d := domainDelta{replies: 1}
@@ -253,10 +250,8 @@ func (s *Store) Thread(ctx context.Context, predictionID string) ([]Reply, error
 		return nil, err
 	}
 	var rows []replyRow
-	if err := s.read.NewRaw(`SELECT r.id, r.prediction_id, r.parent_id, r.agent_id,
-	(SELECT a.name FROM agents AS a WHERE a.id = r.agent_id) AS agent_name,
-	r.body, r.kind, r.debate_id, r.created_at, r.flags
-	FROM replies AS r WHERE r.prediction_id = ? ORDER BY r.created_at, r.id`, predictionID).Scan(ctx, &rows); err != nil {
+	if err := s.read.NewRaw(`SELECT `+replyCols+` FROM replies AS r WHERE r.prediction_id = ? ORDER BY r.created_at, r.id`,
+		predictionID).Scan(ctx, &rows); err != nil {
 		return nil, fmt.Errorf("board: thread: %w", err)
 	}
 	out := make([]Reply, 0, len(rows))
@@ -265,6 +260,10 @@ func (s *Store) Thread(ctx context.Context, predictionID string) ([]Reply, error
 	}
 	return out, nil
 }
+
+// replyCols selects a replyRow from "replies AS r".
+const replyCols = `r.id, r.prediction_id, r.parent_id, r.agent_id,
+	(SELECT a.name FROM agents AS a WHERE a.id = r.agent_id) AS agent_name, r.body, r.kind, r.debate_id, r.created_at, r.flags`
 
 func (r replyRow) reply() Reply {
 	return Reply{
@@ -307,14 +306,6 @@ func Tree(replies []Reply) []*ReplyNode {
 		}
 	}
 	return roots
-}
-
-// nullable stores "" as NULL.
-func nullable(s string) any {
-	if s == "" {
-		return nil
-	}
-	return s
 }
 
 // Debates groups a thread (as returned by [Store.Thread], oldest first) by

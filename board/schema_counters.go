@@ -2,9 +2,9 @@ package board
 
 import (
 	"context"
-	"fmt"
 	"math/rand/v2"
 
+	"github.com/predictions-md/predictions/internal/bunmigrate"
 	"github.com/predictions-md/predictions/internal/database"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/migrate"
@@ -39,14 +39,6 @@ func migrateCounterShards(ctx context.Context, m *migrate.Migrator, _ *migrate.M
 	})
 }
 
-// unmigrateCounterShards undoes migrateCounterShards: one row per domain,
-// the sum of its shards.
-func unmigrateCounterShards(ctx context.Context, m *migrate.Migrator, _ *migrate.Migration) error {
-	return m.DB().RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		return rebuildDomainCounts(ctx, tx, false)
-	})
-}
-
 // rebuildDomainCounts copies domain_counts into a new table with or
 // without the shard column, summing the shards of each domain, and puts
 // the copy in its place.
@@ -56,7 +48,7 @@ func rebuildDomainCounts(ctx context.Context, tx bun.Tx, sharded bool) error {
 		key, shardCol, shardVal = `PRIMARY KEY (domain, shard)`, `shard BIGINT NOT NULL DEFAULT 0,`, `0,`
 	}
 	const sums = `SUM(predictions), SUM(replies), SUM(reactions), SUM(threads), SUM(resolved), SUM(void)`
-	for _, q := range []string{
+	stmts := []string{
 		`DROP TABLE IF EXISTS domain_counts_new`,
 		`CREATE TABLE domain_counts_new (
 	domain TEXT NOT NULL,
@@ -72,10 +64,9 @@ func rebuildDomainCounts(ctx context.Context, tx bun.Tx, sharded bool) error {
 		`INSERT INTO domain_counts_new SELECT domain, ` + shardVal + sums + ` FROM domain_counts GROUP BY domain`,
 		`DROP TABLE domain_counts`,
 		`ALTER TABLE domain_counts_new RENAME TO domain_counts`,
-	} {
-		if _, err := tx.ExecContext(ctx, q); err != nil {
-			return fmt.Errorf("%w\n%s", err, q)
-		}
+	}
+	if err := bunmigrate.Exec(ctx, tx, stmts...); err != nil {
+		return err
 	}
 	if isPG(tx) { // PostgreSQL keeps the key's index name through the rename
 		if _, err := tx.ExecContext(ctx, `ALTER INDEX domain_counts_new_pkey RENAME TO domain_counts_pkey`); err != nil {

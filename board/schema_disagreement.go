@@ -3,7 +3,9 @@ package board
 import (
 	"context"
 	"fmt"
+	"slices"
 
+	"github.com/predictions-md/predictions/internal/database"
 	"github.com/predictions-md/predictions/pool"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/migrate"
@@ -67,8 +69,7 @@ func migrateDisagreement(ctx context.Context, m *migrate.Migrator, _ *migrate.Mi
 		flush()
 		rows.Close()
 		for flag, ids := range change {
-			for i := 0; i < len(ids); i += rowsPerInsert {
-				chunk := ids[i:min(i+rowsPerInsert, len(ids))]
+			for chunk := range slices.Chunk(ids, database.RowsPerInsert) {
 				if _, err := tx.ExecContext(ctx, `UPDATE predictions SET community_disagree = ? WHERE id IN (?)`, flag, bun.List(chunk)); err != nil {
 					return fmt.Errorf("disagreement: %w", err)
 				}
@@ -76,13 +77,4 @@ func migrateDisagreement(ctx context.Context, m *migrate.Migrator, _ *migrate.Mi
 		}
 		return nil
 	})
-}
-
-// unmigrateDisagreement undoes migrateDisagreement: the flag the releases
-// before stored, pool.Combine's, from the stored spread (rounded as
-// Combine rounds it).
-func unmigrateDisagreement(ctx context.Context, m *migrate.Migrator, _ *migrate.Migration) error {
-	_, err := m.DB().ExecContext(ctx, `UPDATE predictions SET community_disagree = CASE WHEN community_spread > ? THEN 1 ELSE 0 END`,
-		pool.DefaultDisagreePts)
-	return err
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/predictions-md/predictions/internal/bunmigrate"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/migrate"
 )
@@ -47,17 +48,13 @@ func eventsSchema(pg bool) []string {
 	}
 }
 
-func dropEvents(bool) []string {
-	return []string{`DROP TABLE IF EXISTS board_event_state`, `DROP TABLE IF EXISTS board_events`}
-}
-
-// migrateEvents creates the event log and its state row.
-func migrateEvents(ctx context.Context, m *migrate.Migrator, mg *migrate.Migration) error {
-	if err := dialectDDL(eventsSchema)(ctx, m, mg); err != nil {
-		return err
-	}
-	db := m.DB()
-	return db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+// migrateEvents creates the event log and its state row, in one
+// transaction.
+func migrateEvents(ctx context.Context, m *migrate.Migrator, _ *migrate.Migration) error {
+	return m.DB().RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		if err := bunmigrate.Exec(ctx, tx, eventsSchema(isPG(tx))...); err != nil {
+			return err
+		}
 		_, err := tx.ExecContext(ctx, `INSERT INTO board_event_state (id, trimmed, closes_to) VALUES (1, 0, ?) ON CONFLICT (id) DO NOTHING`,
 			time.Unix(0, 0).UTC())
 		return err

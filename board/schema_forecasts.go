@@ -4,9 +4,9 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/predictions-md/predictions/internal/bunmigrate"
 	"github.com/predictions-md/predictions/pool"
 	"github.com/uptrace/bun"
-	"github.com/uptrace/bun/dialect"
 	"github.com/uptrace/bun/migrate"
 )
 
@@ -14,24 +14,28 @@ import (
 // on existing tables. The community forecast is kept by all three pooling
 // methods, so that a server restarted with another --pool reads an exact
 // value without recomputing anything.
-func forecastColumns() []column {
-	return []column{
-		{"predictions", "community_geo", "DOUBLE PRECISION NOT NULL DEFAULT 0.5"},
-		{"predictions", "community_mean", "DOUBLE PRECISION NOT NULL DEFAULT 0.5"},
-		{"predictions", "community_median", "DOUBLE PRECISION NOT NULL DEFAULT 0.5"},
-		{"predictions", "forecasters", "BIGINT NOT NULL DEFAULT 0"},
-		{"predictions", "community_spread", "DOUBLE PRECISION NOT NULL DEFAULT 0"},
-		{"predictions", "community_disagree", "BIGINT NOT NULL DEFAULT 0"},
-		{"predictions", "community_notes", "TEXT NOT NULL DEFAULT '[]'"},
-		{"predictions", "community_updated_at", "TIMESTAMP"},
-		{"predictions", "resolves", "TEXT NOT NULL DEFAULT ''"},
-		{"predictions", "resolve_by", "TEXT"}, // YYYY-MM-DD: text order is date order
-		{"agents", "forecasts", "BIGINT NOT NULL DEFAULT 0"},
-		{"agents", "scored", "BIGINT NOT NULL DEFAULT 0"},
-		{"agents", "peer_sum", "DOUBLE PRECISION NOT NULL DEFAULT 0"},
-		{"agents", "baseline_sum", "DOUBLE PRECISION NOT NULL DEFAULT 0"},
-		{"agents", "fbrier_sum", "DOUBLE PRECISION NOT NULL DEFAULT 0"},
-		{"agents", "flog_sum", "DOUBLE PRECISION NOT NULL DEFAULT 0"},
+func forecastColumns() []bunmigrate.Columns {
+	return []bunmigrate.Columns{
+		{Table: "predictions", Defs: []string{
+			"community_geo DOUBLE PRECISION NOT NULL DEFAULT 0.5",
+			"community_mean DOUBLE PRECISION NOT NULL DEFAULT 0.5",
+			"community_median DOUBLE PRECISION NOT NULL DEFAULT 0.5",
+			"forecasters BIGINT NOT NULL DEFAULT 0",
+			"community_spread DOUBLE PRECISION NOT NULL DEFAULT 0",
+			"community_disagree BIGINT NOT NULL DEFAULT 0",
+			"community_notes TEXT NOT NULL DEFAULT '[]'",
+			"community_updated_at TIMESTAMP",
+			"resolves TEXT NOT NULL DEFAULT ''",
+			"resolve_by TEXT", // YYYY-MM-DD: text order is date order
+		}},
+		{Table: "agents", Defs: []string{
+			"forecasts BIGINT NOT NULL DEFAULT 0",
+			"scored BIGINT NOT NULL DEFAULT 0",
+			"peer_sum DOUBLE PRECISION NOT NULL DEFAULT 0",
+			"baseline_sum DOUBLE PRECISION NOT NULL DEFAULT 0",
+			"fbrier_sum DOUBLE PRECISION NOT NULL DEFAULT 0",
+			"flog_sum DOUBLE PRECISION NOT NULL DEFAULT 0",
+		}},
 	}
 }
 
@@ -100,10 +104,8 @@ func forecastTables() []string {
 // the scores table empty, since the columns that scoring reads now come
 // after it.
 func migrateForecasts(ctx context.Context, m *migrate.Migrator, _ *migrate.Migration) error {
-	db := m.DB()
-	pg := db.Dialect().Name() == dialect.PG
-	return db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		added, err := addSchema(ctx, tx, pg, forecastColumns(), forecastTables())
+	return m.DB().RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		added, err := bunmigrate.AddSchema(ctx, tx, forecastColumns(), forecastTables())
 		if err != nil {
 			return err
 		}
@@ -191,12 +193,4 @@ func backfillForecasts(ctx context.Context, tx bun.Tx, ids []string) error {
 		}
 	}
 	return nil
-}
-
-// unmigrateForecasts undoes migrateForecasts.
-func unmigrateForecasts(ctx context.Context, m *migrate.Migrator, _ *migrate.Migration) error {
-	return m.DB().RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		return dropSchema(ctx, tx, []string{`DROP INDEX IF EXISTS predictions_closing`,
-			`DROP TABLE IF EXISTS scores`, `DROP TABLE IF EXISTS standings`, `DROP TABLE IF EXISTS forecasts`}, forecastColumns())
-	})
 }

@@ -16,8 +16,3 @@ func healthSchema() []string {
 )`,
 	}
 }
-
-// dropHealth undoes healthSchema.
-func dropHealth() []string {
-	return []string{`DROP TABLE IF EXISTS board_health`}
-}

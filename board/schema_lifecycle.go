@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/predictions-md/predictions/internal/bunmigrate"
 	"github.com/uptrace/bun"
-	"github.com/uptrace/bun/dialect"
 	"github.com/uptrace/bun/migrate"
 )
 
@@ -15,10 +15,12 @@ import (
 // none) and its actual close (closed_at: set at the first resolution, the
 // earlier of that moment and close_at, and never moved by a correction).
 // A question opens at its created_at.
-func lifecycleColumns() []column {
-	return []column{
-		{"predictions", "close_at", "TIMESTAMP"},
-		{"predictions", "closed_at", "TIMESTAMP"},
+func lifecycleColumns() []bunmigrate.Columns {
+	return []bunmigrate.Columns{
+		{Table: "predictions", Defs: []string{
+			"close_at TIMESTAMP",
+			"closed_at TIMESTAMP",
+		}},
 	}
 }
 
@@ -57,10 +59,8 @@ func lifecycleTables() []string {
 //     scoring's Metaculus scores over its life (scores.go), and its
 //     forecasters' sums follow.
 func migrateLifecycle(ctx context.Context, m *migrate.Migrator, _ *migrate.Migration) error {
-	db := m.DB()
-	pg := db.Dialect().Name() == dialect.PG
-	return db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		added, err := addSchema(ctx, tx, pg, lifecycleColumns(), lifecycleTables())
+	return m.DB().RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		added, err := bunmigrate.AddSchema(ctx, tx, lifecycleColumns(), lifecycleTables())
 		if err != nil {
 			return err
 		}
@@ -95,15 +95,6 @@ func migrateLifecycle(ctx context.Context, m *migrate.Migrator, _ *migrate.Migra
 		// 20261130000010 (schema_skill.go), the last to change what
 		// scoring reads.
 		return nil
-	})
-}
-
-// unmigrateLifecycle undoes migrateLifecycle (the scores stay as they
-// were last computed).
-func unmigrateLifecycle(ctx context.Context, m *migrate.Migrator, _ *migrate.Migration) error {
-	return m.DB().RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		return dropSchema(ctx, tx, []string{`DROP INDEX IF EXISTS predictions_closing`, `DROP TABLE IF EXISTS resolutions`,
-			`CREATE INDEX IF NOT EXISTS predictions_closing ON predictions (status, resolve_by, created_at DESC, id DESC)`}, lifecycleColumns())
 	})
 }
 

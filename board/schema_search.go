@@ -69,16 +69,6 @@ END`,
 	})
 }
 
-// dropSearch undoes migrateSearch.
-func dropSearch(pg bool) []string {
-	stmts := []string{`DROP INDEX IF EXISTS predictions_agent_recent`, `DROP INDEX IF EXISTS predictions_status_recent`}
-	if pg {
-		return append(stmts, `DROP INDEX IF EXISTS predictions_search`, `ALTER TABLE predictions DROP COLUMN IF EXISTS search`)
-	}
-	return append(stmts, `DROP TRIGGER IF EXISTS predictions_fts_insert`, `DROP TRIGGER IF EXISTS predictions_fts_delete`,
-		`DROP TRIGGER IF EXISTS predictions_fts_update`, `DROP TABLE IF EXISTS predictions_fts`)
-}
-
 // searchColumn is the statement that adds PostgreSQL's column search:
 // to_tsvector of the 'simple' configuration over document, an SQL
 // expression of the prediction's columns.
@@ -98,14 +88,6 @@ func searchWordsSchema(pg bool) []string {
 		return nil
 	}
 	return replaceSearchColumn(searchDocument())
-}
-
-// unsearchWords undoes searchWordsSchema: search over the text as it is.
-func unsearchWords(pg bool) []string {
-	if !pg {
-		return nil
-	}
-	return replaceSearchColumn(`title || ' ' || body`)
 }
 
 // replaceSearchColumn replaces PostgreSQL's column search and its index with

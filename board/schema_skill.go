@@ -3,26 +3,25 @@ package board
 import (
 	"context"
 	"fmt"
+	"slices"
+	"time"
 
+	"github.com/predictions-md/predictions/internal/bunmigrate"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect"
 	"github.com/uptrace/bun/migrate"
-	"slices"
-	"time"
 )
 
 // skillColumns are migration 20261130000010's columns: the community
 // forecast by the recency and skill pools on each prediction and on each
 // forecast of its history, and the sums of its scores an agent's row
 // keeps for its skill ([scoring.SkillFromSums]).
-func skillColumns() []column {
-	return []column{
-		{"predictions", "community_recency", "DOUBLE PRECISION NOT NULL DEFAULT 0.5"},
-		{"predictions", "community_skill", "DOUBLE PRECISION NOT NULL DEFAULT 0.5"},
-		{"forecasts", "community_recency", "DOUBLE PRECISION NOT NULL DEFAULT 0.5"},
-		{"forecasts", "community_skill", "DOUBLE PRECISION NOT NULL DEFAULT 0.5"},
-		{"agents", "peer_sq_sum", "DOUBLE PRECISION NOT NULL DEFAULT 0"},
-		{"agents", "coverage_sum", "DOUBLE PRECISION NOT NULL DEFAULT 0"},
+func skillColumns() []bunmigrate.Columns {
+	const half, zero = " DOUBLE PRECISION NOT NULL DEFAULT 0.5", " DOUBLE PRECISION NOT NULL DEFAULT 0"
+	return []bunmigrate.Columns{
+		{Table: "predictions", Defs: []string{"community_recency" + half, "community_skill" + half}},
+		{Table: "forecasts", Defs: []string{"community_recency" + half, "community_skill" + half}},
+		{Table: "agents", Defs: []string{"peer_sq_sum" + zero, "coverage_sum" + zero}},
 	}
 }
 
@@ -61,7 +60,7 @@ func migrateSkill(ctx context.Context, m *migrate.Migrator, _ *migrate.Migration
 	db := m.DB()
 	pg := db.Dialect().Name() == dialect.PG
 	return db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		if _, err := addSchema(ctx, tx, pg, skillColumns(), skillTables()); err != nil {
+		if _, err := bunmigrate.AddSchema(ctx, tx, skillColumns(), skillTables()); err != nil {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE agents SET (scored, peer_sum, baseline_sum, fbrier_sum, flog_sum, peer_sq_sum, coverage_sum) = (
@@ -148,11 +147,4 @@ func repool(ctx context.Context, tx bun.Tx, id string) error {
 	}
 	_, err = tx.ExecContext(ctx, `UPDATE predictions SET community_recency = ?, community_skill = ? WHERE id = ?`, c.Recency, c.Skill, id)
 	return err
-}
-
-// unmigrateSkill undoes migrateSkill.
-func unmigrateSkill(ctx context.Context, m *migrate.Migrator, _ *migrate.Migration) error {
-	return m.DB().RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		return dropSchema(ctx, tx, []string{`DROP INDEX IF EXISTS scores_resolved`, `DROP TABLE IF EXISTS community_scores`}, skillColumns())
-	})
 }

@@ -4,7 +4,7 @@ package board
 // table feed_version holds one number, v, that triggers raise with every
 // insert, update and delete of a prediction and of an agent (whose name
 // the feed shows), in the writing transaction. The feed's page cache
-// ([pageCache]) keeps a page with the v it was read after; a page is
+// ([Store.page]) keeps a page with the v it was read after; a page is
 // served from the cache only while v is unchanged, so no write, by this
 // process, another process on the same file or a person with the sqlite3
 // shell, is ever hidden by it.
@@ -40,16 +40,4 @@ var versionTriggers = []struct{ name, event string }{
 	{"feed_version_agent_insert", "INSERT ON agents"},
 	{"feed_version_agent_update", "UPDATE OF name ON agents"},
 	{"feed_version_agent_delete", "DELETE ON agents"},
-}
-
-// dropFeedVersion undoes feedVersionSchema.
-func dropFeedVersion(pg bool) []string {
-	if pg {
-		return nil
-	}
-	var stmts []string
-	for _, t := range versionTriggers {
-		stmts = append(stmts, `DROP TRIGGER IF EXISTS `+t.name)
-	}
-	return append(stmts, `DROP TABLE IF EXISTS feed_version`)
 }

@@ -3,6 +3,8 @@ package board
 import (
 	"strings"
 	"unicode"
+
+	"github.com/predictions-md/predictions/internal/database"
 )
 
 // MaxQuery bounds the feed's full-text search q, in characters (Unicode
@@ -65,23 +67,9 @@ func checkSearch(q string) (string, error) {
 	return t, nil
 }
 
-// ftsQuery writes the words of q as an FTS5 query: each word a quoted
-// string, all of them required (FTS5's implicit AND), in any column.
-// Words hold no quote or FTS5 syntax, so no operator or syntax error can
-// come from q.
-func ftsQuery(q string) string {
-	words := searchWords(q)
-	var b strings.Builder
-	for i, w := range words {
-		if i > 0 {
-			b.WriteByte(' ')
-		}
-		b.WriteByte('"')
-		b.WriteString(w)
-		b.WriteByte('"')
-	}
-	return b.String()
-}
+// ftsQuery writes the words of q as an FTS5 query
+// ([database.FTS5Terms]): all of them required, in any column.
+func ftsQuery(q string) string { return database.FTS5Terms(searchWords(q)) }
 
 // tsQueryText writes the words of q for PostgreSQL's
 // plainto_tsquery('simple', ...): separated by spaces, so that its parser

@@ -7,9 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -78,29 +75,24 @@ type Store struct {
 	// method chooses which stored community value is shown.
 	method pool.Method
 
-	// lastWrite is when a write transaction last committed (UnixNano of
-	// the real clock; 0 for never or closed): CheckWrite under write load
-	// then need not queue behind the writes it would measure.
-	lastWrite atomic.Int64
-	// health keeps the last probe of CheckWrite (health.go).
-	health healthCheck
+	// health keeps the last probe of CheckWrite and the time of the last
+	// commit (health.go).
+	health database.Probe
 
 	// stmts holds the feed's statements prepared on the SQLite read pool
 	// (unused on PostgreSQL): database/sql keeps each prepared on every
 	// read connection, so a page is not parsed and planned again per
 	// request.
-	stmts stmtCache
+	stmts database.StmtCache
 	// pages keeps the feed's pages without an offset or a search on
 	// SQLite (unused on PostgreSQL, where cachePages is false), each
 	// valid while feed_version is unchanged.
-	pages      pageCache
+	pages      database.VersionCache[cachedPage]
 	cachePages bool
 
-	// wake tells the event log's readers of a commit (events.go);
-	// listener, on PostgreSQL, of other stores' commits.
-	wake       wake
-	listenOnce sync.Once
-	listener   eventListener
+	// changed tells the event log's readers of a commit (events.go): of
+	// this store's, and on PostgreSQL of other stores' (LISTEN).
+	changed database.Signal
 	// afterAppend, for tests, runs after a write's events are appended,
 	// before its commit; an error rolls the write back.
 	afterAppend func() error
@@ -123,7 +115,8 @@ type Store struct {
 // it may not be created, or the database's error when it cannot connect
 // or migrate.
 func Open(ctx context.Context, dsn string, opt Options) (*Store, error) {
-	s := &Store{now: opt.Now, flag: opt.Flag, health: newHealthCheck()}
+	s := &Store{now: opt.Now, flag: opt.Flag, health: database.Probe{Interval: CheckInterval, Recent: RecentWrite},
+		pages: database.VersionCache[cachedPage]{MaxEntries: maxPages, MaxBytes: maxPageBytes}}
 	if s.now == nil {
 		s.now = time.Now
 	}
@@ -131,12 +124,7 @@ func Open(ctx context.Context, dsn string, opt Options) (*Store, error) {
 	if s.method, err = pool.ParseMethod(string(opt.Pool)); err != nil {
 		return nil, fmt.Errorf("%w: Options.Pool: %v", ErrInvalid, err)
 	}
-	if database.IsPostgres(dsn) {
-		err = s.openPostgres(dsn, opt)
-	} else {
-		err = s.openSQLite(dsn, opt)
-	}
-	if err != nil {
+	if err := s.open(dsn, opt); err != nil {
 		return nil, err
 	}
 	if !opt.SkipMigrations {
@@ -149,21 +137,10 @@ func Open(ctx context.Context, dsn string, opt Options) (*Store, error) {
 	return s, nil
 }
 
-// openPostgres opens the PostgreSQL pool ([database.OpenPostgres]).
-func (s *Store) openPostgres(dsn string, opt Options) error {
-	db, err := database.OpenPostgres(dsn, opt.MaxConns)
-	if err != nil {
-		return openError(err)
-	}
-	s.pg = true
-	s.write = db
-	s.read = s.write
-	return nil
-}
-
-// openSQLite opens the SQLite pools ([database.OpenSQLite]).
-func (s *Store) openSQLite(path string, opt Options) (err error) {
-	s.write, s.read, err = database.OpenSQLite(path, database.SQLiteOptions{ReadConns: opt.ReadConns,
+// open opens the store's pools ([database.Open]).
+func (s *Store) open(dsn string, opt Options) (err error) {
+	s.pg = database.IsPostgres(dsn)
+	s.write, s.read, err = database.Open(dsn, opt.MaxConns, database.SQLiteOptions{ReadConns: opt.ReadConns,
 		BusyTimeout: opt.BusyTimeout, CreateDirs: opt.CreateDirs, MustExist: opt.MustExist, SharedRead: opt.singlePool})
 	return openError(err)
 }
@@ -183,11 +160,10 @@ func openError(err error) error {
 
 // Close closes the database pools.
 func (s *Store) Close() error {
-	s.stopListening()
-	s.lastWrite.Store(0)
-	s.health.forget()
+	s.changed.Close()
+	s.health.Forget()
 	var errs []error
-	errs = append(errs, s.stmts.close())
+	errs = append(errs, s.stmts.Close())
 	if s.read != nil && s.read != s.write {
 		errs = append(errs, s.read.Close())
 	}
@@ -203,13 +179,7 @@ func (s *Store) Close() error {
 // server as down under load (the read pool opens the same file).
 //
 // Its error wraps [ErrUnavailable]; [Store.CheckWrite] checks writes.
-func (s *Store) Ping(ctx context.Context) error {
-	var one int
-	if err := s.read.QueryRowContext(ctx, "SELECT 1").Scan(&one); err != nil {
-		return database.Unavailable(err)
-	}
-	return nil
-}
+func (s *Store) Ping(ctx context.Context) error { return database.Ping(ctx, s.read) }
 
 // Dialect returns "sqlite" or "postgres".
 func (s *Store) Dialect() string {
@@ -259,7 +229,7 @@ func (s *Store) inTx(ctx context.Context, fn func(ctx context.Context, tx bun.Tx
 	if err := database.RunInTx(ctx, s.write, fn); err != nil {
 		return err
 	}
-	s.lastWrite.Store(time.Now().UnixNano())
+	s.health.Committed()
 	return nil
 }
 
@@ -278,7 +248,7 @@ func (s *Store) Atomically(ctx context.Context, fn func(ctx context.Context) err
 	if err := database.Atomically(ctx, s.write, fn); err != nil {
 		return err
 	}
-	s.lastWrite.Store(time.Now().UnixNano())
+	s.health.Committed()
 	return nil
 }
 
@@ -289,7 +259,7 @@ func (s *Store) retry(ctx context.Context, write func() error) error {
 	if err := database.Retry(ctx, write); err != nil {
 		return err
 	}
-	s.lastWrite.Store(time.Now().UnixNano())
+	s.health.Committed()
 	return nil
 }
 
@@ -332,51 +302,25 @@ func decodeFlags(raw string) []string {
 	return out
 }
 
+// insertRows is [database.InsertRows] in a write transaction: rows in
+// multi-row statements of at most [database.RowsPerInsert].
+func insertRows(ctx context.Context, tx bun.Tx, head string, rows [][]any, tail string) error {
+	return database.InsertRows(ctx, tx, head, rows, tail)
+}
+
 // stmt is a statement with its arguments.
 type stmt struct {
 	q    string
 	args []any
 }
 
-// execReturning runs statements in order in tx (or, on PostgreSQL, the
-// pool, the statement then being its own transaction) and returns the one
-// string the first returns (its RETURNING column); the others return
-// nothing. On PostgreSQL they go as one statement, each a data-modifying
-// WITH query, so the server is asked once instead of once each (a write
-// under load waits for its round trips more than for the database); the
-// foreign keys between their rows are checked at the end of that
-// statement, when every row is there. PostgreSQL runs the query the
-// final SELECT reads (the first) first and the others after it in order,
-// so the row locks keep the order of stmts; a deadlock would be retried
-// like any other ([Store.retry]). On SQLite, with no network between,
-// they run one by one.
+// execReturning runs stmts in order in tx as [database.ExecReturning]
+// does (on PostgreSQL as one statement) and returns the one string the
+// first returns; a deadlock is retried like any other ([Store.retry]).
 func (s *Store) execReturning(ctx context.Context, tx bun.IDB, stmts []stmt) (string, error) {
-	var out string
-	if !s.pg {
-		for i, st := range stmts {
-			var err error
-			if i == 0 {
-				err = tx.NewRaw(st.q, st.args...).Scan(ctx, &out)
-			} else {
-				_, err = tx.ExecContext(ctx, st.q, st.args...)
-			}
-			if err != nil {
-				return "", err
-			}
-		}
-		return out, nil
-	}
-	var q strings.Builder
-	var args []any
-	q.WriteString("WITH ")
+	all := make([]database.Stmt, len(stmts))
 	for i, st := range stmts {
-		if i > 0 {
-			q.WriteString(", ")
-		}
-		fmt.Fprintf(&q, "w%d AS (%s)", i, st.q)
-		args = append(args, st.args...)
+		all[i] = database.Stmt{Query: st.q, Args: st.args}
 	}
-	q.WriteString(" SELECT * FROM w0")
-	err := tx.NewRaw(q.String(), args...).Scan(ctx, &out)
-	return out, err
+	return database.ExecReturning(ctx, tx, all...)
 }

@@ -2,10 +2,12 @@ package board
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -120,17 +122,12 @@ func checkText(field, s string, min, max int, multiline bool) (string, error) {
 		return "", invalid(field, fmt.Sprintf("is %d characters long; the maximum is %d", n, max),
 			fmt.Sprintf("shorten it to at most %d characters (Unicode code points)", max))
 	}
-	i := 0
-	for _, r := range s {
-		i++
-		if !unicode.IsControl(r) || multiline && (r == '\n' || r == '\r' || r == '\t') {
-			continue
-		}
+	if r, at := forecastfile.Control(s, multiline); at > 0 {
 		hint := "remove line breaks, tabs and other control characters"
 		if multiline {
 			hint = "remove control characters; line breaks and tabs are allowed"
 		}
-		return "", invalid(field, fmt.Sprintf("contains the control character U+%04X at character %d", r, i), hint)
+		return "", invalid(field, fmt.Sprintf("contains the control character U+%04X at character %d", r, at), hint)
 	}
 	return s, nil
 }
@@ -178,9 +175,19 @@ func canonicalDomain(field, s string) (string, error) {
 	return "", invalid(field, fmt.Sprintf("%q is not a known domain", s), hint)
 }
 
-// agentName validates an optional display name; "" means not given.
+// checkAgentName validates an optional display name; "" means not
+// given.
 func checkAgentName(s string) (string, error) {
 	return checkText("agent_name", s, 0, MaxAgentName, false)
+}
+
+// checkAgent validates an agent id and an optional display name, and
+// returns the name to store.
+func checkAgent(id, name string) (string, error) {
+	if err := checkAgentID(id); err != nil {
+		return "", err
+	}
+	return checkAgentName(name)
 }
 
 // validPrediction is a validated NewPrediction.
@@ -199,13 +206,10 @@ type validPrediction struct {
 func (np NewPrediction) validate() (validPrediction, error) {
 	var v validPrediction
 	var err error
-	if err = checkAgentID(np.AgentID); err != nil {
+	if v.agentName, err = checkAgent(np.AgentID, np.AgentName); err != nil {
 		return v, err
 	}
 	v.agentID = np.AgentID
-	if v.agentName, err = checkAgentName(np.AgentName); err != nil {
-		return v, err
-	}
 	if v.title, err = checkText("title", np.Title, 1, MaxTitle, false); err != nil {
 		return v, err
 	}
@@ -296,49 +300,41 @@ func (np NewPrediction) Validate() error {
 }
 
 func parseReaction(k ReactionKind) (ReactionKind, error) {
-	switch ReactionKind(strings.ToLower(strings.TrimSpace(string(k)))) {
-	case ReactionAgree:
-		return ReactionAgree, nil
-	case ReactionDisagree:
-		return ReactionDisagree, nil
-	case ReactionUncertain:
-		return ReactionUncertain, nil
+	if r, ok := oneOf(k, ReactionAgree, ReactionDisagree, ReactionUncertain); ok {
+		return r, nil
 	}
-	hint := "send agree, disagree or uncertain"
-	if k == "" {
-		return "", invalid("reaction", "is required", hint)
-	}
-	return "", invalid("reaction", fmt.Sprintf("%q is not a known reaction", string(k)), hint)
+	return "", unknown("reaction", string(k), "a known reaction", "send agree, disagree or uncertain")
 }
 
 func parseOutcome(o Outcome) (Outcome, error) {
-	switch Outcome(strings.ToLower(strings.TrimSpace(string(o)))) {
-	case OutcomeYes:
-		return OutcomeYes, nil
-	case OutcomeNo:
-		return OutcomeNo, nil
-	case OutcomeVoid:
-		return OutcomeVoid, nil
+	if r, ok := oneOf(o, OutcomeYes, OutcomeNo, OutcomeVoid); ok {
+		return r, nil
 	}
-	hint := "send yes, no or void"
-	if o == "" {
-		return "", invalid("outcome", "is required", hint)
-	}
-	return "", invalid("outcome", fmt.Sprintf("%q is not a known outcome", string(o)), hint)
+	return "", unknown("outcome", string(o), "a known outcome", "send yes, no or void")
 }
 
+// parseSort reads a sort; "" is [SortRecent].
 func parseSort(s Sort) (Sort, error) {
-	switch Sort(strings.ToLower(strings.TrimSpace(string(s)))) {
-	case "", SortRecent:
-		return SortRecent, nil
-	case SortConfidence:
-		return SortConfidence, nil
-	case SortPopular:
-		return SortPopular, nil
-	case SortClosing:
-		return SortClosing, nil
+	if r, ok := oneOf(s, "", SortRecent, SortConfidence, SortPopular, SortClosing); ok {
+		return cmp.Or(r, SortRecent), nil
 	}
 	return "", invalid("sort", fmt.Sprintf("%q is not a known sort", string(s)), "send recent, confidence, popular or closing")
+}
+
+// oneOf reads s as one of names, without regard to case or to white
+// space around it.
+func oneOf[T ~string](s T, names ...T) (T, bool) {
+	t := T(strings.ToLower(strings.TrimSpace(string(s))))
+	return t, slices.Contains(names, t)
+}
+
+// unknown refuses s, given as field, which is none of the field's names:
+// it is required when empty, else it is not what.
+func unknown(field, s, what, hint string) error {
+	if s == "" {
+		return invalid(field, "is required", hint)
+	}
+	return invalid(field, fmt.Sprintf("%q is not %s", s, what), hint)
 }
 
 // checkDate reads a calendar date YYYY-MM-DD.

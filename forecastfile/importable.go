@@ -69,7 +69,7 @@ func (c *checker) boardImport(q *Question) {
 		if n := utf8.RuneCountInString(s) - escapes; n > limit {
 			bad(line, "%s is %d characters long; the board keeps at most %d: shorten it", what, n, limit)
 		}
-		if r, at := control(s, multiline); at > 0 {
+		if r, at := Control(s, multiline); at > 0 {
 			bad(line, "%s contains the control character %U at character %d: remove it", what, r, at)
 		}
 	}
@@ -120,16 +120,17 @@ func (c *checker) importWho(id string, fc Forecast) {
 	case n > MaxWho:
 		bad("forecaster %q is %d characters long; the board keeps at most %d as the agent's name: shorten it, or write agent:<id>, e.g. agent:alice", fc.Who, n, MaxWho)
 	default:
-		if r, at := control(w, false); at > 0 {
+		if r, at := Control(w, false); at > 0 {
 			bad("forecaster %q contains the control character %U at character %d: remove it", fc.Who, r, at)
 		}
 	}
 }
 
-// control returns the first control character of s and its 1-based
+// Control returns the first control character of s and its 1-based
 // position in characters (0 when there is none); tab, and the line ends,
-// are allowed when tabs is true.
-func control(s string, tabs bool) (rune, int) {
+// are allowed when tabs is true. It is the rule of the board's texts too,
+// so that what this checker accepts the board can import.
+func Control(s string, tabs bool) (rune, int) {
 	i := 0
 	for _, r := range s {
 		i++

@@ -97,3 +97,7 @@ func HashToken(token string) string { return hashToken(token) }
 func InboundKey(agentID, predictionID, messageID string) string {
 	return inboundKey(agentID, predictionID, messageID)
 }
+
+// BoardTables are the box's tables that a board made before the box had
+// a package of its own, as the board's migration made them. Test-only.
+func BoardTables() []string { return boardTables() }

@@ -7,6 +7,7 @@ import (
 	"github.com/uptrace/bun/migrate"
 
 	"github.com/predictions-md/predictions/internal/bunmigrate"
+	"github.com/predictions-md/predictions/internal/database"
 )
 
 // migrationLockKey is the PostgreSQL advisory lock that serialises the
@@ -59,9 +60,21 @@ func migrateDB(ctx context.Context, db *bun.DB) error {
 //     commas).
 //
 // The first three are those a board made before the box had a package
-// of its own created (board's migration 20261125000002, with the same
-// columns); IF NOT EXISTS takes them over as they are.
+// of its own (board's migration 20261125000002, with the same columns):
+// [boardTables]. IF NOT EXISTS takes them over as they are.
 func schema() []string {
+	return append(boardTables(), `CREATE TABLE IF NOT EXISTS agent_addresses (
+	agent_id TEXT PRIMARY KEY,
+	email TEXT NOT NULL,
+	email_key TEXT NOT NULL UNIQUE,
+	subscribe TEXT NOT NULL DEFAULT ''
+)`)
+}
+
+// boardTables are the box's tables that a board's migration
+// 20261125000002 made, with these statements, before the box had a
+// package of its own.
+func boardTables() []string {
 	return []string{
 		`CREATE TABLE IF NOT EXISTS email_confirmations (
 	token_hash TEXT PRIMARY KEY,
@@ -86,22 +99,31 @@ func schema() []string {
 	reply_id TEXT NOT NULL,
 	received_at TIMESTAMP NOT NULL
 )`,
-		`CREATE TABLE IF NOT EXISTS agent_addresses (
-	agent_id TEXT PRIMARY KEY,
-	email TEXT NOT NULL,
-	email_key TEXT NOT NULL UNIQUE,
-	subscribe TEXT NOT NULL DEFAULT ''
-)`,
 	}
 }
 
-// migrateOwn creates the box's tables. A board made before the box had
-// a package of its own kept each agent's confirmed address and
-// subscription in its agents table (email, email_key, subscribe, which
-// the board's migrations 20261122000001 and 20261125000002 added): they
-// are copied into agent_addresses, so that every confirmed address and
-// subscription holds after the upgrade; the board's columns are left as
-// they are and no longer read.
-var migrateOwn = bunmigrate.DDL(append(schema(), `INSERT INTO agent_addresses (agent_id, email, email_key, subscribe)
+// migrateOwn creates the box's tables, on a new board or one of any
+// older version. A board made before the box had a package of its own
+// kept each agent's confirmed address and subscription in its agents
+// table (email and email_key, which the board's migration 20261122000001
+// added, and subscribe, which its migration 20261125000002 added when it
+// made every address unconfirmed): where subscribe exists they are copied
+// into agent_addresses, so that every confirmed address and subscription
+// holds after the upgrade; the board's columns are left as they are and
+// no longer read. A board that stopped before 20261125000002 had no
+// confirmed address, and one before 20261122000001 no address at all:
+// nothing is copied.
+func migrateOwn(ctx context.Context, m *migrate.Migrator, _ *migrate.Migration) error {
+	return m.DB().RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		if err := bunmigrate.Exec(ctx, tx, schema()...); err != nil {
+			return err
+		}
+		confirmed, err := database.HasColumn(ctx, tx, "agents", "subscribe")
+		if err != nil || !confirmed {
+			return err
+		}
+		return bunmigrate.Exec(ctx, tx, `INSERT INTO agent_addresses (agent_id, email, email_key, subscribe)
 	SELECT id, email, email_key, subscribe FROM agents WHERE email IS NOT NULL AND email_key IS NOT NULL
-	ON CONFLICT DO NOTHING`)...)
+	ON CONFLICT DO NOTHING`)
+	})
+}

@@ -5,17 +5,21 @@ import (
 	"errors"
 	"net/mail"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/predictions-md/predictions/board"
 	"github.com/predictions-md/predictions/email"
+	"github.com/predictions-md/predictions/internal/bunmigrate"
+	"github.com/predictions-md/predictions/internal/legacymailtest"
 	"github.com/predictions-md/predictions/mailbox"
+	"github.com/predictions-md/predictions/outbox"
 )
 
 // TestUpgrade: a board whose e-mail rows were written by the board
 // itself (before the mailbox had a package of its own: the addresses in
-// its agents table) keeps every address, confirmation, subscription,
+// its agents table, the tables as its migrations made them) keeps every address, confirmation, subscription,
 // unsubscription and inbound Message-ID once the mailbox opens on it,
 // and opening it again changes nothing.
 func TestUpgrade(t *testing.T) {
@@ -32,6 +36,12 @@ func TestUpgrade(t *testing.T) {
 			p := mustCreate(t, store{Store: s}, "author")
 			r, err := s.Reply(ctx, p.ID, board.NewReply{AgentID: "ada", Body: "by e-mail"})
 			if err != nil {
+				t.Fatal(err)
+			}
+			if err := legacymailtest.Make(ctx, s.WriteDB(), legacymailtest.OptIn); err != nil {
+				t.Fatal(err)
+			}
+			if err := bunmigrate.Exec(ctx, s.WriteDB(), mailbox.BoardTables()...); err != nil {
 				t.Fatal(err)
 			}
 			t0 := clk.Now()
@@ -111,6 +121,75 @@ func TestUpgrade(t *testing.T) {
 				InReplyTo: []string{email.ThreadID(p.ID, "predictions.example.org")}, Reply: "by e-mail"}
 			if got, err := mb.ReceiveMail(ctx, m); !errors.Is(err, mailbox.ErrDuplicate) || got.ID != r.ID {
 				t.Errorf("the message recorded before the upgrade = %s, %v; want reply %s, ErrDuplicate", got.ID, err, r.ID)
+			}
+		})
+	}
+}
+
+// TestOptInMigration: a board written before double opt-in (its e-mail
+// schema as the board's migration 20261122000001 made it) keeps its
+// outbox (the pending row) once the outbox opens on it, its registered
+// addresses are unconfirmed once the mailbox opens on it (they get
+// nothing until registered and confirmed again), and the new tables work.
+func TestOptInMigration(t *testing.T) {
+	for name, dsn := range databases(t) {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			now := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+			clock := func() time.Time { return now }
+			s, err := board.Open(ctx, dsn(t), board.Options{Now: clock})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { s.Close() })
+			// The board before double opt-in: the e-mail schema of the migrations before 20261125000002.
+			if err := legacymailtest.Make(ctx, s.WriteDB(), legacymailtest.Threads); err != nil {
+				t.Fatal(err)
+			}
+			for _, q := range []struct {
+				sql  string
+				args []any
+			}{
+				{`INSERT INTO agents (id, name, first_seen, last_seen, email, email_key) VALUES (?, ?, ?, ?, ?, ?)`,
+					[]any{"old", "Old", now, now, "Old@example.org", "old@example.org"}},
+				{`INSERT INTO predictions (id, agent_id, title, body, confidence, timeframe, domain, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+					[]any{"0190f5a2-7b3c-7d4e-8f90-123456789abc", "old", "t", "b", 0.5, "soon", "AI", now}},
+				{`INSERT INTO outbox (id, prediction_id, recipient, message, status, next_attempt_at, created_at) VALUES (?, ?, ?, ?, 'pending', ?, ?)`,
+					[]any{"m1", "0190f5a2-7b3c-7d4e-8f90-123456789abc", "x@example.org", []byte("Subject: x\r\n\r\nx\r\n"), now, now}},
+			} {
+				if _, err := s.WriteDB().ExecContext(ctx, q.sql, q.args...); err != nil {
+					t.Fatalf("%v\n%s", err, q.sql)
+				}
+			}
+			box, err := outbox.Open(ctx, s.WriteDB(), outbox.Options{Now: clock})
+			if err != nil {
+				t.Fatal(err)
+			}
+			tokens := tokenRecorder{}
+			mb, err := mailbox.Open(ctx, s, mailbox.Options{From: mail.Address{Address: "board@example.org"}, Recorder: tokens})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := mb.AgentByEmail(ctx, "old@example.org"); !errors.Is(err, board.ErrNotFound) {
+				t.Errorf("an address registered before opt-in = %v, want unconfirmed (ErrNotFound)", err)
+			}
+			rows, err := box.List(ctx, "0190f5a2-7b3c-7d4e-8f90-123456789abc")
+			if err != nil || len(rows) != 1 || rows[0].ID != "m1" || rows[0].Status != outbox.Pending {
+				t.Errorf("the old outbox after migrating: %+v, %v", rows, err)
+			}
+			if _, err := mb.Register(ctx, mailbox.Registration{AgentID: "old", Email: "Old@example.org"}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := mb.ConfirmEmail(ctx, "old", tokens["old"]); err != nil {
+				t.Fatal(err)
+			}
+			if a, err := mb.AgentByEmail(ctx, "old@example.org"); err != nil || a.ID != "old" {
+				t.Errorf("after registering and confirming again: %+v, %v", a, err)
+			}
+			msgs, err := box.Claim(ctx, outbox.Email, 10, time.Minute)
+			if err != nil || len(msgs) != 1 || msgs[0].ID != "m1" {
+				t.Errorf("claim after migrating: %d messages, %v; want the old pending one", len(msgs), err)
 			}
 		})
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/predictions-md/predictions/board"
 	"github.com/predictions-md/predictions/board/boardtest"
+	"github.com/predictions-md/predictions/internal/legacymailtest"
 	"github.com/predictions-md/predictions/internal/smtptest"
 	"github.com/predictions-md/predictions/internal/testclock"
 	"github.com/predictions-md/predictions/notify"
@@ -31,6 +32,9 @@ func TestUpgradeDelivers(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
+	if err := legacymailtest.Make(ctx, s.WriteDB(), legacymailtest.OptIn); err != nil {
+		t.Fatal(err)
+	}
 	c := 0.7
 	p, err := s.CreatePrediction(ctx, board.NewPrediction{AgentID: "ada", Title: "Rain in Paris", Body: "Tomorrow.",
 		Confidence: &c, Timeframe: "tomorrow", Domain: "Climate"})

@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/predictions-md/predictions/board"
 	"github.com/predictions-md/predictions/board/boardtest"
+	"github.com/predictions-md/predictions/internal/legacymailtest"
 	"github.com/predictions-md/predictions/internal/testclock"
 	"github.com/predictions-md/predictions/outbox"
 )
@@ -453,9 +454,10 @@ func TestHeartbeat(t *testing.T) {
 }
 
 // TestUpgrade opens the outbox on a board made before the outbox had a
-// package of its own, whose e-mail outbox (a notification and a
-// confirmation pending, one sent, one given up) moves into the outbox's
-// table: the pending rows are delivered, the others kept as they were.
+// package of its own (its e-mail schema as the board's migrations made
+// it), whose e-mail outbox (a notification and a confirmation pending,
+// one sent, one given up) moves into the outbox's table: the pending
+// rows are delivered, the others kept as they were.
 func TestUpgrade(t *testing.T) {
 	forEachDB(t, func(t *testing.T, s *board.Store) {
 		ctx := context.Background()
@@ -463,6 +465,9 @@ func TestUpgrade(t *testing.T) {
 		p, err := s.CreatePrediction(ctx, board.NewPrediction{AgentID: "ada", Title: "Rain in Paris", Body: "Tomorrow.",
 			Confidence: &c, Timeframe: "2027", Domain: "Science"})
 		if err != nil {
+			t.Fatal(err)
+		}
+		if err := legacymailtest.Make(ctx, s.WriteDB(), legacymailtest.OptIn); err != nil {
 			t.Fatal(err)
 		}
 		at := time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC)
@@ -534,6 +539,9 @@ func TestUpgradeRace(t *testing.T) {
 		}
 		t.Cleanup(func() { s.Close() })
 		stores[i] = s
+	}
+	if err := legacymailtest.Make(ctx, stores[0].WriteDB(), legacymailtest.OptIn); err != nil {
+		t.Fatal(err)
 	}
 	at := time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC)
 	if _, err := stores[0].WriteDB().ExecContext(ctx, `INSERT INTO outbox (id, kind, recipient, message, status, next_attempt_at, created_at)

@@ -2,8 +2,6 @@ package outbox
 
 import (
 	"context"
-	"fmt"
-	"strings"
 
 	"github.com/predictions-md/predictions/internal/bunmigrate"
 	"github.com/predictions-md/predictions/internal/database"
@@ -90,10 +88,11 @@ func schema(pg bool) []string {
 
 // migrateOwn creates the outbox table. A board made before the outbox had
 // a package of its own holds the e-mail outbox in a table of the same
-// name (prediction_id, reply_id, message, kind notification or
-// confirmation): its rows move into the new table unchanged, as kind
-// email, with the prediction as topic and the reply as ref, so that
-// pending mail is delivered after the upgrade.
+// name (prediction_id, reply_id, message, as the board's migration
+// 20261122000001 made it; kind notification or confirmation where its
+// migration 20261125000002 ran too): its rows move into the new table
+// unchanged, as kind email, with the prediction as topic and the reply as
+// ref, so that pending mail is delivered after the upgrade.
 func migrateOwn(ctx context.Context, m *migrate.Migrator, _ *migrate.Migration) error {
 	db := m.DB()
 	pg := db.Dialect().Name() == dialect.PG
@@ -117,15 +116,7 @@ func migrateOwn(ctx context.Context, m *migrate.Migrator, _ *migrate.Migration) 
 	next_attempt_at, created_at, sent_at, last_error FROM outbox_board`,
 				`DROP TABLE outbox_board`)
 		}
-		for _, q := range stmts {
-			if pg {
-				q = strings.ReplaceAll(q, "TIMESTAMP", "TIMESTAMPTZ")
-			}
-			if _, err := tx.ExecContext(ctx, q); err != nil {
-				return fmt.Errorf("%w\n%s", err, q)
-			}
-		}
-		return nil
+		return bunmigrate.Exec(ctx, tx, stmts...)
 	})
 }
 
@@ -156,22 +147,11 @@ func positionsUp(ctx context.Context, m *migrate.Migrator, _ *migrate.Migration)
 // from BEGIN), so that two processes upgrading one file at once add it
 // once.
 func inOrderUp(ctx context.Context, m *migrate.Migrator, _ *migrate.Migration) error {
-	db := m.DB()
-	return db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		has, err := database.HasColumn(ctx, tx, "outbox", "seq")
-		if err != nil {
+	return m.DB().RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		if _, err := bunmigrate.AddColumns(ctx, tx, bunmigrate.Columns{Table: "outbox", Defs: []string{"seq BIGINT NOT NULL DEFAULT 0"}}); err != nil {
 			return err
 		}
-		stmts := []string{`CREATE INDEX IF NOT EXISTS outbox_head ON outbox (kind, recipient, seq, id) WHERE status = 'pending'`}
-		if !has {
-			stmts = append([]string{`ALTER TABLE outbox ADD COLUMN seq BIGINT NOT NULL DEFAULT 0`}, stmts...)
-		}
-		for _, q := range stmts {
-			if _, err := tx.ExecContext(ctx, q); err != nil {
-				return fmt.Errorf("%w\n%s", err, q)
-			}
-		}
-		return nil
+		return bunmigrate.Exec(ctx, tx, `CREATE INDEX IF NOT EXISTS outbox_head ON outbox (kind, recipient, seq, id) WHERE status = 'pending'`)
 	})
 }
 
@@ -182,20 +162,8 @@ func inOrderUp(ctx context.Context, m *migrate.Migrator, _ *migrate.Migration) e
 // before it have none and count from created_at, as they did. As
 // inOrderUp, it reads whether the column exists in its transaction.
 func firstAttemptUp(ctx context.Context, m *migrate.Migrator, _ *migrate.Migration) error {
-	db := m.DB()
-	pg := db.Dialect().Name() == dialect.PG
-	return db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		has, err := database.HasColumn(ctx, tx, "outbox", "first_attempt_at")
-		if err != nil || has {
-			return err
-		}
-		q := `ALTER TABLE outbox ADD COLUMN first_attempt_at TIMESTAMP`
-		if pg {
-			q = `ALTER TABLE outbox ADD COLUMN first_attempt_at TIMESTAMPTZ`
-		}
-		if _, err := tx.ExecContext(ctx, q); err != nil {
-			return fmt.Errorf("%w\n%s", err, q)
-		}
-		return nil
+	return m.DB().RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		_, err := bunmigrate.AddColumns(ctx, tx, bunmigrate.Columns{Table: "outbox", Defs: []string{"first_attempt_at TIMESTAMP"}})
+		return err
 	})
 }

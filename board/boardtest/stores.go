@@ -2,35 +2,19 @@ package boardtest
 
 import (
 	"context"
-	"os"
-	"sync"
 	"testing"
 
 	"github.com/predictions-md/predictions/board"
+	"github.com/predictions-md/predictions/internal/database/databasetest"
 )
 
-// Backend is a kind of database the store tests run on.
-type Backend struct {
-	// Name is sqlite or postgres.
-	Name string
-	// Migrated names a new, migrated, empty board of this kind ([SQLite],
-	// [Postgres]).
-	Migrated func(tb testing.TB) string
-}
-
-var skipOnce sync.Once
+// Backend is a kind of database the store tests run on: its Migrated
+// names a new, migrated, empty board of the kind ([SQLite], [Postgres]).
+type Backend = databasetest.Backend
 
 // Backends lists SQLite always and PostgreSQL when [PostgresEnv] is set
 // (saying once in tb's log that PostgreSQL is skipped when not).
-func Backends(tb testing.TB) []Backend {
-	bs := []Backend{{"sqlite", SQLite}}
-	if admin := os.Getenv(PostgresEnv); admin != "" {
-		bs = append(bs, Backend{"postgres", func(tb testing.TB) string { return Postgres(tb, admin) }})
-	} else {
-		skipOnce.Do(func() { tb.Logf("%s is not set: PostgreSQL store tests are skipped", PostgresEnv) })
-	}
-	return bs
-}
+func Backends(tb testing.TB) []Backend { return templates.Backends(tb) }
 
 // EachStore runs fn once per backend of [Backends], as a subtest named
 // after it; open opens a new, empty board of that kind. The subtests run

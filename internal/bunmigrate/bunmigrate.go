@@ -6,6 +6,12 @@
 // once instead of waiting and stays locked if a process dies holding it,
 // and its Init races on CREATE TABLE. On SQLite the file's write lock
 // serialises the migrations' transactions.
+//
+// The migrations themselves are written with its schema helpers, the same
+// on both databases: [DDL] and [DialectDDL] make a migration of
+// statements, [Exec] runs statements in a migration's transaction,
+// [AddColumns], [AddSchema] and [DropSchema] add (once, whoever races)
+// and drop the [Columns] a migration gives existing tables.
 package bunmigrate
 
 import (

@@ -120,3 +120,37 @@ func TestApplyReplicas(t *testing.T) {
 		t.Errorf("Apply while another holds the lock = %v; want the wait named", err)
 	}
 }
+
+// TestAddSchema: the columns are added once (the second call finds them
+// and reports none added), the statements run each time, and DropSchema
+// removes both.
+func TestAddSchema(t *testing.T) {
+	ctx := context.Background()
+	sqldb, err := sql.Open(sqliteshim.ShimName, filepath.Join(t.TempDir(), "m.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := bun.NewDB(sqldb, sqlitedialect.New())
+	defer db.Close()
+	if err := bunmigrate.Exec(ctx, db, `CREATE TABLE t (id TEXT PRIMARY KEY)`); err != nil {
+		t.Fatal(err)
+	}
+	cols := []bunmigrate.Columns{{Table: "t", Defs: []string{"n BIGINT NOT NULL DEFAULT 0", "at TIMESTAMP"}}}
+	stmts := []string{`CREATE INDEX IF NOT EXISTS t_n ON t (n)`}
+	for i, want := range []map[string]bool{{"t.n": true, "t.at": true}, {}} {
+		added, err := bunmigrate.AddSchema(ctx, db, cols, stmts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(added) != len(want) || added["t.n"] != want["t.n"] || added["t.at"] != want["t.at"] {
+			t.Errorf("AddSchema, call %d, added %v; want %v", i+1, added, want)
+		}
+	}
+	if err := bunmigrate.DropSchema(ctx, db, []string{`DROP INDEX t_n`}, cols); err != nil {
+		t.Fatal(err)
+	}
+	added, err := bunmigrate.AddColumns(ctx, db, cols...)
+	if err != nil || len(added) != 2 {
+		t.Errorf("AddColumns after DropSchema added %v, %v; want both again", added, err)
+	}
+}

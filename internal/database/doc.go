@@ -8,8 +8,8 @@
 //
 // What it offers:
 //
-//   - Opening: [IsPostgres] tells a PostgreSQL URL from a SQLite path;
-//     [OpenSQLite] opens a SQLite file as a write pool of one connection
+//   - Opening: [Open] opens the pools of either; [IsPostgres] tells a
+//     PostgreSQL URL from a SQLite path; [OpenSQLite] opens a SQLite file as a write pool of one connection
 //     (WAL, synchronous=FULL, immediate transactions, the busy timeout,
 //     foreign keys) and a query-only read pool, configured by
 //     [SQLiteOptions]; [CheckPlainPath] refuses a path the driver would
@@ -34,6 +34,17 @@
 //     [Within] the unit; [AfterCommit] defers what
 //     must wait for the commit.
 //   - Schema: [HasColumn], for migrations that add a column once.
+//   - Reading and writing: [InsertRows] writes many rows in multi-row
+//     INSERTs of at most [RowsPerInsert]; [ExecReturning] sends the
+//     [Stmt]s of one write to PostgreSQL as one statement; [StmtCache]
+//     keeps the statements of queries that recur prepared; [VersionCache]
+//     keeps results (by [QueryKey]) while the data's version is
+//     unchanged; [Int] and [Float] scan numbers as both drivers give them;
+//     [FTS5Terms] writes a full-text query of words.
+//   - Following changes: [Signal] wakes the readers of what a commit
+//     changed, in this process and, by LISTEN/NOTIFY, on PostgreSQL.
+//   - Health and copies: [Probe] keeps a readiness check's result for an
+//     interval; [BackupSQLite] copies a SQLite file in use, consistently.
 //
 // A store opens its pools and writes through the retrying transaction:
 //

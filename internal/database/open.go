@@ -54,6 +54,18 @@ func IsPostgres(dsn string) bool {
 	return strings.HasPrefix(l, "postgres://") || strings.HasPrefix(l, "postgresql://")
 }
 
+// Open opens the pools of the database dsn names ([IsPostgres]): the
+// PostgreSQL pool ([OpenPostgres], of at most maxConns connections) as
+// both write and read, or the pools of a SQLite file ([OpenSQLite], with
+// opt).
+func Open(dsn string, maxConns int, opt SQLiteOptions) (write, read *bun.DB, err error) {
+	if !IsPostgres(dsn) {
+		return OpenSQLite(dsn, opt)
+	}
+	write, err = OpenPostgres(dsn, maxConns)
+	return write, write, err
+}
+
 // OpenPostgres opens the pool of the PostgreSQL database at dsn through
 // the package's connector (pgconn.go: server timeouts, cancellation, dead
 // connections). maxConns bounds the pool; 0 means 10, and it is at least

@@ -188,3 +188,55 @@ func TestHasColumn(t *testing.T) {
 		}
 	})
 }
+
+// TestInsertRows: rows beyond one statement's RowsPerInsert go in the
+// next statements, each row with its values, the tail on every statement.
+func TestInsertRows(t *testing.T) {
+	each(t, func(t *testing.T, db *bun.DB) {
+		ctx := context.Background()
+		if _, err := db.ExecContext(ctx, `CREATE TABLE t (n BIGINT PRIMARY KEY, s TEXT NOT NULL)`); err != nil {
+			t.Fatal(err)
+		}
+		const n = 2*database.RowsPerInsert + 1
+		rows := make([][]any, n)
+		for i := range rows {
+			rows[i] = []any{i, "a"}
+		}
+		if err := database.InsertRows(ctx, db, `INSERT INTO t (n, s) VALUES `, rows, ""); err != nil {
+			t.Fatal(err)
+		}
+		rows[n-1][1] = "b"
+		if err := database.InsertRows(ctx, db, `INSERT INTO t (n, s) VALUES `, rows, ` ON CONFLICT (n) DO UPDATE SET s = excluded.s`); err != nil {
+			t.Fatal(err)
+		}
+		var count, last int
+		if err := db.NewRaw(`SELECT COUNT(*), SUM(CASE WHEN s = 'b' THEN n ELSE 0 END) FROM t`).Scan(ctx, &count, &last); err != nil {
+			t.Fatal(err)
+		}
+		if count != n || last != n-1 {
+			t.Errorf("%d rows, the updated one %d; want %d, %d", count, last, n, n-1)
+		}
+	})
+}
+
+// TestAppendInOrder: on PostgreSQL the rows go under the advisory lock
+// and the notification, typed; on SQLite as a plain INSERT; every value
+// is an argument, in order.
+func TestAppendInOrder(t *testing.T) {
+	head, cols, types := `INSERT INTO log (kind, at) `, []string{"kind", "at"}, []string{"text", "timestamptz"}
+	rows := [][]any{{"a", 1}, {"b", 2}}
+	for _, tc := range []struct {
+		pg   bool
+		want string
+		args []any
+	}{
+		{false, `INSERT INTO log (kind, at) VALUES (?, ?), (?, ?)`, []any{"a", 1, "b", 2}},
+		{true, `INSERT INTO log (kind, at) SELECT v.* FROM (SELECT pg_advisory_xact_lock(?), pg_notify(?, '')) AS l, ` +
+			`(VALUES (?::text, ?::timestamptz), (?::text, ?::timestamptz)) AS v (kind, at)`, []any{int64(7), "log", "a", 1, "b", 2}},
+	} {
+		st := database.AppendInOrder(tc.pg, head, cols, types, 7, "log", rows)
+		if st.Query != tc.want || fmt.Sprint(st.Args) != fmt.Sprint(tc.args) {
+			t.Errorf("AppendInOrder(pg %v) = %q %v, want %q %v", tc.pg, st.Query, st.Args, tc.want, tc.args)
+		}
+	}
+}

@@ -2,11 +2,9 @@ package idempotency
 
 import (
 	"context"
-	"strings"
 
 	"github.com/predictions-md/predictions/internal/bunmigrate"
 	"github.com/uptrace/bun"
-	"github.com/uptrace/bun/dialect"
 	"github.com/uptrace/bun/migrate"
 )
 
@@ -39,12 +37,7 @@ func migrations() *migrate.Migrations {
 // board that kept the table itself (before this package) has it already,
 // with the same columns: it is kept as it is, rows and all. status is
 // NULL only in the rows of claims such a board left in flight.
-func keysUp(ctx context.Context, m *migrate.Migrator, _ *migrate.Migration) error {
-	db := m.DB()
-	pg := db.Dialect().Name() == dialect.PG
-	return db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		for _, q := range []string{
-			`CREATE TABLE IF NOT EXISTS idempotency_keys (
+var keysUp = bunmigrate.DDL(`CREATE TABLE IF NOT EXISTS idempotency_keys (
 	scope TEXT NOT NULL,
 	route TEXT NOT NULL,
 	key TEXT NOT NULL,
@@ -55,15 +48,4 @@ func keysUp(ctx context.Context, m *migrate.Migrator, _ *migrate.Migration) erro
 	created_at TIMESTAMP NOT NULL,
 	PRIMARY KEY (scope, route, key)
 )`,
-			`CREATE INDEX IF NOT EXISTS idempotency_keys_created ON idempotency_keys (created_at)`,
-		} {
-			if pg {
-				q = strings.ReplaceAll(q, "TIMESTAMP", "TIMESTAMPTZ")
-			}
-			if _, err := tx.ExecContext(ctx, q); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-}
+	`CREATE INDEX IF NOT EXISTS idempotency_keys_created ON idempotency_keys (created_at)`)
