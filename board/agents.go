@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/predictions-md/predictions/internal/database"
 	"github.com/predictions-md/predictions/scoring"
 	"github.com/uptrace/bun"
 )
@@ -66,7 +67,7 @@ func (w agentWrite) values() []any {
 
 // upsertAgents runs [agentWrite.upsert] for many agents, in the order
 // given, in multi-row statements: each run of agents with a name given,
-// or without, is one statement (of at most [rowsPerInsert] rows), so that
+// or without, is one statement (of at most [database.RowsPerInsert] rows), so that
 // rows are locked in the order given. An agent appears at most once.
 func upsertAgents(ctx context.Context, tx bun.Tx, ws []agentWrite) error {
 	for len(ws) > 0 {
@@ -78,7 +79,7 @@ func upsertAgents(ctx context.Context, tx bun.Tx, ws []agentWrite) error {
 		for i, w := range ws[:n] {
 			rows[i] = w.values()
 		}
-		if err := insertRows(ctx, tx, agentInsert, rows, agentConflict(ws[0].nameGiven)); err != nil {
+		if err := database.InsertRows(ctx, tx, agentInsert, rows, agentConflict(ws[0].nameGiven)); err != nil {
 			return err
 		}
 		ws = ws[n:]

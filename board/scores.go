@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/predictions-md/predictions/internal/database"
 	"github.com/predictions-md/predictions/pool"
 	"github.com/predictions-md/predictions/scoring"
 	"github.com/uptrace/bun"
@@ -152,7 +153,7 @@ func insertScores(ctx context.Context, tx bun.Tx, id string, life scoring.Life, 
 		sum := by[t.Who]
 		rows[i] = []any{id, t.Who, final[t.Who], string(outcome), sum.Brier, sum.LogScore, t.Baseline, t.Peer, t.Coverage, resolved}
 	}
-	if err := insertRows(ctx, tx, `INSERT INTO scores
+	if err := database.InsertRows(ctx, tx, `INSERT INTO scores
 	(prediction_id, agent_id, p, outcome, brier, log_score, baseline_score, peer_score, coverage, resolved_at) VALUES `, rows, ""); err != nil {
 		return err
 	}
@@ -200,7 +201,7 @@ func scoreCommunity(ctx context.Context, tx bun.Tx, id string, events []scoring.
 			}
 		}
 	}
-	return insertRows(ctx, tx, `INSERT INTO community_scores
+	return database.InsertRows(ctx, tx, `INSERT INTO community_scores
 	(prediction_id, method, p, outcome, brier, log_score, baseline_score, peer_score, coverage, resolved_at) VALUES `, rows, "")
 }
 

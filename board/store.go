@@ -302,12 +302,6 @@ func decodeFlags(raw string) []string {
 	return out
 }
 
-// insertRows is [database.InsertRows] in a write transaction: rows in
-// multi-row statements of at most [database.RowsPerInsert].
-func insertRows(ctx context.Context, tx bun.Tx, head string, rows [][]any, tail string) error {
-	return database.InsertRows(ctx, tx, head, rows, tail)
-}
-
 // stmt is a statement with its arguments.
 type stmt struct {
 	q    string
