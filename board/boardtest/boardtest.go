@@ -2,9 +2,7 @@ package boardtest
 
 import (
 	"context"
-	"crypto/rand"
 	"database/sql"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"net/url"
@@ -17,6 +15,7 @@ import (
 	"time"
 
 	"github.com/predictions-md/predictions/board"
+	"github.com/predictions-md/predictions/internal/database/databasetest"
 	"github.com/uptrace/bun/driver/pgdriver"
 )
 
@@ -71,15 +70,21 @@ type pgTemplate struct {
 // running is set by [Run]: only then is the template dropped after the tests.
 var running atomic.Bool
 
-// Run runs the tests of m, then drops the PostgreSQL template databases
-// that [Postgres] made, and returns the tests' exit code. A package whose
-// tests call Postgres runs them through it:
+// Run checks the test environment ([CheckPostgresEnv]; a malformed value
+// is a message and exit code 2, before any test), runs the tests of m,
+// then drops the PostgreSQL template databases that [Postgres] made, and
+// returns the tests' exit code. A package whose tests call Postgres runs
+// them through it:
 //
 //	func TestMain(m *testing.M) { os.Exit(boardtest.Run(m)) }
 //
 // Without it each run of the tests would leave a template database on
 // the server.
 func Run(m *testing.M) int {
+	if err := CheckPostgresEnv(os.Getenv); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
 	running.Store(true)
 	defer running.Store(false)
 	code := m.Run()
@@ -114,7 +119,7 @@ func Postgres(tb testing.TB, admin string) string {
 	if t.err != nil {
 		tb.Fatalf("boardtest: making the PostgreSQL template: %v", t.err)
 	}
-	name := "predictions_test_" + randomHex()
+	name := databasetest.NewName("test")
 	db := sql.OpenDB(pgdriver.NewConnector(pgdriver.WithDSN(admin)))
 	ctx := context.Background()
 	err := createFrom(ctx, db, name, t.name)
@@ -133,7 +138,7 @@ func Postgres(tb testing.TB, admin string) string {
 
 // makeTemplate creates and migrates a template database on admin.
 func makeTemplate(admin string) (string, error) {
-	name := "predictions_template_" + randomHex()
+	name := databasetest.NewName("template")
 	db := sql.OpenDB(pgdriver.NewConnector(pgdriver.WithDSN(admin)))
 	defer db.Close()
 	ctx := context.Background()
@@ -194,38 +199,16 @@ func withDatabase(admin, name string) string {
 	return u.String()
 }
 
-func randomHex() string {
-	var b [6]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
-}
-
 // PostgresEnv is the environment variable that names the PostgreSQL
 // server of the tests; unset, their PostgreSQL half is skipped.
-const PostgresEnv = "PREDICTIONS_TEST_POSTGRES"
+const PostgresEnv = databasetest.PostgresEnv
 
-// PostgresForm is the form PostgresEnv takes: a URL of the server whose
-// user may create databases (pgdriver's DSN).
-const PostgresForm = "postgres://USER[:PASSWORD]@HOST:PORT/DATABASE?sslmode=disable, such as postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"
+// PostgresForm is the form PostgresEnv takes ([databasetest.PostgresForm]).
+const PostgresForm = databasetest.PostgresForm
 
-// CheckPostgresEnv returns an error naming [PostgresForm] when
-// [PostgresEnv] is set to anything but such a URL (a bare host:port, a
-// URL of another scheme or without a host), and nil when it is unset or
-// well formed. A TestMain calls it before the tests, so that a mistyped
-// value is one clear message rather than a panic inside the driver.
+// CheckPostgresEnv is [databasetest.CheckPostgresEnv]: an error naming
+// [PostgresForm] when [PostgresEnv] is set to anything but such a URL, or
+// when [databasetest.PrefixEnv] is not a prefix of database names.
 func CheckPostgresEnv(getenv func(string) string) error {
-	v := getenv(PostgresEnv)
-	if v == "" {
-		return nil
-	}
-	u, err := url.Parse(v)
-	switch {
-	case err != nil:
-		return fmt.Errorf("%s=%q is not a URL (%v); give %s", PostgresEnv, v, err, PostgresForm)
-	case u.Scheme != "postgres" && u.Scheme != "postgresql":
-		return fmt.Errorf("%s=%q is not a postgres:// URL; give %s", PostgresEnv, v, PostgresForm)
-	case u.Host == "":
-		return fmt.Errorf("%s=%q names no host; give %s", PostgresEnv, v, PostgresForm)
-	}
-	return nil
+	return databasetest.CheckPostgresEnv(getenv)
 }

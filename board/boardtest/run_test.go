@@ -10,8 +10,19 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/predictions-md/predictions/internal/database/databasetest"
 	"github.com/uptrace/bun/driver/pgdriver"
 )
+
+// TestMain checks the environment as [Run] does, but runs the tests
+// outside Run: TestPostgresNeedsRun needs that.
+func TestMain(m *testing.M) {
+	if err := CheckPostgresEnv(os.Getenv); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	os.Exit(m.Run())
+}
 
 // fatalTB records the first Fatal and ends the goroutine as testing's does.
 type fatalTB struct {
@@ -69,6 +80,11 @@ func TestTemplateDropped(t *testing.T) {
 	mu.Unlock()
 	if template == "" {
 		t.Fatal("Postgres made no template")
+	}
+	for _, name := range []string{template, testDB} {
+		if !strings.HasPrefix(name, databasetest.Prefix()) {
+			t.Errorf("database %s does not start with %s's prefix %q", name, databasetest.PrefixEnv, databasetest.Prefix())
+		}
 	}
 	if err := dropTemplates(); err != nil {
 		t.Fatal(err)

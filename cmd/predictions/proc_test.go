@@ -29,7 +29,7 @@ var built struct {
 }
 
 func TestMain(m *testing.M) {
-	if err := boardtest.CheckPostgresEnv(os.Getenv); err != nil {
+	if err := databasetest.CheckPostgresEnv(os.Getenv); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
 	}
