@@ -112,8 +112,11 @@ type call struct {
 // takes an Idempotency-Key, its body, its MCP tool, what it produces) is
 // a field of its entry, never derived from its path or name.
 type boardRoute struct {
+	// name names the route everywhere: its operationId in openapi.json,
+	// its entry in llms.txt and the manifest, and its MCP tool when mcp is
+	// set, so an agent meets one name for one operation by either door.
 	method, path, name string
-	tool               string // the name of the MCP tool that offers the route; "" for none
+	mcp                bool   // offered as an MCP tool named name
 	produces           string // the media type of a success that is not the JSON envelope (eventStreamType: a stream); "" for the envelope
 	summary            string
 	description        string

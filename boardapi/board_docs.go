@@ -293,8 +293,8 @@ func (s *API) LLMsFull(b *bytes.Buffer, base string) {
 		if br.takesKey() {
 			b.WriteString("Retries: send an Idempotency-Key header (see Retries above); the same request again with it is answered once.\n\n")
 		}
-		if br.tool != "" {
-			fmt.Fprintf(b, "Over MCP: the tool `%s`, with the path's id, the query parameters and the body's fields as its arguments.\n\n", br.tool)
+		if br.mcp {
+			fmt.Fprintf(b, "Over MCP: the tool `%s`, with the path's id, the query parameters and the body's fields as its arguments.\n\n", br.name)
 		}
 		if br.idParam != "" {
 			fmt.Fprintf(b, "Path: `{id}` is %s", br.idParam)

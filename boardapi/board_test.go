@@ -277,7 +277,7 @@ func TestBoardValidation(t *testing.T) {
 			if !strings.HasPrefix(p.Error, tc.field+": ") || !strings.Contains(p.Hint, tc.hint) || p.Hint == "" {
 				t.Errorf("problem = %+v, want field %s and a hint with %q", p, tc.field, tc.hint)
 			}
-			if !strings.HasSuffix(p.Docs, "/llms-full.txt#create_prediction") {
+			if !strings.HasSuffix(p.Docs, "/llms-full.txt#post_prediction") {
 				t.Errorf("docs = %q", p.Docs)
 			}
 		})
@@ -519,8 +519,8 @@ func TestBoardPublished(t *testing.T) {
 	if resp.StatusCode != 200 {
 		t.Fatal(resp.StatusCode)
 	}
-	for _, want := range []string{"## create_prediction", "## resolve_prediction", "Authorization: Bearer <agent_id>", "trust = 0.5 + 0.5 · e / (|e| + 10)",
-		"## create_forecast", "## get_scores"} {
+	for _, want := range []string{"## post_prediction", "## resolve_prediction", "Authorization: Bearer <agent_id>", "trust = 0.5 + 0.5 · e / (|e| + 10)",
+		"## post_forecast", "## get_scores"} {
 		if !bytes.Contains(body, []byte(want)) {
 			t.Errorf("llms-full.txt lacks %q", want)
 		}

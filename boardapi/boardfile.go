@@ -57,10 +57,11 @@ func fileRoutes(feedParams []boardParam) []*boardRoute {
 		{
 			method: http.MethodGet, path: BoardPrefix + "/predictions.md", name: "export_predictions", summary: "The board as a forecast file",
 			description: "The feed's predictions (same domain, sort and offset as GET /api/predictions) as a Markdown forecast file, the format check_forecast_md checks: " +
-				"a heading per prediction with its id, resolves, resolve_by, status and outcome, and every forecast as a dated line by agent:<id>, oldest first. " +
-				"It passes check_forecast_md with no findings, and POST /api/import of it into another board followed by this GET gives the same text. " +
+				"a heading per prediction with its id, resolves and resolve_by (each left out when the prediction states none), status and outcome, and every forecast as a dated line by agent:<id>, oldest first. " +
+				"It passes check_forecast_md with no findings but rule 1's for a prediction without resolves or resolve_by (the format asks for them, the board does not), " +
+				"and POST /api/import of it into another board followed by this GET gives the same text. " +
 				fmt.Sprintf("At most %d predictions a request: page on with offset. ", MaxExport) +
-				"Timeframes, replies and reactions are not written; a prediction without resolution criteria or date gets " + boardfile.NoResolves + " and " + boardfile.NoResolveBy + ".",
+				"Timeframes, replies and reactions are not written.",
 			params: exportParams, produces: markdownType, success: []int{200}, errors: []int{400},
 			run: (*API).exportFile,
 		},

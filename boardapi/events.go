@@ -106,7 +106,7 @@ func eventRoutes() []*boardRoute {
 			run: (*API).streamEvents,
 		},
 		{
-			method: http.MethodGet, path: BoardPrefix + "/events.json", name: "list_events", tool: "list_events", summary: "Read the board's events after an id",
+			method: http.MethodGet, path: BoardPrefix + "/events.json", name: "list_events", mcp: true, summary: "Read the board's events after an id",
 			description: "A page of the event log after since, oldest first, with the same filters as the stream (GET /api/events): for agents that poll or speak only MCP. " +
 				"Read the next page with since=last_id; has_more says whether the log holds more now. " + eventsText,
 			params: page, exampleQuery: "?since=0&agent_id=forecaster-7", result: boardResultSchema[eventList](), success: []int{200}, errors: []int{400, 410},

@@ -67,7 +67,7 @@ func forecastRoutes() []*boardRoute {
 
 	return []*boardRoute{
 		{
-			method: http.MethodPost, path: pred + "/{id}/forecasts", name: "create_forecast", tool: "post_forecast", summary: "Forecast a prediction",
+			method: http.MethodPost, path: pred + "/{id}/forecasts", name: "post_forecast", mcp: true, summary: "Forecast a prediction",
 			description: "Put your agent's probability on any open prediction, someone else's or your own. A new forecast replaces your standing one; " +
 				"the history keeps every forecast. " + communityText + " Send Authorization: Bearer <agent_id> with the same agent_id as the body. " +
 				"Answers 201 (forecast_recorded) for your first forecast on the prediction, else 200 (forecast_replaced); 409 when the prediction is resolved or void.",
@@ -77,7 +77,7 @@ func forecastRoutes() []*boardRoute {
 			run: (*API).createForecast,
 		},
 		{
-			method: http.MethodGet, path: pred + "/{id}/forecasts", name: "list_forecasts", tool: "list_forecasts", summary: "Read a prediction's forecasts and community forecast",
+			method: http.MethodGet, path: pred + "/{id}/forecasts", name: "list_forecasts", mcp: true, summary: "Read a prediction's forecasts and community forecast",
 			description: "The community forecast, each agent's standing forecast and a page of the history, oldest first, each forecast with the community " +
 				"forecast right after it. " + communityText,
 			idParam: predID,
@@ -89,7 +89,7 @@ func forecastRoutes() []*boardRoute {
 			run: (*API).listForecasts,
 		},
 		{
-			method: http.MethodGet, path: pred + "/{id}/scores", name: "get_scores", tool: "get_scores", summary: "Read a prediction's scores",
+			method: http.MethodGet, path: pred + "/{id}/scores", name: "get_scores", mcp: true, summary: "Read a prediction's scores",
 			description: "The score of every agent that forecast a resolved prediction, highest peer score first; empty, with a note, while it is open or when it is void. " + scoresText,
 			idParam:     predID, result: boardResultSchema[scoreTable](), success: []int{200}, errors: []int{404},
 			run: (*API).getScores,

@@ -76,6 +76,25 @@ func (s *API) idempotent(br *boardRoute, next http.Handler) http.Handler {
 	})
 }
 
+// storedRoutes are the names under which servers before a route's rename
+// stored its keys, by its name now: a request retried across the upgrade
+// (one replica old, one new, or a restart), within idempotency.TTL, must
+// still find its first answer rather than run again.
+var storedRoutes = map[string]string{
+	"post_prediction": "create_prediction",
+	"post_forecast":   "create_forecast",
+	"reply":           "create_reply",
+}
+
+// storedRoute is the route under which the keys of the route name are
+// stored: its name, or the one it had when keys were first stored.
+func storedRoute(name string) string {
+	if old, ok := storedRoutes[name]; ok {
+		return old
+	}
+	return name
+}
+
 // runOnce claims the key, then runs next, or replays the stored answer.
 func (s *API) runOnce(br *boardRoute, next http.Handler, w http.ResponseWriter, r *http.Request, vals []string) error {
 	key, err := parseIdempotencyKey(vals)
@@ -96,7 +115,7 @@ func (s *API) runOnce(br *boardRoute, next http.Handler, w http.ResponseWriter, 
 		next.ServeHTTP(w, r)
 		return nil
 	}
-	k := idempotency.Key{Scope: callerScope(r), Route: br.name, Key: key, RequestHash: requestHash(r, body)}
+	k := idempotency.Key{Scope: callerScope(r), Route: storedRoute(br.name), Key: key, RequestHash: requestHash(r, body)}
 	keys := s.idem
 	if keys == nil {
 		return &httpio.Error{Field: IdempotencyHeader, Err: httpio.ErrBadRequest, Problem: "is not kept by this server (its board offers no database for keys)",

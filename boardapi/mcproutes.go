@@ -30,11 +30,11 @@ func (s *API) MCPRoutes() []tools.Route {
 	}
 	var out []tools.Route
 	for _, br := range boardTable() {
-		if br.tool == "" {
+		if !br.mcp {
 			continue
 		}
 		out = append(out, tools.Route{
-			Name:        br.tool,
+			Name:        br.name,
 			Title:       br.summary,
 			Description: s.toolDescription(br),
 			InputSchema: toolInput(br),

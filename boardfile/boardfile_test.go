@@ -86,24 +86,32 @@ var uuidRE = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}
 // prediction-1, prediction-2, ... in order of appearance, for the golden
 // file.
 func stableIDs(text string) string {
+	return uuidRE.ReplaceAllStringFunc(text, stableNamer())
+}
+
+// stableNamer names each id it is given prediction-1, prediction-2, ...
+// in the order it first sees them.
+func stableNamer() func(id string) string {
 	names := map[string]string{}
-	return uuidRE.ReplaceAllStringFunc(text, func(id string) string {
+	return func(id string) string {
 		if names[id] == "" {
 			names[id] = fmt.Sprintf("prediction-%d", len(names)+1)
 		}
 		return names[id]
-	})
+	}
 }
 
-// findings returns the checker's findings on text.
-func findings(t *testing.T, text string) []forecastfile.Diagnostic {
+// findings returns the checker's findings on text, as the board's import
+// checks (forecastfile.Options.BoardImport) when forImport is set.
+func findings(t *testing.T, text string, forImport bool) []forecastfile.Diagnostic {
 	t.Helper()
 	f, err := forecastfile.Parse([]byte(text))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var out []forecastfile.Diagnostic
-	for _, d := range forecastfile.Check(f, forecastfile.Options{Now: func() time.Time { return time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC) }}) {
+	opt := forecastfile.Options{Now: func() time.Time { return time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC) }, BoardImport: forImport}
+	for _, d := range forecastfile.Check(f, opt) {
 		if d.Severity == forecastfile.Finding {
 			out = append(out, d)
 		}
@@ -135,8 +143,28 @@ func TestExportImportRoundTrip(t *testing.T) {
 		if diff := cmp.Diff(string(want), stableIDs(got)); diff != "" {
 			t.Errorf("Export mismatch (-want +got):\n%s", diff)
 		}
-		if fs := findings(t, got); len(fs) > 0 {
-			t.Errorf("the exported file has findings: %v", fs)
+		if fs := findings(t, got, true); len(fs) > 0 {
+			t.Errorf("the exported file has findings for the board's import: %v", fs)
+		}
+		// The format asks every question for resolves and resolve_by: the
+		// two predictions that state none are rule-1 findings, which
+		// say so, rather than placeholders that read as criteria.
+		name := stableNamer()
+		uuidRE.ReplaceAllStringFunc(got, name) // names the ids in the golden file's order
+		var missing []string
+		for _, d := range findings(t, got, false) {
+			if d.Rule != 1 || !strings.Contains(d.Message, "does not say") {
+				t.Errorf("the exported file has the finding %v, want only rule 1's for what a prediction does not state", d)
+			}
+			missing = append(missing, name(d.QuestionID))
+		}
+		if diff := cmp.Diff([]string{"prediction-1", "prediction-2", "prediction-2"}, missing); diff != "" {
+			t.Errorf("questions with rule-1 findings (-want +got):\n%s", diff)
+		}
+		for _, placeholder := range []string{boardfile.NoResolves, boardfile.NoResolveBy} {
+			if strings.Contains(got, placeholder) {
+				t.Errorf("the exported file holds the placeholder %q", placeholder)
+			}
 		}
 
 		dst := open(board.Options{Now: c.Now})
@@ -182,7 +210,8 @@ func TestExportImportRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if orig.Community.P != p.Community.P || orig.Status != p.Status || orig.Outcome != p.Outcome || orig.Domain != p.Domain {
+			if orig.Community.P != p.Community.P || orig.Status != p.Status || orig.Outcome != p.Outcome || orig.Domain != p.Domain ||
+				orig.Resolves != p.Resolves || orig.ResolveBy != p.ResolveBy {
 				t.Errorf("prediction %s: source %+v, imported %+v", p.ID, orig, p)
 			}
 		}
@@ -271,7 +300,8 @@ func TestImportRefused(t *testing.T) {
 		want []int // lines of the findings
 	}{
 		{"forecast line", good + "\n# Bad\n\n- id: bad\n- resolves: yes\n- resolve_by: 2026-06-30\n- status: open\n\n## Forecasts\n\n- 2026-01-05 · agent:bob\n", []int{21}},
-		{"no resolves, resolved without outcome", good + "\n# Bad\n\n- id: bad\n- resolve_by: 2026-06-30\n- status: resolved\n\n## Forecasts\n\n- 2026-01-05 · bob · 20%\n", []int{12, 12}},
+		{"resolved without outcome (no resolves is only a warning)", good + "\n# Bad\n\n- id: bad\n- resolve_by: 2026-06-30\n- status: resolved\n\n## Forecasts\n\n- 2026-01-05 · bob · 20%\n", []int{12}},
+		{"unreadable resolve_by", good + "\n# Bad\n\n- id: bad\n- resolve_by: soon\n- status: open\n\n## Forecasts\n\n- 2026-01-05 · bob · 20%\n", []int{15}},
 		{"no forecasts", good + "\n# Bad\n\n- id: bad\n- resolves: yes\n- resolve_by: 2026-06-30\n- status: open\n", []int{12}},
 		{"bad id", strings.Replace(good, "id: good", "id: good one/2", 1), []int{3}},
 		{"forecaster", strings.Replace(good, "agent:alice", "agent:ø", 1), []int{10}},
@@ -402,7 +432,7 @@ func FuzzImport(f *testing.F) {
 			}
 		}
 		out := export(t, s, board.FeedQuery{})
-		if fs := findings(t, out); len(fs) > 0 {
+		if fs := findings(t, out, true); len(fs) > 0 {
 			t.Fatalf("export has findings %v:\n%s", fs, out)
 		}
 		fresh := mustOpen(t, boardtest.SQLite(t), board.Options{Now: now})

@@ -9,8 +9,8 @@
 // predictions with their forecasts from one snapshot, and
 // [board.Store.Load], whole predictions written in one transaction,
 // idempotent by their ids. This package maps each question's fields,
-// forecasters and life to those records and back ([NoResolves] and
-// [NoResolveBy] stand for what a prediction leaves out), checks a file
+// forecasters and life to those records and back (what a prediction
+// leaves out, the file leaves out), checks a file
 // with [forecastfile.Check] and the board's own rules, and refuses a file
 // with findings as an *[ImportError] naming each line.
 //

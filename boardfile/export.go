@@ -11,14 +11,15 @@ import (
 	"github.com/predictions-md/predictions/forecastfile"
 )
 
-// The values [Export] writes for what a prediction may leave out but
-// the forecast file requires (rule 1); [Import] reads them back as
-// "not given".
+// The values earlier versions of [Export] wrote for what a prediction may
+// leave out but the forecast file asks for (rule 1). Export now leaves
+// the key out; [Import] still reads these as "not given", so that files
+// exported before come back as they were.
 const (
-	// NoResolves is the resolves of a prediction without resolution
+	// NoResolves was the resolves of a prediction without resolution
 	// criteria.
 	NoResolves = "not stated on the board; a moderator decides"
-	// NoResolveBy is the resolve_by of a prediction without a date: the
+	// NoResolveBy was the resolve_by of a prediction without a date: the
 	// last day the format can write.
 	NoResolveBy = "9999-12-31"
 )
@@ -26,8 +27,8 @@ const (
 // Export writes the predictions of b that q selects to w as a forecast
 // file (package forecastfile), read by [board.Store.Dump]: front matter with the format version and today's date,
 // then per prediction a heading (its title), its body as free text (left
-// out when it is only the title), and the bullets id, resolves, resolve_by,
-// opens_at, close_at (when it has one; a resolved or void prediction
+// out when it is only the title), and the bullets id, resolves and
+// resolve_by (each left out when the prediction states none), opens_at, close_at (when it has one; a resolved or void prediction
 // without one gets its closed_at, the close it is scored by), status,
 // closed_at (resolved and void predictions), outcome (resolved
 // predictions) and tags (its domain), then a Forecasts section with every
@@ -40,15 +41,17 @@ const (
 // that Limit 0 means every prediction and a Limit above [board.MaxLimit] is not
 // clamped. The file is read from one snapshot of the board.
 //
-// The text passes [forecastfile.Check] with no findings, and [Import]
-// of it into an empty board followed by Export gives the same text. To keep
+// The text passes [forecastfile.Check] with no findings but rule 1's for
+// a prediction that states no resolves or resolve_by (the format asks for
+// them, the board does not), and with [forecastfile.Options.BoardImport]
+// with none; [Import] of it into an empty board followed by Export gives
+// the same text. To keep
 // it so, a title ending in a word of # gets a backslash before it, the body is written with a backslash before each line that would
 // read as Markdown structure (a line starting with #, -, *, +, `, ~, > or
 // \ after at most three spaces), trailing blanks and \r dropped; a note is
 // written on one line (white space runs become one space, a middle dot
-// gets a space on each side and none at the ends); a prediction without resolves or resolve_by
-// gets [NoResolves] or [NoResolveBy]. The timeframe, replies and reactions
-// are not written.
+// gets a space on each side and none at the ends). The timeframe, replies
+// and reactions are not written.
 //
 // Errors: a *[board.ValidationError] for an unknown domain or sort or a negative
 // limit or offset; otherwise the database's or w's error. Every error but
@@ -84,23 +87,18 @@ func Export(ctx context.Context, b Board, w io.Writer, q board.FeedQuery) error 
 // question.
 func question(p board.DumpedPrediction) forecastfile.Question {
 	q := forecastfile.Question{Title: headingOfTitle(p.Title), Text: textOfBody(p.Body, p.Title)}
-	resolves, resolveBy := p.Resolves, p.ResolveBy
-	if resolves == "" {
-		resolves = NoResolves
-	}
-	if resolveBy == "" {
-		resolveBy = NoResolveBy
-	}
 	status := p.Status
 	if status == board.StatusClosed { // open, past its close_at
 		status = board.StatusOpen
 	}
-	q.Fields = []forecastfile.Field{
-		{Key: "id", Value: p.ID},
-		{Key: "resolves", Value: resolves},
-		{Key: "resolve_by", Value: resolveBy},
-		{Key: forecastfile.KeyOpensAt, Value: forecastfile.FormatTime(p.CreatedAt)},
+	q.Fields = []forecastfile.Field{{Key: "id", Value: p.ID}}
+	if p.Resolves != "" {
+		q.Fields = append(q.Fields, forecastfile.Field{Key: "resolves", Value: p.Resolves})
 	}
+	if p.ResolveBy != "" {
+		q.Fields = append(q.Fields, forecastfile.Field{Key: "resolve_by", Value: p.ResolveBy})
+	}
+	q.Fields = append(q.Fields, forecastfile.Field{Key: forecastfile.KeyOpensAt, Value: forecastfile.FormatTime(p.CreatedAt)})
 	// A prediction resolved without a scheduled close is scored as if it
 	// closed on schedule at its actual close, so that is its close_at in
 	// the file, where the end of resolve_by would otherwise be assumed.

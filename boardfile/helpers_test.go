@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"testing"
 	"time"
@@ -19,13 +18,7 @@ import (
 const pgEnv = boardtest.PostgresEnv
 
 // TestMain drops the PostgreSQL template of boardtest after the tests.
-func TestMain(m *testing.M) {
-	if err := boardtest.CheckPostgresEnv(os.Getenv); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(2)
-	}
-	os.Exit(boardtest.Run(m))
-}
+func TestMain(m *testing.M) { os.Exit(boardtest.Run(m)) }
 
 // forEachStore runs fn once per backend ([boardtest.EachStore]).
 var forEachStore = boardtest.EachStore

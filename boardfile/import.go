@@ -99,9 +99,10 @@ type ImportedPrediction struct {
 //
 // Each question becomes a prediction with the question's id, title, free
 // text as body (the title when it has none; see [Export] for the
-// backslashes), resolves and resolve_by ([NoResolves] and [NoResolveBy]
-// read as none), the first tag naming one of [board.Domains] as domain (else
-// Other) and "by <resolve_by>" as timeframe. Its forecasts are stored in
+// backslashes), resolves and resolve_by (none when left out or written
+// as [NoResolves] and [NoResolveBy]), the first tag naming one of
+// [board.Domains] as domain (else Other) and "by <resolve_by>" as
+// timeframe ("no date set" without one). Its forecasts are stored in
 // the order of their date and time (UTC; midnight without a time), the
 // file's order among equal ones; each keeps its time, to the
 // microsecond. The first is the author's: its forecaster is the

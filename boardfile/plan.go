@@ -132,9 +132,12 @@ func (p *planner) prediction(q *forecastfile.Question, author string, conf float
 	if resolves == NoResolves {
 		resolves = ""
 	}
-	timeframe := "by " + resolveBy
 	if resolveBy == NoResolveBy {
-		resolveBy, timeframe = "", "no date set"
+		resolveBy = ""
+	}
+	timeframe := "by " + resolveBy
+	if resolveBy == "" {
+		timeframe = "no date set"
 	}
 	title := titleOfHeading(q.Title)
 	np := board.NewPrediction{AgentID: author, AgentName: p.names[author], Title: title, Body: bodyOfText(q.Text, title),

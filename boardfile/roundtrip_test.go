@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/predictions-md/predictions/board"
 	"github.com/predictions-md/predictions/boardfile"
 	"github.com/predictions-md/predictions/forecastfile"
@@ -244,6 +245,58 @@ func TestImportAddsForecasts(t *testing.T) {
 		}
 		if again.Forecasts != 0 || len(again.Updated) != 0 {
 			t.Errorf("second import added %d forecasts: %+v", again.Forecasts, again.Updated)
+		}
+	})
+}
+
+// TestUnstatedRoundTrip: an open prediction posted with neither resolves,
+// resolve_by nor close_at is exported without those keys, and imported
+// back as the same prediction: still none of them, still taking forecasts.
+// A file written by an earlier Export, with the placeholders it wrote
+// (boardfile.NoResolves, boardfile.NoResolveBy), imports as the same board.
+func TestUnstatedRoundTrip(t *testing.T) {
+	forEachStore(t, func(t *testing.T, open func(opt board.Options) *board.Store) {
+		ctx := context.Background()
+		c := newClock()
+		src := open(board.Options{Now: c.Now})
+		p, err := src.CreatePrediction(ctx, board.NewPrediction{AgentID: "alice", Title: "Rain in Paris on Sunday", Body: "The forecast says so.",
+			Confidence: ptr(0.6), Timeframe: "this week", Domain: "Science"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Advance(time.Hour)
+		if _, err := src.Forecast(ctx, p.ID, board.NewForecast{AgentID: "bob", P: raw("0.3")}); err != nil {
+			t.Fatal(err)
+		}
+		text := export(t, src, board.FeedQuery{})
+		for _, key := range []string{"- resolves:", "- resolve_by:", "- close_at:", boardfile.NoResolves, boardfile.NoResolveBy} {
+			if strings.Contains(text, key) {
+				t.Errorf("the export holds %q:\n%s", key, text)
+			}
+		}
+
+		old := strings.Replace(text, "- id: "+p.ID+"\n", "- id: "+p.ID+"\n- resolves: "+boardfile.NoResolves+"\n- resolve_by: "+boardfile.NoResolveBy+"\n", 1)
+		if old == text {
+			t.Fatalf("no id line to add the placeholders after:\n%s", text)
+		}
+		for name, file := range map[string]string{"export": text, "earlier export": old} {
+			dst := open(board.Options{Now: c.Now})
+			if _, err := boardfile.Import(ctx, dst, strings.NewReader(file)); err != nil {
+				t.Fatalf("Import of the %s: %v", name, err)
+			}
+			got, err := dst.Prediction(ctx, p.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Resolves != "" || got.ResolveBy != "" || got.CloseAt != nil || got.Status != board.StatusOpen || got.Community.Forecasters != 2 {
+				t.Errorf("imported from the %s: resolves %q, resolve_by %q, close_at %v, status %s, %d forecasters; want none of them, open, 2", name, got.Resolves, got.ResolveBy, got.CloseAt, got.Status, got.Community.Forecasters)
+			}
+			if again := export(t, dst, board.FeedQuery{}); again != text {
+				t.Errorf("export of the board imported from the %s differs (-want +got):\n%s", name, cmp.Diff(text, again))
+			}
+			if _, err := dst.Forecast(ctx, p.ID, board.NewForecast{AgentID: "carol", P: raw("0.5")}); err != nil {
+				t.Errorf("a forecast on the prediction imported from the %s: %v", name, err)
+			}
 		}
 	})
 }

@@ -17,8 +17,9 @@ type Options struct {
 	// 0 means 10 (scoring.DefaultBins). Check ignores it.
 	Bins int
 	// BoardImport adds, as rule-0 findings, what the agent board's import
-	// needs beyond the format (see [Check]): the board sets it, so that a
-	// file it imports is one Check passes with it.
+	// needs beyond the format, and makes a missing resolves or resolve_by,
+	// which the board does without, a warning (see [Check]): the board
+	// sets it, so that a file it imports is one Check passes with it.
 	BoardImport bool
 }
 
@@ -57,8 +58,10 @@ func (o Options) Today() Date {
 // on a forecast made when the question had closed, when close_at or
 // closed_at says when.
 //
-// With [Options.BoardImport], Check adds rule-0 findings for what the
-// agent board's import cannot store: a question without forecasts (a
+// With [Options.BoardImport], a missing resolves or resolve_by is a
+// rule-1 warning rather than a finding (the board takes a prediction
+// without them; an unreadable resolve_by stays a finding), and Check adds
+// rule-0 findings for what the agent board's import cannot store: a question without forecasts (a
 // prediction needs its author's probability); a forecaster that gives no
 // agent id (no ASCII letter or digit after agent:) or, when it is not an
 // agent id itself, a name over [MaxWho] characters or with a control
@@ -183,13 +186,18 @@ func (c *checker) question(q *Question, ids map[string]int) {
 		}
 	}
 
-	// Rule 1: how and by when.
+	// Rule 1: how and by when. The agent board takes a prediction that
+	// states neither, so for its import a missing one is advice.
+	missing, note := Finding, ""
+	if c.board {
+		missing, note = Warning, " (the agent board imports it without)"
+	}
 	if strings.TrimSpace(q.Resolves) == "" {
-		c.add(1, Finding, id, lineOr(q.field("resolves"), q.Line), "the question does not say how it resolves: add - resolves: <what counts as yes, and the source that will tell>")
+		c.add(1, missing, id, lineOr(q.field("resolves"), q.Line), "the question does not say how it resolves: add - resolves: <what counts as yes, and the source that will tell>%s", note)
 	}
 	if q.ResolveBy.IsZero() {
 		if fd := q.field("resolve_by"); fd == nil || fd.Value == "" {
-			c.add(1, Finding, id, lineOr(fd, q.Line), "the question does not say by when it resolves: add - resolve_by: YYYY-MM-DD")
+			c.add(1, missing, id, lineOr(fd, q.Line), "the question does not say by when it resolves: add - resolve_by: YYYY-MM-DD%s", note)
 		} else {
 			c.add(1, Finding, id, fd.Line, "resolve_by %q is not a date: write YYYY-MM-DD, e.g. resolve_by: 2026-12-31", fd.Value)
 		}

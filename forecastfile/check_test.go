@@ -212,3 +212,47 @@ func TestOptionsToday(t *testing.T) {
 		t.Errorf("zero Options.Today() = %v, want today in UTC (%v)", got, before)
 	}
 }
+
+// TestCheckBoardImportMissingCriteria: a question that states no resolves
+// or resolve_by breaks rule 1, but the agent board takes it, so with
+// BoardImport each is a rule-1 warning; an unreadable resolve_by stays a
+// finding.
+func TestCheckBoardImportMissingCriteria(t *testing.T) {
+	for _, tt := range []struct {
+		name, keys string
+		board      Severity // of each rule-1 diagnostic with BoardImport
+		n          int      // rule-1 diagnostics
+	}{
+		{"neither", "- id: q\n- status: open\n", Warning, 2},
+		{"empty values", "- id: q\n- resolves:\n- resolve_by:\n- status: open\n", Warning, 2},
+		{"no resolve_by", "- id: q\n- resolves: yes if it rains\n- status: open\n", Warning, 1},
+		{"unreadable resolve_by", "- id: q\n- resolves: yes if it rains\n- resolve_by: soon\n- status: open\n", Finding, 1},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			f, err := Parse([]byte(q(tt.keys, "2026-02-01 · a · 40%")))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, opt := range []Options{pinned, {Now: pinned.Now, BoardImport: true}} {
+				want := Finding
+				if opt.BoardImport {
+					want = tt.board
+				}
+				n := 0
+				for _, d := range Check(f, opt) {
+					if d.Rule == 1 {
+						n++
+						if d.Severity != want {
+							t.Errorf("BoardImport %v: %v is a %v, want a %v", opt.BoardImport, d, d.Severity, want)
+						}
+					} else if d.Severity == Finding {
+						t.Errorf("BoardImport %v: unexpected finding %v", opt.BoardImport, d)
+					}
+				}
+				if n != tt.n {
+					t.Errorf("BoardImport %v: %d rule-1 diagnostics, want %d", opt.BoardImport, n, tt.n)
+				}
+			}
+		})
+	}
+}

@@ -130,12 +130,15 @@
 // # Checking
 //
 // [Check] applies the eight rules of the format, plus rule 0 for the layout.
-// Findings (rules 0 to 3) break the format; warnings (rules 0 and 4 to 8)
-// are advice. Each [Diagnostic] carries its rule, severity, question id and
-// line. Decisions where the format leaves room:
+// Findings (rules 0 to 3) break the format; warnings (rules 0 and 4 to 8,
+// and rule 1's missing keys for the board's import) are advice. Each
+// [Diagnostic] carries its rule, severity, question id and line.
+// Decisions where the format leaves room:
 //
 //   - id, resolves, resolve_by and status are required (rule 1 for resolves
-//     and resolve_by, rule 0 for id and status); ids must be unique and
+//     and resolve_by, rule 0 for id and status; for the agent board's
+//     import, [Options.BoardImport], a missing resolves or resolve_by is a
+//     warning, as its predictions may leave them out); ids must be unique and
 //     follow [IDPattern]: 1 to 64 ASCII letters, digits, dots,
 //     underscores or hyphens (the id names the question, also in the
 //     agent board's addresses). A question without status is treated as

@@ -138,7 +138,7 @@ func TestRateLimitAgent(t *testing.T) {
 	}
 	p := apitest.ProblemOf(t, rec.Body.Bytes())
 	if p.Error != `rate limit: agent "flood" is over its limit of 60 writes a minute (bursts of 20)` ||
-		!strings.HasPrefix(p.Hint, "retry after 1 s") || !strings.HasSuffix(p.Docs, "#create_prediction") {
+		!strings.HasPrefix(p.Hint, "retry after 1 s") || !strings.HasSuffix(p.Docs, "#post_prediction") {
 		t.Errorf("problem = %+v", p)
 	}
 	// One a second comes back.

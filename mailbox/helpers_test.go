@@ -3,7 +3,6 @@ package mailbox_test
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"net/mail"
 	"os"
 	"sync"
@@ -19,13 +18,7 @@ import (
 )
 
 // TestMain drops the PostgreSQL template of boardtest after the tests.
-func TestMain(m *testing.M) {
-	if err := boardtest.CheckPostgresEnv(os.Getenv); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(2)
-	}
-	os.Exit(boardtest.Run(m))
-}
+func TestMain(m *testing.M) { os.Exit(boardtest.Run(m)) }
 
 // store is a board with its mailbox, as serve wires them.
 type store struct {

@@ -29,9 +29,11 @@ func SQLite(tb testing.TB) string {
 // PostgreSQL database per server.
 var templates = databasetest.Templates{Caller: "boardtest", Migrate: migrate, File: "board.db"}
 
-// Run runs the tests of m, then drops the PostgreSQL template databases
-// that [Postgres] made, and returns the tests' exit code. A package whose
-// tests call Postgres runs them through it:
+// Run checks the test environment ([CheckPostgresEnv]; a malformed value
+// is a message and exit code 2, before any test), runs the tests of m,
+// then drops the PostgreSQL template databases that [Postgres] made, and
+// returns the tests' exit code ([databasetest.Templates.Run]). A package
+// whose tests call Postgres runs them through it:
 //
 //	func TestMain(m *testing.M) { os.Exit(boardtest.Run(m)) }
 //
@@ -57,7 +59,8 @@ const PostgresEnv = databasetest.PostgresEnv
 const PostgresForm = databasetest.PostgresForm
 
 // CheckPostgresEnv is [databasetest.CheckPostgresEnv]: an error naming
-// [PostgresForm] when [PostgresEnv] is set to anything but such a URL.
+// [PostgresForm] when [PostgresEnv] is set to anything but such a URL, or
+// when [databasetest.PrefixEnv] is not a prefix of database names.
 func CheckPostgresEnv(getenv func(string) string) error {
 	return databasetest.CheckPostgresEnv(getenv)
 }

@@ -12,6 +12,6 @@
 //
 // # Use
 //
-//	func TestMain(m *testing.M) { os.Exit(boardtest.Run(m)) } // drops the PostgreSQL template after the tests
+//	func TestMain(m *testing.M) { os.Exit(boardtest.Run(m)) } // checks the environment first, drops the PostgreSQL template after the tests
 //	s, err := board.Open(ctx, boardtest.SQLite(t), board.Options{})
 package boardtest

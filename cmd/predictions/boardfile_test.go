@@ -135,13 +135,13 @@ func TestExportImportCommands(t *testing.T) {
 				t.Errorf("export --domain tech: exit %d\n%s", code, filtered)
 			}
 
-			bad := strings.Replace(boardFile, "- resolves: yes if the sign-up page is live\n", "", 1)
+			bad := strings.Replace(boardFile, "- resolve_by: 2026-01-31\n", "- resolve_by: end of January\n", 1)
 			bad = strings.Replace(bad, "· person · 40%", "· person", 1)
 			code, out, errOut = runBin(t, bin, bad, "import", "--db", dst, "-")
 			if code != 1 || out != "" {
 				t.Errorf("import of a bad file: exit %d, want 1; stdout:\n%s", code, out)
 			}
-			for _, want := range []string{"<stdin>:14: rule 2:", "<stdin>:17: rule 1:", "nothing was imported"} {
+			for _, want := range []string{"<stdin>:14: rule 2:", "<stdin>:21: rule 1:", "nothing was imported"} {
 				if !strings.Contains(errOut, want) {
 					t.Errorf("import of a bad file: stderr lacks %q:\n%s", want, errOut)
 				}

@@ -43,7 +43,7 @@ func startMailServe(t *testing.T, db string, srv *smtptest.Server) string {
 			t.Errorf("serve: %v\n%s", err, logs.String())
 		}
 	})
-	addrRE := regexp.MustCompile(`listening addr=(\S+)`)
+	addrRE := regexp.MustCompile(`ready addr=(\S+)`)
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 		if m := addrRE.FindStringSubmatch(logs.String()); m != nil {
 			if !strings.Contains(logs.String(), "e-mail notifications on") {

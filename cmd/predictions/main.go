@@ -46,7 +46,7 @@ type cmdEnv struct {
 func commands() []command {
 	return []command{
 		// Each subcommand lives in its own file: serve.go, check.go, score.go, evaluate.go, settings.go, mail.go,
-		// boardfile.go (export and import), backup.go.
+		// boardfile.go (export and import), backup.go, demo.go.
 		{name: "serve", summary: "run the service: tools over HTTP and MCP, the skill file, the board", run: runServe},
 		{name: "check", summary: "check forecast files against the format (FILE:LINE: rule N: message)", run: runCheck},
 		{name: "score", summary: "score a forecast file's resolved questions; calibration table", run: runScore},
@@ -56,6 +56,7 @@ func commands() []command {
 		{name: "export", summary: "write the board as a forecast file to standard output", run: runExport},
 		{name: "import", summary: "load a forecast file's questions and forecasts into the board", run: runImport},
 		{name: "backup", summary: "write a consistent copy of a live SQLite board to a new file", run: runBackup},
+		{name: "demo", summary: "fill an empty board with a generated sample of agents, questions and forecasts", run: runDemo},
 		{name: "version", summary: "print the program's version and the version of the API it serves", run: runVersion},
 	}
 }

@@ -29,7 +29,7 @@ var built struct {
 }
 
 func TestMain(m *testing.M) {
-	if err := boardtest.CheckPostgresEnv(os.Getenv); err != nil {
+	if err := databasetest.CheckPostgresEnv(os.Getenv); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
 	}
@@ -93,10 +93,10 @@ type proc struct {
 	err  error         // cmd.Wait's result, once done is closed
 }
 
-var listeningRE = regexp.MustCompile(`listening addr=(\S+)`)
+var readyRE = regexp.MustCompile(`ready addr=(\S+)`)
 
 // startServer starts `predictions serve` on db (a SQLite file or a
-// postgres:// URL) on a free loopback port and waits until it listens.
+// postgres:// URL) on a free loopback port and waits until it is ready.
 // The process is killed at the end of the test if it still runs. Rate
 // limits are off: these tests load the server from one address on purpose
 // (the limits have their own tests in httpapi).
@@ -131,15 +131,15 @@ func startServerEnv(t *testing.T, bin, db string, env []string, args ...string) 
 	})
 	deadline := time.After(60 * time.Second)
 	for p.addr == "" {
-		if m := listeningRE.FindStringSubmatch(p.logs.String()); m != nil {
+		if m := readyRE.FindStringSubmatch(p.logs.String()); m != nil {
 			p.addr = m[1]
 			break
 		}
 		select {
 		case <-p.done:
-			t.Fatalf("server exited before listening (%v):\n%s", p.err, p.logs.String())
+			t.Fatalf("server exited before it was ready (%v):\n%s", p.err, p.logs.String())
 		case <-deadline:
-			t.Fatalf("server did not listen within 60 s:\n%s", p.logs.String())
+			t.Fatalf("server was not ready within 60 s:\n%s", p.logs.String())
 		case <-time.After(20 * time.Millisecond):
 		}
 	}

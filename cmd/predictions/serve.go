@@ -77,6 +77,9 @@ func runServe(ctx context.Context, env *cmdEnv, args []string) int {
 func serve(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 	s := &server{cfg: cfg, log: log}
 	defer s.close()
+	if err := s.bind(); err != nil {
+		return err
+	}
 	if err := s.open(ctx); err != nil {
 		return err
 	}
@@ -102,6 +105,10 @@ func serve(ctx context.Context, cfg *serveConfig, log *slog.Logger) error {
 type server struct {
 	cfg *serveConfig
 	log *slog.Logger
+
+	// ln is the listener of --addr, bound first; the HTTP server takes it
+	// over when the rest is open, and close closes it if it never did.
+	ln net.Listener
 
 	limiter *redislimit.Limiter // the shared rate-limit budgets; nil without --redis-url
 	mailOpt *mailbox.Options    // nil without e-mail
@@ -130,9 +137,36 @@ func (s *server) open(ctx context.Context) error {
 	return s.buildAPI()
 }
 
-// close closes the board after the last request has finished, then
-// Redis.
+// bind listens on --addr (behind the per-address connection limit unless
+// behind a proxy) and says so with the database, before anything that
+// may take a while (migrations, connecting to PostgreSQL): a mistyped or
+// busy address fails at once, and whoever started the server sees where
+// it will answer. Connections wait in the listen queue until [server.listen]
+// serves them; "ready" says when it does.
+func (s *server) bind() error {
+	cfg := s.cfg
+	ln, err := net.Listen("tcp", cfg.listen.addr)
+	if err != nil {
+		return err
+	}
+	if !cfg.listen.trustProxy { // behind a proxy every connection comes from the proxy
+		terms := cfg.listen.baseURL + "/terms"
+		if cfg.listen.baseURL == "" {
+			terms = "/terms"
+		}
+		ln = limitConns(ln, maxConnsPerIP, netip.Addr.IsLoopback, terms)
+	}
+	s.ln = ln
+	s.log.Info("listening", "addr", ln.Addr().String(), "url", "http://"+ln.Addr().String(), "db", redactDSN(cfg.board.db))
+	return nil
+}
+
+// close closes the listener if the HTTP server never took it, and the
+// board after the last request has finished, then Redis.
 func (s *server) close() {
+	if s.ln != nil {
+		s.ln.Close()
+	}
 	if s.store != nil {
 		if err := s.store.Close(); err != nil {
 			s.log.Error("closing the board database", "error", err.Error())
@@ -276,10 +310,9 @@ func (s *server) mailSender() *notify.Sender {
 		Interval: s.cfg.mail.interval, Lease: s.cfg.mail.lease}
 }
 
-// listen serves the API on --addr, behind the per-address connection
-// limit unless behind a proxy; when the workers stop, in-flight requests
-// get shutdownTimeout to finish and the event streams end (their clients
-// resume elsewhere).
+// listen serves the API on the listener of [server.bind]; when the
+// workers stop, in-flight requests get shutdownTimeout to finish and the
+// event streams end (their clients resume elsewhere).
 func (s *server) listen(ctx context.Context, w *workers) error {
 	cfg := s.cfg
 	srv := &http.Server{
@@ -295,18 +328,9 @@ func (s *server) listen(ctx context.Context, w *workers) error {
 		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
 	}
 	srv.RegisterOnShutdown(s.board.StopStreams)
-	ln, err := net.Listen("tcp", cfg.listen.addr)
-	if err != nil {
-		return err
-	}
-	if !cfg.listen.trustProxy { // behind a proxy every connection comes from the proxy
-		terms := cfg.listen.baseURL + "/terms"
-		if cfg.listen.baseURL == "" {
-			terms = "/terms"
-		}
-		ln = limitConns(ln, maxConnsPerIP, netip.Addr.IsLoopback, terms)
-	}
-	s.log.Info("listening", "addr", ln.Addr().String(), "url", "http://"+ln.Addr().String(), "base_url", cfg.listen.baseURL, "db", redactDSN(cfg.board.db),
+	ln := s.ln
+	s.ln = nil // srv.Serve closes it from now on
+	s.log.Info("ready", "addr", ln.Addr().String(), "url", "http://"+ln.Addr().String(), "base_url", cfg.listen.baseURL, "db", redactDSN(cfg.board.db),
 		"auth", cfg.board.auth.String(), "rate_limit", rateText(cfg.limits))
 	w.add(serveOn(srv, ln), func() error {
 		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownTimeout)

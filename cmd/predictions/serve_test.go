@@ -181,7 +181,7 @@ func TestServeRunsAndStops(t *testing.T) {
 		done <- run(ctx, env, []string{"serve", "--addr", "127.0.0.1:0", "--db", t.TempDir() + "/p.db"})
 	}()
 
-	addrRE := regexp.MustCompile(`listening addr=(\S+)`)
+	addrRE := regexp.MustCompile(`ready addr=(\S+)`)
 	var addr string
 	for deadline := time.Now().Add(5 * time.Second); addr == "" && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 		if m := addrRE.FindStringSubmatch(logs.String()); m != nil {
@@ -293,7 +293,7 @@ func startServe(t *testing.T, args ...string) (string, *syncBuffer) {
 			t.Error("server did not stop")
 		}
 	})
-	addrRE := regexp.MustCompile(`msg=listening addr=(\S+)`)
+	addrRE := regexp.MustCompile(`msg=ready addr=(\S+)`)
 	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 		if m := addrRE.FindStringSubmatch(logs.String()); m != nil {
 			return m[1], &logs

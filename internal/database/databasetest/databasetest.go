@@ -4,14 +4,27 @@
 // administrator's handles that provoke outages (terminating connections,
 // refusing them).
 //
+// # The environment
+//
+// Two variables configure the tests of every package: [PostgresEnv], the
+// server's URL (unset, the PostgreSQL tests skip), and [PrefixEnv], the
+// prefix of the names of the databases tests create on it, templates
+// included (default [DefaultPrefix]). [CheckPostgresEnv] checks both
+// before any test runs, so that a mistyped value is one message giving
+// the form it takes, never a panic inside the driver; every test binary
+// that reads them calls it from its TestMain, directly or through [Run]
+// or [Templates.Run] (boardtest.Run).
+//
+//	func TestMain(m *testing.M) { os.Exit(databasetest.Run(m)) }
+//
 //	admin := os.Getenv(databasetest.PostgresEnv)
 //	if admin == "" {
 //		t.Skip(databasetest.PostgresEnv + " is not set")
 //	}
 //	dsn := databasetest.NewPostgres(t, admin)
 //
-// See [NewPostgres], [Templates], [CheckPostgresEnv], [Admin], [Name],
-// [Exec] and [Terminate].
+// See [NewPostgres], [Templates], [CheckPostgresEnv], [NewName], [Admin],
+// [Name], [Exec] and [Terminate].
 package databasetest
 
 import (
@@ -85,12 +98,49 @@ func Terminate(tb testing.TB, admin *sql.DB, name string) {
 // user may create databases (pgdriver's DSN).
 const PostgresForm = "postgres://USER[:PASSWORD]@HOST:PORT/DATABASE?sslmode=disable, such as postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"
 
+// PrefixEnv names the environment variable holding the prefix of the
+// databases that tests create on the server of [PostgresEnv], so that
+// several checkouts or CI jobs sharing one server can tell theirs apart;
+// unset, it is [DefaultPrefix].
+const PrefixEnv = "PREDICTIONS_TEST_DB_PREFIX"
+
+// DefaultPrefix is the prefix of test databases when [PrefixEnv] is unset.
+const DefaultPrefix = "predictions_"
+
+// maxPrefix keeps the longest name, the prefix, "template_" and 12 hex
+// digits, within PostgreSQL's 63 bytes of an identifier (NAMEDATALEN-1).
+const maxPrefix = 63 - len("template_") - 12
+
+// Prefix returns the prefix of test databases: [PrefixEnv]'s value, or
+// [DefaultPrefix] when it is unset or empty.
+func Prefix() string {
+	if p := os.Getenv(PrefixEnv); p != "" {
+		return p
+	}
+	return DefaultPrefix
+}
+
+// NewName returns a new database name: [Prefix], kind ("test",
+// "template"), an underscore and 12 random hex digits.
+func NewName(kind string) string {
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	return Prefix() + kind + "_" + hex.EncodeToString(b[:])
+}
+
 // CheckPostgresEnv returns an error naming [PostgresForm] when
 // [PostgresEnv] is set to anything but such a URL (a bare host:port, a
-// URL of another scheme or without a host), and nil when it is unset or
-// well formed. A TestMain calls it before the tests, so that a mistyped
-// value is one clear message rather than a panic inside the driver.
+// URL of another scheme or without a host), or an error saying what
+// [PrefixEnv] may hold when it is set to anything but a lowercase
+// PostgreSQL identifier short enough to take a suffix ([a-z_][a-z0-9_]*,
+// at most 42 characters); nil when both are unset or well formed. A
+// TestMain calls it before the tests ([Run] and [Templates.Run] do), so
+// that a mistyped value is one clear message rather than a panic inside
+// the driver.
 func CheckPostgresEnv(getenv func(string) string) error {
+	if err := checkPrefix(getenv(PrefixEnv)); err != nil {
+		return err
+	}
 	v := getenv(PostgresEnv)
 	if v == "" {
 		return nil
@@ -105,6 +155,39 @@ func CheckPostgresEnv(getenv func(string) string) error {
 		return fmt.Errorf("%s=%q names no host; give %s", PostgresEnv, v, PostgresForm)
 	}
 	return nil
+}
+
+// checkPrefix accepts "" (the default) and names the database may take
+// unquoted: PostgreSQL folds unquoted identifiers to lower case, so an
+// upper-case prefix would create a database its own name does not find.
+func checkPrefix(p string) error {
+	ok := len(p) <= maxPrefix
+	for i, r := range p {
+		switch {
+		case r == '_', r >= 'a' && r <= 'z':
+		case r >= '0' && r <= '9' && i > 0:
+		default:
+			ok = false
+		}
+	}
+	if !ok {
+		return fmt.Errorf("%s=%q is not a prefix of database names; give lowercase letters, digits and underscores, starting with a letter or underscore, at most %d characters (the default is %s)", PrefixEnv, p, maxPrefix, DefaultPrefix)
+	}
+	return nil
+}
+
+// Run checks the environment ([CheckPostgresEnv]) and runs the tests of
+// m, returning their exit code, or 2 after printing the error when the
+// environment is malformed. A package whose tests read [PostgresEnv]
+// but make no [Templates] runs them through it:
+//
+//	func TestMain(m *testing.M) { os.Exit(databasetest.Run(m)) }
+func Run(m *testing.M) int {
+	if err := CheckPostgresEnv(os.Getenv); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	return m.Run()
 }
 
 // Templates gives tests new databases already migrated, without paying
@@ -196,14 +279,16 @@ type template struct {
 	err  error
 }
 
-// Run runs the tests of m, then drops the templates ([Templates.Drop]),
-// and returns the tests' exit code:
+// Run checks the environment and runs the tests of m as the package's
+// [Run] does (a malformed value is a message and exit code 2, before any
+// test), then drops the templates ([Templates.Drop]), and returns the
+// tests' exit code:
 //
 //	func TestMain(m *testing.M) { os.Exit(templates.Run(m)) }
 func (ts *Templates) Run(m *testing.M) int {
 	ts.running.Store(true)
 	defer ts.running.Store(false)
-	code := m.Run()
+	code := Run(m)
 	if err := ts.Drop(); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		if code == 0 {
@@ -243,7 +328,7 @@ func (ts *Templates) New(tb testing.TB, admin string) string {
 
 // make creates and migrates a template database on admin.
 func (ts *Templates) make(admin string) (string, error) {
-	name := newName("predictions_template_")
+	name := NewName("template")
 	db := sql.OpenDB(pgdriver.NewConnector(pgdriver.WithDSN(admin)))
 	defer db.Close()
 	ctx := context.Background()
@@ -283,7 +368,7 @@ func (ts *Templates) Drop() error {
 // a store's sessions end just after it closes, so it tries again a while.
 func create(tb testing.TB, admin, template string) string {
 	tb.Helper()
-	name := newName("predictions_test_")
+	name := NewName("test")
 	q := "CREATE DATABASE " + name
 	if template != "" {
 		q += " TEMPLATE " + template
@@ -318,11 +403,4 @@ func withDatabase(admin, name string) string {
 	}
 	u.Path = "/" + name
 	return u.String()
-}
-
-// newName is prefix and 12 random hex digits.
-func newName(prefix string) string {
-	var b [6]byte
-	_, _ = rand.Read(b[:])
-	return prefix + hex.EncodeToString(b[:])
 }
