@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -138,6 +139,7 @@ func TestHelpMatchesFlags(t *testing.T) {
 		t.Errorf("version --help = %q, want its usage", h)
 	}
 	t.Run("import batches", helpImportBatches)
+	t.Run("import without resolves", helpImportMissingKeys)
 	t.Run("check rule 0", helpCheckRules)
 	t.Run("settings board", helpSettingsBoard)
 }
@@ -190,6 +192,22 @@ func helpImportBatches(t *testing.T) {
 		if want := fmt.Sprintf("the first %d of the file's 3 questions were stored", tc.want[0]); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("Import failing at its second transaction: %v, want an error saying %q", err, want)
 		}
+	}
+}
+
+// helpImportMissingKeys: import --help says that a file missing only
+// resolves and resolve_by (as export writes a prediction posted without
+// them) is imported, each missing key a rule-1 warning; import does so.
+func helpImportMissingKeys(t *testing.T) {
+	help := oneLine(helpOf(t, "import", "--help"))
+	const claim = "a file missing only those keys is imported, and each missing key is printed as a rule-1 warning"
+	if !strings.Contains(help, claim) {
+		t.Errorf("import --help does not say %q:\n%s", claim, help)
+	}
+	file := writeTemp(t, "no-resolves.md", "# Rain\n\n- id: rain\n- status: open\n\n## Forecasts\n\n- 2026-02-01 · agent:a · 40%\n")
+	code, stdout, stderr := runForecastCmd(t, "", "import", "--db", filepath.Join(t.TempDir(), "board.db"), file)
+	if code != 0 || strings.Count(stderr, ": rule 1: warning: ") != 2 || !strings.Contains(stdout, "imported 1 of 1") {
+		t.Errorf("import of a file without resolves and resolve_by: exit %d, stdout %q, stderr %q; want exit 0, the question imported and two rule-1 warnings", code, stdout, stderr)
 	}
 }
 
