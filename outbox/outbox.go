@@ -241,10 +241,14 @@ func (o *Outbox) Claim(ctx context.Context, kind Kind, limit int, lease time.Dur
 	}
 	head := ""
 	if kind.InOrder() {
-		// No earlier pending row of the recipient: index outbox_head.
+		// The recipient's earliest pending row, read from index
+		// outbox_head. A correlated scalar subquery, not NOT EXISTS: on a
+		// table PostgreSQL has not analyzed yet, it planned the anti-join
+		// as a scan of every pending row per candidate (0.5 s for 1,000
+		// rows behind 25 leased heads, against 8 ms).
 		head = `
-		AND NOT EXISTS (SELECT 1 FROM outbox e WHERE e.kind = o.kind AND e.recipient = o.recipient AND e.status = 'pending'
-			AND (e.seq < o.seq OR (e.seq = o.seq AND e.id < o.id)))`
+		AND o.id = (SELECT e.id FROM outbox e WHERE e.kind = o.kind AND e.recipient = o.recipient AND e.status = 'pending'
+			ORDER BY e.seq, e.id LIMIT 1)`
 	}
 	err := database.Retry(ctx, func() error {
 		rows = rows[:0]
