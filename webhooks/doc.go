@@ -51,9 +51,11 @@
 // time: the outbox claims only each endpoint's earliest pending row
 // ([outbox.Kind.InOrder]), so a failure holds back that endpoint's later
 // events until its retry succeeds (a receiver down for an hour gets them
-// all afterwards, in order) and no other endpoint's. A batch has one row
-// per endpoint and its attempts run at once, so an endpoint that hangs
-// costs the others at most the client's timeout. An endpoint whose deliveries have failed for [RetryFor]
+// all afterwards, in order) and no other endpoint's. The sender claims
+// while attempts run, each attempt in a goroutine of its own, at most
+// [Sender.Workers] at once ([DefaultWorkers]), so an endpoint that hangs
+// holds only its own slot until the client's timeout and delays no other
+// endpoint while fewer than Workers hang. An endpoint whose deliveries have failed for [RetryFor]
 // since its last success is disabled ([Store.DisableWebhook]),
 // which tells its owner (e-mail through the [Notifier], and the
 // endpoint's status); a row whose endpoint was deleted or disabled is

@@ -424,8 +424,7 @@ func TestInOrderAfterOutage(t *testing.T) {
 }
 
 // TestHungEndpoint: an endpoint that does not answer delays another
-// endpoint's delivery in the same batch by nothing: the batch's
-// deliveries run at once.
+// endpoint's delivery by nothing: attempts run at once.
 func TestHungEndpoint(t *testing.T) {
 	forEachDB(t, func(t *testing.T, dsn func(testing.TB) string) {
 		c := testclock.New(time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC))

@@ -35,8 +35,11 @@ type Sender struct {
 	// Interval is the wait between polls of the outbox when no
 	// [Sender.Kick] comes; 0 means [DefaultInterval].
 	Interval time.Duration
-	// Batch is how many deliveries one claim takes; 0 means
-	// outbox.DefaultBatch.
+	// Workers bounds the attempts running at once, each to another
+	// endpoint; 0 means [DefaultWorkers].
+	Workers int
+	// Batch bounds the deliveries one claim takes (fewer when fewer
+	// workers are free); 0 means outbox.DefaultBatch.
 	Batch int
 	// Lease is how long a claimed delivery is reserved without a
 	// heartbeat; 0 means outbox.DefaultLease.
@@ -91,44 +94,137 @@ func (s *Sender) now() time.Time {
 	return time.Now()
 }
 
-// Drain delivers every row that is due, batch by batch, and returns when
-// none is left or ctx is done. The error is the store's; failed
-// deliveries are recorded on their rows and counted in the result.
+// DefaultWorkers is how many attempts a [Sender] runs at once unless
+// told otherwise: one per endpoint at most, so that this many endpoints
+// may hang to the client's timeout before any other waits for a slot.
+const DefaultWorkers = 100
+
+// Drain delivers every row that is due and returns when none is left
+// and no attempt runs, or when ctx is done. The error is the store's
+// (the claim's, or the record of an outcome); failed deliveries are
+// recorded on their rows and counted in the result.
 //
-// A batch holds at most one row per endpoint (the outbox claims webhooks
-// in order, only each endpoint's head), so its rows are attempted at
-// once, each in a goroutine of its own: an endpoint that hangs until the
-// client's timeout delays the others' deliveries by no more than that
-// timeout, however many hang.
+// It claims while attempts run: each claimed row is attempted in a
+// goroutine of its own, at most Workers at once, and a slot freed is
+// filled by the next claim, so an endpoint that hangs until the client's
+// timeout holds its own slot and delays no other endpoint. Order per
+// endpoint is the claim's: only an endpoint's head is claimed
+// ([outbox.Kind.InOrder]), and a head in flight is leased, so an
+// endpoint has at most one attempt in flight.
 func (s *Sender) Drain(ctx context.Context) (Result, error) {
-	var res Result
-	err := outbox.Batches(ctx, s.Outbox, outbox.Webhook, s.Batch, s.Lease, s.log(), func(ctx context.Context, hb *outbox.Heartbeat, msgs []outbox.Message) (bool, error) {
-		var (
-			wg   sync.WaitGroup
-			mu   sync.Mutex
-			errs []error
-		)
-		for _, m := range msgs {
-			wg.Go(func() {
-				var one Result
-				err := s.deliver(ctx, m, &one)
-				hb.Release(m.ID)
-				mu.Lock()
-				defer mu.Unlock()
-				res.add(one)
-				if err != nil {
-					errs = append(errs, err)
-				}
-			})
+	return s.pump(ctx, nil)
+}
+
+// pump claims and attempts rows, at most Workers at once. With wake nil
+// it returns when nothing is due and nothing runs ([Sender.Drain]), or
+// once the attempts running end after an error; with wake it runs until
+// ctx is done, claiming again at each kick, each freed slot and each
+// tick, logging failures, and calls wake.idle before each wait.
+func (s *Sender) pump(ctx context.Context, wake *pumpWake) (Result, error) {
+	workers, batch, lease := s.Workers, s.Batch, s.Lease
+	if workers <= 0 {
+		workers = DefaultWorkers
+	}
+	if batch <= 0 {
+		batch = outbox.DefaultBatch
+	}
+	if lease <= 0 {
+		lease = outbox.DefaultLease
+	}
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		res  Result
+		errs []error
+		busy int
+		done = make(chan error, workers)
+		kick <-chan struct{}
+		tick <-chan time.Time
+	)
+	if wake != nil {
+		kick, tick = wake.kick, wake.tick
+	}
+	fail := func(err error) {
+		switch {
+		case err == nil || ctx.Err() != nil: // stopping: what was not reported is due again when its lease ends
+		case wake != nil:
+			s.log().Error("delivering webhooks", "error", err.Error())
+		default:
+			errs = append(errs, err)
 		}
-		wg.Wait()
-		if ctx.Err() != nil { // stopping: what was not reported is due again when its lease ends
-			return true, nil
+	}
+	hb := outbox.StartHeartbeat(ctx, s.Outbox, lease, s.log())
+	defer hb.Stop()
+	claimOK := true // false after a failed claim in Run: the next waits for the tick
+	for ctx.Err() == nil {
+		claimed := 0
+		if free := min(workers-busy, batch); free > 0 && claimOK && len(errs) == 0 {
+			msgs, err := s.Outbox.Claim(ctx, outbox.Webhook, free, lease)
+			if err != nil {
+				claimOK = wake == nil
+				fail(err)
+			}
+			hb.Hold(msgs)
+			for _, m := range msgs {
+				busy++
+				wg.Go(func() {
+					var one Result
+					err := s.deliver(ctx, m, &one)
+					hb.Release(m.ID)
+					mu.Lock()
+					res.add(one)
+					mu.Unlock()
+					done <- err
+				})
+			}
+			if claimed = len(msgs); claimed == free && busy < workers {
+				continue // more may be due
+			}
 		}
-		err := errors.Join(errs...)
-		return err != nil, err
-	})
-	return res, err
+		if wake == nil && busy == 0 && (claimed == 0 || len(errs) > 0) {
+			break
+		}
+		if wake != nil && wake.idle != nil {
+			wake.idle(ctx)
+		}
+		select {
+		case err := <-done:
+			busy--
+			fail(err)
+		case <-kick:
+		case <-tick:
+			claimOK = true
+		case <-ctx.Done():
+		}
+	collect:
+		for busy > 0 { // every other attempt that ended meanwhile: one claim fills their slots
+			select {
+			case err := <-done:
+				busy--
+				fail(err)
+			default:
+				break collect
+			}
+		}
+	}
+	wg.Wait()
+	for ; busy > 0; busy-- {
+		fail(<-done)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if ctx.Err() != nil {
+		return res, nil
+	}
+	return res, errors.Join(errs...)
+}
+
+// pumpWake is what wakes a running [Sender] besides its attempts'
+// ends: its kicks and its poll; idle is called before each wait.
+type pumpWake struct {
+	kick <-chan struct{}
+	tick <-chan time.Time
+	idle func(ctx context.Context)
 }
 
 func (r *Result) add(o Result) {
@@ -235,12 +331,31 @@ func (s *Sender) giveUp(ctx context.Context, m outbox.Message, reason string, re
 	return nil
 }
 
-// Run drains at once, then at each [Sender.Kick] and every Interval, until
-// ctx is done, and prunes the rows delivered more than Retention ago
-// (of every kind) about once an hour. Failures are logged and tried
-// again at the next poll.
+// Run delivers until ctx is done: it claims at once, then at each
+// [Sender.Kick], each attempt's end and every Interval, with attempts
+// running as [Sender.Drain] runs them, and prunes the rows delivered
+// more than Retention ago (of every kind) about once an hour. Failures
+// are logged; a failed claim is tried again at the next Interval.
 func (s *Sender) Run(ctx context.Context) {
-	outbox.Loop{What: "webhooks", Interval: cmp.Or(s.Interval, DefaultInterval), Retention: s.Retention, Now: s.now, Log: s.log(), Wake: s.kicks(),
-		Drain: func(ctx context.Context) error { _, err := s.Drain(ctx); return err },
-		Prune: func(ctx context.Context, before time.Time) error { _, err := s.Outbox.Prune(ctx, before); return err }}.Run(ctx)
+	t := time.NewTicker(cmp.Or(s.Interval, DefaultInterval))
+	defer t.Stop()
+	keep := s.Retention
+	if keep <= 0 {
+		keep = outbox.DefaultRetention
+	}
+	var pruned time.Time
+	prune := func(ctx context.Context) {
+		n := s.now()
+		if ctx.Err() != nil || n.Sub(pruned) < time.Hour {
+			return
+		}
+		if _, err := s.Outbox.Prune(ctx, n.Add(-keep)); err != nil {
+			if ctx.Err() == nil {
+				s.log().Error("pruning the outbox", "what", "webhooks", "error", err.Error())
+			}
+			return
+		}
+		pruned = n
+	}
+	_, _ = s.pump(ctx, &pumpWake{kick: s.kicks(), tick: t.C, idle: prune})
 }
