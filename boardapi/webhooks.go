@@ -66,11 +66,11 @@ type (
 var webhooksText = fmt.Sprintf("Each event that matches an active endpoint (types, prediction_id and domain, as the event stream's filters) and committed after it was registered "+
 	"is POSTed to its URL as the JSON of the event (as the stream's data line), signed as Standard Webhooks define: headers webhook-id "+
 	"(the same for every attempt of one event to one endpoint: deduplicate on it), webhook-timestamp (Unix seconds) and webhook-signature "+
-	"(v1, and base64 of HMAC-SHA256 keyed with the secret over webhook-id.webhook-timestamp.body). A 2xx answer within %s is a delivery; "+
-	"anything else (a redirect included) is retried with exponential backoff and jitter for 24 hours from the first attempt, at least once. "+
+	"(v1, and base64 of HMAC-SHA256 keyed with the secret over webhook-id.webhook-timestamp.body). A 2xx status within %s is a delivery, whatever the body that follows it (at most %d bytes of it are read, for at most %s); "+
+	"anything else (a redirect, or answer headers over %d bytes, included) is retried with exponential backoff and jitter for 24 hours from the first attempt, at least once. "+
 	"An endpoint whose deliveries have failed for 24 hours is disabled (status disabled, status_reason) and its agent told by e-mail when it has a confirmed address. "+
 	"URLs are https, hold no user name or password, and must reach a public address (checked again at each connection). An agent has at most %d endpoints.",
-	webhooks.DefaultTimeout, webhooks.MaxWebhooksPerAgent)
+	webhooks.DefaultTimeout, webhooks.MaxAnswer, webhooks.BodyGrace, webhooks.MaxAnswerHeader, webhooks.MaxWebhooksPerAgent)
 
 // webhookRoutes are the webhook routes, appended to the board table.
 func webhookRoutes() []*boardRoute {

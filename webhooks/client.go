@@ -27,6 +27,15 @@ const (
 	// MaxAnswer is how much of a receiver's answer [Post] reads: enough
 	// for an error message, never a receiver's whole page.
 	MaxAnswer = 4 << 10
+	// MaxAnswerHeader bounds the bytes of an answer's status line and
+	// headers: more fails the attempt at once (net/http's own bound, 10
+	// MiB, let 20 receivers take the process's heap 180 MB higher).
+	MaxAnswerHeader = 16 << 10
+	// BodyGrace is how long [Post] reads an answer's body after its
+	// status: the status alone decides the outcome (a 2xx is a delivery
+	// as soon as it arrives), and the body, at most MaxAnswer bytes of
+	// it, is read only to reuse the connection and to quote an error.
+	BodyGrace = time.Second
 )
 
 // Sentinel errors of the client: its refusals wrap them, and so does
@@ -121,13 +130,14 @@ func NewClient(opt ClientOptions) *http.Client {
 	transport := func(allow func(netip.Addr) bool) *http.Transport {
 		d := &net.Dialer{Timeout: timeout, Control: guard(allow)}
 		return &http.Transport{
-			Proxy:                 nil, // a proxy would be dialled instead of the receiver, past the guard
-			DialContext:           d.DialContext,
-			TLSClientConfig:       &tls.Config{RootCAs: opt.RootCAs, MinVersion: tls.VersionTLS12},
-			TLSHandshakeTimeout:   timeout,
-			ResponseHeaderTimeout: timeout,
-			MaxIdleConnsPerHost:   2,
-			IdleConnTimeout:       90 * time.Second,
+			Proxy:                  nil, // a proxy would be dialled instead of the receiver, past the guard
+			DialContext:            d.DialContext,
+			TLSClientConfig:        &tls.Config{RootCAs: opt.RootCAs, MinVersion: tls.VersionTLS12},
+			TLSHandshakeTimeout:    timeout,
+			ResponseHeaderTimeout:  timeout,
+			MaxResponseHeaderBytes: MaxAnswerHeader,
+			MaxIdleConnsPerHost:    2,
+			IdleConnTimeout:        90 * time.Second,
 		}
 	}
 	secure := Allowed
@@ -174,15 +184,20 @@ type Answer struct {
 func (a Answer) OK() bool { return a.Status >= 200 && a.Status < 300 }
 
 // Post delivers body (JSON) to target with the headers of h (the
-// signature's, [signature.SetHeaders]) through c, and returns the status and at
-// most [MaxAnswer] bytes of the answer; the rest is not read. The error
-// is the transport's (refused address or scheme, timeout, connection);
+// signature's, [signature.SetHeaders]) through c, and returns the status
+// and what came of the answer's body within [BodyGrace], at most
+// [MaxAnswer] bytes; the rest is not read, and a body that fails or is
+// slow changes nothing: the status is the outcome. The error is the
+// transport's before the status (refused address or scheme, timeout,
+// connection, headers over [MaxAnswerHeader] with [NewClient]'s client);
 // a non-2xx answer is not an error ([Answer.OK]).
 func Post(ctx context.Context, c *http.Client, target string, h http.Header, body []byte) (Answer, error) {
 	u, err := url.Parse(target)
 	if err != nil {
 		return Answer{}, fmt.Errorf("webhook: URL %q: %w", target, err)
 	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u.String(), bytes.NewReader(body))
 	if err != nil {
 		return Answer{}, err
@@ -196,8 +211,10 @@ func Post(ctx context.Context, c *http.Client, target string, h http.Header, bod
 		return Answer{}, err
 	}
 	defer resp.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(resp.Body, MaxAnswer))
-	return Answer{Status: resp.StatusCode, Body: b}, err
+	grace := time.AfterFunc(BodyGrace, cancel) // ends the read below
+	defer grace.Stop()
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, MaxAnswer))
+	return Answer{Status: resp.StatusCode, Body: b}, nil
 }
 
 // CheckURL checks an endpoint's URL at registration, as the field named

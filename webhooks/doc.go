@@ -71,6 +71,10 @@
 // operator's own networks); only https is spoken
 // ([ClientOptions.AllowHTTPLoopback] lets http reach loopback for
 // development); no redirect is followed and no proxy is used; each
-// delivery is bounded by [DefaultTimeout]. [Post] reads at most
-// [MaxAnswer] bytes of an answer.
+// delivery is bounded by [DefaultTimeout], and so is the wait for the
+// answer's status and headers, which may hold at most [MaxAnswerHeader]
+// bytes. The status is the outcome: a 2xx is a delivery as soon as it
+// arrives, whatever its body does; [Post] then reads at most [MaxAnswer]
+// bytes of the body for at most [BodyGrace], to quote it in a failure and
+// to reuse the connection.
 package webhooks

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"strings"
 	"sync"
@@ -312,6 +313,10 @@ func (s *Sender) deliver(ctx context.Context, m outbox.Message, res *Result) err
 // failure says why an attempt failed: the transport's error, or the
 // status and the start of the answer.
 func failure(ans Answer, err error) string {
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() || errors.Is(err, context.DeadlineExceeded) {
+		return "no answer (status and headers) in the time allowed: " + err.Error()
+	}
 	if err != nil {
 		return err.Error()
 	}
