@@ -44,9 +44,10 @@ var statusTable = []struct {
 	{mailbox.ErrUnknownSender, http.StatusUnprocessableEntity},
 	{mailbox.ErrUnmatched, http.StatusUnprocessableEntity},
 	{mailbox.ErrAutomatic, http.StatusUnprocessableEntity},
-	// A webhook URL refused at registration (its scheme or address).
+	// A webhook URL refused at registration (its scheme, port, host or address).
 	{webhooks.ErrScheme, http.StatusBadRequest},
 	{webhooks.ErrAddress, http.StatusBadRequest},
+	{webhooks.ErrURL, http.StatusBadRequest},
 }
 
 // withStatus gives an error that wraps a board error its status

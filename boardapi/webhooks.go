@@ -80,7 +80,8 @@ func webhookRoutes() []*boardRoute {
 		filters[p.name] = p.schema
 	}
 	in.Properties["url"] = &jsonschema.Schema{Type: "string", MinLength: ptr(1), MaxLength: ptr(webhooks.MaxWebhookURL),
-		Description: "the https URL deliveries are POSTed to; no user name or password; a public address"}
+		Description: "the https URL deliveries are POSTed to: no user name or password, no fragment, a port from 1 to 65535 if any, " +
+			"and a host name or a public IP address (IPv4 in dotted decimal only; not localhost)"}
 	in.Properties["types"] = &jsonschema.Schema{Type: "array", Items: filters["type"],
 		Description: "the event types to deliver; empty or omitted delivers every type"}
 	in.Properties["prediction_id"] = filters["prediction_id"]

@@ -65,6 +65,13 @@ func TestWebhookRoutes(t *testing.T) {
 		field string
 	}{
 		{map[string]any{"url": "http://hooks.example.org/a"}, apitest.Beyond, "url"},
+		{map[string]any{"url": "https://example.org:99999/"}, apitest.Beyond, "url"},
+		{map[string]any{"url": "https://example.org:0/"}, apitest.Beyond, "url"},
+		{map[string]any{"url": "https://127.1/a"}, apitest.Beyond, "url"},
+		{map[string]any{"url": "https://2130706433/a"}, apitest.Beyond, "url"},
+		{map[string]any{"url": "https://0x7f.1/a"}, apitest.Beyond, "url"},
+		{map[string]any{"url": "https://localhost/a"}, apitest.Beyond, "url"},
+		{map[string]any{"url": "https://hooks..example.org/a"}, apitest.Beyond, "url"},
 		{map[string]any{"url": "https://user:pw@hooks.example.org/a"}, apitest.Beyond, "url"},
 		{map[string]any{"url": "https://127.0.0.1/a"}, apitest.Beyond, "url"},
 		{map[string]any{"url": "https://[::1]:8443/a"}, apitest.Beyond, "url"},
@@ -107,6 +114,17 @@ func TestWebhookRoutes(t *testing.T) {
 	}
 	if got, want := apitest.DecodeMap(t, body)["summary"], fmt.Sprintf("ada has %d endpoints, 0 disabled.", webhooks.MaxWebhooksPerAgent-1); got != want {
 		t.Errorf("summary after delete %q, want %q", got, want)
+	}
+	// The hints say how to fix the URL.
+	for u, says := range map[string]string{
+		"http://hooks.example.org/a": "--webhooks-allow-http",
+		"https://example.org:99999/": "1 to 65535",
+		"https://0x7f.1/a":           "127.0.0.1",
+	} {
+		_, body := e.Do(t, http.MethodPost, path, apitest.JSONBody(t, map[string]any{"url": u}), apitest.BearerH("ada"), apitest.Beyond)
+		if p := apitest.ProblemOf(t, body); !strings.Contains(p.Error+" "+p.Hint, says) {
+			t.Errorf("POST url %s = %s, want it to say %q", u, apitest.Trim(body), says)
+		}
 	}
 	e.Post(t, path, "ada", map[string]any{"url": "https://hooks.example.org/again"}, apitest.MustPass, http.StatusCreated)
 }

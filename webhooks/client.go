@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -48,6 +49,11 @@ var (
 	// ErrScheme: the URL is not https (nor http to a loopback address
 	// when that is allowed).
 	ErrScheme = errors.New("webhook: scheme not allowed")
+	// ErrURL: the URL's port or host is one no connection can use as
+	// written: a port outside 1–65535, an IPv4 address in another form
+	// than dotted decimal, or a host that is no name Go's resolver looks
+	// up.
+	ErrURL = errors.New("webhook: URL not reachable as written")
 )
 
 // ClientOptions configure [NewClient]. The zero value reaches public
@@ -218,22 +224,31 @@ func Post(ctx context.Context, c *http.Client, target string, h http.Header, bod
 }
 
 // CheckURL checks an endpoint's URL at registration, as the field named
-// field, with the rules of a client made with opt: https (or http to a
-// loopback address with [ClientOptions.AllowHTTPLoopback]), a host, no
-// user name or password (a credential in a URL ends up in logs; the
-// signature authenticates deliveries), no fragment, and a host that is
-// not a literal IP address [Allowed] refuses unless
+// field, with the rules of a client made with opt, so that what is
+// registered is what a delivery can reach: https (or http to a loopback
+// address with [ClientOptions.AllowHTTPLoopback]); no user name or
+// password (a credential in a URL ends up in logs; the signature
+// authenticates deliveries); no fragment; a port from 1 to 65535; a host
+// that is an IP address, IPv4 in dotted decimal (127.1, 2130706433,
+// 0x7f.1 and 010.0.0.1 are refused, naming the address a resolver may
+// read in them) or a host name in ASCII as Go's resolver takes it; and
+// neither a literal address [Allowed] refuses nor localhost unless
 // [ClientOptions.AllowPrivate]. A name is not resolved here: what it
 // resolves to is checked at each connection ([NewClient]), so a name
 // that later resolves to a refused address is refused then.
 //
-// Errors: an *[signature.Error] on field wrapping [ErrScheme] or [ErrAddress].
+// Errors: an *[signature.Error] on field wrapping [ErrScheme],
+// [ErrAddress] or [ErrURL].
 func CheckURL(field, raw string, opt ClientOptions) error {
 	const hint = "send the https URL of your receiver, such as https://agent.example.org/hooks/predictions"
 	bad := func(sentinel error, problem, hint string) error {
 		return &signature.Error{Field: field, Problem: problem, Hint: hint, Err: sentinel}
 	}
+	const portHint = "send the port your receiver listens on, such as https://agent.example.org:8443/hooks, or leave it out for 443"
 	u, err := url.Parse(raw)
+	if err != nil && strings.Contains(err.Error(), "invalid port") {
+		return bad(ErrURL, "has a port that is not a number from 1 to 65535", portHint)
+	}
 	if err != nil || !u.IsAbs() || u.Host == "" || u.Opaque != "" {
 		return bad(ErrScheme, fmt.Sprintf("%.80q is not an absolute URL with a host", raw), hint)
 	}
@@ -243,12 +258,23 @@ func CheckURL(field, raw string, opt ClientOptions) error {
 	if u.Fragment != "" || strings.HasSuffix(raw, "#") {
 		return bad(ErrScheme, "has a fragment (#...), which is never sent", hint)
 	}
+	if p := u.Port(); p != "" {
+		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+			return bad(ErrURL, fmt.Sprintf("has the port %.20s; a port is 1 to 65535", p), portHint)
+		}
+	}
 	host := u.Hostname()
-	addr, literal := netip.ParseAddr(strings.Trim(host, "[]"))
-	loopback := literal == nil && addr.Unmap().IsLoopback()
+	addr, literal := netip.ParseAddr(host)
+	if literal != nil {
+		if err := checkHostName(host); err != nil {
+			return bad(ErrURL, err.Error(), "write an IPv4 address in dotted decimal, four numbers from 0 to 255 such as 93.184.216.34; "+
+				"an IPv6 address in brackets; or a host name of ASCII letters, digits and hyphens, an international name in its xn-- form")
+		}
+	}
+	loopback := literal == nil && addr.Unmap().IsLoopback() || strings.EqualFold(strings.TrimSuffix(host, "."), "localhost")
 	switch {
 	case u.Scheme == "https":
-	case u.Scheme == "http" && opt.AllowHTTPLoopback && (loopback || strings.EqualFold(host, "localhost")):
+	case u.Scheme == "http" && opt.AllowHTTPLoopback && loopback:
 	case u.Scheme == "http" && opt.AllowHTTPLoopback:
 		return bad(ErrScheme, "is http to an address that is not loopback", "use https; this server takes http only for a receiver on its own machine (127.0.0.1, ::1, localhost)")
 	case u.Scheme == "http":
@@ -257,9 +283,121 @@ func CheckURL(field, raw string, opt ClientOptions) error {
 	default:
 		return bad(ErrScheme, fmt.Sprintf("has the scheme %.20q; webhook URLs are https", u.Scheme), hint)
 	}
-	if literal == nil && !opt.AllowPrivate && !Allowed(addr) && !(u.Scheme == "http" && loopback) {
-		return bad(ErrAddress, fmt.Sprintf("names %s, a loopback, private, link-local or otherwise non-public address", addr),
-			"use a public address; this server delivers to private networks only when its operator allows it (--webhooks-allow-private)")
+	const private = "use a public address; this server delivers to private networks only when its operator allows it (--webhooks-allow-private)"
+	if u.Scheme == "http" || opt.AllowPrivate {
+		return nil
+	}
+	if literal == nil && !Allowed(addr) {
+		return bad(ErrAddress, fmt.Sprintf("names %s, a loopback, private, link-local or otherwise non-public address", addr), private)
+	}
+	if isLocalhost(host) {
+		return bad(ErrAddress, fmt.Sprintf("names %s, which resolves to a loopback address", host), private)
 	}
 	return nil
+}
+
+// checkHostName says what is wrong with host, a URL's host that is not
+// an IP address, as a connection would take it. A host whose last label
+// is a number is an IPv4 address as the URL standard (WHATWG, "IPv4
+// parser") and inet_aton read it, which some resolvers dial and Go's
+// refuses: 127.1, 2130706433 and 0x7f.1 are 127.0.0.1. Other hosts must
+// be a name Go's resolver looks up (net's isDomainName): labels of ASCII
+// letters, digits, hyphens and underscores, 1 to 63 bytes, no hyphen at
+// a label's ends, at most 253 bytes in all, not all digits.
+func checkHostName(host string) error {
+	name := strings.TrimSuffix(host, ".")
+	labels := strings.Split(name, ".")
+	if last := labels[len(labels)-1]; isNumber(last) {
+		if a, ok := inetAton(name); ok {
+			return fmt.Errorf("names the IPv4 address %s written as %.40q; only dotted decimal is taken", a, host)
+		}
+		return fmt.Errorf("%.80q ends in a number but is no IPv4 address", host)
+	}
+	if !utf8ASCII(host) {
+		return fmt.Errorf("%.80q is not ASCII", host)
+	}
+	if len(name) == 0 || len(name) > 253 {
+		return fmt.Errorf("%.80q is not a host name of 1 to 253 bytes", host)
+	}
+	for _, l := range labels {
+		switch {
+		case l == "":
+			return fmt.Errorf("%.80q has an empty label (two dots, or a dot first)", host)
+		case len(l) > 63:
+			return fmt.Errorf("%.80q has a label over 63 bytes", host)
+		case l[0] == '-' || l[len(l)-1] == '-':
+			return fmt.Errorf("%.80q has a label that starts or ends with a hyphen", host)
+		case strings.ContainsFunc(l, func(r rune) bool {
+			return !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || r == '-' || r == '_')
+		}):
+			return fmt.Errorf("%.80q holds a character other than letters, digits, hyphens and underscores", host)
+		}
+	}
+	return nil
+}
+
+func utf8ASCII(s string) bool {
+	for i := range len(s) {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+// isNumber reports a label the URL standard reads as a number: decimal
+// digits, or 0x followed by hexadecimal digits (or nothing).
+func isNumber(l string) bool {
+	if h, ok := strings.CutPrefix(strings.ToLower(l), "0x"); ok {
+		return !strings.ContainsFunc(h, func(r rune) bool { return !('0' <= r && r <= '9' || 'a' <= r && r <= 'f') })
+	}
+	return l != "" && !strings.ContainsFunc(l, func(r rune) bool { return r < '0' || r > '9' })
+}
+
+// inetAton reads s as inet_aton(3) does: one to four parts, each
+// decimal, octal (a leading 0) or hexadecimal (0x), the last filling the
+// bits the others leave.
+func inetAton(s string) (netip.Addr, bool) {
+	parts := strings.Split(s, ".")
+	if len(parts) > 4 {
+		return netip.Addr{}, false
+	}
+	vals := make([]uint64, len(parts))
+	for i, p := range parts {
+		base, digits := 10, p
+		switch {
+		case len(p) > 1 && (p[:2] == "0x" || p[:2] == "0X"):
+			base, digits = 16, p[2:]
+			if digits == "" {
+				digits = "0"
+			}
+		case len(p) > 1 && p[0] == '0':
+			base, digits = 8, p[1:]
+		}
+		v, err := strconv.ParseUint(digits, base, 32)
+		if err != nil || p == "" {
+			return netip.Addr{}, false
+		}
+		vals[i] = v
+	}
+	var a uint64
+	for i, v := range vals[:len(vals)-1] {
+		if v > 255 {
+			return netip.Addr{}, false
+		}
+		a |= v << (24 - 8*i)
+	}
+	last, room := vals[len(vals)-1], uint(32-8*(len(vals)-1))
+	if last >= 1<<room {
+		return netip.Addr{}, false
+	}
+	a |= last
+	return netip.AddrFrom4([4]byte{byte(a >> 24), byte(a >> 16), byte(a >> 8), byte(a)}), true
+}
+
+// isLocalhost reports localhost and the names under it, which resolve
+// to loopback (RFC 6761, section 6.3).
+func isLocalhost(host string) bool {
+	h := strings.ToLower(strings.TrimSuffix(host, "."))
+	return h == "localhost" || strings.HasSuffix(h, ".localhost")
 }

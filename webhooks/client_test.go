@@ -158,33 +158,86 @@ func TestClientAnswer(t *testing.T) {
 	}
 }
 
+// TestCheckURL: what registration takes is what a connection can use,
+// and each refusal is an *Error on the field with its sentinel and a
+// hint that says how to fix it.
 func TestCheckURL(t *testing.T) {
 	loop := webhooks.ClientOptions{AllowHTTPLoopback: true}
 	private := webhooks.ClientOptions{AllowPrivate: true}
+	none := webhooks.ClientOptions{}
 	for _, tc := range []struct {
 		url  string
 		opt  webhooks.ClientOptions
-		want error // nil: accepted
+		want error  // nil: accepted
+		says string // in the problem or the hint
 	}{
-		{"https://hooks.example.org/a?x=1", webhooks.ClientOptions{}, nil},
-		{"https://93.184.216.34/a", webhooks.ClientOptions{}, nil},
-		{"http://hooks.example.org/a", webhooks.ClientOptions{}, webhooks.ErrScheme},
-		{"http://hooks.example.org/a", loop, webhooks.ErrScheme},
-		{"http://127.0.0.1:8080/a", webhooks.ClientOptions{}, webhooks.ErrScheme},
-		{"http://127.0.0.1:8080/a", loop, nil},
-		{"http://[::1]:8080/a", loop, nil},
-		{"http://localhost:8080/a", loop, nil},
-		{"https://user:pw@hooks.example.org/a", webhooks.ClientOptions{}, webhooks.ErrScheme},
-		{"https://hooks.example.org/a#frag", webhooks.ClientOptions{}, webhooks.ErrScheme},
-		{"hooks.example.org/a", webhooks.ClientOptions{}, webhooks.ErrScheme},
-		{"https:///a", webhooks.ClientOptions{}, webhooks.ErrScheme},
-		{"ftp://hooks.example.org/a", webhooks.ClientOptions{}, webhooks.ErrScheme},
-		{"https://127.0.0.1/a", webhooks.ClientOptions{}, webhooks.ErrAddress},
-		{"https://10.1.2.3/a", webhooks.ClientOptions{}, webhooks.ErrAddress},
-		{"https://10.1.2.3/a", private, nil},
-		{"https://169.254.169.254/a", webhooks.ClientOptions{}, webhooks.ErrAddress},
-		{"https://[::ffff:192.168.0.1]/a", webhooks.ClientOptions{}, webhooks.ErrAddress},
-		{"https://100.64.0.1/a", webhooks.ClientOptions{}, webhooks.ErrAddress},
+		{"https://hooks.example.org/a?x=1", none, nil, ""},
+		{"https://93.184.216.34/a", none, nil, ""},
+		{"https://hooks.example.org:8443/a", none, nil, ""},
+		{"https://hooks.example.org:1/a", none, nil, ""},
+		{"https://hooks.example.org:65535/a", none, nil, ""},
+		{"https://hooks.example.org:/a", none, nil, ""}, // an empty port is the scheme's
+		{"https://hooks.example.org./a", none, nil, ""},
+		{"https://my_hooks.example.org/a", none, nil, ""},
+		{"https://xn--bcher-kva.example/a", none, nil, ""},
+		{"https://[2606:4700::1111]:8443/a", none, nil, ""},
+		{"http://hooks.example.org/a", none, webhooks.ErrScheme, "--webhooks-allow-http"},
+		{"http://hooks.example.org/a", loop, webhooks.ErrScheme, "own machine"},
+		{"http://127.0.0.1:8080/a", none, webhooks.ErrScheme, "--webhooks-allow-http"},
+		{"http://127.0.0.1:8080/a", loop, nil, ""},
+		{"http://[::1]:8080/a", loop, nil, ""},
+		{"http://localhost:8080/a", loop, nil, ""},
+		{"http://127.1:8080/a", loop, webhooks.ErrURL, "127.0.0.1"},
+		{"https://user:pw@hooks.example.org/a", none, webhooks.ErrScheme, "credentials"},
+		{"https://hooks.example.org/a#frag", none, webhooks.ErrScheme, "fragment"},
+		{"hooks.example.org/a", none, webhooks.ErrScheme, "https://"},
+		{"https:///a", none, webhooks.ErrScheme, "https://"},
+		{"ftp://hooks.example.org/a", none, webhooks.ErrScheme, "https"},
+		// Ports.
+		{"https://example.org:99999/", none, webhooks.ErrURL, "1 to 65535"},
+		{"https://example.org:65536/", none, webhooks.ErrURL, "1 to 65535"},
+		{"https://example.org:0/", none, webhooks.ErrURL, "1 to 65535"},
+		{"https://example.org:99999999999999999999/", none, webhooks.ErrURL, "1 to 65535"},
+		{"https://example.org:https/", none, webhooks.ErrURL, "1 to 65535"},
+		{"https://example.org:-1/", none, webhooks.ErrURL, "1 to 65535"},
+		{"https://example.org:0/", private, webhooks.ErrURL, "1 to 65535"},
+		// Literal addresses.
+		{"https://127.0.0.1/a", none, webhooks.ErrAddress, "--webhooks-allow-private"},
+		{"https://10.1.2.3/a", none, webhooks.ErrAddress, "--webhooks-allow-private"},
+		{"https://10.1.2.3/a", private, nil, ""},
+		{"https://169.254.169.254/a", none, webhooks.ErrAddress, "169.254.169.254"},
+		{"https://[::ffff:192.168.0.1]/a", none, webhooks.ErrAddress, "192.168.0.1"},
+		{"https://100.64.0.1/a", none, webhooks.ErrAddress, "100.64.0.1"},
+		{"https://[fe80::1%25eth0]/a", none, webhooks.ErrAddress, "fe80::1"},
+		{"https://%31%32%37.0.0.1/a", none, webhooks.ErrScheme, "absolute URL"},
+		// IPv4 in the other forms a resolver may read: refused whatever they name.
+		{"https://127.1/a", none, webhooks.ErrURL, "127.0.0.1"},
+		{"https://127.0.1/a", none, webhooks.ErrURL, "127.0.0.1"},
+		{"https://2130706433/a", none, webhooks.ErrURL, "127.0.0.1"},
+		{"https://0x7f.1/a", none, webhooks.ErrURL, "127.0.0.1"},
+		{"https://0x7f000001/a", none, webhooks.ErrURL, "127.0.0.1"},
+		{"https://0177.0.0.1/a", none, webhooks.ErrURL, "127.0.0.1"},
+		{"https://010.0.0.1/a", none, webhooks.ErrURL, "8.0.0.1"},
+		{"https://127.0.0.1./a", none, webhooks.ErrURL, "127.0.0.1"},
+		{"https://0/a", none, webhooks.ErrURL, "0.0.0.0"},
+		{"https://134744072/a", none, webhooks.ErrURL, "8.8.8.8"},
+		{"https://134744072/a", private, webhooks.ErrURL, "8.8.8.8"},
+		{"https://1.2.3.4.5/a", none, webhooks.ErrURL, "dotted decimal"},
+		{"https://256.1.1.1/a", none, webhooks.ErrURL, "dotted decimal"},
+		{"https://08.1/a", none, webhooks.ErrURL, "dotted decimal"},
+		{"https://hooks.0x10/a", none, webhooks.ErrURL, "dotted decimal"},
+		// Names no resolver looks up, and localhost.
+		{"https://-hooks.example.org/a", none, webhooks.ErrURL, "hyphen"},
+		{"https://hooks-.example.org/a", none, webhooks.ErrURL, "hyphen"},
+		{"https://hooks..example.org/a", none, webhooks.ErrURL, "empty label"},
+		{"https://" + strings.Repeat("a", 64) + ".example.org/a", none, webhooks.ErrURL, "63"},
+		{"https://" + strings.Repeat("abcdefghi.", 26) + "org/a", none, webhooks.ErrURL, "253"},
+		{"https://hooks!.example.org/a", none, webhooks.ErrURL, "letters, digits"},
+		{"https://bücher.example/a", none, webhooks.ErrURL, "xn--"},
+		{"https://localhost/a", none, webhooks.ErrAddress, "loopback"},
+		{"https://LocalHost./a", none, webhooks.ErrAddress, "loopback"},
+		{"https://hooks.localhost/a", none, webhooks.ErrAddress, "loopback"},
+		{"https://localhost/a", private, nil, ""},
 	} {
 		err := webhooks.CheckURL("url", tc.url, tc.opt)
 		var we *signature.Error
@@ -193,6 +246,8 @@ func TestCheckURL(t *testing.T) {
 			t.Errorf("webhooks.CheckURL(%q, %+v) = %v, want nil", tc.url, tc.opt, err)
 		case tc.want != nil && (!errors.Is(err, tc.want) || !errors.As(err, &we) || we.Field != "url"):
 			t.Errorf("webhooks.CheckURL(%q, %+v) = %v, want an *Error on url wrapping %v", tc.url, tc.opt, err, tc.want)
+		case tc.want != nil && !strings.Contains(we.Problem+" "+we.Hint, tc.says):
+			t.Errorf("webhooks.CheckURL(%q) = %q (hint %q), want it to say %q", tc.url, we.Problem, we.Hint, tc.says)
 		}
 	}
 	// An http URL refused because the operator has not allowed http says
