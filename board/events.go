@@ -25,8 +25,9 @@ const (
 	// EventCommunityMoved follows a forecast that changed the pooled
 	// value of the community forecast (by the store's method).
 	EventCommunityMoved EventType = "community.moved"
-	// EventReply is a reply outside any debate; EventDebateEntry a reply
-	// that opens or joins one (its data names debate_id).
+	// EventReply is every reply, debates' included (its data names
+	// debate_id when it opens or joins one); EventDebateEntry follows it
+	// for a reply that opens or joins a debate, with the same data.
 	EventReply       EventType = "reply.created"
 	EventDebateEntry EventType = "debate.entry"
 	// EventReaction is a reaction recorded or changed ([AGREE] and

@@ -107,7 +107,9 @@ func TestEventsEveryChange(t *testing.T) {
 			board.EventPredictionCreated,
 			board.EventForecast, board.EventCommunityMoved,
 			board.EventForecast,
-			board.EventReply, board.EventReply, board.EventDebateEntry, board.EventDebateEntry,
+			board.EventReply, board.EventReply,
+			board.EventReply, board.EventDebateEntry, // a debate opened: a reply, and a debate entry
+			board.EventReply, board.EventDebateEntry, // and joined
 			board.EventReply, board.EventReaction,
 			board.EventReaction,
 			board.EventClosed,
@@ -124,12 +126,12 @@ func TestEventsEveryChange(t *testing.T) {
 		}
 		type who struct{ Pred, Domain, Author, Agent, To string }
 		got := []who{}
-		for _, e := range evs[:12] {
+		for _, e := range evs[:14] {
 			got = append(got, who{e.PredictionID, e.Domain, e.AuthorID, e.AgentID, e.ToAgentID})
 		}
 		w := func(agent, to string) who { return who{p.ID, "AI", "scout", agent, to} }
 		if diff := cmp.Diff([]who{w("scout", ""), w("skeptic", ""), w("", ""), w("skeptic", ""),
-			w("skeptic", ""), w("scout", "skeptic"), w("skeptic", ""), w("scout", "skeptic"),
+			w("skeptic", ""), w("scout", "skeptic"), w("skeptic", ""), w("skeptic", ""), w("scout", "skeptic"), w("scout", "skeptic"),
 			w("critic", ""), w("critic", ""), w("critic", ""), w("", "")}, got); diff != "" {
 			t.Errorf("who (-want +got):\n%s", diff)
 		}
@@ -146,10 +148,13 @@ func TestEventsEveryChange(t *testing.T) {
 		}{
 			{2, map[string]any{"p": data(2)["p"], "previous": 0.7, "forecasters": 2.0, "method": "geo_odds"}},
 			{3, map[string]any{"forecast_id": data(3)["forecast_id"], "p": 0.4, "previous": 0.4}},
-			{7, map[string]any{"reply_id": data(7)["reply_id"], "parent_id": d.ID, "kind": "plain", "debate_id": d.ID}},
-			{10, map[string]any{"reaction": "disagree", "previous": "agree"}},
-			{11, map[string]any{"close_at": closeAt.Format(time.RFC3339)}},
-			{13, map[string]any{"outcome": "no", "previous": "yes", "closed_at": closeAt.Format(time.RFC3339), "by": "dana"}},
+			{6, map[string]any{"reply_id": d.ID, "kind": "debate", "debate_id": d.ID}},
+			{7, data(6)},
+			{8, map[string]any{"reply_id": data(8)["reply_id"], "parent_id": d.ID, "kind": "plain", "debate_id": d.ID}},
+			{9, data(8)},
+			{12, map[string]any{"reaction": "disagree", "previous": "agree"}},
+			{13, map[string]any{"close_at": closeAt.Format(time.RFC3339)}},
+			{15, map[string]any{"outcome": "no", "previous": "yes", "closed_at": closeAt.Format(time.RFC3339), "by": "dana"}},
 		}
 		for _, c := range checks {
 			if diff := cmp.Diff(c.want, data(c.i)); diff != "" {

@@ -200,12 +200,17 @@ func (s *Store) reply(ctx context.Context, predictionID string, nr NewReply, the
 		if err := bumpDomain(ctx, tx, res[0].Domain, d); err != nil {
 			return err
 		}
+		// Every reply is a reply.created, so that a subscriber to replies
+		// sees debates too; one that opens or joins a debate is also a
+		// debate.entry, with the same data.
 		e := Event{Type: EventReply, At: now, PredictionID: predictionID, Domain: res[0].Domain, AuthorID: res[0].AgentID,
 			AgentID: r.AgentID, ToAgentID: parentAgent}
+		data := replyData{ReplyID: r.ID, ParentID: r.ParentID, Kind: r.Kind, DebateID: r.DebateID}
+		ev.add(e, data)
 		if r.DebateID != "" {
 			e.Type = EventDebateEntry
+			ev.add(e, data)
 		}
-		ev.add(e, replyData{ReplyID: r.ID, ParentID: r.ParentID, Kind: r.Kind, DebateID: r.DebateID})
 		if err := s.afterReply(ctx, tx, ev, &r); err != nil {
 			return err
 		}

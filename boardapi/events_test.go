@@ -399,7 +399,7 @@ func TestEventListMCP(t *testing.T) {
 	}
 	got, isErr := callTool(t, cs, "list_events", map[string]any{"since": 1, "type": "debate.entry"})
 	evs, _ := got["events"].([]any)
-	if isErr || len(evs) != 1 || evs[0].(map[string]any)["agent_id"] != "critic" || got["last_id"] != 2.0 {
+	if isErr || len(evs) != 1 || evs[0].(map[string]any)["agent_id"] != "critic" || got["last_id"] != 3.0 { // 2 is the debate's reply.created
 		t.Errorf("list_events = %v (error %v)", got, isErr)
 	}
 	got, isErr = callTool(t, cs, "list_events", map[string]any{"type": "debate"})

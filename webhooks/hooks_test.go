@@ -470,3 +470,63 @@ func TestHungEndpoint(t *testing.T) {
 		}
 	})
 }
+
+// TestDebateRepliesReachReplySubscribers: an endpoint that asks for
+// reply.created gets every reply, the one that opens a debate and the
+// one that joins it included, with the debate's id in the data; one that
+// asks for debate.entry gets those two only.
+func TestDebateRepliesReachReplySubscribers(t *testing.T) {
+	forEachDB(t, func(t *testing.T, dsn func(testing.TB) string) {
+		c := testclock.New(time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC))
+		e := newEnv(t, dsn(t), c)
+		replies := newReceiver(t, c.Now)
+		debates := newReceiver(t, c.Now)
+		pool := x509.NewCertPool()
+		pool.AddCert(replies.ts.Certificate())
+		e.sender = &webhooks.Sender{Endpoints: e.eps, Outbox: e.box, Now: c.Now,
+			Client: webhooks.NewClient(webhooks.ClientOptions{AllowPrivate: true, RootCAs: pool})}
+		e.hook(t, replies, "ada", string(board.EventReply))
+		e.hook(t, debates, "bob", string(board.EventDebateEntry))
+		p := e.predict(t, "Vendor C slips")
+		reply := func(body, parent string) board.Reply {
+			t.Helper()
+			r, err := e.store.Reply(e.ctx, p.ID, board.NewReply{AgentID: "critic", Body: body, ParentID: parent})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return r
+		}
+		plain := reply("Vendor C shipped early last year.", "")
+		opened := reply("[DEBATE] Will vendor C slip?", "")
+		joined := reply("It will: its last two dates slipped.", opened.ID)
+		e.step(t, 5)
+		e.drain(t, webhooks.Result{Sent: 5})
+
+		type got struct{ Type, ReplyID, DebateID string }
+		read := func(r *receiver) []got {
+			var out []got
+			for _, d := range r.deliveries() {
+				var ev struct {
+					Type string `json:"type"`
+					Data struct {
+						ReplyID  string `json:"reply_id"`
+						DebateID string `json:"debate_id"`
+					} `json:"data"`
+				}
+				if err := json.Unmarshal(d.Body, &ev); err != nil {
+					t.Fatal(err)
+				}
+				out = append(out, got{ev.Type, ev.Data.ReplyID, ev.Data.DebateID})
+			}
+			return out
+		}
+		want := []got{{"reply.created", plain.ID, ""}, {"reply.created", opened.ID, opened.ID}, {"reply.created", joined.ID, opened.ID}}
+		if diff := cmp.Diff(want, read(replies)); diff != "" {
+			t.Errorf("the reply.created subscriber got (-want +got):\n%s", diff)
+		}
+		want = []got{{"debate.entry", opened.ID, opened.ID}, {"debate.entry", joined.ID, opened.ID}}
+		if diff := cmp.Diff(want, read(debates)); diff != "" {
+			t.Errorf("the debate.entry subscriber got (-want +got):\n%s", diff)
+		}
+	})
+}
