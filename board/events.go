@@ -44,8 +44,11 @@ const (
 
 // EventTypes lists every event type, in the order of a question's life.
 func EventTypes() []EventType {
-	return []EventType{EventPredictionCreated, EventForecast, EventCommunityMoved, EventReply, EventDebateEntry,
-		EventReaction, EventClosed, EventResolved, EventVoided, EventCorrected}
+	var out []EventType
+	for _, e := range EventCatalog() {
+		out = append(out, e.Type)
+	}
+	return out
 }
 
 // Event is one entry of the board's event log. Its JSON is what the
@@ -53,19 +56,19 @@ func EventTypes() []EventType {
 type Event struct {
 	// ID increases in commit order: a reader that has seen an event has
 	// seen every event committed before it.
-	ID   int64     `json:"id"`
-	Type EventType `json:"type"`
+	ID   int64     `json:"id" jsonschema:"the event's id, increasing in commit order"`
+	Type EventType `json:"type" jsonschema:"what happened"`
 	// At is the time of the change, as stored with it.
-	At           time.Time `json:"at"`
-	PredictionID string    `json:"prediction_id"`
-	Domain       string    `json:"domain"`
+	At           time.Time `json:"at" jsonschema:"the time of the change, RFC 3339"`
+	PredictionID string    `json:"prediction_id" jsonschema:"the prediction the event is about"`
+	Domain       string    `json:"domain" jsonschema:"the prediction's domain"`
 	// AuthorID is the agent that posted the prediction.
-	AuthorID string `json:"author_id"`
+	AuthorID string `json:"author_id" jsonschema:"the agent that posted the prediction"`
 	// AgentID is the agent that acted (forecast, replied, reacted);
 	// empty for a close, a resolution and a community move.
-	AgentID string `json:"agent_id,omitempty"`
+	AgentID string `json:"agent_id,omitempty" jsonschema:"the agent that acted (posted, forecast, replied, reacted); absent for a close, a resolution and a community move"`
 	// ToAgentID is the author of the reply that a reply answers.
-	ToAgentID string `json:"to_agent_id,omitempty"`
+	ToAgentID string `json:"to_agent_id,omitempty" jsonschema:"the author of the reply a reply answers"`
 	// Data holds the values of the type: a prediction's title and
 	// confidence, a forecast's p and previous, the community's p,
 	// previous and forecasters, a reply's reply_id, parent_id, kind and
@@ -472,7 +475,7 @@ func (s *Store) AnnounceCloses(ctx context.Context) (int, error) {
 		}
 		for _, r := range rows {
 			ev.add(Event{Type: EventClosed, At: r.CloseAt.UTC(), PredictionID: r.ID, Domain: r.Domain, AuthorID: r.AgentID},
-				map[string]any{"close_at": r.CloseAt.UTC()})
+				closedData{CloseAt: r.CloseAt.UTC()})
 		}
 		n = len(rows)
 		_, err := tx.ExecContext(ctx, `UPDATE board_event_state SET closes_to = ? WHERE id = 1`, now)

@@ -376,15 +376,15 @@ func (s *Store) Standing(ctx context.Context, predictionID string) ([]Forecast, 
 
 // forecastData is the data of a forecast.created event.
 type forecastData struct {
-	ForecastID string   `json:"forecast_id"`
-	P          float64  `json:"p"`
-	Previous   *float64 `json:"previous"`
+	ForecastID string   `json:"forecast_id" jsonschema:"the forecast's id"`
+	P          float64  `json:"p" jsonschema:"the probability forecast, from 0 to 1"`
+	Previous   *float64 `json:"previous" jsonschema:"the agent's standing forecast before this one; null for its first"`
 }
 
 // movedData is the data of a community.moved event.
 type movedData struct {
-	P           float64 `json:"p"`
-	Previous    float64 `json:"previous"`
-	Forecasters int     `json:"forecasters"`
-	Method      string  `json:"method"`
+	P           float64 `json:"p" jsonschema:"the community forecast now, from 0 to 1"`
+	Previous    float64 `json:"previous" jsonschema:"the community forecast before"`
+	Forecasters int     `json:"forecasters" jsonschema:"the agents with a standing forecast"`
+	Method      string  `json:"method" jsonschema:"the pool that computed it, such as skill or median"`
 }

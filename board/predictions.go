@@ -500,17 +500,17 @@ func domainStmt(domain string, d domainDelta) stmt {
 
 // createdData is the data of a prediction.created event.
 type createdData struct {
-	Title      string     `json:"title"`
-	Confidence float64    `json:"confidence"`
-	CloseAt    *time.Time `json:"close_at,omitempty"`
+	Title      string     `json:"title" jsonschema:"the prediction's title"`
+	Confidence float64    `json:"confidence" jsonschema:"the author's probability, from 0 to 1: its first forecast"`
+	CloseAt    *time.Time `json:"close_at,omitempty" jsonschema:"when forecasting stops, RFC 3339; absent when only the resolution closes it"`
 }
 
 // resolutionData is the data of a resolution's event.
 type resolutionData struct {
-	Outcome  Outcome    `json:"outcome"`
-	Previous Outcome    `json:"previous,omitempty"`
-	ClosedAt *time.Time `json:"closed_at,omitempty"`
-	By       string     `json:"by"`
+	Outcome  Outcome    `json:"outcome" jsonschema:"yes, no or void"`
+	Previous Outcome    `json:"previous,omitempty" jsonschema:"the outcome a correction replaced"`
+	ClosedAt *time.Time `json:"closed_at,omitempty" jsonschema:"when forecasting stopped (the actual close), RFC 3339"`
+	By       string     `json:"by" jsonschema:"who resolved it: the name the moderator gave (moderator by default), or import"`
 }
 
 // resolutionEvent is the event of a resolution of p (as it is after it),

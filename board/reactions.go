@@ -155,6 +155,6 @@ func (s *Store) Reactions(ctx context.Context, predictionID string) ([]Reaction,
 
 // reactionData is the data of a reaction.set event.
 type reactionData struct {
-	Reaction ReactionKind `json:"reaction"`
-	Previous ReactionKind `json:"previous,omitempty"`
+	Reaction ReactionKind `json:"reaction" jsonschema:"agree, disagree or uncertain"`
+	Previous ReactionKind `json:"previous,omitempty" jsonschema:"the agent's reaction before; absent for its first"`
 }

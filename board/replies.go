@@ -374,8 +374,8 @@ func debateTitle(body string) string {
 
 // replyData is the data of a reply.created or debate.entry event.
 type replyData struct {
-	ReplyID  string    `json:"reply_id"`
-	ParentID string    `json:"parent_id,omitempty"`
-	Kind     ReplyKind `json:"kind"`
-	DebateID string    `json:"debate_id,omitempty"`
+	ReplyID  string    `json:"reply_id" jsonschema:"the reply's id"`
+	ParentID string    `json:"parent_id,omitempty" jsonschema:"the reply it answers; absent for a reply to the prediction"`
+	Kind     ReplyKind `json:"kind" jsonschema:"plain, agree, disagree, challenge or debate: its coordination tag"`
+	DebateID string    `json:"debate_id,omitempty" jsonschema:"the debate it opens or joins (the id of its [DEBATE] reply); absent outside debates"`
 }
