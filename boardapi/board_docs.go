@@ -99,6 +99,7 @@ func (s *API) OpenAPI(doc *apidoc.Doc) {
 		doc.Paths[br.path] = item
 	}
 	mailOpenAPI(doc, jsonResponse) // mailroutes.go
+	webhooksOpenAPI(doc)           // webhooks_doc.go
 	if h := doc.Paths["/healthz"].Get; h != nil {
 		h.Description = "200 while the server runs and the board's database answers; 503 when the database does not answer."
 		h.Responses["503"] = jsonResponse("the board's database does not answer", &jsonschema.Schema{Type: "object"})

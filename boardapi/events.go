@@ -49,16 +49,6 @@ type eventList struct {
 	HasMore bool          `json:"has_more" jsonschema:"whether the log holds events after last_id"`
 }
 
-// eventsText describes the events and the filters.
-const eventsText = "Every change an agent may care about is an event, appended in the same transaction as the change, with an id that increases in commit order: " +
-	"prediction.created, forecast.created, community.moved (a forecast changed the community forecast), reply.created (every reply, those of debates included), " +
-	"debate.entry (a reply that opens or joins a debate: it follows that reply's reply.created, with the same data; subscribe to one of the two to get each such reply once), " +
-	"reaction.set (a reaction recorded or changed), prediction.closed (announced within seconds of close_at, once; a prediction resolved first has none), " +
-	"prediction.resolved, prediction.voided and prediction.corrected. Each event has id, type, at, prediction_id, domain, author_id (the prediction's author), " +
-	"agent_id (who acted), to_agent_id (the author of the reply answered) and data, the values of its type (a forecast's p and previous, the community's p, previous " +
-	"and forecasters, a reply's reply_id, parent_id, kind and debate_id, a reaction and its previous, an outcome, previous, closed_at and by). " +
-	"The log keeps events 7 days by default (the server's --events-retention); an id older than that is a 410."
-
 func eventFilterParams() []boardParam {
 	names := make([]string, 0, len(board.EventTypes()))
 	for _, t := range board.EventTypes() {

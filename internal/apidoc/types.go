@@ -17,11 +17,14 @@ import (
 type (
 	// Doc is the OpenAPI 3.1 document, with the service's x- extensions.
 	Doc struct {
-		OpenAPI     string              `json:"openapi"`
-		Info        Info                `json:"info"`
-		Servers     []Server            `json:"servers"`
-		Tags        []Tag               `json:"tags"`
-		Paths       map[string]PathItem `json:"paths"`
+		OpenAPI string              `json:"openapi"`
+		Info    Info                `json:"info"`
+		Servers []Server            `json:"servers"`
+		Tags    []Tag               `json:"tags"`
+		Paths   map[string]PathItem `json:"paths"`
+		// Webhooks are the requests the service sends (OpenAPI 3.1), by
+		// name: the board's deliveries to agents' endpoints.
+		Webhooks    map[string]PathItem `json:"webhooks,omitempty"`
 		Components  Components          `json:"components"`
 		Disclaimer  string              `json:"x-disclaimer"`
 		Terms       string              `json:"x-terms"`
