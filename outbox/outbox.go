@@ -164,10 +164,13 @@ type Item struct {
 
 // Enqueue writes items through db, normally the transaction of the change
 // that caused them, so that they are stored if and only if it commits. It
-// returns their ids, in order. A pending item is due at once.
+// returns their ids, in order. A pending item is due at once. The items
+// go in multi-row statements ([database.InsertRows]): a fan-out of an
+// event to a thousand endpoints is two statements, not a thousand.
 func (o *Outbox) Enqueue(ctx context.Context, db bun.IDB, items ...Item) ([]string, error) {
 	now := o.clock()
 	ids := make([]string, 0, len(items))
+	rows := make([][]any, 0, len(items))
 	for _, it := range items {
 		id, err := uuid.NewV7()
 		if err != nil {
@@ -180,13 +183,15 @@ func (o *Outbox) Enqueue(ctx context.Context, db bun.IDB, items ...Item) ([]stri
 		if payload == nil {
 			payload = []byte{}
 		}
-		if _, err := db.ExecContext(ctx, `INSERT INTO outbox
-	(id, kind, topic, ref, recipient, payload, status, next_attempt_at, created_at, last_error, seq)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			id.String(), string(it.Kind), it.Topic, it.Ref, it.Recipient, payload, string(status), next, now, it.Failed, it.Seq); err != nil {
-			return nil, fmt.Errorf("outbox: enqueue: %w", err)
-		}
+		rows = append(rows, []any{id.String(), string(it.Kind), it.Topic, it.Ref, it.Recipient, payload, string(status), next, now, it.Failed, it.Seq})
 		ids = append(ids, id.String())
+	}
+	if len(rows) == 0 {
+		return ids, nil
+	}
+	if err := database.InsertRows(ctx, db, `INSERT INTO outbox
+	(id, kind, topic, ref, recipient, payload, status, next_attempt_at, created_at, last_error, seq) VALUES `, rows, ""); err != nil {
+		return nil, fmt.Errorf("outbox: enqueue: %w", err)
 	}
 	return ids, nil
 }
