@@ -323,6 +323,26 @@ func (o *Outbox) MarkSent(ctx context.Context, id string) error {
 	return nil
 }
 
+// MarkSentAll records that claimed rows were accepted by their receivers,
+// in one statement: a sender with many attempts running reports them
+// together, so that its reports take the write connection (on SQLite
+// the board's only one) once rather than once a row. Ids of rows that do
+// not exist are ignored.
+func (o *Outbox) MarkSentAll(ctx context.Context, ids []string) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	err := database.Retry(ctx, func() error {
+		_, err := o.db.NewRaw(`UPDATE outbox SET status = 'sent', sent_at = ?, next_attempt_at = NULL, last_error = ''
+	WHERE id IN (?)`, o.clock(), bun.List(ids)).Exec(ctx)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("outbox: mark sent: %w", err)
+	}
+	return nil
+}
+
 // MarkFailed records a failed attempt to deliver a claimed row. A
 // temporary failure makes it due again after a jittered [Backoff] of its
 // attempts, until [Options.MaxAttempts] attempts have failed; a permanent

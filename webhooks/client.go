@@ -142,7 +142,8 @@ func NewClient(opt ClientOptions) *http.Client {
 			TLSHandshakeTimeout:    timeout,
 			ResponseHeaderTimeout:  timeout,
 			MaxResponseHeaderBytes: MaxAnswerHeader,
-			MaxIdleConnsPerHost:    2,
+			MaxIdleConns:           100,
+			MaxIdleConnsPerHost:    16,
 			IdleConnTimeout:        90 * time.Second,
 		}
 	}

@@ -17,6 +17,16 @@ import (
 	"github.com/predictions-md/predictions/webhooks/signature"
 )
 
+// Queue is what a [Sender] needs of the outbox; *outbox.Outbox
+// implements it. Deliveries accepted at about the same time are recorded
+// together (MarkSentAll), so that a sender with many attempts running
+// takes the write connection, on SQLite the board's only one, once per
+// batch of them rather than once per delivery.
+type Queue interface {
+	outbox.Queue
+	MarkSentAll(ctx context.Context, ids []string) error
+}
+
 // DefaultInterval is how often a [Sender] polls the outbox when no
 // [Sender.Kick] comes: rarely needed, since the fan-out kicks it.
 const DefaultInterval = 2 * time.Second
@@ -27,7 +37,7 @@ type Sender struct {
 	// Endpoints are the endpoints delivered to, read and updated by
 	// each delivery.
 	Endpoints *Store
-	Outbox    outbox.Queue
+	Outbox    Queue
 	// Client POSTs the deliveries: [NewClient]'s, which refuses the
 	// addresses a webhook may not reach at each connection.
 	Client *http.Client
@@ -156,6 +166,8 @@ func (s *Sender) pump(ctx context.Context, wake *pumpWake) (Result, error) {
 	}
 	hb := outbox.StartHeartbeat(ctx, s.Outbox, lease, s.log())
 	defer hb.Stop()
+	marks := startMarks(ctx, s.Outbox)
+	defer marks.stop()
 	claimOK := true // false after a failed claim in Run: the next waits for the tick
 	for ctx.Err() == nil {
 		claimed := 0
@@ -170,7 +182,7 @@ func (s *Sender) pump(ctx context.Context, wake *pumpWake) (Result, error) {
 				busy++
 				wg.Go(func() {
 					var one Result
-					err := s.deliver(ctx, m, &one)
+					err := s.deliver(ctx, m, &one, marks.mark)
 					hb.Release(m.ID)
 					mu.Lock()
 					res.add(one)
@@ -236,7 +248,7 @@ func (r *Result) add(o Result) {
 }
 
 // deliver makes one attempt of m and records its outcome.
-func (s *Sender) deliver(ctx context.Context, m outbox.Message, res *Result) error {
+func (s *Sender) deliver(ctx context.Context, m outbox.Message, res *Result, markSent func(ctx context.Context, id string) error) error {
 	hook, err := s.Endpoints.WebhookByID(ctx, m.Recipient)
 	switch {
 	case errors.Is(err, board.ErrNotFound):
@@ -256,7 +268,7 @@ func (s *Sender) deliver(ctx context.Context, m outbox.Message, res *Result) err
 	}
 	ans, err := Post(ctx, s.Client, hook.URL, h, m.Payload)
 	if err == nil && ans.OK() {
-		if err := s.Outbox.MarkSent(ctx, m.ID); err != nil {
+		if err := markSent(ctx, m.ID); err != nil {
 			return err
 		}
 		res.Sent++
@@ -363,4 +375,69 @@ func (s *Sender) Run(ctx context.Context) {
 		pruned = n
 	}
 	_, _ = s.pump(ctx, &pumpWake{kick: s.kicks(), tick: t.C, idle: prune})
+}
+
+// marks records the deliveries accepted, as group commit does: the
+// first waits for nothing, and those that come while a record is being
+// written go together in the next.
+type marks struct {
+	q    chan markReq
+	quit chan struct{}
+	done chan struct{}
+}
+
+type markReq struct {
+	id   string
+	done chan error
+}
+
+func startMarks(ctx context.Context, q Queue) *marks {
+	m := &marks{q: make(chan markReq), quit: make(chan struct{}), done: make(chan struct{})}
+	go func() {
+		defer close(m.done)
+		var batch []markReq
+		for {
+			select {
+			case r := <-m.q:
+				batch = append(batch[:0], r)
+			case <-m.quit:
+				return
+			}
+		more:
+			for {
+				select {
+				case r := <-m.q:
+					batch = append(batch, r)
+				default:
+					break more
+				}
+			}
+			ids := make([]string, len(batch))
+			for i, r := range batch {
+				ids[i] = r.id
+			}
+			err := q.MarkSentAll(ctx, ids)
+			for _, r := range batch {
+				r.done <- err
+			}
+		}
+	}()
+	return m
+}
+
+// mark records that row id was delivered, with the others of its batch.
+func (m *marks) mark(ctx context.Context, id string) error {
+	r := markReq{id: id, done: make(chan error, 1)}
+	select {
+	case m.q <- r:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	return <-r.done
+}
+
+// stop ends the recording once no attempt runs.
+func (m *marks) stop() {
+	close(m.quit)
+	<-m.done
 }
