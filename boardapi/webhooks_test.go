@@ -1,6 +1,7 @@
 package boardapi_test
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"strings"
@@ -167,4 +168,28 @@ func TestWebhookKeyMode(t *testing.T) {
 			t.Errorf("%s %s with %s = %d %s, want %d", tc.method, path, tc.auth[:12], resp.StatusCode, apitest.Trim(got), tc.want)
 		}
 	}
+}
+
+// TestWebhookBoardCap: past the board's most active endpoints, any
+// agent's registration is a 409 naming url, whose hint names the
+// operator's flag; deleting one frees a place.
+func TestWebhookBoardCap(t *testing.T) {
+	s := apitest.OpenStore(t)
+	eps, err := webhooks.Open(context.Background(), s, webhooks.Options{MaxActive: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := apitest.NewEnv(t, httpapi.Options{Board: boardapi.New(boardapi.Options{Store: s, Webhooks: eps})})
+	first := e.Post(t, "/api/agents/ada/webhooks", "ada", map[string]any{"url": "https://hooks.example.org/a"}, apitest.MustPass, http.StatusCreated)
+	e.Post(t, "/api/agents/bob/webhooks", "bob", map[string]any{"url": "https://hooks.example.org/b"}, apitest.MustPass, http.StatusCreated)
+	resp, body := e.Do(t, http.MethodPost, "/api/agents/cy/webhooks", apitest.JSONBody(t, map[string]any{"url": "https://hooks.example.org/c"}),
+		apitest.BearerH("cy"), apitest.MustPass)
+	if p := apitest.ProblemOf(t, body); resp.StatusCode != http.StatusConflict || !strings.HasPrefix(p.Error, "url:") || !strings.Contains(p.Hint, "--webhooks-max-endpoints") {
+		t.Errorf("a registration past the board's bound = %d %s, want 409 on url naming --webhooks-max-endpoints", resp.StatusCode, apitest.Trim(body))
+	}
+	id := first["webhook"].(map[string]any)["id"].(string)
+	if resp, body := e.Do(t, http.MethodDelete, "/api/agents/ada/webhooks/"+id, nil, apitest.BearerH("ada"), apitest.MustPass); resp.StatusCode != http.StatusOK {
+		t.Fatalf("DELETE = %d %s", resp.StatusCode, apitest.Trim(body))
+	}
+	e.Post(t, "/api/agents/cy/webhooks", "cy", map[string]any{"url": "https://hooks.example.org/c"}, apitest.MustPass, http.StatusCreated)
 }

@@ -19,7 +19,8 @@
 // # Endpoints
 //
 // [Store.CreateWebhook] registers an endpoint ([MaxWebhooksPerAgent] per
-// agent, [ErrWebhookCap] beyond), [Store.Webhooks] lists an agent's
+// agent and [Options.MaxActive] active ones on the board, the bound of an
+// event's fan-out; [ErrWebhookCap] beyond), [Store.Webhooks] lists an agent's
 // without their secrets and [Store.DeleteWebhook] removes one; the
 // fan-out reads [Store.ActiveWebhooks] and the sender
 // [Store.WebhookByID], [Store.WebhookDelivered], [Store.WebhookFailed]
@@ -38,7 +39,8 @@
 // turns on the position row (FOR UPDATE on PostgreSQL). A row's webhook-id
 // is evt_<event id>_<endpoint id>, the same for every attempt, so that a
 // receiver can drop a duplicate; its payload is the event's JSON, as the
-// stream's data line.
+// stream's data line. A transaction queues about [MaxFanOutRows] rows at
+// most (one event at least), so that it holds the writer briefly.
 //
 // # Delivery
 //
@@ -55,7 +57,10 @@
 // while attempts run, each attempt in a goroutine of its own, at most
 // [Sender.Workers] at once ([DefaultWorkers]), so an endpoint that hangs
 // holds only its own slot until the client's timeout and delays no other
-// endpoint while fewer than Workers hang. An endpoint whose deliveries have failed for [RetryFor]
+// endpoint while fewer than Workers hang. The deliveries accepted while
+// one record is written are recorded together in the next
+// ([Queue]'s MarkSentAll), so the attempts running take the write
+// connection once per batch, not once each. An endpoint whose deliveries have failed for [RetryFor]
 // since its last success is disabled ([Store.DisableWebhook]),
 // which tells its owner (e-mail through the [Notifier], and the
 // endpoint's status); a row whose endpoint was deleted or disabled is

@@ -39,6 +39,13 @@ const (
 	MaxWebhooksPerAgent = 10
 	// MaxWebhookURL is the longest endpoint URL, in bytes.
 	MaxWebhookURL = 2048
+	// DefaultMaxActive is how many active endpoints a board has at most
+	// unless [Options.MaxActive] says otherwise: the bound of one event's
+	// fan-out, since agent ids cost nothing and each may have
+	// [MaxWebhooksPerAgent]. At 200 a post's median time stays within
+	// twice the time without endpoints while each post is delivered to
+	// all of them (docs/RELIABILITY.md, "Fan-out").
+	DefaultMaxActive = 200
 )
 
 // Webhook is an endpoint as its owner lists it. Secret is set only in
@@ -88,8 +95,9 @@ type NewWebhook struct {
 	Secret string
 }
 
-// ErrWebhookCap: the agent has [MaxWebhooksPerAgent] endpoints. The
-// error is a *[board.ValidationError] on url wrapping [board.ErrConflict].
+// ErrWebhookCap: the agent has [MaxWebhooksPerAgent] endpoints, or the
+// board its most active ones ([Options.MaxActive]). The error is a
+// *[board.ValidationError] on url wrapping [board.ErrConflict].
 var ErrWebhookCap = errors.New("board: too many webhooks")
 
 type webhookRow struct {
@@ -177,7 +185,8 @@ func containsType(ts []board.EventType, t board.EventType) bool {
 // Errors: a *[board.ValidationError] for an invalid agent_id, url,
 // types, prediction_id or domain; a *[board.ValidationError] on url
 // wrapping [board.ErrConflict] and [ErrWebhookCap] when the agent has
-// [MaxWebhooksPerAgent] endpoints.
+// [MaxWebhooksPerAgent] endpoints or the board its most active ones
+// ([Options.MaxActive]).
 func (s *Store) CreateWebhook(ctx context.Context, nw NewWebhook) (Webhook, error) {
 	types, err := checkWebhook(&nw)
 	if err != nil {
@@ -198,13 +207,23 @@ func (s *Store) CreateWebhook(ctx context.Context, nw NewWebhook) (Webhook, erro
 	now := s.clock()
 	var out Webhook
 	err = s.inTx(ctx, func(ctx context.Context, tx bun.Tx) error {
-		// A lock on the owner's id serialises its registrations on
-		// PostgreSQL (SQLite's single writer does so already), so that
-		// two at once cannot both pass the cap; the agent need not exist.
+		// One lock serialises registrations on PostgreSQL (SQLite's
+		// single writer does so already), so that two at once cannot
+		// both pass a cap; registrations are rare.
 		if s.pg {
-			if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtext(?))`, "webhooks:"+nw.AgentID); err != nil {
+			if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtext(?))`, "webhooks:register"); err != nil {
 				return err
 			}
+		}
+		var active int
+		if err := tx.NewRaw(`SELECT COUNT(*) FROM webhooks WHERE status = 'active'`).Scan(ctx, &active); err != nil {
+			return err
+		}
+		if active >= s.maxActive {
+			return board.Invalid("url", fmt.Sprintf("cannot be registered: this board delivers to at most %d active endpoints, and has them", s.maxActive),
+				"try again later, when endpoints have been deleted or disabled, or follow the events with GET /api/events or /api/events.json; "+
+					"the server's operator sets the bound (--webhooks-max-endpoints)",
+				board.ErrConflict, ErrWebhookCap)
 		}
 		var n int
 		if err := tx.NewRaw(`SELECT COUNT(*) FROM webhooks WHERE agent_id = ?`, nw.AgentID).Scan(ctx, &n); err != nil {

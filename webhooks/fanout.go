@@ -92,12 +92,23 @@ func (f *FanOut) page(ctx context.Context) (queued int, more bool, err error) {
 		if err != nil {
 			return err
 		}
-		page, err := f.Board.Events(ctx, board.EventQuery{After: pos, Limit: board.MaxEventPage})
+		hooks, err := f.Endpoints.ActiveWebhooks(ctx)
+		if err != nil {
+			return err
+		}
+		// A page's transaction writes at most about MaxFanOutRows rows
+		// (one event, whatever its fan-out), so that it holds the
+		// writer, on SQLite the board's only one, briefly.
+		limit := board.MaxEventPage
+		if len(hooks) > 0 {
+			limit = max(1, min(limit, MaxFanOutRows/len(hooks)))
+		}
+		page, err := f.Board.Events(ctx, board.EventQuery{After: pos, Limit: limit})
 		if errors.Is(err, board.ErrEventsTrimmed) {
 			// The events after pos are gone (the reader stopped for longer
 			// than the log keeps them): go on from the oldest kept.
 			f.log().Warn("webhooks: events trimmed before they were delivered; going on from the oldest kept", "position", pos)
-			page, err = f.Board.Events(ctx, board.EventQuery{After: 0, Limit: board.MaxEventPage})
+			page, err = f.Board.Events(ctx, board.EventQuery{After: 0, Limit: limit})
 		}
 		if err != nil {
 			return err
@@ -107,10 +118,6 @@ func (f *FanOut) page(ctx context.Context) (queued int, more bool, err error) {
 		}
 		var items []outbox.Item
 		if len(page.Events) > 0 {
-			hooks, err := f.Endpoints.ActiveWebhooks(ctx)
-			if err != nil {
-				return err
-			}
 			for _, e := range page.Events {
 				var payload []byte
 				for _, h := range hooks {
@@ -138,6 +145,11 @@ func (f *FanOut) page(ctx context.Context) (queued int, more bool, err error) {
 	}
 	return queued, more, nil
 }
+
+// MaxFanOutRows bounds the deliveries one transaction of the fan-out
+// queues, by the events it reads: as many as this many rows allow for
+// the active endpoints, at least one.
+const MaxFanOutRows = 1000
 
 // MinGap is the least time between two fan-out steps that Run takes
 // when woken by writes: a step is a write transaction (on SQLite the

@@ -20,6 +20,7 @@ type Store struct {
 	now         func() time.Time
 	board       *board.Store
 	notifier    Notifier
+	maxActive   int
 }
 
 // Notifier is told, in the transaction that disables an endpoint
@@ -40,6 +41,10 @@ type Options struct {
 	Now func() time.Time
 	// Notifier, when set, is told of each endpoint disabled.
 	Notifier Notifier
+	// MaxActive bounds the active endpoints of the board, and so the
+	// deliveries one event makes: a registration beyond it is refused
+	// ([ErrWebhookCap]); 0 means [DefaultMaxActive].
+	MaxActive int
 }
 
 // Open returns the endpoints of the board b, in its database, after
@@ -47,7 +52,11 @@ type Options struct {
 // created the endpoints' table (before it moved here), the first takes
 // it over as it is.
 func Open(ctx context.Context, b *board.Store, opt Options) (*Store, error) {
-	s := &Store{write: b.WriteDB(), read: b.ReadDB(), pg: b.WriteDB().Dialect().Name() == dialect.PG, now: opt.Now, board: b, notifier: opt.Notifier}
+	s := &Store{write: b.WriteDB(), read: b.ReadDB(), pg: b.WriteDB().Dialect().Name() == dialect.PG, now: opt.Now, board: b, notifier: opt.Notifier,
+		maxActive: opt.MaxActive}
+	if s.maxActive <= 0 {
+		s.maxActive = DefaultMaxActive
+	}
 	if s.now == nil {
 		s.now = time.Now
 	}

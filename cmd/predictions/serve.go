@@ -212,7 +212,7 @@ func (s *server) openBoard(ctx context.Context) error {
 	if err := s.keys.Migrate(ctx); err != nil {
 		return fmt.Errorf("opening the idempotency keys in %s: %w", redactDSN(bc.db), err)
 	}
-	if s.endpoints, err = openWebhooks(ctx, s.store, s.box, s.mailOpt); err != nil {
+	if s.endpoints, err = openWebhooks(ctx, s.store, s.box, s.mailOpt, s.cfg.webhooks.maxActive); err != nil {
 		return fmt.Errorf("opening the webhook endpoints in %s: %w", redactDSN(bc.db), err)
 	}
 	if s.agentKeys, err = agentkey.Open(ctx, s.store, agentkey.Options{}); err != nil {

@@ -109,11 +109,13 @@ type eventConfig struct {
 // --webhooks-allow-private), at registration and at delivery, and the
 // webhook sender's poll interval and lease (--webhooks-interval,
 // --webhooks-lease; 0 means webhooks.DefaultInterval and
-// outbox.DefaultLease).
+// outbox.DefaultLease), and the board's most active endpoints
+// (--webhooks-max-endpoints; 0 means webhooks.DefaultMaxActive).
 type webhookConfig struct {
-	client   webhooks.ClientOptions
-	interval time.Duration
-	lease    time.Duration
+	client    webhooks.ClientOptions
+	interval  time.Duration
+	lease     time.Duration
+	maxActive int
 }
 
 // envFlagsHeader heads the flags of the commands whose every flag also
@@ -363,10 +365,15 @@ func (c *eventConfig) flags(fs *flag.FlagSet, env func(name, def string) string)
 
 // flags declares the webhook flags (webhookFlags).
 func (c *webhookConfig) flags(fs *flag.FlagSet, env func(name, def string) string) (check func() error) {
-	var interval, lease string
-	webhookFlags(fs, &c.client, &interval, &lease, env)
+	var interval, lease, maxActive string
+	webhookFlags(fs, &c.client, &interval, &lease, &maxActive, env)
 	return func() error {
 		var err error
+		if maxActive != "" {
+			if c.maxActive, err = strconv.Atoi(maxActive); err != nil || c.maxActive < 1 {
+				return fmt.Errorf("--webhooks-max-endpoints %q: want a whole number of at least 1, such as %d", maxActive, webhooks.DefaultMaxActive)
+			}
+		}
 		if c.interval, err = parseDuration("--webhooks-interval", interval, time.Millisecond); err != nil {
 			return err
 		}

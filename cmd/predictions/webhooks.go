@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"log/slog"
+	"strconv"
 
 	"github.com/predictions-md/predictions/board"
 	"github.com/predictions-md/predictions/mailbox"
@@ -17,9 +18,11 @@ import (
 // outbox's position row and leases share the work).
 
 // webhookFlags declares --webhooks-allow-http, --webhooks-allow-private,
-// --webhooks-interval and --webhooks-lease (the last two as given, read
-// by parseDuration).
-func webhookFlags(fs *flag.FlagSet, opt *webhooks.ClientOptions, interval, lease *string, env func(name, def string) string) {
+// --webhooks-interval, --webhooks-lease and --webhooks-max-endpoints (the
+// last three as given, read by the caller).
+func webhookFlags(fs *flag.FlagSet, opt *webhooks.ClientOptions, interval, lease, maxActive *string, env func(name, def string) string) {
+	fs.StringVar(maxActive, "webhooks-max-endpoints", env("PREDICTIONS_WEBHOOKS_MAX_ENDPOINTS", ""), "the most active webhook endpoints the board delivers to, all agents together, a `number`:\n"+
+		"the bound of one event's deliveries; a registration beyond it is a 409; empty means "+strconv.Itoa(webhooks.DefaultMaxActive)+" [PREDICTIONS_WEBHOOKS_MAX_ENDPOINTS]")
 	fs.StringVar(interval, "webhooks-interval", env("PREDICTIONS_WEBHOOKS_INTERVAL", ""), "how often the webhook sender polls the outbox when no new event wakes it, a `duration`\nsuch as 2s; empty means "+webhooks.DefaultInterval.String()+" [PREDICTIONS_WEBHOOKS_INTERVAL]")
 	fs.StringVar(lease, "webhooks-lease", env("PREDICTIONS_WEBHOOKS_LEASE", ""), "how long a delivery the sender claimed stays reserved to it, a `duration` of at least 1s,\nrenewed every third of it while the sender lives: a dead replica's deliveries are attempted\nagain this long plus another replica's --webhooks-interval after its last renewal;\nempty means "+outbox.DefaultLease.String()+" [PREDICTIONS_WEBHOOKS_LEASE]")
 	fs.BoolVar(&opt.AllowHTTPLoopback, "webhooks-allow-http", envBool(env("PREDICTIONS_WEBHOOKS_ALLOW_HTTP", "")),
@@ -30,10 +33,11 @@ func webhookFlags(fs *flag.FlagSet, opt *webhooks.ClientOptions, interval, lease
 
 // openWebhooks opens the agents' webhook endpoints in the board's
 // database (taking over the table of a board made while the board kept
-// them); with mail options, an endpoint disabled is told to its agent by
-// e-mail queued in box.
-func openWebhooks(ctx context.Context, store *board.Store, box *outbox.Outbox, mailOpt *mailbox.Options) (*webhooks.Store, error) {
-	var opt webhooks.Options
+// them), at most maxActive of them active (0: webhooks.DefaultMaxActive);
+// with mail options, an endpoint disabled is told to its agent by e-mail
+// queued in box.
+func openWebhooks(ctx context.Context, store *board.Store, box *outbox.Outbox, mailOpt *mailbox.Options, maxActive int) (*webhooks.Store, error) {
+	opt := webhooks.Options{MaxActive: maxActive}
 	if mailOpt != nil {
 		m, err := notify.NewMail(box, mailOpt.From, mailOpt.BaseURL)
 		if err != nil {
