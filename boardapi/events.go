@@ -76,10 +76,10 @@ func eventTypesSchema(desc string, names []string) *jsonschema.Schema {
 // eventRoutes are the event routes, appended to the board table.
 func eventRoutes() []*boardRoute {
 	stream := append(eventFilterParams(), boardParam{"last_event_id", &jsonschema.Schema{Type: "integer", Minimum: num(0),
-		Description: "resume after this event id, for clients that cannot send the Last-Event-ID header (which wins when both are sent); 0 starts at the oldest event kept"}})
+		Description: "resume after this event id, for clients that cannot send the Last-Event-ID header (which wins when both are sent); 0 starts at the oldest event kept; an id past the newest event (another board's, or one from before a restore) is a 400 naming the newest"}})
 	page := append(eventFilterParams(),
 		boardParam{"since", &jsonschema.Schema{Type: "integer", Minimum: num(0),
-			Description: "the events after this id: 0 (the default) starts at the oldest event kept; then send the last_id of the previous page"}},
+			Description: "the events after this id: 0 (the default) starts at the oldest event kept; then send the last_id of the previous page; an id past the newest event is a 400 naming the newest"}},
 		boardParam{"limit", intSchema(fmt.Sprintf("page size; above %d is clamped to %d with a note", board.MaxEventPage, board.MaxEventPage), 1, board.DefaultEventPage)},
 	)
 	return []*boardRoute{
@@ -89,7 +89,7 @@ func eventRoutes() []*boardRoute {
 				"as they commit, and a comment line (: heartbeat) every 15 seconds while it is quiet. Without Last-Event-ID it starts with the events after " +
 				"the moment it connects; with the Last-Event-ID header (an EventSource sends it when it reconnects) or last_event_id, it first sends every event after " +
 				"that id, exactly, then follows. A client that falls behind by more than a few hundred events is disconnected: reconnect with the last id received. " +
-				eventsText + " No authentication. Errors before the stream starts are Problems: 400 names the field, 410 names last_event_id.",
+				eventsText + " No authentication. Errors before the stream starts are Problems: 400 names the field (an id past the newest event among them), 410 names last_event_id.",
 			params: stream, exampleQuery: "?type=forecast.created,reply.created&agent_id=forecaster-7", produces: eventStreamType, success: []int{200}, errors: []int{400, 410},
 			headers: []apidoc.Parameter{{Name: "Last-Event-ID", In: "header",
 				Description: "resume after this event id (an EventSource sends it when it reconnects); it wins over last_event_id",
@@ -158,6 +158,9 @@ func (s *API) listEvents(w http.ResponseWriter, r *http.Request, c *call) (*boar
 	if err != nil {
 		return nil, afterAs(err, "since")
 	}
+	if err := s.checkAhead(r.Context(), q.After, page, "since"); err != nil {
+		return nil, err
+	}
 	sum := fmt.Sprintf("%s after id %d; read on with since=%d.", tools.Count(len(page.Events), "event"), q.After, page.LastID)
 	if !page.HasMore {
 		sum = fmt.Sprintf("%s after id %d; nothing more yet (since=%d for what comes next).", tools.Count(len(page.Events), "event"), q.After, page.LastID)
@@ -185,6 +188,9 @@ func (s *API) streamEvents(w http.ResponseWriter, r *http.Request, c *call) (*bo
 	}
 	q.Limit = board.MaxEventPage
 	backlog, err := s.backlog(r.Context(), q, resume, st.From())
+	if err == nil && resume > 0 && len(backlog.Events) == 0 && backlog.Last == resume {
+		err = s.checkAhead(r.Context(), resume, board.EventPage{LastID: backlog.Last}, field)
+	}
 	if err != nil {
 		st.Close()
 		return nil, afterAs(err, field)
@@ -195,6 +201,24 @@ func (s *API) streamEvents(w http.ResponseWriter, r *http.Request, c *call) (*bo
 		return eventPage(page), err
 	})
 	return nil, nil
+}
+
+// checkAhead refuses a resume point past the end of the log: after, sent
+// as field, read nothing (page) and is above the newest event's id. A
+// client resuming against another board, or a board restored from an
+// older backup, would otherwise wait in silence until the ids pass it.
+// It reads the log's end only when the page read nothing.
+func (s *API) checkAhead(ctx context.Context, after int64, page board.EventPage, field string) error {
+	if after <= 0 || page.LastID != after || len(page.Events) > 0 {
+		return nil
+	}
+	last, err := s.opt.Store.LastEventID(ctx)
+	if err != nil || after <= last {
+		return err
+	}
+	return &httpio.Error{Field: field, Err: httpio.ErrBadRequest,
+		Problem: fmt.Sprintf("is %d, past the end of this board's event log, whose newest event is %d", after, last),
+		Hint:    fmt.Sprintf("resume from an id this board gave (at most %d), or read the current state again and follow the events from now (leave it out; 0 starts at the oldest event kept)", last)}
 }
 
 // lastEventID reads the id after which the client resumes, from the

@@ -247,9 +247,9 @@ func TestEventStreamFilters(t *testing.T) {
 	s.quiet(t)
 }
 
-// TestEventStreamRefusals: a malformed id or filter is a 400 naming it,
-// an id older than the log keeps a 410 naming last_event_id; both are
-// Problems sent before the stream starts.
+// TestEventStreamRefusals: a malformed id or filter, or an id past the
+// log's end, is a 400 naming it, an id older than the log keeps a 410
+// naming last_event_id; both are Problems sent before the stream starts.
 func TestEventStreamRefusals(t *testing.T) {
 	clk := &testClock{t: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
 	store, err := board.Open(context.Background(), boardtest.SQLite(t), board.Options{Now: clk.Now})
@@ -267,30 +267,45 @@ func TestEventStreamRefusals(t *testing.T) {
 		t.Fatalf("TrimEvents = %d, %v", n, err)
 	}
 	for _, c := range []struct {
-		path   string
-		header http.Header
-		status int
-		field  string
+		path    string
+		header  http.Header
+		status  int
+		field   string
+		pastEnd bool
 	}{
-		{"/api/events?last_event_id=abc", nil, 400, "last_event_id"},
-		{"/api/events?last_event_id=-1", nil, 400, "last_event_id"},
-		{"/api/events", http.Header{"Last-Event-ID": {"x1"}}, 400, "Last-Event-ID"},
-		{"/api/events?type=forecast", nil, 400, "type"},
-		{"/api/events?type=", nil, 400, "type"},
-		{"/api/events?domain=cooking", nil, 400, "domain"},
-		{"/api/events?agent_id=a%20b", nil, 400, "agent_id"},
-		{"/api/events?prediction_id=a%20b", nil, 400, "prediction_id"},
-		{"/api/events?last_event_id=1", nil, 410, "last_event_id"},
-		{"/api/events", http.Header{"Last-Event-ID": {"2"}}, 410, "Last-Event-ID"},
-		{"/api/events.json?since=1", nil, 410, "since"},
-		{"/api/events.json?since=x", nil, 400, "since"},
-		{"/api/events.json?limit=0", nil, 400, "limit"},
+		{"/api/events?last_event_id=abc", nil, 400, "last_event_id", false},
+		{"/api/events?last_event_id=-1", nil, 400, "last_event_id", false},
+		{"/api/events", http.Header{"Last-Event-ID": {"x1"}}, 400, "Last-Event-ID", false},
+		{"/api/events?type=forecast", nil, 400, "type", false},
+		{"/api/events?type=", nil, 400, "type", false},
+		{"/api/events?domain=cooking", nil, 400, "domain", false},
+		{"/api/events?agent_id=a%20b", nil, 400, "agent_id", false},
+		{"/api/events?prediction_id=a%20b", nil, 400, "prediction_id", false},
+		{"/api/events?last_event_id=1", nil, 410, "last_event_id", false},
+		{"/api/events", http.Header{"Last-Event-ID": {"2"}}, 410, "Last-Event-ID", false},
+		{"/api/events.json?since=1", nil, 410, "since", false},
+		{"/api/events.json?since=x", nil, 400, "since", false},
+		{"/api/events.json?limit=0", nil, 400, "limit", false},
+		// Past the log's end (its newest event is 4): another board's id,
+		// or one from before a restore.
+		{"/api/events?last_event_id=1000000", nil, 400, "last_event_id", true},
+		{"/api/events", http.Header{"Last-Event-ID": {"5"}}, 400, "Last-Event-ID", true},
+		{"/api/events.json?since=5", nil, 400, "since", true},
+		{"/api/events.json?since=1000000&type=reply.created", nil, 400, "since", true},
 	} {
-		resp, body := e.Do(t, http.MethodGet, c.path, nil, c.header, apitest.AnyValid)
+		rv := apitest.AnyValid
+		if c.pastEnd {
+			rv = apitest.Beyond // no schema knows where the log ends
+		}
+		resp, body := e.Do(t, http.MethodGet, c.path, nil, c.header, rv)
 		p := apitest.ProblemOf(t, body)
 		if resp.StatusCode != c.status || !strings.HasPrefix(p.Error, c.field+":") || p.Hint == "" {
 			t.Errorf("GET %s %v: %d %q (hint %q); want %d naming %s", c.path, c.header, resp.StatusCode, p.Error, p.Hint, c.status, c.field)
 		}
+	}
+	// At the log's end: nothing yet, no refusal.
+	if resp, body := e.Do(t, http.MethodGet, "/api/events.json?since=4", nil, nil, apitest.AnyValid); resp.StatusCode != 200 {
+		t.Errorf("GET /api/events.json?since=4 (the newest event): %d %s", resp.StatusCode, body)
 	}
 	// From the oldest kept, or after it: no 410.
 	s := openStream(t, e, "?last_event_id=3", nil)
