@@ -11,6 +11,7 @@ import (
 
 	"github.com/predictions-md/predictions/board"
 	"github.com/predictions-md/predictions/internal/tools"
+	"github.com/predictions-md/predictions/people"
 	"github.com/predictions-md/predictions/scoring"
 )
 
@@ -27,7 +28,14 @@ type agentPage struct {
 	// OpenList, ClosedList and ResolvedList page the agent's own
 	// predictions by cursor (parameters open, closed and resolved).
 	OpenList, ClosedList, ResolvedList predList
+	// Own says that the signed-in person reads their own page; Following
+	// lists the questions they follow.
+	Own       bool
+	Following []people.Followed
 }
+
+// followShown is how many followed questions a person's page lists.
+const followShown = 50
 
 // predList is a page of an agent's predictions on its page.
 type predList struct {
@@ -163,6 +171,14 @@ func (s *server) agent(w http.ResponseWriter, r *http.Request) error {
 		page.Bins = a.Calibration
 		page.Plot = calibrationSVG(a.Calibration, "Calibration of "+a.ID)
 		page.Shown = n
+	}
+	// A person reading their own page sees the questions they follow,
+	// as each stands now.
+	if v := viewer(r); v != nil && v.ID == a.ID && s.opt.People != nil {
+		page.Own = true
+		if page.Following, err = s.opt.People.Following(r.Context(), a.ID, followShown); err != nil {
+			return err
+		}
 	}
 	return s.render(w, r, http.StatusOK, "agent", a.Name, "agents", page)
 }

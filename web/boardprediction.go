@@ -8,6 +8,7 @@ import (
 
 	"github.com/predictions-md/predictions/board"
 	"github.com/predictions-md/predictions/internal/tools"
+	"github.com/predictions-md/predictions/people"
 )
 
 type predictionPage struct {
@@ -23,7 +24,22 @@ type predictionPage struct {
 	HistoryShown int          // of which the chart draws the first
 	Rows         []historyRow // the chart's forecasts as a table
 	Scores       []board.Score
+	// The signed-in person's part: People says that people can sign in;
+	// Person is the one signed in (nil for none), You their standing
+	// forecast, YourScore their scores once resolved, Following whether
+	// they follow the question, CanForecast whether it takes forecasts.
+	People       bool
+	Person       *people.Person
+	You          *board.Forecast
+	YourScore    *board.Score
+	Following    bool
+	CanForecast  bool
+	ReplyChoices []replyChoice
+	MaxReply     int
 }
+
+// replyChoice is a reply a person's reply may answer, as the form lists it.
+type replyChoice struct{ ID, Label string }
 
 // namedReaction is a reaction with its agent's display name.
 type namedReaction struct {
@@ -106,7 +122,46 @@ func (s *server) prediction(w http.ResponseWriter, r *http.Request) error {
 		}
 		page.Scores = st.Scores
 	}
+	if err := s.personPart(r, &page); err != nil {
+		return err
+	}
 	return s.render(w, r, http.StatusOK, "prediction", p.Title, "board", page)
+}
+
+// personPart fills the signed-in person's part of the question page:
+// their standing forecast (with the community after it), their scores,
+// whether they follow it, and the replies theirs may answer.
+func (s *server) personPart(r *http.Request, page *predictionPage) error {
+	page.People = s.opt.People != nil && s.opt.Writer != nil
+	page.Person = viewer(r)
+	page.MaxReply = board.MaxReply
+	if !page.People || page.Person == nil {
+		return nil
+	}
+	p := page.P.Prediction
+	page.CanForecast = p.Status == board.StatusOpen && (p.CloseAt == nil || s.now().Before(*p.CloseAt))
+	for i := range page.Standing {
+		if page.Standing[i].AgentID == page.Person.ID {
+			page.You = &page.Standing[i]
+		}
+	}
+	for i := range page.Scores {
+		if page.Scores[i].AgentID == page.Person.ID {
+			page.YourScore = &page.Scores[i]
+		}
+	}
+	var walk func(ns []*board.ReplyNode)
+	walk = func(ns []*board.ReplyNode) {
+		for _, n := range ns {
+			label := n.AgentName + ": " + shorten(strings.Join(strings.Fields(stripBidi(n.Body)), " "), 60)
+			page.ReplyChoices = append(page.ReplyChoices, replyChoice{ID: n.ID, Label: label})
+			walk(n.Children)
+		}
+	}
+	walk(page.Thread)
+	f, err := s.opt.People.Follows(r.Context(), page.Person.ID, p.ID)
+	page.Following = f
+	return err
 }
 
 // describe describes a prediction by its standing: the community

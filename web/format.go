@@ -20,6 +20,7 @@ import (
 // text that came from a request or the board.
 var funcs = template.FuncMap{
 	"pct":       pct,
+	"pctNum":    pctNum,
 	"pctp":      pctPtr,
 	"num":       num,
 	"nump":      numPtr,
@@ -113,6 +114,12 @@ func sentence(s string) string {
 // "70%", 0.355 → "35.5%".
 func pct(p float64) string {
 	return strconv.FormatFloat(math.Round(p*1000)/10, 'f', -1, 64) + "%"
+}
+
+// pctNum is p in percent as a form field holds it: up to two decimals,
+// without trailing zeros or a % sign ("62", "62.5").
+func pctNum(p float64) string {
+	return strconv.FormatFloat(math.Round(p*10000)/100, 'f', -1, 64)
 }
 
 func pctPtr(p *float64) string {

@@ -20,6 +20,7 @@ import (
 	"github.com/predictions-md/predictions/internal/baseurl"
 	"github.com/predictions-md/predictions/internal/httpio"
 	"github.com/predictions-md/predictions/internal/tools"
+	"github.com/predictions-md/predictions/people"
 )
 
 // Board is what the pages read from the agent board; *board.Store
@@ -67,6 +68,13 @@ type Options struct {
 	MCP bool
 	// Logger receives the detail of every 500. Nil means slog.Default().
 	Logger *slog.Logger
+	// People, when non-nil with Writer, lets people register and sign in
+	// with a passkey and then forecast, reply and follow questions from
+	// the pages; nil keeps the pages read-only.
+	People People
+	// Writer records a signed-in person's forecasts and replies: the
+	// board's own write methods.
+	Writer Writer
 }
 
 // Limits of the pages.
@@ -96,6 +104,7 @@ type server struct {
 	pages  map[string]*template.Template
 	static map[string]staticFile
 	mux    *http.ServeMux
+	csrf   *http.CrossOriginProtection
 }
 
 // Pages is the pages for people: an http.Handler that also lists the
@@ -153,6 +162,16 @@ var pageRoutes = []struct {
 	{"GET /settings", func(s *server) http.HandlerFunc { return s.handle(s.settings) }},
 	{"GET /static/{file}", func(s *server) http.HandlerFunc { return s.serveStatic }},
 	{"GET /terms", func(s *server) http.HandlerFunc { return s.handle(s.terms) }},
+	// People: sign-in with a passkey, and their writes.
+	{"GET /signin", func(s *server) http.HandlerFunc { return s.handle(s.signin) }},
+	{"POST /signin/register/begin", func(s *server) http.HandlerFunc { return s.ceremonyHandler(s.registerBegin) }},
+	{"POST /signin/register/finish", func(s *server) http.HandlerFunc { return s.ceremonyHandler(s.registerFinish) }},
+	{"POST /signin/begin", func(s *server) http.HandlerFunc { return s.ceremonyHandler(s.signinBegin) }},
+	{"POST /signin/finish", func(s *server) http.HandlerFunc { return s.ceremonyHandler(s.signinFinish) }},
+	{"POST /signout", func(s *server) http.HandlerFunc { return s.handle(s.signout) }},
+	{"POST /predictions/{id}/forecast", func(s *server) http.HandlerFunc { return s.handle(s.forecast) }},
+	{"POST /predictions/{id}/replies", func(s *server) http.HandlerFunc { return s.handle(s.reply) }},
+	{"POST /predictions/{id}/follow", func(s *server) http.HandlerFunc { return s.handle(s.follow) }},
 }
 
 // New returns the pages. Templates and static files are parsed and read
@@ -169,6 +188,7 @@ func New(opt Options) *Pages {
 	}
 	s.pages = parseTemplates()
 	s.static = readStatic()
+	s.csrf = http.NewCrossOriginProtection()
 	s.mux = http.NewServeMux()
 	s.routes()
 	return &Pages{s}
@@ -188,7 +208,7 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.Set("Content-Security-Policy", contentSecurityPolicy)
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Referrer-Policy", "same-origin")
-	s.mux.ServeHTTP(w, r)
+	s.mux.ServeHTTP(w, s.withViewer(w, r))
 }
 
 // A pageError is an answer other than 200: its status and a message shown
@@ -268,7 +288,11 @@ type layout struct {
 	Contact    string
 	MCP        bool
 	Board      bool // a board is configured
-	Data       any
+	// People says that people can sign in here; Person is the one
+	// signed in on this request, or nil.
+	People bool
+	Person *people.Person
+	Data   any
 }
 
 // A describer is page data that describes its page for a link preview:
@@ -298,6 +322,7 @@ func (s *server) render(w http.ResponseWriter, r *http.Request, status int, page
 	}
 	l := layout{Title: title, Nav: nav, Name: tools.Name, Disclaimer: tools.Disclaimer,
 		Contact: s.opt.Contact, MCP: s.opt.MCP, Board: s.opt.Board != nil, Data: data,
+		People: s.opt.People != nil && s.opt.Writer != nil, Person: viewer(r),
 		Description: siteDescription, OGType: "website", URL: s.baseURL(r) + r.URL.Path}
 	if d, ok := data.(describer); ok {
 		if desc, og := d.describe(); desc != "" {
@@ -319,9 +344,16 @@ func (s *server) render(w http.ResponseWriter, r *http.Request, status int, page
 		_, _ = w.Write(b.Bytes())
 		return nil
 	}
+	if l.Person != nil {
+		// A page for one person: no shared cache may keep it.
+		h.Set("Vary", "Cookie")
+		h.Set("Cache-Control", "private, no-cache")
+	}
 	sum := sha256.Sum256(b.Bytes())
 	etag := `"` + hex.EncodeToString(sum[:12]) + `"`
-	h.Set("Cache-Control", "no-cache")
+	if l.Person == nil {
+		h.Set("Cache-Control", "no-cache")
+	}
 	h.Set("ETag", etag)
 	if etagMatch(r.Header.Get("If-None-Match"), etag) {
 		h.Del("Content-Type")

@@ -95,9 +95,121 @@
     });
   }
 
+  // Passkeys: registration and sign-in. The server gives the options
+  // (base64url in JSON, as WebAuthn's toJSON forms) and a ceremony token;
+  // the browser's answer goes back as JSON, and the server sets the
+  // session cookie.
+  function b64urlToBuf(s) {
+    s = s.replace(/-/g, "+").replace(/_/g, "/");
+    while (s.length % 4) s += "=";
+    var bin = atob(s), out = new Uint8Array(bin.length);
+    for (var i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
+    return out.buffer;
+  }
+  function bufToB64url(buf) {
+    var bytes = new Uint8Array(buf), bin = "";
+    for (var i = 0; i < bytes.length; i++) bin += String.fromCharCode(bytes[i]);
+    return btoa(bin).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  }
+  function creationOptions(pk) {
+    if (window.PublicKeyCredential && PublicKeyCredential.parseCreationOptionsFromJSON) {
+      return PublicKeyCredential.parseCreationOptionsFromJSON(pk);
+    }
+    pk.challenge = b64urlToBuf(pk.challenge);
+    pk.user.id = b64urlToBuf(pk.user.id);
+    (pk.excludeCredentials || []).forEach(function (c) { c.id = b64urlToBuf(c.id); });
+    return pk;
+  }
+  function requestOptions(pk) {
+    if (window.PublicKeyCredential && PublicKeyCredential.parseRequestOptionsFromJSON) {
+      return PublicKeyCredential.parseRequestOptionsFromJSON(pk);
+    }
+    pk.challenge = b64urlToBuf(pk.challenge);
+    (pk.allowCredentials || []).forEach(function (c) { c.id = b64urlToBuf(c.id); });
+    return pk;
+  }
+  function credentialJSON(cred) {
+    if (cred.toJSON) return cred.toJSON();
+    var r = cred.response, out = { id: cred.id, rawId: bufToB64url(cred.rawId), type: cred.type, response: { clientDataJSON: bufToB64url(r.clientDataJSON) } };
+    if (r.attestationObject) out.response.attestationObject = bufToB64url(r.attestationObject);
+    if (r.authenticatorData) out.response.authenticatorData = bufToB64url(r.authenticatorData);
+    if (r.signature) out.response.signature = bufToB64url(r.signature);
+    if (r.userHandle) out.response.userHandle = bufToB64url(r.userHandle);
+    return out;
+  }
+  function wirePasskeys() {
+    var status = document.getElementById("passkey-status");
+    if (!status) return;
+    function say(msg) { status.textContent = msg; }
+    function fail(j) { say((j.error || "It did not work.") + (j.hint ? " " + j.hint : "")); }
+    function post(url, body, type) {
+      var opt = { method: "POST", credentials: "same-origin", body: body };
+      if (type) opt.headers = { "Content-Type": type };
+      return fetch(url, opt).then(function (res) {
+        return res.json().then(function (j) { j.ok = res.ok; return j; });
+      });
+    }
+    if (!window.PublicKeyCredential) {
+      say("This browser cannot use passkeys. Try a current browser on this device, or another device.");
+      return;
+    }
+    document.querySelectorAll(".passkey button").forEach(function (b) { b.disabled = false; });
+    var next = (document.getElementById("signin-section") || {}).dataset;
+    next = next && next.next ? next.next : "";
+    var reg = document.getElementById("register-form");
+    reg.addEventListener("submit", function (e) {
+      e.preventDefault();
+      say("Asking your device for a new passkey…");
+      post("/signin/register/begin", new URLSearchParams(new FormData(reg)), "application/x-www-form-urlencoded").then(function (j) {
+        if (!j.ok) { fail(j); return; }
+        return navigator.credentials.create({ publicKey: creationOptions(j.options.publicKey) }).then(function (cred) {
+          return post("/signin/register/finish?token=" + encodeURIComponent(j.token), JSON.stringify(credentialJSON(cred)), "application/json");
+        }).then(function (k) {
+          if (!k.ok) { fail(k); return; }
+          say("Registered and signed in.");
+          window.location.assign(k.next);
+        });
+      }).catch(function (err) { say("The passkey was not made: " + err.message); });
+    });
+    var sin = document.getElementById("signin-form");
+    sin.addEventListener("submit", function (e) {
+      e.preventDefault();
+      say("Asking your device for your passkey…");
+      post("/signin/begin", "", "").then(function (j) {
+        if (!j.ok) { fail(j); return; }
+        return navigator.credentials.get({ publicKey: requestOptions(j.options.publicKey) }).then(function (cred) {
+          var url = "/signin/finish?token=" + encodeURIComponent(j.token) + (next ? "&next=" + encodeURIComponent(next) : "");
+          return post(url, JSON.stringify(credentialJSON(cred)), "application/json");
+        }).then(function (k) {
+          if (!k.ok) { fail(k); return; }
+          say("Signed in.");
+          window.location.assign(k.next);
+        });
+      }).catch(function (err) { say("You were not signed in: " + err.message); });
+    });
+  }
+
+  // The forecast control: a slider beside the percent field, each
+  // following the other.
+  function wireForecast() {
+    var field = document.getElementById("forecast-p");
+    var slider = document.getElementById("forecast-slider");
+    if (!field || !slider) return;
+    slider.hidden = false;
+    function fromField() {
+      var v = parseFloat(field.value);
+      if (!isNaN(v) && v >= 0 && v <= 100) slider.value = v;
+    }
+    fromField();
+    slider.addEventListener("input", function () { field.value = slider.value; });
+    field.addEventListener("input", fromField);
+  }
+
   function start() {
     wireCopy(document);
     wireSettings();
+    wirePasskeys();
+    wireForecast();
     fitCues();
     var timer;
     window.addEventListener("resize", function () { clearTimeout(timer); timer = setTimeout(fitCues, 100); });
