@@ -116,9 +116,9 @@ type NewPrediction struct {
 	AgentName string `json:"agent_name,omitempty"` // optional; see [Store.CreatePrediction]
 	// Kind is the writer's kind, [KindAgent] or [KindPerson]; "" means
 	// an agent. Set by the program (a person's session), never by a body.
-	Kind string `json:"-"`
-	Title     string `json:"title"`
-	Body      string `json:"body"`
+	Kind  string `json:"-"`
+	Title string `json:"title"`
+	Body  string `json:"body"`
 	// Confidence is a probability in [0, 1] (0.75 means 75%), for Go
 	// callers. It is a pointer so that a missing value is told apart from 0.
 	Confidence *float64 `json:"-"`
