@@ -31,15 +31,19 @@ type AgentQuery struct {
 	// on that domain's predictions, with their scores, skill and trust of
 	// those predictions alone; "" for every agent and every prediction.
 	Domain string `json:"domain,omitempty"`
+	// Kind, [KindAgent] or [KindPerson], lists only the forecasters of
+	// that kind; "" lists every forecaster.
+	Kind string `json:"kind,omitempty"`
 }
 
 // AgentPage is a page of the agent list.
 type AgentPage struct {
 	Agents []Agent   `json:"agents"` // never nil
-	Total  int       `json:"total"`  // every agent on the board
+	Total  int       `json:"total"`  // every agent on the board (of the kind and domain asked for)
 	Limit  int       `json:"limit"`  // the limit applied
 	Sort   AgentSort `json:"sort"`   // the sort applied
 	Domain string    `json:"domain,omitempty"`
+	Kind   string    `json:"kind,omitempty"` // the kind asked for
 	// Community is the community forecast's record as a forecaster, by
 	// the board's pooling method (of the domain's predictions with a
 	// domain); nil until a prediction it pooled is scored.
@@ -158,6 +162,17 @@ func parseAgentSort(s AgentSort) (AgentSort, error) {
 	return "", invalid("sort", fmt.Sprintf("%q is not a known agent sort", string(s)), "send recent, skill, peer_score, brier or trust")
 }
 
+// parseAgentKind reads the agent list's kind filter: "" for every
+// forecaster, else [KindAgent] or [KindPerson] in any case.
+func parseAgentKind(kind string) (string, error) {
+	switch k := strings.ToLower(strings.TrimSpace(kind)); k {
+	case "", KindAgent, KindPerson:
+		return k, nil
+	}
+	return "", invalid("kind", fmt.Sprintf("%q is not a kind of forecaster", truncate(kind, 40)),
+		"send agent or person, or leave kind out to list every forecaster")
+}
+
 // checkAgentQuery checks an AgentQuery: its sort, the limit applied (with
 // a note when clamped) and the cursor, nil for none.
 func checkAgentQuery(q AgentQuery) (sort AgentSort, limit int, after *agentCursor, notes []string, err error) {
@@ -183,8 +198,8 @@ func checkAgentQuery(q AgentQuery) (sort AgentSort, limit int, after *agentCurso
 // statement) and, for a score sort, ends with the row's key. The order is
 // the sort's key (nulls last), then last seen (newest first), then id;
 // the cursor's condition is the rows after its position in that order.
-func agentPageSQL(sort AgentSort, after *agentCursor, n int, pg bool, domain string) (string, []any) {
-	from, args := agentsFrom(domain)
+func agentPageSQL(sort AgentSort, after *agentCursor, n int, pg bool, domain, kind string) (string, []any) {
+	from, args := agentsFrom(domain, kind)
 	cols := `(SELECT COUNT(*) FROM ` + from + `) AS total, ` + agentCols
 	args = append(args, args...)
 	order := `a.last_seen DESC, a.id`
@@ -224,19 +239,27 @@ func agentPageSQL(sort AgentSort, after *agentCursor, n int, pg bool, domain str
 
 // agentsFrom is the agent list's source as "a": the agents' rows, or
 // with a domain each agent scored on its predictions, its score sums
-// taken over those predictions only.
-func agentsFrom(domain string) (string, []any) {
+// taken over those predictions only; with a kind, only that kind's rows.
+func agentsFrom(domain, kind string) (string, []any) {
 	if domain == "" {
-		return `agents AS a`, nil
+		if kind == "" {
+			return `agents AS a`, nil
+		}
+		return `(SELECT * FROM agents WHERE kind = ?) AS a`, []any{kind}
 	}
-	return `(SELECT ag.id, ag.name, ag.flags, ag.first_seen, ag.last_seen, ag.predictions, ag.replies, ag.reactions,
+	var args []any
+	where := ``
+	if kind != "" {
+		where, args = ` WHERE ag.kind = ?`, []any{kind}
+	}
+	return `(SELECT ag.id, ag.name, ag.kind, ag.flags, ag.first_seen, ag.last_seen, ag.predictions, ag.replies, ag.reactions,
 	ag.resolved, ag.brier_sum, ag.correct, ag.decided, ag.forecasts,
 	d.scored, d.peer_sum, d.baseline_sum, d.fbrier_sum, d.flog_sum, d.peer_sq_sum, d.coverage_sum
 	FROM agents AS ag JOIN (SELECT sc.agent_id, COUNT(*) AS scored, SUM(sc.peer_score) AS peer_sum,
 		SUM(sc.baseline_score) AS baseline_sum, SUM(sc.brier) AS fbrier_sum, SUM(sc.log_score) AS flog_sum,
 		SUM(sc.peer_score * sc.peer_score) AS peer_sq_sum, SUM(sc.coverage) AS coverage_sum
 		FROM scores AS sc JOIN predictions AS p ON p.id = sc.prediction_id
-		WHERE p.domain = ? GROUP BY sc.agent_id) AS d ON d.agent_id = ag.id) AS a`, []any{domain}
+		WHERE p.domain = ? GROUP BY sc.agent_id) AS d ON d.agent_id = ag.id` + where + `) AS a`, append([]any{domain}, args...)
 }
 
 // Agents returns a page of the agents with their statistics, in the order
@@ -249,10 +272,10 @@ func agentsFrom(domain string) (string, []any) {
 // by cursor sees each agent once while agents are added between pages,
 // though an agent whose sort key changes between pages (a new post moves
 // it up the recent order) may be seen again or not at all. Total counts
-// every agent.
+// every agent (of q.Kind and q.Domain when given).
 //
-// Errors: a *[ValidationError] for an unknown sort, a negative limit and
-// a cursor that is not one of the agent list's or belongs to another
+// Errors: a *[ValidationError] for an unknown sort or kind, a negative
+// limit and a cursor that is not one of the agent list's or belongs to another
 // sort.
 func (s *Store) Agents(ctx context.Context, q AgentQuery) (AgentPage, error) {
 	sort, limit, after, notes, err := checkAgentQuery(q)
@@ -265,12 +288,16 @@ func (s *Store) Agents(ctx context.Context, q AgentQuery) (AgentPage, error) {
 			return AgentPage{}, err
 		}
 	}
-	page := AgentPage{Agents: []Agent{}, Limit: limit, Sort: sort, Domain: domain, Notes: notes}
+	kind, err := parseAgentKind(q.Kind)
+	if err != nil {
+		return AgentPage{}, err
+	}
+	page := AgentPage{Agents: []Agent{}, Limit: limit, Sort: sort, Domain: domain, Kind: kind, Notes: notes}
 	if page.Notes == nil {
 		page.Notes = []string{}
 	}
 	var rows []agentRow
-	sq, args := agentPageSQL(sort, after, limit+1, s.pg, domain)
+	sq, args := agentPageSQL(sort, after, limit+1, s.pg, domain, kind)
 	err = s.scanning(ctx, func(db bun.IDB) error {
 		if err := communityRecord(ctx, db, s.method, domain, &page.Community); err != nil {
 			return err
@@ -278,7 +305,7 @@ func (s *Store) Agents(ctx context.Context, q AgentQuery) (AgentPage, error) {
 		if err := db.NewRaw(sq, args...).Scan(ctx, &rows); err != nil || len(rows) > 0 {
 			return err
 		}
-		from, fargs := agentsFrom(domain)
+		from, fargs := agentsFrom(domain, kind)
 		return db.NewRaw(`SELECT COUNT(*) FROM `+from, fargs...).Scan(ctx, &page.Total) // no row carries it
 	})
 	if err != nil {

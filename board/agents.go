@@ -2,7 +2,11 @@ package board
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/predictions-md/predictions/internal/database"
@@ -13,6 +17,7 @@ import (
 // agentWrite creates or updates an agent within a write transaction.
 type agentWrite struct {
 	id, name, flags                 string
+	kind                            string // [KindAgent] or [KindPerson]
 	nameGiven                       bool
 	now                             time.Time
 	predictions, replies, reactions int
@@ -20,7 +25,7 @@ type agentWrite struct {
 }
 
 func (s *Store) agentWrite(id, name string, now time.Time) agentWrite {
-	w := agentWrite{id: id, name: name, nameGiven: name != "", now: now}
+	w := agentWrite{id: id, name: name, kind: KindAgent, nameGiven: name != "", now: now}
 	if !w.nameGiven {
 		w.name = id
 	}
@@ -29,27 +34,36 @@ func (s *Store) agentWrite(id, name string, now time.Time) agentWrite {
 }
 
 // upsert creates the agent or updates last_seen, its counters and, when a
-// name was given, its name. It returns the agent's current name.
+// name was given, its name. It returns the agent's current name; an id of
+// the other kind is refused with [agentWrite.taken]'s error.
 func (w agentWrite) upsert(ctx context.Context, tx bun.Tx) (string, error) {
 	st := w.stmt()
 	var name string
 	err := tx.NewRaw(st.q, st.args...).Scan(ctx, &name)
-	return name, err
+	return name, w.taken(err)
 }
 
 // stmt is upsert's statement; it returns the agent's name.
 func (w agentWrite) stmt() stmt {
-	return stmt{agentInsert + `(?, ?, ?, ?, ?, ?, ?, ?, ?)` + agentConflict(w.nameGiven) + ` RETURNING name`, w.values()}
+	return stmt{agentInsert + `(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)` + agentConflict(w.nameGiven) + ` RETURNING name`, w.values()}
 }
 
 // agentInsert and agentConflict make the statement that creates agents or
 // updates last_seen, their counters and, when a name was given, their
 // name: agentInsert + one row of [agentWrite.values] or more +
 // agentConflict.
-const agentInsert = `INSERT INTO agents AS a (id, name, flags, first_seen, last_seen, predictions, replies, reactions, forecasts) VALUES `
+//
+// A row of one kind written to an id of the other sets kind to NULL,
+// which the column's NOT NULL refuses: the database aborts the whole
+// statement (on PostgreSQL with every statement joined to it by
+// [database.ExecReturning]), so that no write lands under an id of the
+// other kind, whoever creates the id at the same moment ([kindClash]
+// tells the error).
+const agentInsert = `INSERT INTO agents AS a (id, name, flags, first_seen, last_seen, predictions, replies, reactions, forecasts, kind) VALUES `
 
 func agentConflict(nameGiven bool) string {
 	q := ` ON CONFLICT (id) DO UPDATE SET
+	kind = CASE WHEN a.kind = excluded.kind THEN a.kind END,
 	last_seen = excluded.last_seen,
 	predictions = a.predictions + excluded.predictions,
 	replies = a.replies + excluded.replies,
@@ -62,13 +76,51 @@ func agentConflict(nameGiven bool) string {
 }
 
 func (w agentWrite) values() []any {
-	return []any{w.id, w.name, w.flags, w.now, w.now, w.predictions, w.replies, w.reactions, w.forecasts}
+	return []any{w.id, w.name, w.flags, w.now, w.now, w.predictions, w.replies, w.reactions, w.forecasts, w.kind}
+}
+
+// kindClash reports whether err is the database refusing a write of one
+// kind to an id of the other (agentConflict).
+func kindClash(err error) bool { return database.NullViolation(err, "agents", "kind") }
+
+// taken returns err, or when it is a [kindClash] the refusal of w's id:
+// a *[ValidationError] on agent_id wrapping [ErrTaken].
+func (w agentWrite) taken(err error) error {
+	if !kindClash(err) {
+		return err
+	}
+	return takenID(w.id, w.kind)
+}
+
+// takenID is the refusal of a write of kind to an id of the other kind.
+func takenID(id, kind string) *ValidationError {
+	if kind == KindPerson {
+		return Invalid("agent_id", fmt.Sprintf("%q is an agent's id on this board", id), "choose another id", ErrTaken, ErrConflict)
+	}
+	return Invalid("agent_id", fmt.Sprintf("%q is a person's id on this board", id), "choose another agent id", ErrTaken, ErrConflict)
+}
+
+// checkKind returns the kind of a write: "" is [KindAgent]; another
+// value than the two kinds is a *[ValidationError] on kind.
+func checkKind(kind string) (string, error) {
+	switch kind {
+	case "", KindAgent:
+		return KindAgent, nil
+	case KindPerson:
+		return KindPerson, nil
+	}
+	return "", invalid("kind", fmt.Sprintf("%q is not a kind of forecaster", truncate(kind, 40)), "send agent or person")
 }
 
 // upsertAgents runs [agentWrite.upsert] for many agents, in the order
 // given, in multi-row statements: each run of agents with a name given,
 // or without, is one statement (of at most [database.RowsPerInsert] rows), so that
 // rows are locked in the order given. An agent appears at most once.
+//
+// A statement with an agent whose id the board holds for the other kind
+// is refused as a whole ([agentConflict]) with a *[ValidationError] on
+// agent_id wrapping [ErrTaken]; [Store.kindsTaken] names the agent after
+// the transaction.
 func upsertAgents(ctx context.Context, tx bun.Tx, ws []agentWrite) error {
 	for len(ws) > 0 {
 		n := 1
@@ -80,9 +132,35 @@ func upsertAgents(ctx context.Context, tx bun.Tx, ws []agentWrite) error {
 			rows[i] = w.values()
 		}
 		if err := database.InsertRows(ctx, tx, agentInsert, rows, agentConflict(ws[0].nameGiven)); err != nil {
+			if kindClash(err) {
+				return Invalid("agent_id", "names a forecaster whose id the board holds for the other kind", "give each forecaster its kind on this board", ErrTaken, ErrConflict)
+			}
 			return err
 		}
 		ws = ws[n:]
+	}
+	return nil
+}
+
+// kindsTaken returns [takenID]'s error for the first id of want (id →
+// the kind a write gave it) that the board holds for the other kind, nil
+// when none: it names the forecaster of a refused multi-row write
+// ([upsertAgents]), read after its transaction ended.
+func (s *Store) kindsTaken(ctx context.Context, want map[string]string) error {
+	ids := slices.Sorted(maps.Keys(want))
+	for chunk := range slices.Chunk(ids, database.RowsPerInsert) {
+		var rows []struct {
+			ID   string `bun:"id"`
+			Kind string `bun:"kind"`
+		}
+		if err := s.write.NewRaw(`SELECT id, kind FROM agents WHERE id IN (?) ORDER BY id`, bun.List(chunk)).Scan(ctx, &rows); err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+		for _, r := range rows {
+			if r.Kind != want[r.ID] {
+				return takenID(r.ID, want[r.ID])
+			}
+		}
 	}
 	return nil
 }
@@ -111,6 +189,7 @@ func (s *Store) rescore(ctx context.Context, tx bun.Tx, agentID string) error {
 type agentRow struct {
 	ID          string    `bun:"id"`
 	Name        string    `bun:"name"`
+	Kind        string    `bun:"kind"`
 	Flags       string    `bun:"flags"`
 	FirstSeen   time.Time `bun:"first_seen"`
 	LastSeen    time.Time `bun:"last_seen"`
@@ -137,7 +216,7 @@ type agentRow struct {
 
 func (r agentRow) agent() Agent {
 	a := Agent{
-		ID: r.ID, Name: r.Name,
+		ID: r.ID, Name: r.Name, Kind: r.Kind,
 		FirstSeen: r.FirstSeen.UTC(), LastSeen: r.LastSeen.UTC(),
 		Predictions: r.Predictions, Replies: r.Replies, Reactions: r.Reactions,
 		Resolved:   r.Resolved,
@@ -167,7 +246,7 @@ func (r agentRow) agent() Agent {
 // clamp01 keeps a mean of squares in [0, 1] against rounding.
 func clamp01(x float64) float64 { return min(max(x, 0), 1) }
 
-const agentCols = `id, name, flags, first_seen, last_seen, predictions, replies, reactions, resolved, brier_sum, correct, decided,
+const agentCols = `id, name, kind, flags, first_seen, last_seen, predictions, replies, reactions, resolved, brier_sum, correct, decided,
 	forecasts, scored, peer_sum, baseline_sum, fbrier_sum, flog_sum, peer_sq_sum, coverage_sum`
 
 // Agent returns one agent with its statistics.

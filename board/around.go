@@ -2,6 +2,8 @@ package board
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
 	"time"
 
@@ -69,6 +71,40 @@ func (s *Store) SeeAgent(ctx context.Context, tx bun.Tx, id, name string, chosen
 	}
 	a, err := s.agentFrom(ctx, tx, id)
 	return a, created, err
+}
+
+// AddPerson creates, inside tx (a transaction of [Store.InTx]), the
+// forecaster id of kind [KindPerson], named name (its id when name is
+// ""), first and last seen now, and returns it as written. Its writes
+// then carry Kind [KindPerson].
+//
+// Errors: a *[ValidationError] on agent_id or agent_name for an id or a
+// name the board refuses ([CheckAgentID], [CheckAgentName]); a
+// *[ValidationError] on person_id wrapping [ErrTaken] (and
+// [ErrConflict]) when a forecaster of either kind has the id, even one
+// created by a transaction racing with this one (the insert does nothing
+// on a conflict, and its returning no row is the refusal).
+func (s *Store) AddPerson(ctx context.Context, tx bun.Tx, id, name string) (Agent, error) {
+	if err := checkAgentID(id); err != nil {
+		return Agent{}, err
+	}
+	name, err := checkAgentName(name)
+	if err != nil {
+		return Agent{}, err
+	}
+	if name == "" {
+		name = id
+	}
+	now := s.clock()
+	var made []string
+	if err := tx.NewRaw(`INSERT INTO agents (id, name, kind, flags, first_seen, last_seen) VALUES (?, ?, ?, ?, ?, ?)
+	ON CONFLICT (id) DO NOTHING RETURNING id`, id, name, KindPerson, s.flags(name), now, now).Scan(ctx, &made); err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return Agent{}, fmt.Errorf("board: add person: %w", err)
+	}
+	if len(made) == 0 {
+		return Agent{}, Invalid("person_id", fmt.Sprintf("%q is taken", id), "choose another id", ErrTaken, ErrConflict)
+	}
+	return s.agentFrom(ctx, tx, id)
 }
 
 // ReplyThen records a reply as [Store.Reply] does and runs then inside

@@ -87,7 +87,7 @@ func FuzzParseAgentCursor(f *testing.F) {
 		if diff := cmp.Diff(c, again); diff != "" {
 			t.Fatalf("round trip (-first +second):\n%s", diff)
 		}
-		q, args := agentPageSQL(sort, &c, 3, which%2 == 0, "")
+		q, args := agentPageSQL(sort, &c, 3, which%2 == 0, "", "")
 		if q == "" || len(args) == 0 {
 			t.Fatalf("agentPageSQL after %+v = %q, %v", c, q, args)
 		}

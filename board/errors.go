@@ -19,6 +19,12 @@ var (
 	// e-mail address another agent registered. The error is a
 	// *[ValidationError] naming the field.
 	ErrConflict = errors.New("board: conflict")
+	// ErrTaken: the id belongs to a forecaster of the other kind (an
+	// agent writing under a person's id, or a person's under an
+	// agent's), or a person's id asked for exists already
+	// ([Store.AddPerson]). The error is a *[ValidationError] naming the
+	// field, which also wraps [ErrConflict].
+	ErrTaken = errors.New("board: id taken")
 	// ErrClosed: the prediction is resolved or void and takes no more
 	// forecasts (HTTP 409).
 	ErrClosed = errors.New("board: prediction is closed")

@@ -30,6 +30,9 @@ type NewForecast struct {
 	P json.RawMessage `json:"p"`
 	// Note optionally says why, at most [MaxNote] characters.
 	Note string `json:"note,omitempty"`
+	// Kind is the forecaster's kind, [KindAgent] or [KindPerson]; ""
+	// means an agent. Set by the program, never by a body.
+	Kind string `json:"-"`
 }
 
 // Forecast is one stored forecast.
@@ -108,8 +111,8 @@ func (r forecastRow) forecast(v view) Forecast {
 
 // validForecast is a validated NewForecast.
 type validForecast struct {
-	agentID, agentName, note string
-	p                        float64
+	agentID, agentName, note, kind string
+	p                              float64
 }
 
 func (nf NewForecast) validate() (validForecast, error) {
@@ -119,6 +122,9 @@ func (nf NewForecast) validate() (validForecast, error) {
 		return v, err
 	}
 	v.agentID = nf.AgentID
+	if v.kind, err = checkKind(nf.Kind); err != nil {
+		return v, err
+	}
 	if v.p, err = readProbability("p", nf.P); err != nil {
 		return v, err
 	}
@@ -129,7 +135,7 @@ func (nf NewForecast) validate() (validForecast, error) {
 }
 
 // Validate reports the first problem of nf in field order (agent_id,
-// agent_name, p, note) as a *[ValidationError], or nil.
+// agent_name, kind, p, note) as a *[ValidationError], or nil.
 func (nf NewForecast) Validate() error {
 	_, err := nf.validate()
 	return err
@@ -149,7 +155,8 @@ func (nf NewForecast) Validate() error {
 // Errors: a *[ValidationError] for invalid input; [ErrNotFound] (wrapped)
 // for an unknown prediction; a *[ValidationError] wrapping [ErrClosed]
 // when it is past its close_at (naming close_at), resolved or void
-// (naming status).
+// (naming status); a *[ValidationError] on agent_id wrapping [ErrTaken]
+// when the id is a forecaster's of the other kind.
 func (s *Store) Forecast(ctx context.Context, predictionID string, nf NewForecast) (ForecastResult, error) {
 	v, err := nf.validate()
 	if err != nil {
@@ -160,6 +167,7 @@ func (s *Store) Forecast(ctx context.Context, predictionID string, nf NewForecas
 		return ForecastResult{}, err
 	}
 	ag := s.agentWrite(v.agentID, v.agentName, s.clock())
+	ag.kind = v.kind
 	var res ForecastResult
 	err = s.writeTx(ctx, func(ctx context.Context, tx bun.Tx, ev *eventBatch) error {
 		// Lock order: the prediction row first, then agent rows (doc.go).
@@ -213,7 +221,7 @@ func (s *Store) Forecast(ctx context.Context, predictionID string, nf NewForecas
 		return nil
 	})
 	if err != nil {
-		if errors.Is(err, ErrNotFound) || errors.Is(err, ErrClosed) {
+		if errors.Is(err, ErrNotFound) || errors.Is(err, ErrClosed) || errors.Is(err, ErrTaken) {
 			return ForecastResult{}, err
 		}
 		return ForecastResult{}, fmt.Errorf("board: forecast: %w", err)

@@ -134,18 +134,24 @@ const loadLockKey int64 = 0x707265646c6f6164
 // concurrent loads of one question create it once.
 //
 // Errors: a *[ValidationError] for a question the board cannot store
-// (nothing is written); otherwise the database's, as [Classify] gives it.
+// (nothing is written), wrapping [ErrTaken] for a forecaster whose id the
+// board holds for the other kind (LoadForecast's Kind); otherwise the database's, as [Classify] gives it.
 // The cost of a load grows with its forecasts: a caller with many splits
 // them into loads of whole questions, so that other writes wait for one.
 func (s *Store) Load(ctx context.Context, qs []LoadQuestion) (LoadResult, error) {
 	if len(qs) == 0 {
 		return LoadResult{Questions: []LoadedQuestion{}, NewAgents: []string{}}, nil
 	}
-	l := &loader{s: s, names: map[string]string{}, now: s.clock()}
+	l := &loader{s: s, names: map[string]string{}, kinds: map[string]string{}, now: s.clock()}
 	if err := l.prepare(qs); err != nil {
 		return LoadResult{}, err
 	}
 	if err := s.writeTx(ctx, l.run); err != nil {
+		if errors.Is(err, ErrTaken) {
+			if named := s.kindsTaken(ctx, l.kinds); named != nil {
+				return LoadResult{}, named
+			}
+		}
 		return LoadResult{}, err
 	}
 	return l.res, nil
@@ -157,6 +163,7 @@ type loader struct {
 	s     *Store
 	qs    []loadQuestion
 	names map[string]string
+	kinds map[string]string // each forecaster's kind
 	now   time.Time
 	res   LoadResult
 }
@@ -219,6 +226,10 @@ func (l *loader) prepare(qs []LoadQuestion) error {
 			if vf.agentName != "" {
 				l.names[vf.agentID] = vf.agentName
 			}
+			if k, ok := l.kinds[vf.agentID]; ok && k != vf.kind {
+				return bad(invalid("agent_id", fmt.Sprintf("%q forecasts as an agent and as a person", vf.agentID), "give one forecaster one kind"))
+			}
+			l.kinds[vf.agentID] = vf.kind
 			lq.lines = append(lq.lines, loadLine{agentID: vf.agentID, note: vf.note, p: vf.p, at: f.At})
 		}
 		l.qs[i] = lq
@@ -300,6 +311,7 @@ func (l *loader) create(ctx context.Context, tx bun.Tx, ev *eventBatch, todo []i
 	ws := make([]agentWrite, len(order))
 	for i, id := range order {
 		ws[i] = l.s.agentWrite(id, l.names[id], l.now)
+		ws[i].kind = l.kinds[id]
 		ws[i].predictions, ws[i].forecasts = agents[id].predictions, agents[id].forecasts
 		if !existed[id] {
 			l.res.NewAgents = append(l.res.NewAgents, id)

@@ -140,6 +140,7 @@ func (l *loader) appendTo(ctx context.Context, tx bun.Tx, ev *eventBatch, id str
 	ws := make([]agentWrite, len(agents))
 	for i, a := range agents {
 		ws[i] = l.s.agentWrite(a, l.names[a], l.now)
+		ws[i].kind = l.kinds[a]
 		if t.newcomer[a] {
 			ws[i].forecasts = 1
 		}

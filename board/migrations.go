@@ -100,6 +100,11 @@ func migrations() *migrate.Migrations {
 		Comment: "skill_pools", // schema_skill.go: the recency and skill pools, the agents' skill sums, the community's scores
 		Up:      migrateSkill,
 	})
+	ms.Add(migrate.Migration{
+		Name:    "20261201000030",
+		Comment: "forecaster_kinds", // schema_kinds.go: agents.kind, agent or person
+		Up:      migrateKinds,
+	})
 	return ms
 }
 

@@ -157,8 +157,9 @@ func (r *predictionRow) dest(created *bun.NullTime) []any {
 // ([Store.SetRecorder]) is told of the prediction in the same transaction
 // (it queues the notification to the subscribers).
 //
-// Errors: a *[ValidationError] (wrapping [ErrInvalid]) for invalid input,
-// otherwise a database error.
+// Errors: a *[ValidationError] (wrapping [ErrInvalid]) for invalid input;
+// a *[ValidationError] on agent_id wrapping [ErrTaken] when the id is a
+// forecaster's of the other kind; otherwise a database error.
 func (s *Store) CreatePrediction(ctx context.Context, np NewPrediction) (Prediction, error) {
 	v, err := np.validate()
 	if err != nil {
@@ -174,6 +175,7 @@ func (s *Store) CreatePrediction(ctx context.Context, np NewPrediction) (Predict
 	}
 	flags := s.flags(v.title, v.body, v.timeframe)
 	ag := s.agentWrite(v.agentID, v.agentName, now)
+	ag.kind = v.kind
 	ag.predictions = 1
 	ag.forecasts = 1
 	p := Prediction{
@@ -223,8 +225,11 @@ func (s *Store) CreatePrediction(ctx context.Context, np NewPrediction) (Predict
 		err = s.retry(ctx, func() error {
 			var err error
 			p.AgentName, err = s.execReturning(ctx, s.write, writes)
-			return err
+			return ag.taken(err)
 		})
+		if errors.Is(err, ErrTaken) {
+			return Prediction{}, err
+		}
 		if err != nil {
 			return Prediction{}, fmt.Errorf("board: create prediction: %w", err)
 		}
@@ -233,12 +238,15 @@ func (s *Store) CreatePrediction(ctx context.Context, np NewPrediction) (Predict
 	}
 	err = s.writeTx(ctx, func(ctx context.Context, tx bun.Tx, ev *eventBatch) error {
 		if p.AgentName, err = s.execReturning(ctx, tx, writes); err != nil {
-			return err
+			return ag.taken(err)
 		}
 		*ev = created
 		_, err := s.record(ctx, tx, Change{Kind: PredictionCreated, At: now, Prediction: &p})
 		return err
 	})
+	if errors.Is(err, ErrTaken) {
+		return Prediction{}, err
+	}
 	if err != nil {
 		return Prediction{}, fmt.Errorf("board: create prediction: %w", err)
 	}

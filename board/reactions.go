@@ -35,19 +35,25 @@ func (s *Store) React(ctx context.Context, predictionID string, nr NewReaction) 
 	if err != nil {
 		return Reaction{}, err
 	}
+	who, err := checkKind(nr.Kind)
+	if err != nil {
+		return Reaction{}, err
+	}
 	kind, err := parseReaction(nr.Reaction)
 	if err != nil {
 		return Reaction{}, err
 	}
 	now := s.clock()
+	ag := s.agentWrite(nr.AgentID, name, now)
+	ag.kind = who
 	var out Reaction
 	err = s.writeTx(ctx, func(ctx context.Context, tx bun.Tx, ev *eventBatch) error {
 		var err error
-		out, err = s.reactTx(ctx, tx, ev, predictionID, s.agentWrite(nr.AgentID, name, now), kind, now)
+		out, err = s.reactTx(ctx, tx, ev, predictionID, ag, kind, now)
 		return err
 	})
 	if err != nil {
-		if errors.Is(err, ErrNotFound) {
+		if errors.Is(err, ErrNotFound) || errors.Is(err, ErrTaken) {
 			return Reaction{}, err
 		}
 		return Reaction{}, fmt.Errorf("board: react: %w", err)

@@ -81,7 +81,7 @@ func debateOf(id string, kind ReplyKind, parentDebate string) string {
 // same code as [Store.React], so one reaction per agent, the counters and
 // the popularity stay right. [CHALLENGE] and [DEBATE] need nothing more:
 // the kind, its counter and debate_id are written with the reply.
-func (s *Store) afterReply(ctx context.Context, tx bun.Tx, ev *eventBatch, r *Reply) error {
+func (s *Store) afterReply(ctx context.Context, tx bun.Tx, ev *eventBatch, r *Reply, who string) error {
 	var kind ReactionKind
 	switch r.Kind {
 	case ReplyAgree:
@@ -91,7 +91,9 @@ func (s *Store) afterReply(ctx context.Context, tx bun.Tx, ev *eventBatch, r *Re
 	default:
 		return nil
 	}
-	re, err := s.reactTx(ctx, tx, ev, r.PredictionID, s.agentWrite(r.AgentID, "", r.CreatedAt), kind, r.CreatedAt)
+	ag := s.agentWrite(r.AgentID, "", r.CreatedAt)
+	ag.kind = who
+	re, err := s.reactTx(ctx, tx, ev, r.PredictionID, ag, kind, r.CreatedAt)
 	if err != nil {
 		return err
 	}
@@ -133,6 +135,10 @@ func (s *Store) reply(ctx context.Context, predictionID string, nr NewReply, the
 	if err != nil {
 		return Reply{}, err
 	}
+	who, err := checkKind(nr.Kind)
+	if err != nil {
+		return Reply{}, err
+	}
 	body, err := checkText("body", nr.Body, 1, MaxReply, true)
 	if err != nil {
 		return Reply{}, err
@@ -150,6 +156,7 @@ func (s *Store) reply(ctx context.Context, predictionID string, nr NewReply, the
 	flags := s.flags(body)
 	r.Flags = decodeFlags(flags)
 	ag := s.agentWrite(nr.AgentID, name, now)
+	ag.kind = who
 	ag.replies = 1
 	err = s.writeTx(ctx, func(ctx context.Context, tx bun.Tx, ev *eventBatch) error {
 		// The counter update checks that the prediction exists and, on
@@ -211,7 +218,7 @@ func (s *Store) reply(ctx context.Context, predictionID string, nr NewReply, the
 			e.Type = EventDebateEntry
 			ev.add(e, data)
 		}
-		if err := s.afterReply(ctx, tx, ev, &r); err != nil {
+		if err := s.afterReply(ctx, tx, ev, &r, who); err != nil {
 			return err
 		}
 		if then != nil {

@@ -100,13 +100,25 @@ func (c *ReplyKindCounts) add(k ReplyKind, n int) {
 	}
 }
 
+// The kinds of forecaster ([Agent.Kind]). Each write carries one (Kind
+// in [NewPrediction], [NewForecast], [NewReply] and [NewReaction], ""
+// meaning an agent); an id is one kind's from its first write on, and a
+// write of the other kind to it is refused ([ErrTaken]).
+const (
+	KindAgent  = "agent"
+	KindPerson = "person"
+)
+
 // NewPrediction is the input of [Store.CreatePrediction]. Its JSON tags
 // match the request body of POST /api/predictions.
 type NewPrediction struct {
 	AgentID   string `json:"agent_id"`
 	AgentName string `json:"agent_name,omitempty"` // optional; see [Store.CreatePrediction]
-	Title     string `json:"title"`
-	Body      string `json:"body"`
+	// Kind is the writer's kind, [KindAgent] or [KindPerson]; "" means
+	// an agent. Set by the program (a person's session), never by a body.
+	Kind  string `json:"-"`
+	Title string `json:"title"`
+	Body  string `json:"body"`
 	// Confidence is a probability in [0, 1] (0.75 means 75%), for Go
 	// callers. It is a pointer so that a missing value is told apart from 0.
 	Confidence *float64 `json:"-"`
@@ -155,6 +167,9 @@ type NewReply struct {
 	AgentID   string `json:"agent_id"`
 	AgentName string `json:"agent_name,omitempty"`
 	Body      string `json:"body"`
+	// Kind is the writer's kind, [KindAgent] or [KindPerson]; "" means
+	// an agent. Set by the program (a person's session), never by a body.
+	Kind string `json:"-"`
 	// ParentID optionally names the reply this one answers; it must be a
 	// reply on the same prediction.
 	ParentID string `json:"parent_id,omitempty"`
@@ -165,6 +180,9 @@ type NewReaction struct {
 	AgentID   string       `json:"agent_id"`
 	AgentName string       `json:"agent_name,omitempty"`
 	Reaction  ReactionKind `json:"reaction"`
+	// Kind is the writer's kind, [KindAgent] or [KindPerson]; "" means
+	// an agent. Set by the program (a person's session), never by a body.
+	Kind string `json:"-"`
 }
 
 // ReactionCounts counts the reactions on a prediction by kind.
@@ -329,8 +347,11 @@ type Reaction struct {
 
 // Agent is an agent with its statistics.
 type Agent struct {
-	ID          string    `json:"agent_id"`
-	Name        string    `json:"agent_name"`
+	ID   string `json:"agent_id"`
+	Name string `json:"agent_name"`
+	// Kind is [KindAgent] or [KindPerson]: people and agents share one
+	// id namespace and every rule, score and event.
+	Kind        string    `json:"kind"`
 	FirstSeen   time.Time `json:"first_seen"`
 	LastSeen    time.Time `json:"last_seen"` // time of its latest write
 	Predictions int       `json:"predictions"`

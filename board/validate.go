@@ -192,7 +192,7 @@ func checkAgent(id, name string) (string, error) {
 
 // validPrediction is a validated NewPrediction.
 type validPrediction struct {
-	agentID, agentName             string
+	agentID, agentName, kind       string
 	title, body, timeframe, domain string
 	confidence                     float64
 	resolves                       string
@@ -210,6 +210,9 @@ func (np NewPrediction) validate() (validPrediction, error) {
 		return v, err
 	}
 	v.agentID = np.AgentID
+	if v.kind, err = checkKind(np.Kind); err != nil {
+		return v, err
+	}
 	if v.title, err = checkText("title", np.Title, 1, MaxTitle, false); err != nil {
 		return v, err
 	}

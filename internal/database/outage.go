@@ -188,3 +188,18 @@ func UniqueViolation(err error) bool {
 	}
 	return strings.Contains(err.Error(), "UNIQUE constraint failed")
 }
+
+// NullViolation reports whether the database refused a NULL in
+// table.column, declared NOT NULL: PostgreSQL's SQLSTATE 23502
+// (not_null_violation) naming the column, or SQLite's "NOT NULL
+// constraint failed: table.column"; nil is not.
+func NullViolation(err error, table, column string) bool {
+	if err == nil {
+		return false
+	}
+	var pg interface{ Field(byte) string } // pgdriver.Error
+	if errors.As(err, &pg) {
+		return pg.Field('C') == "23502" && pg.Field('t') == table && pg.Field('c') == column
+	}
+	return strings.Contains(err.Error(), "NOT NULL constraint failed: "+table+"."+column)
+}
