@@ -225,7 +225,7 @@ func (s *Store) FinishSignIn(ctx context.Context, rp RP, token string, answer []
 			return u, err
 		}
 		wu, cred, err := w.ValidatePasskeyLogin(handler, c.data, parsed)
-		if lookupErr != nil && !errors.Is(lookupErr, ErrRefused) {
+		if lookupErr != nil {
 			return lookupErr
 		}
 		if err != nil {
@@ -390,7 +390,7 @@ func decode(s string) ([]byte, error) { return base64.RawURLEncoding.DecodeStrin
 func libraryReason(err error) string {
 	var pe *protocol.Error
 	if errors.As(err, &pe) && pe.Details != "" {
-		return pe.Details
+		return strings.TrimSuffix(pe.Details, ": <nil>")
 	}
 	return err.Error()
 }

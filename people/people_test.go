@@ -186,7 +186,8 @@ func TestRefusedAnswers(t *testing.T) {
 			if c.token != nil {
 				tok = c.token(tok)
 			}
-			if s, err := e.ppl.FinishSignIn(ctx, rp, tok, answer); !errors.Is(err, people.ErrRefused) {
+			s, err := e.ppl.FinishSignIn(ctx, rp, tok, answer)
+			if !errors.Is(err, people.ErrRefused) {
 				t.Errorf("%s: FinishSignIn = %+v, %v; want ErrRefused", c.name, s.Person, err)
 			}
 		}
@@ -384,7 +385,7 @@ func TestPersonForecastsAsAnAgentDoes(t *testing.T) {
 		register(t, e, "gil", "Gil")
 		one := 0.6
 		p, err := e.b.CreatePrediction(ctx, board.NewPrediction{AgentID: "scout", Title: "Will the bridge open in March?",
-			Body: "The city's record.", Confidence: &one, Timeframe: "2026-12-31", Domain: "Economy"})
+			Body: "The city's record.", Confidence: &one, Timeframe: "2026-12-31", Domain: "Markets"})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -153,23 +153,11 @@ func phone(t *testing.T, ctx context.Context) {
 	}
 }
 
-// TestBrowser drives the pages in headless Chromium, through the HTTP API
-// with the pages mounted as cmd/predictions serves them.
-func TestBrowser(t *testing.T) {
-	if testing.Short() {
-		t.Skip("browser tests take a minute: skipped with -short")
-	}
-	exe := chromium()
-	if exe == "" {
-		t.Skip("no chromium, chromium-browser or google-chrome on PATH: browser tests skipped (on Debian: apt-get install chromium)")
-	}
-	f := seed(t)
-	long := addHostile(t, f)
-	app := httpapi.New(httpapi.Options{Logger: discard, Board: boardapi.New(boardapi.Options{Store: f.store}),
-		Pages: web.New(web.Options{Board: f.store, Now: f.clock.Now, MCP: true, Logger: discard})})
-	srv := httptest.NewServer(withAxe(t, app))
-	t.Cleanup(srv.Close)
-
+// startBrowser starts a headless Chromium at exe for the pages at base,
+// under one deadline, so that a hung Chromium cannot hang the suite; it
+// ends with the test.
+func startBrowser(t *testing.T, exe, base string) *browser {
+	t.Helper()
 	// One deadline for the whole browser, so a hung Chromium cannot hang the suite.
 	root, stop := context.WithTimeout(context.Background(), 9*time.Minute)
 	t.Cleanup(stop)
@@ -197,7 +185,7 @@ func TestBrowser(t *testing.T) {
 	if err := chromedp.Do(bctx); err != nil {
 		t.Fatalf("starting %s: %v", exe, err)
 	}
-	b := &browser{ctx: bctx, base: srv.URL, shots: []string{t.TempDir()}}
+	b := &browser{ctx: bctx, base: base, shots: []string{t.TempDir()}}
 	if dir := os.Getenv(screenshotEnv); dir != "" {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			t.Fatal(err)
@@ -205,6 +193,27 @@ func TestBrowser(t *testing.T) {
 		b.shots = append(b.shots, dir)
 	}
 	t.Cleanup(func() { t.Logf("screenshots in %s", strings.Join(b.shots, " and ")) })
+	return b
+}
+
+// TestBrowser drives the pages in headless Chromium, through the HTTP API
+// with the pages mounted as cmd/predictions serves them.
+func TestBrowser(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser tests take a minute: skipped with -short")
+	}
+	exe := chromium()
+	if exe == "" {
+		t.Skip("no chromium, chromium-browser or google-chrome on PATH: browser tests skipped (on Debian: apt-get install chromium)")
+	}
+	f := seed(t)
+	long := addHostile(t, f)
+	app := httpapi.New(httpapi.Options{Logger: discard, Board: boardapi.New(boardapi.Options{Store: f.store}),
+		Pages: web.New(web.Options{Board: f.store, Now: f.clock.Now, MCP: true, Logger: discard})})
+	srv := httptest.NewServer(withAxe(t, app))
+	t.Cleanup(srv.Close)
+
+	b := startBrowser(t, exe, srv.URL)
 
 	t.Run("feed filters, sorts and pages", func(t *testing.T) {
 		ctx := b.tab(t)

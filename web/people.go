@@ -10,7 +10,6 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/predictions-md/predictions/board"
 	"github.com/predictions-md/predictions/people"
@@ -102,8 +101,8 @@ func (s *server) setSession(w http.ResponseWriter, r *http.Request, sess people.
 	if s.secure(r) {
 		name = secureSessionCookie
 	}
-	http.SetCookie(w, &http.Cookie{Name: name, Value: sess.Token, Path: "/", Expires: sess.Expires,
-		MaxAge: int(time.Until(sess.Expires).Seconds()), HttpOnly: true, Secure: s.secure(r), SameSite: http.SameSiteLaxMode})
+	http.SetCookie(w, &http.Cookie{Name: name, Value: sess.Token, Path: "/",
+		MaxAge: int(sess.Expires.Sub(s.now()).Seconds()), HttpOnly: true, Secure: s.secure(r), SameSite: http.SameSiteLaxMode})
 }
 
 func (s *server) clearSession(w http.ResponseWriter, r *http.Request) {
@@ -158,6 +157,9 @@ func noPeople() *pageError {
 type signinPage struct {
 	Person *people.Person
 	Next   string
+	// The board's rules for an id and a name, for the form's checks.
+	IDPattern     string
+	MaxID, MaxName int
 }
 
 // signin shows the forms to register and to sign in.
@@ -165,7 +167,8 @@ func (s *server) signin(w http.ResponseWriter, r *http.Request) error {
 	if s.opt.People == nil {
 		return noPeople()
 	}
-	return s.render(w, r, http.StatusOK, "signin", "Sign in", "signin", signinPage{Person: viewer(r), Next: safeNext(r.URL.Query().Get("next"))})
+	return s.render(w, r, http.StatusOK, "signin", "Sign in", "signin", signinPage{Person: viewer(r), Next: safeNext(r.URL.Query().Get("next")),
+		IDPattern: htmlPattern(board.AgentIDPattern), MaxID: board.MaxAgentID, MaxName: board.MaxAgentName})
 }
 
 // safeNext is a path on this site to go to after signing in: only an
@@ -452,4 +455,13 @@ func (s *server) follow(w http.ResponseWriter, r *http.Request) error {
 	}
 	http.Redirect(w, r, "/predictions/"+url.PathEscape(id)+"#follow", http.StatusSeeOther)
 	return nil
+}
+
+// htmlPattern is a Go regular expression anchored by ^ and $ as an HTML
+// pattern attribute takes it: unanchored (the attribute anchors it), and
+// with a hyphen in a class escaped, which the attribute's "v" flag
+// requires (HTML §4.10.5.3.6, ECMAScript's ClassSetSyntaxCharacter).
+func htmlPattern(re string) string {
+	re = strings.TrimSuffix(strings.TrimPrefix(re, "^"), "$")
+	return strings.ReplaceAll(re, "-]", `\-]`)
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/predictions-md/predictions/board"
 	"github.com/predictions-md/predictions/boardapi"
+	"github.com/predictions-md/predictions/people"
 )
 
 // The board's event log in serve: how long it keeps events, how often a
@@ -64,6 +65,24 @@ func runEventLog(ctx context.Context, store *board.Store, retention time.Duratio
 				log.Warn("trimming the event log", "error", err.Error())
 			} else if n > 0 {
 				log.Info("trimmed the event log", "events", n)
+			}
+		}
+	}
+}
+
+// expireSessions removes the people's expired sessions and unfinished
+// passkey ceremonies every trimEvery, a bounded batch at a time, until
+// ctx ends. Every replica runs it; removing twice removes nothing twice.
+func expireSessions(ctx context.Context, ppl *people.Store, log *slog.Logger) {
+	t := time.NewTicker(trimEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if _, err := ppl.Expire(ctx, 1000); err != nil && ctx.Err() == nil {
+				log.Warn("expiring people's sessions", "error", err.Error())
 			}
 		}
 	}

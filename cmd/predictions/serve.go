@@ -24,6 +24,7 @@ import (
 	"github.com/predictions-md/predictions/internal/idempotency"
 	"github.com/predictions-md/predictions/mailbox"
 	"github.com/predictions-md/predictions/mcpserver"
+	"github.com/predictions-md/predictions/people"
 	"github.com/predictions-md/predictions/notify"
 	"github.com/predictions-md/predictions/outbox"
 	"github.com/predictions-md/predictions/redislimit"
@@ -120,6 +121,7 @@ type server struct {
 	// endpoints are the agents' webhook endpoints; agentKeys their keys.
 	endpoints *webhooks.Store
 	agentKeys *agentkey.Store
+	people    *people.Store // people's passkeys, sessions and follows
 	board     *boardapi.API
 	api       *httpapi.Server
 }
@@ -218,6 +220,9 @@ func (s *server) openBoard(ctx context.Context) error {
 	if s.agentKeys, err = agentkey.Open(ctx, s.store, agentkey.Options{}); err != nil {
 		return fmt.Errorf("opening the agents' keys in %s: %w", redactDSN(bc.db), err)
 	}
+	if s.people, err = people.Open(ctx, s.store, people.Options{}); err != nil {
+		return fmt.Errorf("opening the people's accounts in %s: %w", redactDSN(bc.db), err)
+	}
 	return nil
 }
 
@@ -246,7 +251,7 @@ func (s *server) buildAPI() error {
 	}
 	// Pages for people at /, /agents, /tools and /settings, reading the same board.
 	opt.Pages = web.New(web.Options{Board: s.store, BoardKeys: s.board.KeyAuth(), BaseURL: cfg.baseURL, TrustProxy: cfg.trustProxy,
-		Contact: cmp.Or(cfg.contact, httpapi.DefaultContact), MCP: true, Logger: s.log})
+		Contact: cmp.Or(cfg.contact, httpapi.DefaultContact), MCP: true, Logger: s.log, People: s.people, Writer: s.store})
 
 	// MCP at /mcp: the same tools through the go-sdk's streamable handler,
 	// and the board's routes as tools that call the API. The API mounts
@@ -282,6 +287,7 @@ func (s *server) start(ctx context.Context, w *workers) error {
 	w.loop(func(ctx context.Context) { followStreams(ctx, cfg.gc.memoryLimit, s.board.OpenStreams) })
 	// The event log: closes announced and old events trimmed.
 	w.loop(func(ctx context.Context) { runEventLog(ctx, s.store, cfg.events.retention, s.log) })
+	w.loop(func(ctx context.Context) { expireSessions(ctx, s.people, s.log) })
 	// Webhooks: queued from the event log and sent.
 	w.loop(func(ctx context.Context) { runWebhooks(ctx, s.store, s.endpoints, s.box, cfg.webhooks, s.log) })
 	// E-mail: the sender drains the outbox, never in a request.
