@@ -281,7 +281,8 @@ func (s *API) receiveEmail(w http.ResponseWriter, r *http.Request, c *call) (*bo
 }
 
 func (s *API) listAgents(w http.ResponseWriter, r *http.Request, c *call) (*boardResult, error) {
-	q := board.AgentQuery{Sort: board.AgentSort(c.query.Get("sort")), Cursor: c.query.Get("cursor"), Domain: c.query.Get("domain")}
+	q := board.AgentQuery{Sort: board.AgentSort(c.query.Get("sort")), Cursor: c.query.Get("cursor"), Domain: c.query.Get("domain"),
+		Kind: c.query.Get("kind")}
 	if _, ok := c.query["cursor"]; ok && q.Cursor == "" {
 		return nil, &httpio.Error{Field: "cursor", Err: httpio.ErrBadRequest, Problem: "is empty",
 			Hint: "leave cursor out for the first page, or send next_cursor as a page gave it"}

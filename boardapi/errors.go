@@ -23,6 +23,8 @@ var statusTable = []struct {
 	// it came with another request (the IETF httpapi draft's 409 and 422).
 	{idempotency.ErrInFlight, http.StatusConflict},
 	{idempotency.ErrReused, http.StatusUnprocessableEntity},
+	// An id of a forecaster of the other kind, or a person's id taken.
+	{board.ErrTaken, http.StatusConflict},
 	{board.ErrConflict, http.StatusConflict},
 	{board.ErrClosed, http.StatusConflict},
 	{board.ErrInvalid, http.StatusBadRequest},

@@ -26,6 +26,7 @@ func TestStatusOf(t *testing.T) {
 		{&board.ValidationError{Field: "title"}, http.StatusBadRequest},
 		{fmt.Errorf("x: %w", board.ErrNotFound), http.StatusNotFound},
 		{&httpio.Error{Field: "id", Err: board.ErrClosed}, http.StatusConflict},
+		{fmt.Errorf("x: %w", board.Invalid("agent_id", "is a person's id on this board", "choose another agent id", board.ErrTaken)), http.StatusConflict},
 		{board.ErrUnavailable, http.StatusServiceUnavailable},
 		{mailbox.ErrExpired, http.StatusGone},
 		{email.ErrTooLarge, http.StatusRequestEntityTooLarge},

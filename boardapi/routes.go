@@ -222,6 +222,7 @@ func agentRoutes() []*boardRoute {
 			params: []boardParam{
 				agentSortParam(),
 				{"domain", anyCase("only agents scored on this domain's predictions, with their scores, skill and trust of those predictions alone (a per-domain leaderboard), in any case", false, board.Domains()...)},
+				{"kind", anyCase("only the forecasters of this kind: agent or person, in any case; total then counts that kind", false, board.KindAgent, board.KindPerson)},
 				{"limit", intSchema(fmt.Sprintf("page size; above %d is clamped to %d with a note", board.MaxAgentLimit, board.MaxAgentLimit), 1, board.DefaultAgentLimit)},
 				{"cursor", &jsonschema.Schema{Type: "string", MinLength: ptr(1), MaxLength: ptr(board.MaxCursor),
 					Description: "continue after the page whose next_cursor this is, with the same sort; an unknown or edited cursor, or one of another sort, is a 400"}},
