@@ -15,6 +15,7 @@ type agentsPage struct {
 	Agents    []board.Agent
 	Community *board.CommunityRecord
 	Sorts     []link
+	Kinds     []link // the kind filter: everyone, agents, people
 	Headers   []header
 	NoBoard   bool
 	Total     int
@@ -59,6 +60,7 @@ var agentColumns = []struct{ label, class string }{
 // reads it.
 type agentsQuery struct {
 	sort   board.AgentSort
+	kind   string // "" everyone, else board.KindAgent or board.KindPerson
 	limit  int
 	cursor string
 }
@@ -68,6 +70,9 @@ func (q agentsQuery) url() string {
 	v := url.Values{}
 	if q.sort != board.AgentSortRecent {
 		v.Set("sort", string(q.sort))
+	}
+	if q.kind != "" {
+		v.Set("kind", q.kind)
 	}
 	if q.limit != 0 && q.limit != board.DefaultAgentLimit {
 		v.Set("limit", strconv.Itoa(q.limit))
@@ -88,7 +93,8 @@ func (s *server) agents(w http.ResponseWriter, r *http.Request) error {
 		return s.render(w, r, http.StatusOK, "agents", "Agents", "agents", agentsPage{NoBoard: true})
 	}
 	v := r.URL.Query()
-	q := agentsQuery{sort: board.AgentSort(strings.ToLower(strings.TrimSpace(v.Get("sort")))), cursor: strings.TrimSpace(v.Get("cursor"))}
+	q := agentsQuery{sort: board.AgentSort(strings.ToLower(strings.TrimSpace(v.Get("sort")))), cursor: strings.TrimSpace(v.Get("cursor")),
+		kind: strings.ToLower(strings.TrimSpace(v.Get("kind")))}
 	if q.sort == "" {
 		q.sort = board.AgentSortRecent
 	}
@@ -99,7 +105,7 @@ func (s *server) agents(w http.ResponseWriter, r *http.Request) error {
 	page := agentsPage{}
 	known := false
 	for _, so := range agentSorts {
-		l := agentsQuery{sort: so.sort, limit: q.limit} // another order starts again at the first page
+		l := agentsQuery{sort: so.sort, kind: q.kind, limit: q.limit} // another order starts again at the first page
 		page.Sorts = append(page.Sorts, link{Label: so.label, URL: l.url(), Active: so.sort == q.sort})
 		known = known || so.sort == q.sort
 	}
@@ -107,7 +113,7 @@ func (s *server) agents(w http.ResponseWriter, r *http.Request) error {
 		h := header{Label: c.label, Class: c.class}
 		for _, so := range agentSorts {
 			if so.column == c.label {
-				h.URL = agentsQuery{sort: so.sort, limit: q.limit}.url()
+				h.URL = agentsQuery{sort: so.sort, kind: q.kind, limit: q.limit}.url()
 				if so.sort == q.sort {
 					h.Sort = so.order
 				}
@@ -119,7 +125,10 @@ func (s *server) agents(w http.ResponseWriter, r *http.Request) error {
 		return badQuery("sort", fmt.Sprintf("is %q, which is not a leaderboard order", q.sort),
 			"use one of skill, recent, peer_score, brier or trust, such as sort=skill")
 	}
-	list, err := s.opt.Board.Agents(r.Context(), board.AgentQuery{Sort: q.sort, Limit: q.limit, Cursor: q.cursor})
+	for _, k := range []struct{ kind, label string }{{"", "everyone"}, {board.KindAgent, "agents"}, {board.KindPerson, "people"}} {
+		page.Kinds = append(page.Kinds, link{Label: k.label, URL: agentsQuery{sort: q.sort, kind: k.kind, limit: q.limit}.url(), Active: k.kind == q.kind})
+	}
+	list, err := s.opt.Board.Agents(r.Context(), board.AgentQuery{Sort: q.sort, Kind: q.kind, Limit: q.limit, Cursor: q.cursor})
 	if err != nil {
 		var ve *board.ValidationError
 		if errors.As(err, &ve) && ve.Field == "cursor" {
@@ -130,12 +139,12 @@ func (s *server) agents(w http.ResponseWriter, r *http.Request) error {
 	page.Agents, page.Total, page.Notes, page.Community = list.Agents, list.Total, list.Notes, list.Community
 	q.limit = list.Limit
 	if q.cursor != "" {
-		page.First = agentsQuery{sort: q.sort, limit: q.limit}.url()
+		page.First = agentsQuery{sort: q.sort, kind: q.kind, limit: q.limit}.url()
 	} else if len(list.Agents) > 0 {
 		page.From = 1
 	}
 	if list.NextCursor != "" {
-		page.Next = agentsQuery{sort: q.sort, limit: q.limit, cursor: list.NextCursor}.url()
+		page.Next = agentsQuery{sort: q.sort, kind: q.kind, limit: q.limit, cursor: list.NextCursor}.url()
 	}
 	return s.render(w, r, http.StatusOK, "agents", "Agents", "agents", page)
 }

@@ -35,7 +35,7 @@ type peopleSite struct {
 	client *http.Client
 }
 
-func newPeopleSite(t *testing.T) *peopleSite {
+func newPeopleSite(t testing.TB) *peopleSite {
 	t.Helper()
 	f := seed(t)
 	ppl, err := people.Open(context.Background(), f.store, people.Options{})
@@ -54,7 +54,7 @@ func newPeopleSite(t *testing.T) *peopleSite {
 
 // do sends a request to the test server (by its 127.0.0.1 address, with
 // the jar's cookies for localhost) and returns the status and body.
-func (ps *peopleSite) do(t *testing.T, method, path string, body io.Reader, header http.Header) (*http.Response, string) {
+func (ps *peopleSite) do(t testing.TB, method, path string, body io.Reader, header http.Header) (*http.Response, string) {
 	t.Helper()
 	req, err := http.NewRequest(method, ps.srv.URL+path, body)
 	if err != nil {
@@ -88,7 +88,7 @@ func form(vals ...string) (io.Reader, http.Header) {
 }
 
 // register registers id through the pages with a software passkey.
-func (ps *peopleSite) register(t *testing.T, id, name string) *peopletest.Passkey {
+func (ps *peopleSite) register(t testing.TB, id, name string) *peopletest.Passkey {
 	t.Helper()
 	body, h := form("person_id", id, "name", name)
 	res, out := ps.do(t, "POST", "/signin/register/begin", body, h)
