@@ -158,7 +158,7 @@ type signinPage struct {
 	Person *people.Person
 	Next   string
 	// The board's rules for an id and a name, for the form's checks.
-	IDPattern     string
+	IDPattern      string
 	MaxID, MaxName int
 }
 
