@@ -103,6 +103,9 @@ func (s *server) prediction(w http.ResponseWriter, r *http.Request) error {
 	}
 	chart := historyChart{Start: p.CreatedAt, End: end, Close: p.CloseAt, Outcome: p.Outcome,
 		Title: "Forecast history of " + stripBidi(p.Title)}
+	if v := viewer(r); v != nil {
+		chart.You = v.ID
+	}
 	if p.ClosedAt != nil {
 		chart.Close = p.ClosedAt
 	}

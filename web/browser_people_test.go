@@ -128,6 +128,12 @@ func TestBrowserPeople(t *testing.T) {
 	if got := eval[string](t, ctx, `document.querySelector("#your-forecast .yours").textContent`); !strings.Contains(got, "You said 70%") {
 		t.Errorf("after forecasting: %q", got)
 	}
+	if n := eval[int](t, ctx, `document.querySelectorAll("svg.history .you-ring").length`); n != 1 {
+		t.Errorf("the chart rings %d of your forecasts, want 1", n)
+	}
+	if got := eval[string](t, ctx, `[...document.querySelectorAll("svg.history text.legend")].map(e => e.textContent).join("|")`); !strings.Contains(got, "Ada Lovelace (you)") {
+		t.Errorf("the legend %q does not say which forecaster is you", got)
+	}
 	b.shot(t, ctx, "prediction-signed-in")
 
 	// Reply, as a challenge to the first reply.

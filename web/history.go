@@ -29,6 +29,9 @@ type historyChart struct {
 	// Outcome is yes, no or void once resolved; "" before.
 	Outcome board.Outcome
 	Title   string
+	// You is the signed-in person's id ("" for none): their forecasts get
+	// a ring, and their legend entry says "(you)".
+	You string
 }
 
 // A marker is how an agent's forecasts are drawn: a shape and a colour,
@@ -164,6 +167,9 @@ func historySVG(fs []board.Forecast, c historyChart) template.HTML {
 		for _, f := range fs {
 			shape(&b, mk[f.AgentID], x(f.CreatedAt), y(f.P), fmt.Sprintf("%s: %s at %s (community %s)",
 				esc(stripBidi(f.AgentName)), pct(f.P), date(f.CreatedAt), pct(f.Community.P)))
+			if c.You != "" && f.AgentID == c.You {
+				line(&b, `<circle class="you-ring" cx="%.1f" cy="%.1f" r="9" fill="none" stroke="#1d1d1f" stroke-width="2"/>`, x(f.CreatedAt), y(f.P))
+			}
 		}
 	} else {
 		line(&b, `<text x="%.1f" y="%.1f" text-anchor="middle" fill="#555">no forecasts yet</text>`, histLeft+histW/2, y(0.5))
@@ -199,7 +205,11 @@ func historySVG(fs []board.Forecast, c historyChart) template.HTML {
 			}
 		}
 		shape(&b, mk[id], lx+8, lyy-4, "")
-		line(&b, `<text class="legend" x="%.1f" y="%.1f" fill="#222">%s</text>`, lx+22, lyy, esc(shorten(stripBidi(name), 22)))
+		label := shorten(stripBidi(name), 22)
+		if c.You != "" && id == c.You {
+			label += " (you)"
+		}
+		line(&b, `<text class="legend" x="%.1f" y="%.1f" fill="#222">%s</text>`, lx+22, lyy, esc(label))
 	}
 	b.WriteString(`</svg>`)
 	return template.HTML(b.String()) //nolint:gosec // numbers and escaped text only

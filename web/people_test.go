@@ -320,3 +320,52 @@ func TestRegisterRefusals(t *testing.T) {
 		t.Errorf("cross-site registration: %d, want 403", res.StatusCode)
 	}
 }
+
+// TestTwoTabs: two forms posted at once by the same person both land,
+// in commit order; the later stands.
+func TestTwoTabs(t *testing.T) {
+	ps := newPeopleSite(t)
+	ps.register(t, "two", "")
+	q := "/predictions/" + ps.thread
+	cookie := ps.client.Jar.Cookies(mustURL(ps.base))[0]
+	codes := make(chan int, 2)
+	for _, p := range []string{"20", "80"} {
+		go func() {
+			req, _ := http.NewRequest("POST", ps.srv.URL+q+"/forecast", strings.NewReader(url.Values{"p": {p}}.Encode()))
+			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+			req.AddCookie(cookie)
+			res, err := ps.client.Do(req)
+			if err != nil {
+				codes <- 0
+				return
+			}
+			res.Body.Close()
+			codes <- res.StatusCode
+		}()
+	}
+	for range 2 {
+		if c := <-codes; c != http.StatusSeeOther {
+			t.Errorf("a tab's forecast: %d, want 303", c)
+		}
+	}
+	hist, err := ps.store.Forecasts(context.Background(), ps.thread, board.Page{Limit: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mine []float64
+	for _, f := range hist.Forecasts {
+		if f.AgentID == "two" {
+			mine = append(mine, f.P)
+		}
+	}
+	st, _ := ps.store.Standing(context.Background(), ps.thread)
+	var standing float64
+	for _, f := range st {
+		if f.AgentID == "two" {
+			standing = f.P
+		}
+	}
+	if len(mine) != 2 || standing != mine[1] {
+		t.Errorf("history %v, standing %v: want both forecasts and the later standing", mine, standing)
+	}
+}
