@@ -96,6 +96,18 @@ func TestPeopleRoundTrip(t *testing.T) {
 				t.Errorf("Import of %s created the prediction: %v", tc.who, err)
 			}
 		}
+		// The same on a question the board has: a forecast added to it.
+		c.Advance(time.Hour)
+		added := strings.Replace(text, " · person:pat · 70%\n", " · person:pat · 70%\n- 2026-03-01 12:30 · person:bot · 50%\n", 1)
+		added = strings.Replace(added, " · agent:bot · ", " · person:bot · ", 1)
+		_, err = boardfile.Import(ctx, dst, strings.NewReader(added))
+		var ve *board.ValidationError
+		if added == text || !errors.As(err, &ve) || !errors.Is(err, board.ErrTaken) || ve.Problem != `"bot" is an agent's id on this board` {
+			t.Errorf("Import of a forecast by person:bot on a question the board has: %v", err)
+		}
+		if h, err := dst.Forecasts(ctx, p.ID, board.Page{}); err != nil || len(h.Forecasts) != 3 {
+			t.Errorf("forecasts of %s after the refused import: %d, %v; want 3", p.ID, len(h.Forecasts), err)
+		}
 		// One forecaster of two kinds in a file is a finding.
 		file := "# Two\n\n- id: two\n- resolves: yes\n- resolve_by: 2026-06-30\n- status: open\n\n## Forecasts\n\n- 2026-02-01 · person:sam · 40%\n- 2026-02-02 · agent:sam · 50%\n"
 		_, err = boardfile.Import(ctx, dst, strings.NewReader(file))
