@@ -144,9 +144,9 @@ func upsertAgents(ctx context.Context, tx bun.Tx, ws []agentWrite) error {
 
 // kindsTaken returns [takenID]'s error for the first id of want (id →
 // the kind a write gave it) that the board holds for the other kind, nil
-// when none: it names the forecaster of a refused multi-row write
-// ([upsertAgents]), read after its transaction ended.
-func (s *Store) kindsTaken(ctx context.Context, want map[string]string) error {
+// when none or when the read fails: it names the forecaster of a refused
+// multi-row write ([upsertAgents]), read after its transaction ended.
+func (s *Store) kindsTaken(ctx context.Context, want map[string]string) *ValidationError {
 	ids := slices.Sorted(maps.Keys(want))
 	for chunk := range slices.Chunk(ids, database.RowsPerInsert) {
 		var rows []struct {
@@ -154,7 +154,7 @@ func (s *Store) kindsTaken(ctx context.Context, want map[string]string) error {
 			Kind string `bun:"kind"`
 		}
 		if err := s.write.NewRaw(`SELECT id, kind FROM agents WHERE id IN (?) ORDER BY id`, bun.List(chunk)).Scan(ctx, &rows); err != nil && !errors.Is(err, sql.ErrNoRows) {
-			return err
+			return nil
 		}
 		for _, r := range rows {
 			if r.Kind != want[r.ID] {

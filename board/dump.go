@@ -31,6 +31,9 @@ type DumpQuery struct {
 type DumpedPrediction struct {
 	Prediction
 	Forecasts []Forecast
+	// Kinds[i] is the kind of Forecasts[i]'s forecaster, [KindAgent] or
+	// [KindPerson].
+	Kinds []string
 }
 
 // Dump is the predictions a [DumpQuery] selects, read from one snapshot
@@ -97,14 +100,18 @@ func (d *Dump) Len() int { return len(d.rows) }
 func (d *Dump) Predictions() iter.Seq2[DumpedPrediction, error] {
 	return func(yield func(DumpedPrediction, error) bool) {
 		for _, r := range d.rows {
-			var fcs []forecastRow
-			if err := d.tx.NewRaw(`SELECT `+forecastCols+` FROM forecasts AS f WHERE f.prediction_id = ? ORDER BY f.seq`, r.ID).Scan(d.ctx, &fcs); err != nil && !errors.Is(err, sql.ErrNoRows) {
+			var fcs []struct {
+				forecastRow
+				Kind string `bun:"kind"`
+			}
+			if err := d.tx.NewRaw(`SELECT `+forecastCols+`, (SELECT a.kind FROM agents AS a WHERE a.id = f.agent_id) AS kind
+	FROM forecasts AS f WHERE f.prediction_id = ? ORDER BY f.seq`, r.ID).Scan(d.ctx, &fcs); err != nil && !errors.Is(err, sql.ErrNoRows) {
 				yield(DumpedPrediction{}, fmt.Errorf("board: export: forecasts of %s: %w", r.ID, err))
 				return
 			}
-			p := DumpedPrediction{Prediction: r.prediction(d.v), Forecasts: make([]Forecast, len(fcs))}
+			p := DumpedPrediction{Prediction: r.prediction(d.v), Forecasts: make([]Forecast, len(fcs)), Kinds: make([]string, len(fcs))}
 			for i, f := range fcs {
-				p.Forecasts[i] = f.forecast(d.v)
+				p.Forecasts[i], p.Kinds[i] = f.forecast(d.v), f.Kind
 			}
 			if !yield(p, nil) {
 				return

@@ -89,7 +89,7 @@ func TestCreatePrediction(t *testing.T) {
 			t.Fatal(err)
 		}
 		wantAgent := board.Agent{
-			ID: "forecaster-7", Name: "Seven",
+			ID: "forecaster-7", Name: "Seven", Kind: board.KindAgent,
 			FirstSeen: want.CreatedAt, LastSeen: clk.Now(), Predictions: 3,
 			TrustScore: 0.5, Flags: []string{}, Forecasts: 3,
 		}
@@ -448,7 +448,7 @@ func TestResolveAgentsStats(t *testing.T) {
 		}
 		agents := page.Agents
 		want := []board.Agent{
-			{ID: "bob", Name: "bob", FirstSeen: b1.CreatedAt, LastSeen: b1.CreatedAt.Add(time.Second),
+			{ID: "bob", Name: "bob", Kind: board.KindAgent, FirstSeen: b1.CreatedAt, LastSeen: b1.CreatedAt.Add(time.Second),
 				Predictions: 2, Resolved: 1, BrierScore: ptr(0.36), Accuracy: ptr(0.0),
 				// Each author is the only forecaster of its posts, from
 				// creation on: peer 0, coverage 1, baseline 100·log2(2·p_outcome);
@@ -457,7 +457,7 @@ func TestResolveAgentsStats(t *testing.T) {
 				TrustScore: 0.5, Skill: scoring.Skill{Questions: 1}, Flags: []string{},
 				Forecasts: 2, Scored: 1, PeerScore: ptr(0.0), BaselineScore: ptr(100 * math.Log2(0.4/0.5)),
 				ForecastBrier: ptr(0.36), LogScore: ptr(math.Log(0.4))},
-			{ID: "alice", Name: "alice", FirstSeen: a1.CreatedAt, LastSeen: a4.CreatedAt,
+			{ID: "alice", Name: "alice", Kind: board.KindAgent, FirstSeen: a1.CreatedAt, LastSeen: a4.CreatedAt,
 				Predictions: 4, Resolved: 3, BrierScore: ptr(aliceBrier), Accuracy: ptr(1.0),
 				TrustScore: 0.5, Skill: scoring.Skill{Questions: 3}, Flags: []string{},
 				Forecasts: 4, Scored: 3, PeerScore: ptr(0.0),

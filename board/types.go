@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"strconv"
 
+	"github.com/predictions-md/predictions/forecastfile"
 	"github.com/predictions-md/predictions/scoring"
 )
 
@@ -104,9 +105,10 @@ func (c *ReplyKindCounts) add(k ReplyKind, n int) {
 // in [NewPrediction], [NewForecast], [NewReply] and [NewReaction], ""
 // meaning an agent); an id is one kind's from its first write on, and a
 // write of the other kind to it is refused ([ErrTaken]).
+// They are the forecast file's kinds (agent:<id>, person:<id>).
 const (
-	KindAgent  = "agent"
-	KindPerson = "person"
+	KindAgent  = forecastfile.KindAgent
+	KindPerson = forecastfile.KindPerson
 )
 
 // NewPrediction is the input of [Store.CreatePrediction]. Its JSON tags

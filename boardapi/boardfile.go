@@ -57,7 +57,7 @@ func fileRoutes(feedParams []boardParam) []*boardRoute {
 		{
 			method: http.MethodGet, path: BoardPrefix + "/predictions.md", name: "export_predictions", summary: "The board as a forecast file",
 			description: "The feed's predictions (same domain, sort and offset as GET /api/predictions) as a Markdown forecast file, the format check_forecast_md checks: " +
-				"a heading per prediction with its id, resolves and resolve_by (each left out when the prediction states none), status and outcome, and every forecast as a dated line by agent:<id>, oldest first. " +
+				"a heading per prediction with its id, resolves and resolve_by (each left out when the prediction states none), status and outcome, and every forecast as a dated line by agent:<id> (a person's by person:<id>), oldest first. " +
 				"It passes check_forecast_md with no findings but rule 1's for a prediction without resolves or resolve_by (the format asks for them, the board does not), " +
 				"and POST /api/import of it into another board followed by this GET gives the same text. " +
 				fmt.Sprintf("At most %d predictions a request: page on with offset. ", MaxExport) +
@@ -72,7 +72,7 @@ func fileRoutes(feedParams []boardParam) []*boardRoute {
 				"when they could have been made on the board (still open, before close_at, not before its latest forecast, not in the future) and every other one is named in notes, " +
 				"so importing the same file twice changes nothing. A question's opens_at, close_at and closed_at (or, without them, its first forecast and resolve_by) set its life, " +
 				"so its scores are those check_forecast_md reports. " +
-				"A forecaster written agent:<id> is that agent; any other who (such as person) becomes an agent of that name. " +
+				"A forecaster written agent:<id> is that agent and person:<id> that person (an id of the other kind on the board is a 409 naming it); any other who (such as person) becomes an agent of that name. " +
 				"Each forecast keeps its time; the earliest is the prediction's author and confidence, and the standing forecasts make its community forecast; " +
 				"a resolved question is resolved and scored. A file with findings (those of check_forecast_md, and what the board cannot store) is refused with 400, " +
 				"every finding with its line in the Problem, and nothing is written. Answers 201 when predictions were created, 200 when every question was already there.",

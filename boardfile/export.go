@@ -33,8 +33,8 @@ const (
 // closed_at (resolved and void predictions), outcome (resolved
 // predictions) and tags (its domain), then a Forecasts section with every
 // forecast, oldest first, as "date time (UTC, to the microsecond it was
-// stored with) · agent:<id> · percent · note". The author's confidence is
-// the first. The file's report ([forecastfile.File.Report]) scores each
+// stored with) · agent:<id> · percent · note", a person's forecast with
+// person:<id>. The author's confidence is the first. The file's report ([forecastfile.File.Report]) scores each
 // resolved question as the board does.
 //
 // q selects and orders as [board.Store.Feed] does (domain, sort, offset), except
@@ -117,11 +117,11 @@ func question(p board.DumpedPrediction) forecastfile.Question {
 		q.Fields = append(q.Fields, forecastfile.Field{Key: "outcome", Value: string(p.Outcome)})
 	}
 	q.Fields = append(q.Fields, forecastfile.Field{Key: "tags", Value: p.Domain})
-	for _, f := range p.Forecasts {
+	for i, f := range p.Forecasts {
 		t := f.CreatedAt.UTC()
 		q.Forecasts = append(q.Forecasts, forecastfile.Forecast{
 			Date: forecastfile.DateOf(t), Time: forecastfile.Clock(t),
-			Who: "agent:" + f.AgentID, P: f.P, Note: noteLine(f.Note),
+			Who: p.Kinds[i] + ":" + f.AgentID, P: f.P, Note: noteLine(f.Note),
 		})
 	}
 	return q

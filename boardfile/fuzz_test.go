@@ -79,13 +79,18 @@ func FuzzBodyAndNote(f *testing.F) {
 	})
 }
 
-// FuzzAgentOf: every forecaster gives a valid agent id or a problem.
+// FuzzAgentOf: every forecaster gives a valid id of a kind, person only
+// for person:<id>, or a problem.
 func FuzzAgentOf(f *testing.F) {
-	for _, s := range []string{"person", "agent:alice", "Jane Doe", "agent:Jane Doe", "José", "ø", "agent:", "-x-", strings.Repeat("a", 70)} {
+	for _, s := range []string{"person", "agent:alice", "Jane Doe", "agent:Jane Doe", "José", "ø", "agent:", "-x-", strings.Repeat("a", 70),
+		"person:pat", "Person: Jane Doe", "person:"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, who string) {
-		id, name, problem := agentOf(who)
+		id, name, kind, problem := agentOf(who)
+		if k, _ := forecastfile.SplitWho(who); problem == "" && kind != board.KindAgent && (kind != board.KindPerson || k != kind) {
+			t.Errorf("agentOf(%q) gives kind %q", who, kind)
+		}
 		if problem != "" {
 			if id != "" {
 				t.Errorf("agentOf(%q) = %q with problem %q", who, id, problem)

@@ -122,8 +122,10 @@ type ImportedPrediction struct {
 // of them, the last forecast's time, with a note. So the board's scores of
 // an imported question are the report's.
 //
-// A forecaster written agent:<id> is the agent <id>; any other (such as
-// person) is the agent of that name. An agent id is 1 to 64 ASCII letters,
+// A forecaster written agent:<id> is the agent <id> and person:<id> the
+// person <id> (an id the board holds for the other kind is refused with
+// a *[board.ValidationError] wrapping [board.ErrTaken]); any other (such
+// as the word person) is the agent of that name. An agent id is 1 to 64 ASCII letters,
 // digits, dots, underscores or hyphens: in a name (or an id after agent:)
 // that breaks the rule, every run of other characters becomes one hyphen,
 // hyphens at the ends are dropped and the id is cut to 64 characters

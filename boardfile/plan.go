@@ -28,12 +28,13 @@ type planner struct {
 	notes    []string
 	findings []forecastfile.Diagnostic
 	names    map[string]string // the display name to give each agent
+	kinds    map[string]string // each forecaster's kind, by its first forecast in the file
 }
 
 // plan checks a file's questions against the board's rules and returns
 // them ready to store, with notes on what it assumed, or the findings.
 func plan(f *forecastfile.File) ([]planned, []string, []forecastfile.Diagnostic) {
-	p := &planner{names: map[string]string{}}
+	p := &planner{names: map[string]string{}, kinds: map[string]string{}}
 	for i := range f.Questions {
 		p.question(&f.Questions[i])
 	}
@@ -104,16 +105,23 @@ func (p *planner) question(q *forecastfile.Question) {
 func (p *planner) forecasts(q *forecastfile.Question, fcs []forecastfile.Forecast, ats []time.Time, pq *planned) bool {
 	ok := true
 	for j, fc := range fcs {
-		id, name, problem := agentOf(fc.Who)
+		id, name, kind, problem := agentOf(fc.Who)
 		if problem != "" {
 			p.bad(q, fc.Line, problem)
 			ok = false
 			continue
 		}
+		if k, seen := p.kinds[id]; seen && k != kind {
+			p.bad(q, fc.Line, fmt.Sprintf("forecaster %q is %s %s here and %s %s elsewhere in the file: give one forecaster one kind",
+				fc.Who, article(kind), kind, article(k), k))
+			ok = false
+			continue
+		}
+		p.kinds[id] = kind
 		if name != "" {
 			p.names[id] = name
 		}
-		nf := board.NewForecast{AgentID: id, AgentName: name, P: []byte(formatP(fc.P)), Note: fc.Note}
+		nf := board.NewForecast{AgentID: id, AgentName: name, Kind: kind, P: []byte(formatP(fc.P)), Note: fc.Note}
 		if err := nf.Validate(); err != nil {
 			p.bad(q, fc.Line, problemOf(err))
 			ok = false
@@ -140,7 +148,7 @@ func (p *planner) prediction(q *forecastfile.Question, author string, conf float
 		timeframe = "no date set"
 	}
 	title := titleOfHeading(q.Title)
-	np := board.NewPrediction{AgentID: author, AgentName: p.names[author], Title: title, Body: bodyOfText(q.Text, title),
+	np := board.NewPrediction{AgentID: author, AgentName: p.names[author], Kind: p.kinds[author], Title: title, Body: bodyOfText(q.Text, title),
 		Confidence: &conf, Timeframe: timeframe, Domain: domainOf(q.Tags), Resolves: resolves, ResolveBy: resolveBy}
 	return np, np.Validate()
 }
@@ -214,16 +222,23 @@ func problemOf(err error) string {
 	return err.Error()
 }
 
-// agentOf returns the agent id of a forecast's who and the display name to
-// give it ("" to leave the agent's name alone), or a problem (see
-// [Import]).
-func agentOf(who string) (id, name, problem string) {
-	w := who
-	if len(w) >= 6 && strings.EqualFold(w[:6], "agent:") {
-		w = strings.TrimSpace(w[6:])
-		if board.ValidAgentID(w) {
-			return w, "", ""
-		}
+// article is "an" before agent, "a" before person.
+func article(kind string) string {
+	if kind == board.KindAgent {
+		return "an"
+	}
+	return "a"
+}
+
+// agentOf returns the forecaster id of a forecast's who, its kind
+// (agent, or person for person:<id>) and the display name to give it (""
+// to leave its name alone), or a problem (see [Import]).
+func agentOf(who string) (id, name, kind, problem string) {
+	kind, w := forecastfile.SplitWho(who)
+	if kind == "" {
+		kind, w = board.KindAgent, who
+	} else if board.ValidAgentID(w) {
+		return w, "", kind, ""
 	}
 	var b strings.Builder
 	dash := false
@@ -242,10 +257,10 @@ func agentOf(who string) (id, name, problem string) {
 		id = strings.TrimRight(id[:board.MaxAgentID], "-")
 	}
 	if id == "" {
-		return "", "", fmt.Sprintf("forecaster %q has no letter or digit to make an agent id of: write agent:<id> with 1 to 64 letters, digits, dots, underscores or hyphens, e.g. agent:alice", who)
+		return "", "", "", fmt.Sprintf("forecaster %q has no letter or digit to make an agent id of: write agent:<id> with 1 to 64 letters, digits, dots, underscores or hyphens, e.g. agent:alice", who)
 	}
 	if id != w {
 		name = w
 	}
-	return id, name, ""
+	return id, name, kind, ""
 }

@@ -56,10 +56,10 @@ func readForecast(s string) (fc Forecast, problem, sep string, pct bool) {
 
 	switch {
 	case len(parts) < 2 || parts[1] == "":
-		problems = append(problems, "it does not say who made the forecast (agent:<name> or person)")
+		problems = append(problems, "it does not say who made the forecast (agent:<name>, person:<name> or person)")
 	default:
 		if numeric(parts[1]) {
-			problems = append(problems, fmt.Sprintf("the second part %q should say who made the forecast (agent:<name> or person), before the probability", parts[1]))
+			problems = append(problems, fmt.Sprintf("the second part %q should say who made the forecast (agent:<name>, person:<name> or person), before the probability", parts[1]))
 		} else {
 			fc.Who = parts[1]
 		}

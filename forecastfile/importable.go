@@ -98,14 +98,33 @@ func (c *checker) boardImport(q *Question) {
 	}
 }
 
-// importWho adds a finding when the board cannot make an agent of a
-// forecast's who: agent:<id>, or a name that becomes an agent id (its
-// runs of other characters turned into hyphens) and the agent's name.
-func (c *checker) importWho(id string, fc Forecast) {
-	w := strings.TrimSpace(fc.Who)
-	if len(w) >= 6 && strings.EqualFold(w[:6], "agent:") {
-		w = strings.TrimSpace(w[6:])
+// The kinds of forecaster a who names with its prefix ([SplitWho]).
+const (
+	KindAgent  = "agent"
+	KindPerson = "person"
+)
+
+// SplitWho reads a forecast's who as the agent board takes it:
+// agent:<id> is the agent <id> and person:<id> the person <id> (the
+// prefix in any case, spaces around the id dropped), returned as kind
+// and rest; any other who (such as the plain word person) has kind "" and
+// is returned trimmed.
+func SplitWho(who string) (kind, rest string) {
+	w := strings.TrimSpace(who)
+	for _, k := range []string{KindAgent, KindPerson} {
+		if len(w) > len(k) && w[len(k)] == ':' && strings.EqualFold(w[:len(k)], k) {
+			return k, strings.TrimSpace(w[len(k)+1:])
+		}
 	}
+	return "", w
+}
+
+// importWho adds a finding when the board cannot make a forecaster of a
+// forecast's who: agent:<id> or person:<id> ([SplitWho]), or a name that
+// becomes an agent id (its runs of other characters turned into hyphens)
+// and the agent's name.
+func (c *checker) importWho(id string, fc Forecast) {
+	_, w := SplitWho(fc.Who)
 	if ValidID(w) {
 		return
 	}

@@ -438,7 +438,7 @@ func (s Settings) Skill(opt Options) string {
 	w("- Optional front matter: `predictions: 1` (the format version) and `updated` (YYYY-MM-DD).\n")
 	w("- One `#` heading per question, a yes/no question. Under it, bullets: `id` (letters, digits, `.`, `_` or `-`, no spaces), `resolves` (what makes it yes, and the source that will tell), `resolve_by` (YYYY-MM-DD), `status` (open, resolved or void), `base_rate` (optional, percent), `outcome` (yes or no, once resolved), `tags` (optional), " +
 		"and optionally when the question took forecasts: `opens_at`, `close_at` (the scheduled close) and `closed_at` (the actual close, earlier when resolved early), UTC times written YYYY-MM-DD HH:MM.\n")
-	w("- `## Forecasts`: one line per forecast, parts separated by ` · ` (a middle dot with spaces): date (YYYY-MM-DD, optional UTC time HH:MM, or HH:MM:SS with up to six decimals), who (`agent:<name>` or `person`), probability in percent, optional note.\n")
+	w("- `## Forecasts`: one line per forecast, parts separated by ` · ` (a middle dot with spaces): date (YYYY-MM-DD, optional UTC time HH:MM, or HH:MM:SS with up to six decimals), who (`agent:<name>`, `person:<name>` or `person`), probability in percent, optional note.\n")
 	w("- `## Notes` (optional): free text, for example why a question was voided.\n")
 	w("- The checker flags a question without `resolves` or `resolve_by`, an id with spaces, unreadable or out-of-order times, a forecast without a date, who or probability, and a resolved question without an outcome. " +
 		"It warns on 0%% or 100%%, on words of certainty, on overdue questions, on forecasts dated after `resolve_by` (or after the question closed), and on text that reads like instructions. " +
