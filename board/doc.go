@@ -198,6 +198,14 @@
 // of its last agent, sealed as the feed's cursors are), so a walk reads
 // each agent once however many there are.
 //
+// A forecaster is of kind agent or person ([Agent.Kind]), in one id
+// namespace, under every rule, score and event alike. A person's id is
+// made by [Store.AddPerson] and refused when any forecaster has it; each
+// write carries its writer's kind, and a write to an id of the other
+// kind is refused in the statement that writes the row ([ErrTaken]), so
+// two writers racing for a new id cannot both have it. [AgentQuery.Kind]
+// lists one kind.
+//
 // # Resolution
 //
 // [Store.Resolve] records yes, no or void, and who resolved it (table

@@ -7,10 +7,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/predictions-md/predictions/board"
 	"github.com/predictions-md/predictions/boardapi"
 	"github.com/predictions-md/predictions/httpapi"
 	"github.com/predictions-md/predictions/internal/apitest"
+	"github.com/uptrace/bun"
 )
 
 // agentBoard is a store with n agents, each with one prediction.
@@ -113,5 +115,50 @@ func TestMCPListAgentsPages(t *testing.T) {
 	}
 	if p, isErr := callTool(t, cs, "list_agents", map[string]any{"cursor": "nope"}); !isErr || !strings.HasPrefix(fmt.Sprint(p["error"]), "cursor:") {
 		t.Errorf("list_agents(cursor=nope) = %v, want a tool error naming cursor", p)
+	}
+}
+
+// TestListAgentsKind: GET /api/agents?kind= lists one kind of forecaster,
+// every agent carries its kind, an unknown kind is a 400 naming kind, and
+// an agent posting under a person's id is a 409 naming agent_id.
+func TestListAgentsKind(t *testing.T) {
+	s := agentBoard(t, 3)
+	ctx := context.Background()
+	if err := s.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		_, err := s.AddPerson(ctx, tx, "pat", "Pat")
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	e := apitest.NewEnv(t, httpapi.Options{Board: boardapi.New(boardapi.Options{Store: s})})
+	for _, tc := range []struct {
+		query, kind string
+		want        []string
+	}{
+		{"", "", []string{"pat:person", "agent-002:agent", "agent-001:agent", "agent-000:agent"}},
+		{"?kind=person", "person", []string{"pat:person"}},
+		{"?kind=AGENT&sort=trust", "agent", []string{"agent-002:agent", "agent-001:agent", "agent-000:agent"}},
+	} {
+		page := e.Get(t, "/api/agents"+tc.query, 200)
+		var got []string
+		for _, a := range page["agents"].([]any) {
+			m := a.(map[string]any)
+			got = append(got, fmt.Sprint(m["agent_id"], ":", m["kind"]))
+		}
+		var kind any // left out of the page when not asked for
+		if tc.kind != "" {
+			kind = tc.kind
+		}
+		if diff := cmp.Diff(tc.want, got); diff != "" || page["total"] != float64(len(tc.want)) || page["kind"] != kind {
+			t.Errorf("GET /api/agents%s: total %v, kind %v; agents (-want +got):\n%s", tc.query, page["total"], page["kind"], diff)
+		}
+	}
+	resp, body := e.Do(t, "GET", "/api/agents?kind=robot", nil, nil, apitest.MustFail)
+	if p := apitest.ProblemOf(t, body); resp.StatusCode != 400 || !strings.HasPrefix(p.Error, "kind:") || !strings.Contains(p.Hint, "person") {
+		t.Errorf("GET /api/agents?kind=robot: %d %s; want 400 naming kind", resp.StatusCode, body)
+	}
+	resp, body = e.Do(t, "POST", "/api/predictions", apitest.JSONBody(t, apitest.Pred("agent_id", "pat")), apitest.BearerH("pat"), apitest.MustPass)
+	if p := apitest.ProblemOf(t, body); resp.StatusCode != 409 || !strings.HasPrefix(p.Error, "agent_id:") || !strings.Contains(p.Error, "person's id") {
+		t.Errorf("an agent's post under a person's id: %d %s; want 409 naming agent_id", resp.StatusCode, body)
 	}
 }
