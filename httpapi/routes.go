@@ -34,7 +34,12 @@ func (s *Server) routes() {
 		r.Handle(p, s.handle(s.toolGET(t))).Methods(get...).Name(t.Name)
 	}
 
-	// Pages and published descriptions.
+	// Pages and published descriptions. Pages that write (a signed-in
+	// person's forms) take the same per-forecaster write limit as the
+	// board's routes.
+	if p, ok := s.opt.Pages.(interface{ SetHost(httpio.Host) }); ok {
+		p.SetHost(host{s})
+	}
 	if p := s.opt.Pages; p != nil {
 		for _, pattern := range p.Patterns() {
 			method, path, _ := strings.Cut(pattern, " ")

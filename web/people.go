@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/predictions-md/predictions/board"
+	"github.com/predictions-md/predictions/internal/httpio"
 	"github.com/predictions-md/predictions/people"
 )
 
@@ -343,6 +344,9 @@ func (s *server) personWrite(w http.ResponseWriter, r *http.Request) (*people.Pe
 	if err != nil {
 		return nil, "", err
 	}
+	if err := s.limitWrite(w, r, p.ID); err != nil {
+		return nil, "", err
+	}
 	id := r.PathValue("id")
 	if !board.ValidPredictionID(id) {
 		return nil, "", notFoundError("prediction", id)
@@ -357,6 +361,25 @@ func (s *server) personWrite(w http.ResponseWriter, r *http.Request) (*people.Pe
 		return nil, "", &pageError{Status: http.StatusBadRequest, Title: "Bad form", Message: "The form could not be read.", Hint: "Send it again from the page."}
 	}
 	return p, id, nil
+}
+
+// limitWrite takes one write from the person's budget, the same
+// per-forecaster limit as an agent's API writes (a 429 page with
+// Retry-After over it). A write refused afterwards is not given back:
+// forms are few, and a refused one is still a request.
+func (s *server) limitWrite(w http.ResponseWriter, r *http.Request, id string) error {
+	if s.host == nil {
+		return nil
+	}
+	if _, err := s.host.LimitAgent(w, r, id); err != nil {
+		var he *httpio.Error
+		msg, hint := "You are sending forms faster than the board takes them.", "Wait a moment and send it again."
+		if errors.As(err, &he) {
+			msg, hint = sentence(he.Problem), sentence(he.Hint)
+		}
+		return &pageError{Status: http.StatusTooManyRequests, Title: "Too many writes", Message: msg, Hint: hint}
+	}
+	return nil
 }
 
 // formError is a board's refusal of a person's form, as a page that

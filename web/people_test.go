@@ -10,8 +10,14 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/predictions-md/predictions/board"
+	"github.com/predictions-md/predictions/boardapi"
+	"github.com/predictions-md/predictions/httpapi"
+	"github.com/predictions-md/predictions/httpapi/middleware"
 	"github.com/predictions-md/predictions/people"
 	"github.com/predictions-md/predictions/people/peopletest"
 	"github.com/predictions-md/predictions/web"
@@ -367,5 +373,30 @@ func TestTwoTabs(t *testing.T) {
 	}
 	if len(mine) != 2 || standing != mine[1] {
 		t.Errorf("history %v, standing %v: want both forecasts and the later standing", mine, standing)
+	}
+}
+
+// TestPersonWriteLimit: a person's forms take from the same
+// per-forecaster budget as an agent's API writes, when the pages are
+// mounted in the HTTP API.
+func TestPersonWriteLimit(t *testing.T) {
+	ps := newPeopleSite(t)
+	app := httpapi.New(httpapi.Options{Logger: discard, Board: boardapi.New(boardapi.Options{Store: ps.store}),
+		RateLimit: middleware.RateLimit{Agent: middleware.Rate{Events: 2, Per: time.Hour, Burst: 2}},
+		Pages:     web.New(web.Options{Board: ps.store, People: ps.ppl, Writer: ps.store, BaseURL: ps.base, Now: ps.clock.Now})})
+	ps.srv.Config.Handler = app
+	ps.register(t, "lim", "")
+	q := "/predictions/" + ps.thread
+	var codes []int
+	for _, p := range []string{"10", "20", "30"} {
+		body, h := form("p", p)
+		res, out := ps.do(t, "POST", q+"/forecast", body, h)
+		codes = append(codes, res.StatusCode)
+		if res.StatusCode == http.StatusTooManyRequests && (res.Header.Get("Retry-After") == "" || !strings.Contains(out, "over its limit")) {
+			t.Errorf("429 without Retry-After or a reason: %q", out)
+		}
+	}
+	if diff := cmp.Diff([]int{303, 303, 429}, codes); diff != "" {
+		t.Errorf("statuses (-want +got):\n%s", diff)
 	}
 }

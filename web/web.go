@@ -105,11 +105,20 @@ type server struct {
 	static map[string]staticFile
 	mux    *http.ServeMux
 	csrf   *http.CrossOriginProtection
+	// host is the server the pages are mounted in ([Pages.SetHost]): its
+	// per-forecaster write limit; nil means no limit.
+	host httpio.Host
 }
 
 // Pages is the pages for people: an http.Handler that also lists the
 // requests it serves ([Pages.Patterns]). Build it with [New].
 type Pages struct{ s *server }
+
+// SetHost lends the pages the server they are mounted in (the HTTP API,
+// which calls it when it mounts them): a signed-in person's writes then
+// take from the same per-forecaster budget as an agent's writes through
+// the API. Call it before serving.
+func (p *Pages) SetHost(h httpio.Host) { p.s.host = h }
 
 // ServeHTTP serves the pages.
 func (p *Pages) ServeHTTP(w http.ResponseWriter, r *http.Request) { p.s.ServeHTTP(w, r) }
