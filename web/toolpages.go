@@ -97,11 +97,11 @@ type toolResult struct {
 	Key           []section
 	Install, Link string
 	// Answer is the result as a person reads it: percents and odds.
-	Answer *answer
-	Notes         []string
-	Sections      []section
-	Plot          template.HTML // calibration plot (score_forecasts, check_forecast_md)
-	Scale         template.HTML // combine_forecasts
+	Answer   *answer
+	Notes    []string
+	Sections []section
+	Plot     template.HTML // calibration plot (score_forecasts, check_forecast_md)
+	Scale    template.HTML // combine_forecasts
 }
 
 // toolProblem is an *tools.InputError as a page shows it.
