@@ -55,6 +55,9 @@ func TestPages(t *testing.T) {
 		{"void prediction", "/predictions/" + f.void, 200, []string{"The question was voided", `id="outcome"`}, []string{`class="conf-big"`}},
 		{"feed void", "/?status=void", 200, []string{`<div class="conf void">void<small>not scored</small></div>`, "Question 26"}, []string{`<small>community</small>`}},
 		{"feed closing resolved", "/?sort=closing&status=resolved", 200, []string{`id="empty"`, "The closing sort lists only open predictions, and resolved ones have closed"}, nil},
+		// The closing sort lists open predictions only: the chip lit is "open".
+		{"feed closing chips", "/?sort=closing", 200, []string{`aria-current="true" class="active">open</a>`, `<a href="/">all</a>`},
+			[]string{`class="active">all</a>`, `sort=closing&amp;status=resolved`}},
 		{"feed search nothing", "/?q=zebra", 200, []string{"No prediction here holds every word of the search"}, nil},
 		{"feed sort key", "/?sort=confidence", 200, []string{`id="sort-note"`, "By the author", `<span class="sortkey">author <span class="author-conf">94%</span></span>`}, nil},
 		{"feed sorted by popularity", "/?sort=popular", 200, []string{`<span class="sortkey popularity">10 reactions and replies</span>`}, nil},
