@@ -354,6 +354,11 @@ func keyColumns(t *testing.T, b *browser, ctx context.Context, l look, f *fixtur
 		if n := eval[int](t, ctx, `[...document.querySelectorAll('.scroll-cue')].filter(c => c.checkVisibility()).length`); n > 0 {
 			t.Errorf("agent page on %s: %d swipe hints shown on a desktop", l, n)
 		}
+		// The agent with a long name and a title of 80-letter words.
+		b.open(t, ctx, "/agents/"+longAgentID, 200)
+		if w := eval[[]float64](t, ctx, `(() => { const b = document.getElementById('agent-forecasts').closest('.scroll'); return [b.scrollWidth, b.clientWidth] })()`); w[0] > w[1] {
+			t.Errorf("long agent's forecasts on %s: %v px wide in a %v px box", l, w[0], w[1])
+		}
 	}
 }
 
