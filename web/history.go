@@ -17,11 +17,7 @@ import (
 // drawn at about the width a phone shows it, so that its 12.5-unit text
 // stays at least 11 px there; on a wide screen it grows to 520 px.
 const (
-	// The top margin holds two rows of labels above the plot: the outcome
-	// on the first, the close on the second, so neither lands on the
-	// plot's marks, its axis or the other.
-	histLeft, histTop, histW, histH = 40.0, 36.0, 340.0, 170.0
-	histRow1, histRow2              = 13.0, 29.0
+	histLeft, histW, histH = 40.0, 340.0, 170.0
 	histWidth                       = histLeft + histW + 20
 	histFont                        = 12.5
 	histTicks                       = 4 // at most, across
@@ -121,6 +117,19 @@ func historySVG(fs []board.Forecast, c historyChart) template.HTML {
 		f := t.Sub(start).Seconds() / span
 		return histLeft + min(max(f, 0), 1)*histW
 	}
+	// The top margin holds a row of labels above the plot for each of the
+	// outcome and the close (the outcome's first), so neither lands on
+	// the plot's marks, its axis or the other.
+	closeIn := c.Close != nil && !c.Close.Before(start) && !c.Close.After(end)
+	outcomeRow, closeRow, histTop := 0.0, 0.0, 14.0
+	switch {
+	case c.Outcome != "" && closeIn:
+		outcomeRow, closeRow, histTop = 13, 29, 36
+	case c.Outcome != "":
+		outcomeRow, histTop = 20, 28
+	case closeIn:
+		closeRow, histTop = 20, 28
+	}
 	y := func(p float64) float64 { return histTop + (1-p)*histH }
 	mk, order := markers(fs)
 	legendRows := (len(order) + 2) / 2 // the community line, then each agent, two a row
@@ -147,13 +156,13 @@ func historySVG(fs []board.Forecast, c historyChart) template.HTML {
 		line(&b, `<text class="tick" x="%.1f" y="%.1f" text-anchor="%s" fill="#444">%s</text>`, tx, histTop+histH+16, anchor, esc(label))
 	}
 	line(&b, `<text x="%.1f" y="%.1f" text-anchor="middle" fill="#222">%s</text>`, histLeft+histW/2, histTop+histH+34, esc(axisCaption(start, end, layout)))
-	if c.Close != nil && !c.Close.Before(start) && !c.Close.After(end) {
+	if closeIn {
 		cx := x(*c.Close)
 		line(&b, `<g class="close"><title>closed to forecasts at %s</title><line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#1d1d1f" stroke-width="1.5" stroke-dasharray="4 3"/>`,
 			date(*c.Close), cx, histTop, cx, histTop+histH)
 		_, _, anchor := labelSpan(cx, textWidth("close", histFont), histLeft, histLeft+histW)
-		line(&b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#1d1d1f" stroke-width="1.5" stroke-dasharray="4 3"/>`, cx, histRow2+3, cx, histTop)
-		line(&b, `<text class="close-label" x="%.1f" y="%.1f" text-anchor="%s" fill="#1d1d1f">close</text></g>`, cx, histRow2, anchor)
+		line(&b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#1d1d1f" stroke-width="1.5" stroke-dasharray="4 3"/>`, cx, closeRow+3, cx, histTop)
+		line(&b, `<text class="close-label" x="%.1f" y="%.1f" text-anchor="%s" fill="#1d1d1f">close</text></g>`, cx, closeRow, anchor)
 	}
 	if len(fs) > 0 {
 		// The community holds from one forecast to the next: a step line.
@@ -190,9 +199,9 @@ func historySVG(fs []board.Forecast, c historyChart) template.HTML {
 		}
 		line(&b, `<g class="outcome"><title>resolved %s</title><line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#1d1d1f" stroke-width="4"/>`,
 			c.Outcome, histLeft+histW-40, oy, histLeft+histW, oy)
-		line(&b, `<text x="%.1f" y="%.1f" text-anchor="end" font-weight="bold" fill="#1d1d1f">outcome: %s</text></g>`, histLeft+histW, histRow1, c.Outcome)
+		line(&b, `<text x="%.1f" y="%.1f" text-anchor="end" font-weight="bold" fill="#1d1d1f">outcome: %s</text></g>`, histLeft+histW, outcomeRow, c.Outcome)
 	case board.OutcomeVoid:
-		line(&b, `<text class="outcome" x="%.1f" y="%.1f" text-anchor="end" font-weight="bold" fill="#1d1d1f">void: not scored</text>`, histLeft+histW, histRow1)
+		line(&b, `<text class="outcome" x="%.1f" y="%.1f" text-anchor="end" font-weight="bold" fill="#1d1d1f">void: not scored</text>`, histLeft+histW, outcomeRow)
 	}
 	// The legend: the community line, then each agent's marker and name.
 	ly := histTop + histH + 52
