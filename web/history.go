@@ -18,9 +18,9 @@ import (
 // stays at least 11 px there; on a wide screen it grows to 520 px.
 const (
 	histLeft, histW, histH = 40.0, 340.0, 170.0
-	histWidth                       = histLeft + histW + 20
-	histFont                        = 12.5
-	histTicks                       = 4 // at most, across
+	histWidth              = histLeft + histW + 20
+	histFont               = 12.5
+	histTicks              = 4 // at most, across
 )
 
 // historyChart is what the history chart draws besides the forecasts.
