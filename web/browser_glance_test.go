@@ -86,6 +86,13 @@ const overlapsJS = `((sel) => { const svg = document.querySelector(sel); if (!sv
 	}
 	return out })`
 
+// clippedJS lists the labels of the SVG that run past its drawing's
+// edges, where they are cut off.
+const clippedJS = `((sel) => { const svg = document.querySelector(sel); const vb = svg.viewBox.baseVal;
+	return [...svg.querySelectorAll('text')].filter(t => { const r = t.getBoundingClientRect(), s = svg.getBoundingClientRect();
+		return r.left < s.left - 0.5 || r.right > s.right + 0.5 || r.top < s.top - 0.5 || r.bottom > s.bottom + 0.5 }).map(t => { const r = t.getBoundingClientRect(), s = svg.getBoundingClientRect();
+		return t.textContent + ' (' + [r.left - s.left, s.right - r.right, r.top - s.top, s.bottom - r.bottom].map(Math.round).join(' ') + ')' }) })`
+
 // offPlotJS lists the labels of the outcome and the close that touch the
 // plot's area (where the marks and the axis are).
 const offPlotJS = `(() => { const svg = document.querySelector('svg.history'); const bg = svg.querySelector('.plot-bg').getBBox();
@@ -284,6 +291,9 @@ func chartLabels(t *testing.T, b *browser, ctx context.Context, l look, f *fixtu
 		if got := eval[[]string](t, ctx, overlapsJS+`('svg.history')`); len(got) > 0 {
 			t.Errorf("%s chart on %s: labels overlap: %q", c.name, l, got)
 		}
+		if got := eval[[]string](t, ctx, clippedJS+`('svg.history')`); len(got) > 0 {
+			t.Errorf("%s chart on %s: %q cut off at the edge", c.name, l, got)
+		}
 		if got := eval[[]string](t, ctx, offPlotJS); len(got) > 0 {
 			t.Errorf("%s chart on %s: %q sit on the plot", c.name, l, got)
 		}
@@ -318,6 +328,9 @@ func chartLabels(t *testing.T, b *browser, ctx context.Context, l look, f *fixtu
 		return [...svg.querySelectorAll('text.count')].filter(t => { const b = t.getBBox();
 			return b.x < bg.x + 2 || b.x + b.width > bg.x + bg.width - 2 || b.y < bg.y + 2 || b.y + b.height > bg.y + bg.height - 2 }).map(t => t.textContent) })()`); len(got) > 0 {
 		t.Errorf("calibration plot on %s: the counts %q touch the frame", l, got)
+	}
+	if got := eval[[]string](t, ctx, clippedJS+`('svg.calibration')`); len(got) > 0 {
+		t.Errorf("calibration plot on %s: %q cut off at the edge", l, got)
 	}
 	if got := eval[[]string](t, ctx, overlapsJS+`('svg.calibration')`); len(got) > 0 {
 		t.Errorf("calibration plot on %s: labels overlap: %q", l, got)

@@ -17,7 +17,7 @@ import (
 // drawn at about the width a phone shows it, so that its 12.5-unit text
 // stays at least 11 px there; on a wide screen it grows to 520 px.
 const (
-	histLeft, histW, histH = 40.0, 340.0, 170.0
+	histLeft, histW, histH = 44.0, 340.0, 170.0
 	histWidth              = histLeft + histW + 20
 	histFont               = 12.5
 	histTicks              = 4 // at most, across

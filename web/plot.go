@@ -20,11 +20,11 @@ import (
 
 // Calibration plot geometry: a square plot area with room for the axes.
 const (
-	// The text is 14 units in a 352-unit-wide drawing, so that at a
+	// The text is 14 units in a 360-unit-wide drawing, so that at a
 	// phone's 358 px it stays at least 12 px (WCAG's readable size is
 	// the browser's default; 12 px is the least the pages draw).
 	calLeft, calTop, calSize = 60.0, 30.0, 276.0
-	calWidth, calHeight      = calLeft + calSize + 16, calTop + calSize + 56
+	calWidth, calHeight      = calLeft + calSize + 24, calTop + calSize + 56
 	calFont                  = 14.0
 )
 
