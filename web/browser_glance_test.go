@@ -380,12 +380,16 @@ func keyColumns(t *testing.T, b *browser, ctx context.Context, l look, f *fixtur
 func firstScreen(t *testing.T, b *browser, ctx context.Context, f *fixture) {
 	t.Helper()
 	b.open(t, ctx, "/", 200)
-	if top := eval[float64](t, ctx, `document.querySelector('#feed li.prediction').getBoundingClientRect().top`); top > 844-120 {
+	top := eval[float64](t, ctx, `document.querySelector('#feed li.prediction').getBoundingClientRect().top`)
+	t.Logf("feed at 390 × 844: the first question starts at %.0f px", top)
+	if top > 844-120 {
 		t.Errorf("feed at 390 × 844: the first question starts at %.0f px, want its title within the first screen", top)
 	}
 	for _, id := range []string{f.thread, f.resolve} {
 		b.open(t, ctx, "/predictions/"+id, 200)
-		if top := eval[float64](t, ctx, `document.getElementById('chart').getBoundingClientRect().top`); top > 844-150 {
+		top := eval[float64](t, ctx, `document.getElementById('chart').getBoundingClientRect().top`)
+		t.Logf("question at 390 × 844: the chart starts at %.0f px", top)
+		if top > 844-150 {
 			t.Errorf("question at 390 × 844: the chart starts at %.0f px, want it within the first screen", top)
 		}
 	}
