@@ -143,10 +143,22 @@ func (s *server) feed(w http.ResponseWriter, r *http.Request) error {
 		active := q.sort == so || (q.sort == "" && so == board.SortRecent)
 		page.Sorts = append(page.Sorts, link{Label: string(so), URL: l.url(), Active: active})
 	}
+	// The closing sort lists only open predictions (the board's
+	// SortClosing), so under it the chip that is lit is "open", never
+	// "all", and every other chip (all, closed, resolved, void) leaves
+	// that sort for the newest first, so that it shows what it names.
+	closing := q.sort == board.SortClosing
 	for _, st := range []board.Status{"", board.StatusOpen, board.StatusClosed, board.StatusResolved, board.StatusVoid} {
 		l := first
 		l.status = st
-		page.Statuses = append(page.Statuses, link{Label: cmpOr(string(st), "all"), URL: l.url(), Active: q.status == st})
+		active := q.status == st
+		if closing {
+			active = st == board.StatusOpen && (q.status == "" || q.status == board.StatusOpen)
+			if st != board.StatusOpen {
+				l.sort = board.SortRecent
+			}
+		}
+		page.Statuses = append(page.Statuses, link{Label: cmpOr(string(st), "all"), URL: l.url(), Active: active})
 	}
 	page.Q, page.Domain, page.Status, page.AgentID = q.q, q.domain, string(q.status), q.agent
 	if q.sort != board.SortRecent {

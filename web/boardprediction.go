@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"html/template"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/predictions-md/predictions/board"
@@ -36,10 +37,25 @@ type predictionPage struct {
 	CanForecast  bool
 	ReplyChoices []replyChoice
 	MaxReply     int
+	// Community is the community forecast scored as a forecaster, once
+	// resolved yes or no; nil before.
+	Community *board.Score
+	// Uncovered: every score is over no time at all (coverage 0), as when
+	// a question is resolved before its first forecast had stood any
+	// time; the page says why the scores read 0.
+	Uncovered bool
 }
 
 // replyChoice is a reply a person's reply may answer, as the form lists it.
 type replyChoice struct{ ID, Label string }
+
+// bestShown is how many forecasters the headline of a resolved question
+// names; the score table below lists them all.
+const bestShown = 3
+
+// Best are the forecasters with the highest peer scores, as the board
+// sorts the score table, for the headline.
+func (p predictionPage) Best() []board.Score { return p.Scores[:min(len(p.Scores), bestShown)] }
 
 // namedReaction is a reaction with its agent's display name.
 type namedReaction struct {
@@ -123,7 +139,8 @@ func (s *server) prediction(w http.ResponseWriter, r *http.Request) error {
 		if err != nil {
 			return notFoundAs(err, "prediction", id)
 		}
-		page.Scores = st.Scores
+		page.Scores, page.Community = st.Scores, st.Community
+		page.Uncovered = len(st.Scores) > 0 && !slices.ContainsFunc(st.Scores, func(sc board.Score) bool { return sc.Coverage > 0 })
 	}
 	if err := s.personPart(r, &page); err != nil {
 		return err

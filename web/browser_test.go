@@ -555,6 +555,7 @@ func TestBrowser(t *testing.T) {
 	t.Run("keyboard", func(t *testing.T) { keyboard(t, b) })
 	t.Run("smaller points", func(t *testing.T) { smallerPoints(t, b) })
 	t.Run("disagreement flag", func(t *testing.T) { disagreementFlag(t, b, f) })
+	t.Run("at a glance", func(t *testing.T) { atAGlance(t, b, f, addGlance(t, f)) })
 
 	t.Run("not found", func(t *testing.T) {
 		ctx := b.tab(t)

@@ -18,13 +18,24 @@
 //     its close, and marks the number the list is sorted by (the
 //     author's confidence, reactions and replies, the close, the time
 //     posted); an empty list says why. A void question headlines no
-//     forecast.
-//   - /predictions/{id} is a prediction with its reactions (by agent
-//     name), its thread as nested lists (each reply's kind shown as a
-//     label, the tag not repeated in its text), the forecast history as
-//     a chart (time ticks chosen for the span, a shape and colour per
-//     agent with a legend, the close and the outcome marked) and as a
-//     table, and, once resolved, the outcome.
+//     forecast. Under the closing sort, which lists open questions only,
+//     the status chip lit is "open" and the others leave that sort.
+//     On a phone each row of chips scrolls sideways on one line, so that
+//     the first question starts within the first screen.
+//   - /predictions/{id} is a prediction headed by its status and the
+//     number that matters now (open: the community forecast; closed:
+//     awaiting resolution; resolved: the outcome, then how the community
+//     and the best forecasters scored), then the forecast history as a
+//     chart (time ticks chosen for the span and kept apart, a shape and
+//     colour per agent with a legend, marks made in the same minute set
+//     side by side, the community line up to the close, the outcome and
+//     the close labelled above the plot) and as a table, one close date
+//     (a close at midnight UTC reads "end of" the day before, as a
+//     resolve_by is given), its reactions (by agent name) and its thread
+//     as nested lists (each reply's kind shown as a label, the tag not
+//     repeated in its text). Each score column is explained on hover
+//     (title), on tap (a link to its line under the table) and to screen
+//     readers (aria-describedby); no score reads "-0.0".
 //   - /agents lists the agents with the numbers its sorts use (trust,
 //     peer score, the Brier score of its forecasts, last seen) and
 //     aria-sort on the sorted column, a page at a time with the sort,
@@ -34,13 +45,17 @@
 //     in Go.
 //   - /tools has a form for each tool, filled with its example;
 //     /tools/{name} runs it. Array inputs are written one item per line,
-//     values separated by commas. Each control has a plain label with the
-//     parameter name as a hint. Input errors ([tools.InputError]) are
+//     values separated by commas. A page opens with a plain lead; the
+//     API reference (the tool's description and route) is one click away
+//     in a closed <details>. Each control has a plain label and hint. Input errors ([tools.InputError]) are
 //     shown next to the field at fault (aria-describedby, focused on
 //     load) with the problem and a hint, with status 400; the result's
 //     raw fields sit in a closed <details>. A result comes first, above
 //     the form, and the form's address ends in #result, so the result is
-//     in view after Calculate; build_settings shows its install line and
+//     in view after Calculate, and takes the focus; it opens with the
+//     answer in percents and odds (implied_probabilities' chance of each
+//     outcome, convert_odds' chance and odds, a pooled or updated
+//     forecast, scores with what they mean); build_settings shows its install line and
 //     settings above the full answer. score_forecasts and check_forecast_md draw their
 //     calibration plot; combine_forecasts draws the forecasts and the
 //     pooled value on one scale. The forecast-file checker's form is sent by

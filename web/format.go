@@ -25,6 +25,12 @@ var funcs = template.FuncMap{
 	"num":       num,
 	"nump":      numPtr,
 	"score1p":   score1Ptr,
+	"score1":    score1,
+	"closeText": closeText,
+	"help":      scoreHelp,
+	"scoreName": scoreName,
+	"scoreCols": func() []string { return scoreColumns },
+	"apiText":   apiText,
 	"date":      date,
 	"flagLabel": flagLabel,
 	"kindClass": kindClass,
@@ -49,9 +55,9 @@ func meanInterval(s scoring.Skill) string {
 	case s.Questions == 0:
 		return ""
 	case !s.HasInterval():
-		return fmt.Sprintf("mean %.1f", s.MeanPeer)
+		return "mean " + score1(s.MeanPeer)
 	}
-	return fmt.Sprintf("mean %.1f [%.1f, %.1f]", s.MeanPeer, s.Low, s.High)
+	return fmt.Sprintf("mean %s [%s, %s]", score1(s.MeanPeer), score1(s.Low), score1(s.High))
 }
 
 // skillText is a skill estimate to one decimal, "—" with no scored
@@ -60,7 +66,7 @@ func skillText(s scoring.Skill) string {
 	if s.Questions == 0 {
 		return "—"
 	}
-	return fmt.Sprintf("%.1f", s.Estimate)
+	return score1(s.Estimate)
 }
 
 // intervalText says what a skill rests on: its mean peer score with the
@@ -70,9 +76,9 @@ func intervalText(s scoring.Skill) string {
 	case s.Questions == 0:
 		return "no scored question"
 	case !s.HasInterval():
-		return fmt.Sprintf("mean peer %.1f on 1 question", s.MeanPeer)
+		return "mean peer " + score1(s.MeanPeer) + " on 1 question"
 	}
-	return fmt.Sprintf("mean peer %.1f, 95%% %.1f to %.1f, %d questions", s.MeanPeer, s.Low, s.High, s.Questions)
+	return fmt.Sprintf("mean peer %s, 95%% %s to %s, %d questions", score1(s.MeanPeer), score1(s.Low), score1(s.High), s.Questions)
 }
 
 // middleRule says in words when agents disagree on a prediction: the
@@ -145,7 +151,50 @@ func score1Ptr(x *float64) string {
 	if x == nil {
 		return "—"
 	}
-	return strconv.FormatFloat(*x, 'f', 1, 64)
+	return score1(*x)
+}
+
+// score1 writes a score with one decimal. A score that rounds to zero is
+// "0.0", never "-0.0": the sign of a rounded-away value says nothing.
+func score1(x float64) string {
+	s := strconv.FormatFloat(x, 'f', 1, 64)
+	if s == "-0.0" {
+		return "0.0"
+	}
+	return s
+}
+
+// scoreHelps say what each score means, in a line a person reads next
+// to the number; the rules are the board's (docs: Metaculus's scores).
+var scoreHelps = map[string]string{
+	"trust":    "How far to trust its forecasts: 50% is neutral, and it rises with proven skill.",
+	"skill":    "Its peer score per question, held near 0 until enough questions back it.",
+	"peer":     "How much better than the other forecasters on the same questions: 0 is average, above 0 better.",
+	"baseline": "How much better than a coin flip (50%): 0 is no better, above 0 better.",
+	"brier":    "Squared distance from what happened: 0 is perfect, 0.25 is always saying 50%.",
+	"log":      "Log of the chance given to what happened: 0 is perfect, lower is worse.",
+	"coverage": "The share of the question's scheduled life for which it had a forecast.",
+}
+
+// scoreColumns are the score columns of a question's score table, in order.
+var scoreColumns = []string{"peer", "baseline", "brier", "log", "coverage"}
+
+// scoreName is a score's short name as a column header.
+func scoreName(name string) string { return sentence(name) }
+
+// scoreHelp is the line that explains the score name; "" for none.
+func scoreHelp(name string) string { return scoreHelps[name] }
+
+// closeText writes a close time as people give it: a close at midnight
+// UTC is the end of the day before ("end of 2027-06-30 UTC"), as a
+// resolve_by date closes at the end of its day; any other time is to the
+// minute.
+func closeText(t time.Time) string {
+	t = t.UTC()
+	if t.Hour() == 0 && t.Minute() == 0 && t.Second() == 0 && t.Nanosecond() == 0 {
+		return "end of " + t.AddDate(0, 0, -1).Format(time.DateOnly) + " UTC"
+	}
+	return date(t)
 }
 
 // date writes a time in UTC to the minute.
@@ -189,4 +238,19 @@ func kindClass(kind string) string {
 		}
 	}
 	return b.String()
+}
+
+// apiText writes a tool's description (a constant of package tools, in
+// Markdown's inline code style) as HTML: each `name` in a code element,
+// so the page shows no literal backticks.
+func apiText(s string) template.HTML {
+	var b strings.Builder
+	for i, part := range strings.Split(s, "`") {
+		if i%2 == 1 {
+			b.WriteString("<code>" + template.HTMLEscapeString(part) + "</code>")
+			continue
+		}
+		b.WriteString(template.HTMLEscapeString(part))
+	}
+	return template.HTML(b.String()) //nolint:gosec // escaped text and code elements only
 }

@@ -3,8 +3,11 @@ package web
 import (
 	"fmt"
 	"html/template"
+	"math"
+	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/predictions-md/predictions/board"
 	"github.com/predictions-md/predictions/internal/tools"
@@ -14,10 +17,10 @@ import (
 // drawn at about the width a phone shows it, so that its 12.5-unit text
 // stays at least 11 px there; on a wide screen it grows to 520 px.
 const (
-	histLeft, histTop, histW, histH = 40.0, 14.0, 340.0, 170.0
-	histWidth                       = histLeft + histW + 20
-	histFont                        = 12.5
-	histTicks                       = 4 // at most, across
+	histLeft, histW, histH = 44.0, 340.0, 170.0
+	histWidth              = histLeft + histW + 20
+	histFont               = 12.5
+	histTicks              = 4 // at most, across
 )
 
 // historyChart is what the history chart draws besides the forecasts.
@@ -117,6 +120,19 @@ func historySVG(fs []board.Forecast, c historyChart) template.HTML {
 		f := t.Sub(start).Seconds() / span
 		return histLeft + min(max(f, 0), 1)*histW
 	}
+	// The top margin holds a row of labels above the plot for each of the
+	// outcome and the close (the outcome's first), so neither lands on
+	// the plot's marks, its axis or the other.
+	closeIn := c.Close != nil && !c.Close.Before(start) && !c.Close.After(end)
+	outcomeRow, closeRow, histTop := 0.0, 0.0, 14.0
+	switch {
+	case c.Outcome != "" && closeIn:
+		outcomeRow, closeRow, histTop = 13, 29, 36
+	case c.Outcome != "":
+		outcomeRow, histTop = 20, 28
+	case closeIn:
+		closeRow, histTop = 20, 28
+	}
 	y := func(p float64) float64 { return histTop + (1-p)*histH }
 	mk, order := markers(fs)
 	legendRows := (len(order) + 2) / 2 // the community line, then each agent, two a row
@@ -130,28 +146,26 @@ func historySVG(fs []board.Forecast, c historyChart) template.HTML {
 		line(&b, `<text class="tick" x="%.1f" y="%.1f" text-anchor="end" fill="#444">%d%%</text>`, histLeft-5, y(p)+4, i*25)
 	}
 	ticks, layout := timeTicks(start, end, histTicks)
+	right := -1e9 // the right end of the last label drawn
 	for _, tk := range ticks {
 		tx := x(tk)
-		line(&b, `<line class="grid" x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#e3e3e3"/>`, tx, histTop, tx, histTop+histH)
-		anchor := "middle"
-		switch {
-		case tx < histLeft+30:
-			anchor = "start"
-		case tx > histLeft+histW-30:
-			anchor = "end"
+		label := tk.UTC().Format(layout)
+		lo, hi, anchor := labelSpan(tx, textWidth(label, histFont), histLeft, histLeft+histW)
+		if lo < right+8 { // it would touch the label before: leave it out
+			continue
 		}
-		line(&b, `<text class="tick" x="%.1f" y="%.1f" text-anchor="%s" fill="#444">%s</text>`, tx, histTop+histH+16, anchor, esc(tk.UTC().Format(layout)))
+		right = hi
+		line(&b, `<line class="grid" x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#e3e3e3"/>`, tx, histTop, tx, histTop+histH)
+		line(&b, `<text class="tick" x="%.1f" y="%.1f" text-anchor="%s" fill="#444">%s</text>`, tx, histTop+histH+16, anchor, esc(label))
 	}
 	line(&b, `<text x="%.1f" y="%.1f" text-anchor="middle" fill="#222">%s</text>`, histLeft+histW/2, histTop+histH+34, esc(axisCaption(start, end, layout)))
-	if c.Close != nil && !c.Close.Before(start) && !c.Close.After(end) {
+	if closeIn {
 		cx := x(*c.Close)
 		line(&b, `<g class="close"><title>closed to forecasts at %s</title><line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#1d1d1f" stroke-width="1.5" stroke-dasharray="4 3"/>`,
 			date(*c.Close), cx, histTop, cx, histTop+histH)
-		anchor, tx := "end", cx-3
-		if cx < histLeft+60 {
-			anchor, tx = "start", cx+3
-		}
-		line(&b, `<text x="%.1f" y="%.1f" text-anchor="%s" fill="#1d1d1f">close</text></g>`, tx, histTop+12, anchor)
+		_, _, anchor := labelSpan(cx, textWidth("close", histFont), histLeft, histLeft+histW)
+		line(&b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#1d1d1f" stroke-width="1.5" stroke-dasharray="4 3"/>`, cx, closeRow+3, cx, histTop)
+		line(&b, `<text class="close-label" x="%.1f" y="%.1f" text-anchor="%s" fill="#1d1d1f">close</text></g>`, cx, closeRow, anchor)
 	}
 	if len(fs) > 0 {
 		// The community holds from one forecast to the next: a step line.
@@ -162,10 +176,19 @@ func historySVG(fs []board.Forecast, c historyChart) template.HTML {
 			}
 			pts = append(pts, pt(x(f.CreatedAt), y(f.Community.P)))
 		}
-		pts = append(pts, pt(x(end), y(fs[len(fs)-1].Community.P)))
+		// The line runs to the close, after which no forecast counts, or
+		// to the chart's end when the question has not closed.
+		last := end
+		if c.Close != nil && c.Close.Before(end) {
+			last = *c.Close
+		}
+		pts = append(pts, pt(x(last), y(fs[len(fs)-1].Community.P)))
 		line(&b, `<polyline class="community" points="%s" fill="none" stroke="#1f5fa8" stroke-width="2.5"/>`, strings.Join(pts, " "))
+		var placed [][2]float64
 		for _, f := range fs {
-			shape(&b, mk[f.AgentID], x(f.CreatedAt), y(f.P), fmt.Sprintf("%s: %s at %s (community %s)",
+			mx, my := dodge(placed, x(f.CreatedAt), y(f.P))
+			placed = append(placed, [2]float64{mx, my})
+			shape(&b, mk[f.AgentID], mx, my, fmt.Sprintf("%s: %s at %s (community %s)",
 				esc(stripBidi(f.AgentName)), pct(f.P), date(f.CreatedAt), pct(f.Community.P)))
 			if c.You != "" && f.AgentID == c.You {
 				line(&b, `<circle class="you-ring" cx="%.1f" cy="%.1f" r="9" fill="none" stroke="#1d1d1f" stroke-width="2"/>`, x(f.CreatedAt), y(f.P))
@@ -182,13 +205,9 @@ func historySVG(fs []board.Forecast, c historyChart) template.HTML {
 		}
 		line(&b, `<g class="outcome"><title>resolved %s</title><line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#1d1d1f" stroke-width="4"/>`,
 			c.Outcome, histLeft+histW-40, oy, histLeft+histW, oy)
-		ty := oy + 16
-		if c.Outcome == board.OutcomeNo {
-			ty = oy - 6
-		}
-		line(&b, `<text x="%.1f" y="%.1f" text-anchor="end" font-weight="bold" fill="#1d1d1f">outcome: %s</text></g>`, histLeft+histW-2, ty, c.Outcome)
+		line(&b, `<text x="%.1f" y="%.1f" text-anchor="end" font-weight="bold" fill="#1d1d1f">outcome: %s</text></g>`, histLeft+histW, outcomeRow, c.Outcome)
 	case board.OutcomeVoid:
-		line(&b, `<text class="outcome" x="%.1f" y="%.1f" text-anchor="end" font-weight="bold" fill="#1d1d1f">void: not scored</text>`, histLeft+histW-4, histTop+16)
+		line(&b, `<text class="outcome" x="%.1f" y="%.1f" text-anchor="end" font-weight="bold" fill="#1d1d1f">void: not scored</text>`, histLeft+histW, outcomeRow)
 	}
 	// The legend: the community line, then each agent's marker and name.
 	ly := histTop + histH + 52
@@ -213,6 +232,52 @@ func historySVG(fs []board.Forecast, c historyChart) template.HTML {
 	}
 	b.WriteString(`</svg>`)
 	return template.HTML(b.String()) //nolint:gosec // numbers and escaped text only
+}
+
+// textWidth estimates the width of s in the chart's sans-serif at size:
+// about 0.6 em a character, a little more than most fonts' average, so
+// that labels spaced by it do not touch.
+func textWidth(s string, size float64) float64 {
+	return float64(utf8.RuneCountInString(s)) * size * 0.6
+}
+
+// labelSpan places a label of width w at x between lo and hi: centred,
+// or from its start or end when centring would cross an edge. It
+// returns the label's left and right ends and the text-anchor to draw
+// it with.
+func labelSpan(x, w, lo, hi float64) (float64, float64, string) {
+	switch {
+	case x-w/2 < lo:
+		return x, x + w, "start"
+	case x+w/2 > hi:
+		return x - w, x, "end"
+	}
+	return x - w/2, x + w/2, "middle"
+}
+
+// markGap is how far apart, in chart units, two forecast marks are kept
+// (a mark is 9 units across), so that forecasts made in the same minute
+// at about the same value show as two marks, not one.
+const markGap = 7.0
+
+// dodge moves a mark at x, y right (or left at the plot's right edge)
+// until no mark already placed lies within markGap of it both across and
+// up; the table under the chart gives the exact times.
+func dodge(placed [][2]float64, x, y float64) (float64, float64) {
+	step := markGap
+	if x > histLeft+histW-3*markGap {
+		step = -markGap
+	}
+	for range len(placed) + 1 {
+		clash := slices.ContainsFunc(placed, func(p [2]float64) bool {
+			return math.Abs(p[0]-x) < markGap && math.Abs(p[1]-y) < markGap
+		})
+		if !clash {
+			break
+		}
+		x += step
+	}
+	return x, y
 }
 
 // shorten cuts s to n characters, with an ellipsis when it cut.
@@ -274,11 +339,29 @@ func timeTicks(start, end time.Time, n int) ([]time.Time, string) {
 				}
 			}
 		}
-		if len(ticks) <= n {
+		if len(ticks) >= 2 && len(ticks) <= n {
+			return ticks, st.layout
+		}
+		if len(ticks) == 1 && n >= 1 && end.Sub(start) >= 2*st.d && st.months == 0 {
 			return ticks, st.layout
 		}
 	}
-	return []time.Time{start, end}, "2006-01-02"
+	return []time.Time{start, end}, endsLayout(start, end)
+}
+
+// endsLayout writes the two ends of a span too short or too long for a
+// round step: to the second within a minute, to the minute within a day,
+// else the date.
+func endsLayout(start, end time.Time) string {
+	switch d := end.Sub(start); {
+	case d < 2*time.Minute:
+		return "15:04:05"
+	case d < 24*time.Hour:
+		return "15:04"
+	case d < 250*365*24*time.Hour:
+		return "Jan 2"
+	}
+	return "2006-01-02"
 }
 
 // axisCaption names the time axis: the day of clock-time ticks, else the

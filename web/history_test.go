@@ -24,6 +24,8 @@ func TestTimeTicks(t *testing.T) {
 		layout           string
 	}{
 		// Forecasts a minute apart: two distinct labels, not one twice.
+		// A span between two round marks still gets its two ends.
+		{"five seconds", "2026-03-01T06:51:01Z", "2026-03-01T06:51:06Z", []string{"06:51:01", "06:51:06"}, "15:04:05"},
 		{"a minute", "2026-03-01T06:51:10Z", "2026-03-01T06:52:20Z", []string{"06:51:30", "06:52:00"}, "15:04:05"},
 		{"an hour", "2026-03-01T06:51:00Z", "2026-03-01T07:51:00Z", []string{"07:00", "07:15", "07:30", "07:45"}, "15:04"},
 		{"a day", "2026-03-01T06:00:00Z", "2026-03-02T06:00:00Z", []string{"Mar 1 12:00", "Mar 2 00:00"}, "Jan 2 15:04"},

@@ -20,8 +20,12 @@ import (
 
 // Calibration plot geometry: a square plot area with room for the axes.
 const (
-	calLeft, calTop, calSize = 56.0, 16.0, 280.0
-	calWidth, calHeight      = calLeft + calSize + 16, calTop + calSize + 52
+	// The text is 14 units in a 360-unit-wide drawing, so that at a
+	// phone's 358 px it stays at least 12 px (WCAG's readable size is
+	// the browser's default; 12 px is the least the pages draw).
+	calLeft, calTop, calSize = 60.0, 30.0, 276.0
+	calWidth, calHeight      = calLeft + calSize + 24, calTop + calSize + 56
+	calFont                  = 14.0
 )
 
 // calibrationSVG draws a reliability diagram of a calibration table: the
@@ -46,13 +50,15 @@ func calibrationSVG(bins []scoring.Bin, title string) template.HTML {
 		p := float64(i) / 5
 		line(&b, `<line class="grid" x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#e3e3e3"/>`, x(p), y(0), x(p), y(1))
 		line(&b, `<line class="grid" x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#e3e3e3"/>`, x(0), y(p), x(1), y(p))
-		line(&b, `<text x="%.1f" y="%.1f" text-anchor="middle" font-size="11" fill="#444">%d%%</text>`, x(p), y(0)+16, i*20)
-		line(&b, `<text x="%.1f" y="%.1f" text-anchor="end" font-size="11" fill="#444">%d%%</text>`, x(0)-6, y(p)+4, i*20)
+		line(&b, `<text x="%.1f" y="%.1f" text-anchor="middle" font-size="%g" fill="#444">%d%%</text>`, x(p), y(0)+22, calFont, i*20)
+		line(&b, `<text x="%.1f" y="%.1f" text-anchor="end" font-size="%g" fill="#444">%d%%</text>`, x(0)-6, y(p)+5, calFont, i*20)
 	}
 	line(&b, `<line class="diagonal" x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#888" stroke-dasharray="5 4"><title>perfect calibration</title></line>`, x(0), y(0), x(1), y(1))
-	line(&b, `<text x="%.1f" y="%.1f" font-size="10" fill="#777" transform="rotate(-45 %.1f %.1f)">perfect calibration</text>`, x(0.55), y(0.55)-6, x(0.55), y(0.55)-6)
-	line(&b, `<text x="%.1f" y="%.1f" text-anchor="middle" font-size="12" fill="#222">forecast probability</text>`, x(0.5), calHeight-12)
-	line(&b, `<text x="14" y="%.1f" text-anchor="middle" font-size="12" fill="#222" transform="rotate(-90 14 %.1f)">observed frequency</text>`, y(0.5), y(0.5))
+	// The diagonal is named above the plot, where no point or count goes.
+	line(&b, `<line class="diagonal" x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#888" stroke-dasharray="5 4"/>`, x(1)-textWidth("perfect calibration", calFont)-28, calTop-12, x(1)-textWidth("perfect calibration", calFont)-6, calTop-12)
+	line(&b, `<text x="%.1f" y="%.1f" text-anchor="end" font-size="%g" fill="#444">perfect calibration</text>`, x(1), calTop-7, calFont)
+	line(&b, `<text x="%.1f" y="%.1f" text-anchor="middle" font-size="%g" fill="#222">forecast probability</text>`, x(0.5), calHeight-12, calFont)
+	line(&b, `<text x="16" y="%.1f" text-anchor="middle" font-size="%g" fill="#222" transform="rotate(-90 16 %.1f)">observed frequency</text>`, y(0.5), calFont, y(0.5))
 
 	var pts []string
 	for _, bin := range bins {
@@ -72,12 +78,16 @@ func calibrationSVG(bins []scoring.Bin, title string) template.HTML {
 		line(&b, `<g class="bin"><title>%s–%s: %s, mean forecast %s, resolved yes %s</title>`,
 			pct(bin.Lo), pct(bin.Hi), tools.Count(bin.Count, "forecast"), pct(*bin.MeanForecast), pct(*bin.ObservedFrequency))
 		line(&b, `<circle cx="%.1f" cy="%.1f" r="%.1f" fill="#1f5fa8" fill-opacity="0.55" stroke="#123d6e"/>`, cx, cy, r)
-		// The count sits above the point, or below it at the top edge.
-		ty := cy - r - 4
-		if ty < calTop+10 {
-			ty = cy + r + 12
+		// The count sits above the point, or below it at the top edge,
+		// and inside the frame with room to spare at either side.
+		label := fmt.Sprint(bin.Count)
+		ty := cy - r - 5
+		if ty-calFont < calTop+3 {
+			ty = cy + r + calFont + 1
 		}
-		line(&b, `<text class="count" x="%.1f" y="%.1f" text-anchor="middle" font-size="11" font-weight="bold" fill="#123d6e" stroke="#fff" stroke-width="3" paint-order="stroke">%d</text></g>`, cx, ty, bin.Count)
+		ty = min(ty, calTop+calSize-4)
+		tx := min(max(cx, calLeft+textWidth(label, calFont)/2+5), calLeft+calSize-textWidth(label, calFont)/2-5)
+		line(&b, `<text class="count" x="%.1f" y="%.1f" text-anchor="middle" font-size="%g" font-weight="bold" fill="#123d6e" stroke="#fff" stroke-width="3" paint-order="stroke">%s</text></g>`, tx, ty, calFont, label)
 	}
 	if total == 0 {
 		line(&b, `<text x="%.1f" y="%.1f" text-anchor="middle" font-size="13" fill="#555">no resolved forecasts</text>`, x(0.5), y(0.5))

@@ -84,3 +84,19 @@ func (f toolForm) InputMode(field string) string {
 	}
 	return ""
 }
+
+// plainLeads say what each tool does in a few plain words, for the top
+// of its page; the API reference (the tool's description, its route)
+// sits one click below.
+var plainLeads = map[string]string{
+	"convert_odds":          "Turn odds into a chance, or a chance into odds, in every common way of writing them; give a second value to compare the two.",
+	"implied_probabilities": "Turn a bookmaker's odds on every outcome of one event into the chance of each, with the bookmaker's margin taken out.",
+	"combine_forecasts":     "Combine several people's or agents' forecasts of one question into one, and see how far apart they are.",
+	"bayes_update":          "Start from a chance and see how each piece of evidence moves it.",
+	"score_forecasts":       "Score forecasts of questions that have resolved: how close they came, and whether their 70%s came true 70% of the time.",
+	"check_forecast_md":     "Check a forecast file against its format, and see its latest forecasts and scores.",
+	"build_settings":        "Choose how your agents forecast and get their skill file with those settings written in.",
+}
+
+// Lead is the tool's plain description for its page.
+func (f toolForm) Lead() string { return cmpOr(plainLeads[f.Tool.Name], sentence(f.Tool.Summary)+".") }

@@ -96,10 +96,12 @@ type toolResult struct {
 	// build_settings' install command and skill-file address.
 	Key           []section
 	Install, Link string
-	Notes         []string
-	Sections      []section
-	Plot          template.HTML // calibration plot (score_forecasts, check_forecast_md)
-	Scale         template.HTML // combine_forecasts
+	// Answer is the result as a person reads it: percents and odds.
+	Answer   *answer
+	Notes    []string
+	Sections []section
+	Plot     template.HTML // calibration plot (score_forecasts, check_forecast_md)
+	Scale    template.HTML // combine_forecasts
 }
 
 // toolProblem is an *tools.InputError as a page shows it.
@@ -442,6 +444,9 @@ func resultView(res *tools.Result) (*toolResult, error) {
 		own = append(own, m)
 	}
 	view := &toolResult{Summary: res.Summary, Notes: res.Notes, Sections: sectionsOf("", own)}
+	if view.Answer, err = answerOf(res.Tool, body); err != nil {
+		return nil, err
+	}
 	switch res.Tool {
 	case "build_settings":
 		for _, m := range own {
