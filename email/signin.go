@@ -59,9 +59,9 @@ with this address. To sign in, open this link and press Sign in:
 
 %s
 
-The link works once, until %s. If you did not ask for it,
-ignore this message: nobody signs in without the link.
-To refuse all e-mail from the board:
+The link works once, until %s.
+If you did not ask for it, ignore this message: nobody signs in
+without the link. To refuse all e-mail from the board:
 
 %s
 `, person, l.URL, l.Expires.UTC().Format(time.RFC1123), l.UnsubscribeURL)

@@ -213,7 +213,7 @@ func (b *Box) Register(ctx context.Context, r Registration) (Registered, error) 
 			pending = &sub
 			out.PendingSubscribe = &sub
 		}
-		expires, sent, err := b.startConfirmation(ctx, tx, r.AgentID, addr, display, key, pending)
+		expires, sent, err := b.startConfirmation(ctx, tx, a, addr, display, key, pending)
 		if err != nil {
 			return err
 		}

@@ -230,7 +230,7 @@ func (m *Mail) confirm(ctx context.Context, tx bun.Tx, at time.Time, r mailbox.P
 	if err != nil {
 		return false, err
 	}
-	msg := email.Confirmation{From: m.from, To: mail.Address{Name: r.DisplayName, Address: r.Address}, AgentID: r.AgentID,
+	msg := email.Confirmation{From: m.from, To: mail.Address{Name: r.DisplayName, Address: r.Address}, AgentID: r.AgentID, Person: r.Kind == board.KindPerson,
 		ConfirmURL:     m.baseURL + "/api/agents/" + url.PathEscape(r.AgentID) + "/email/confirm?token=" + r.Token,
 		Token:          r.Token,
 		UnsubscribeURL: m.unsubscribeURL(r.UnsubscribeToken),

@@ -361,3 +361,34 @@ func TestNoMail(t *testing.T) {
 		}
 	}
 }
+
+// TestLinkTwoTabs: the same link posted twice at once signs in once.
+func TestLinkTwoTabs(t *testing.T) {
+	ms := newMailSite(t)
+	ms.register(t, "ada", "Ada")
+	ms.addConfirmed(t, "ada", "ada@example.org")
+	ms.signOut(t)
+	ms.askLink(t, "ada@example.org")
+	token := ms.onlyLink(t, "ada@example.org", "/signin/link")
+	codes := make(chan int, 2)
+	for range 2 {
+		go func() {
+			req, _ := http.NewRequest("POST", ms.srv.URL+"/signin/link", strings.NewReader("token="+token))
+			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+			res, err := ms.client.Do(req)
+			if err != nil {
+				codes <- 0
+				return
+			}
+			res.Body.Close()
+			codes <- res.StatusCode
+		}()
+	}
+	got := map[int]int{}
+	for range 2 {
+		got[<-codes]++
+	}
+	if got[http.StatusSeeOther] != 1 || got[http.StatusBadRequest] != 1 {
+		t.Errorf("two posts of one link: %v; want one 303 and one 400", got)
+	}
+}
