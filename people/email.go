@@ -133,7 +133,7 @@ func (s *Store) SendSignInLink(ctx context.Context, addr string) error {
 		if len(times) >= MaxLinksPerAddress {
 			retry := times[len(times)-MaxLinksPerAddress].Add(LinkWindow).Sub(now)
 			return &mailbox.LimitError{Field: "email", RetryAfter: retry,
-				Problem: fmt.Sprintf("was asked for %d sign-in links in the last %s; the limit is %d", len(times), LinkWindow, MaxLinksPerAddress),
+				Problem: fmt.Sprintf("had %d sign-in links asked for it in the last %d minutes; the limit is %d", len(times), int(LinkWindow.Minutes()), MaxLinksPerAddress),
 				Hint:    fmt.Sprintf("use the latest link sent, or ask again in %s", retry.Round(time.Minute))}
 		}
 		to, err := s.personByEmail(ctx, tx, a)
