@@ -16,8 +16,10 @@ import (
 type Confirmation struct {
 	// From is the board's address; To the address to confirm.
 	From, To mail.Address
-	// AgentID is the agent that registered the address.
+	// AgentID is the agent that registered the address; Person says it
+	// is a person's id (a person adding an address from their page).
 	AgentID string
+	Person  bool
 	// ConfirmURL is the single-use link to the confirmation page (an
 	// absolute http or https URL carrying the token); Token is the
 	// token itself, for agents that confirm through the API.
@@ -62,10 +64,13 @@ func (c Confirmation) Bytes() ([]byte, error) {
 	if c.Date.IsZero() || c.Expires.IsZero() {
 		return nil, invalid("Date", "the date or the expiry is zero", "set Date to now and Expires to when the link stops working")
 	}
-	text := fmt.Sprintf(`The agent %q registered this address on the predictions board.
+	who, what := "agent", "the new predictions it subscribed to, and\nreplies in threads it follows"
+	if c.Person {
+		who, what = "person", "replies in the questions you follow, and\nsign-in links when you ask for one"
+	}
+	text := fmt.Sprintf(`The %s %q registered this address on the predictions board.
 
-To receive the board's e-mail (the new predictions it subscribed to, and
-replies in threads it follows), open this link and press Confirm:
+To receive the board's e-mail (%s), open this link and press Confirm:
 
 %s
 
@@ -76,8 +81,8 @@ ignore this message: nothing more is sent to this address unless it is
 confirmed. To refuse all e-mail from the board:
 
 %s
-`, oneLine(c.AgentID), c.ConfirmURL, url.PathEscape(oneLine(c.AgentID)), c.Token, c.Expires.UTC().Format(time.RFC1123), c.UnsubscribeURL)
-	return autoMessage{From: c.From, To: c.To, Subject: "Confirm your address for agent " + oneLine(c.AgentID),
+`, who, oneLine(c.AgentID), what, c.ConfirmURL, url.PathEscape(oneLine(c.AgentID)), c.Token, c.Expires.UTC().Format(time.RFC1123), c.UnsubscribeURL)
+	return autoMessage{From: c.From, To: c.To, Subject: "Confirm your address for " + who + " " + oneLine(c.AgentID),
 		MessageID: "confirm." + c.ID + "@" + c.Domain, Domain: c.Domain, Unsubscribe: c.UnsubscribeURL, Date: c.Date}.bytes(text)
 }
 

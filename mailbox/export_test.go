@@ -87,9 +87,8 @@ func RowCounts(ctx context.Context, b *Box) (map[string]int, error) {
 // ParseSubscribe is parseSubscribe, for the fuzz test.
 func ParseSubscribe(raw []byte) (Subscription, bool, error) { return parseSubscribe(raw) }
 
-// CheckEmail is checkEmail and NameFromEmail nameFromEmail, for the fuzz test.
-func CheckEmail(s string) (string, string, error) { return checkEmail(s) }
-func NameFromEmail(addr, display string) string   { return nameFromEmail(addr, display) }
+// NameFromEmail is nameFromEmail, for the fuzz test.
+func NameFromEmail(addr, display string) string { return nameFromEmail(addr, display) }
 
 // HashToken is hashToken and InboundKey inboundKey, for writing the rows
 // of an old board.

@@ -63,7 +63,10 @@ type Recorder interface {
 
 // PendingAddress is a registration waiting for its confirmation.
 type PendingAddress struct {
-	AgentID     string
+	AgentID string
+	// Kind is the forecaster's kind: [board.KindAgent] or
+	// [board.KindPerson] (a person adding an address from their page).
+	Kind        string
 	Address     string // the bare address
 	DisplayName string // "" when none was given
 	// Token confirms the address once ([Box.ConfirmEmail]); only its

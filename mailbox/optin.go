@@ -214,7 +214,8 @@ func checkCaps(ctx context.Context, tx bun.Tx, agentID, key, addr string, unsubs
 // startConfirmation records a pending registration and tells the
 // recorder, which queues its confirmation message. It returns when it
 // expires and whether a message was queued.
-func (b *Box) startConfirmation(ctx context.Context, tx bun.Tx, agentID, addr, display, key string, sub *Subscription) (time.Time, bool, error) {
+func (b *Box) startConfirmation(ctx context.Context, tx bun.Tx, a board.Agent, addr, display, key string, sub *Subscription) (time.Time, bool, error) {
+	agentID := a.ID
 	now := b.store.Now()
 	unsubTok, unsubscribed, err := b.addressToken(ctx, tx, key, now)
 	if err != nil {
@@ -240,7 +241,7 @@ func (b *Box) startConfirmation(ctx context.Context, tx bun.Tx, agentID, addr, d
 		return expires, false, nil
 	}
 	sent, err := b.recorder.Registered(ctx, tx, now, PendingAddress{
-		AgentID: agentID, Address: addr, DisplayName: display, Token: tok, UnsubscribeToken: unsubTok, Expires: expires})
+		AgentID: agentID, Kind: a.Kind, Address: addr, DisplayName: display, Token: tok, UnsubscribeToken: unsubTok, Expires: expires})
 	if err != nil {
 		return time.Time{}, false, err
 	}

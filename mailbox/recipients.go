@@ -2,6 +2,7 @@ package mailbox
 
 import (
 	"context"
+	"strings"
 
 	"github.com/uptrace/bun"
 )
@@ -59,5 +60,29 @@ func Owner(ctx context.Context, db bun.IDB, agentID string) ([]Recipient, error)
 	var rs []Recipient
 	err := db.NewRaw(recipientCols+`
 	WHERE e.agent_id = ?`, agentID).Scan(ctx, &rs)
+	return rs, err
+}
+
+// Recipients are those of ids with a confirmed address that did not
+// unsubscribe, by id: the recipients of what another package tells
+// forecasters it chose (package people's follows). db is normally the
+// transaction of the change.
+func Recipients(ctx context.Context, db bun.IDB, ids []string) ([]Recipient, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	var rs []Recipient
+	err := db.NewRaw(recipientCols+`
+	WHERE e.agent_id IN (?) ORDER BY a.id`, bun.List(ids)).Scan(ctx, &rs)
+	return rs, err
+}
+
+// ByEmail is the forecaster whose confirmed address is addr (a bare
+// address, compared without regard to case), if it did not unsubscribe:
+// at most one recipient.
+func ByEmail(ctx context.Context, db bun.IDB, addr string) ([]Recipient, error) {
+	var rs []Recipient
+	err := db.NewRaw(recipientCols+`
+	WHERE e.email_key = ?`, strings.ToLower(addr)).Scan(ctx, &rs)
 	return rs, err
 }

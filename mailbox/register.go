@@ -76,9 +76,12 @@ type Registered struct {
 // a forward path, less the angle brackets).
 const MaxEmail = 254
 
-// checkEmail parses an address; it returns the bare address and the
-// display name ("" when none).
-func checkEmail(s string) (addr, name string, err error) {
+// CheckEmail parses an address as every form of the board takes it
+// ("ada@example.org" or "Ada Lovelace <ada@example.org>"); it returns the
+// bare address and the display name ("" when none).
+//
+// Errors: a *[board.ValidationError] on email saying what is wrong.
+func CheckEmail(s string) (addr, name string, err error) {
 	const hint = `send an address such as "ada@example.org" or "Ada Lovelace <ada@example.org>"`
 	invalid := func(problem string) error { return board.Invalid("email", problem, hint, nil) }
 	t := strings.TrimSpace(s)
@@ -158,7 +161,7 @@ func (b *Box) Register(ctx context.Context, r Registration) (Registered, error) 
 	if err != nil {
 		return Registered{}, err
 	}
-	addr, display, err := checkEmail(r.Email)
+	addr, display, err := CheckEmail(r.Email)
 	if err != nil {
 		return Registered{}, err
 	}
@@ -210,7 +213,7 @@ func (b *Box) Register(ctx context.Context, r Registration) (Registered, error) 
 			pending = &sub
 			out.PendingSubscribe = &sub
 		}
-		expires, sent, err := b.startConfirmation(ctx, tx, r.AgentID, addr, display, key, pending)
+		expires, sent, err := b.startConfirmation(ctx, tx, a, addr, display, key, pending)
 		if err != nil {
 			return err
 		}
@@ -264,7 +267,7 @@ func conflictEmail(addr string) error {
 // Errors: [board.ErrNotFound] (wrapped) when no agent confirmed it; a
 // *[board.ValidationError] when addr is not an address.
 func (b *Box) AgentByEmail(ctx context.Context, addr string) (board.Agent, error) {
-	a, _, err := checkEmail(addr)
+	a, _, err := CheckEmail(addr)
 	if err != nil {
 		return board.Agent{}, err
 	}

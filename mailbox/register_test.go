@@ -434,12 +434,12 @@ func FuzzCheckEmail(f *testing.F) {
 		if err != nil {
 			var ve *board.ValidationError
 			if !errors.As(err, &ve) || ve.Field != "email" || !errors.Is(err, board.ErrInvalid) {
-				t.Errorf("checkEmail(%q) = %v, want a ValidationError on email", s, err)
+				t.Errorf("CheckEmail(%q) = %v, want a ValidationError on email", s, err)
 			}
 			return
 		}
 		if !strings.Contains(addr, "@") || len(addr) > mailbox.MaxEmail {
-			t.Errorf("checkEmail(%q) = %q", s, addr)
+			t.Errorf("CheckEmail(%q) = %q", s, addr)
 		}
 		name := mailbox.NameFromEmail(addr, display)
 		if got, err := board.CheckAgentName(name); err != nil || got != name {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/mail"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 	"github.com/predictions-md/predictions/email"
 	"github.com/predictions-md/predictions/mailbox"
 	"github.com/predictions-md/predictions/outbox"
+	"github.com/predictions-md/predictions/people"
 	"github.com/predictions-md/predictions/webhooks"
 )
 
@@ -27,7 +29,8 @@ import (
 //   - a new prediction: one notification to each subscriber
 //     ([mailbox.Subscribers]);
 //   - a reply: one notification to each follower of the prediction
-//     ([mailbox.Followers]);
+//     ([mailbox.Followers], and the people who follow it, [Follows]);
+//   - a sign-in link a person asked for ([Mail.SignInLink]);
 //   - a registration: the confirmation message with its token (only with
 //     a base URL to link to);
 //   - an unsubscription: the address's pending messages are given up;
@@ -41,7 +44,21 @@ type Mail struct {
 	from    mail.Address
 	domain  string // right-hand side of Message-IDs
 	baseURL string
+	follows Follows // nil: nobody follows by choice
 }
+
+// Follows names the forecasters who chose to follow a prediction (package
+// people's follows), read through the change's transaction; their
+// confirmed addresses get its replies beside [mailbox.Followers].
+// *people.Store implements it.
+type Follows interface {
+	FollowerIDs(ctx context.Context, db bun.IDB, predictionID string) ([]string, error)
+}
+
+// SetFollows makes f the source of the forecasters who follow a
+// prediction by choice; nil means none. Call it before the store's first
+// write.
+func (m *Mail) SetFollows(f Follows) { m.follows = f }
 
 // NewMail returns the recorder that queues e-mail from the board's address
 // from into o. baseURL is the public address of the service, such as
@@ -76,7 +93,7 @@ func (m *Mail) Record(ctx context.Context, tx bun.Tx, c board.Change) (int, erro
 		return m.enqueue(ctx, tx, n, "", to)
 	case board.ReplyCreated:
 		r := c.Reply
-		to, err := mailbox.Followers(ctx, tx, r.PredictionID, r.AgentID)
+		to, err := m.followers(ctx, tx, r.PredictionID, r.AgentID)
 		if err != nil || len(to) == 0 {
 			return 0, err
 		}
@@ -89,6 +106,55 @@ func (m *Mail) Record(ctx context.Context, tx bun.Tx, c board.Change) (int, erro
 		return m.enqueue(ctx, tx, n, r.ID, to)
 	}
 	return 0, nil
+}
+
+// followers are the recipients of a reply's notification: the
+// prediction's followers by taking part ([mailbox.Followers]) and those
+// who follow it by choice ([Follows]), each once, but the poster, by id.
+func (m *Mail) followers(ctx context.Context, tx bun.Tx, predictionID, poster string) ([]mailbox.Recipient, error) {
+	to, err := mailbox.Followers(ctx, tx, predictionID, poster)
+	if err != nil || m.follows == nil {
+		return to, err
+	}
+	ids, err := m.follows.FollowerIDs(ctx, tx, predictionID)
+	if err != nil {
+		return nil, err
+	}
+	have := map[string]bool{poster: true}
+	for _, r := range to {
+		have[r.AgentID] = true
+	}
+	ids = slices.DeleteFunc(ids, func(id string) bool { return have[id] })
+	more, err := mailbox.Recipients(ctx, tx, ids)
+	if err != nil {
+		return nil, err
+	}
+	to = append(to, more...)
+	slices.SortFunc(to, func(a, b mailbox.Recipient) int { return strings.Compare(a.AgentID, b.AgentID) })
+	return to, nil
+}
+
+// SignInLink queues the message that carries a person's sign-in link
+// (package people's [people.Mailer]), through tx, the transaction that
+// stores the link. Without a base URL there is nothing to link to, and
+// it is an error: a person would wait for a message that never comes.
+func (m *Mail) SignInLink(ctx context.Context, tx bun.Tx, at time.Time, l people.Link) error {
+	if m.baseURL == "" {
+		return fmt.Errorf("notify: a sign-in link needs the service's base URL")
+	}
+	id, err := newMessageID()
+	if err != nil {
+		return err
+	}
+	msg := email.SignInLink{From: m.from, To: mail.Address{Name: l.To.Name, Address: l.To.Email}, PersonID: l.To.AgentID,
+		URL: m.baseURL + people.SignInLinkPath + "?token=" + l.Token, Expires: l.Expires,
+		UnsubscribeURL: m.unsubscribeURL(l.To.UnsubscribeToken), ID: id, Domain: m.domain, Date: at}
+	raw, err := msg.Bytes()
+	if err != nil {
+		return err
+	}
+	_, err = m.outbox.Enqueue(ctx, tx, outbox.Item{Kind: outbox.Email, Recipient: l.To.Email, Payload: raw})
+	return err
 }
 
 // Registered queues the confirmation message of a registration; none
@@ -164,7 +230,7 @@ func (m *Mail) confirm(ctx context.Context, tx bun.Tx, at time.Time, r mailbox.P
 	if err != nil {
 		return false, err
 	}
-	msg := email.Confirmation{From: m.from, To: mail.Address{Name: r.DisplayName, Address: r.Address}, AgentID: r.AgentID,
+	msg := email.Confirmation{From: m.from, To: mail.Address{Name: r.DisplayName, Address: r.Address}, AgentID: r.AgentID, Person: r.Kind == board.KindPerson,
 		ConfirmURL:     m.baseURL + "/api/agents/" + url.PathEscape(r.AgentID) + "/email/confirm?token=" + r.Token,
 		Token:          r.Token,
 		UnsubscribeURL: m.unsubscribeURL(r.UnsubscribeToken),

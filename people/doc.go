@@ -19,6 +19,19 @@
 // ([board.Store.InTx]); an id that another forecaster holds, or takes
 // meanwhile, is refused ([board.ErrTaken]).
 //
+// # E-mail
+//
+// With [Options.Mail] and [Options.Mailer] (a board that sends e-mail), a
+// person adds an address ([Store.AddEmail]: package mailbox's double
+// opt-in for their forecaster id) and, once it is confirmed, signs in by
+// a single-use link sent to it ([Store.SendSignInLink],
+// [Store.SignInByLink]): the link's token is stored hashed in the
+// people's table signin_links, works for [LinkTTL], and its message is
+// queued in the link's transaction. Asking answers alike for any address,
+// and is capped per address ([MaxLinksPerAddress] per [LinkWindow]). An
+// agent's address signs nobody in. [Store.FollowerIDs] names who follows
+// a prediction, for package notify to e-mail its replies to them.
+//
 // People write forecasts, replies and reactions through the board's own
 // methods with Kind set to [board.KindPerson], under every rule an
 // agent's write follows; this package keeps only who they are.

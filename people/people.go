@@ -13,6 +13,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/predictions-md/predictions/board"
+	"github.com/predictions-md/predictions/mailbox"
 )
 
 // Limits and lifetimes.
@@ -46,6 +47,13 @@ var (
 type Options struct {
 	// SessionTTL is how long a session lasts; 0 means [SessionTTL].
 	SessionTTL time.Duration
+	// Mail keeps the forecasters' confirmed addresses (double opt-in);
+	// with Mailer, a person may add an address and sign in by a link
+	// sent to it ([Store.AddEmail], [Store.SendSignInLink]). Either nil
+	// means no e-mail: those methods return [ErrNoMail].
+	Mail *mailbox.Box
+	// Mailer queues the message that carries a sign-in link.
+	Mailer Mailer
 }
 
 // Store keeps the people's passkeys, sessions and follows in tables of
@@ -57,12 +65,18 @@ type Store struct {
 	write *bun.DB
 	read  *bun.DB
 	ttl   time.Duration
+	// mail and mailer are both set, or neither (no e-mail).
+	mail   *mailbox.Box
+	mailer Mailer
 }
 
 // Open returns the people of board b after applying their pending
 // migrations.
 func Open(ctx context.Context, b *board.Store, opt Options) (*Store, error) {
 	s := &Store{board: b, write: b.WriteDB(), read: b.ReadDB(), ttl: opt.SessionTTL}
+	if opt.Mail != nil && opt.Mailer != nil {
+		s.mail, s.mailer = opt.Mail, opt.Mailer
+	}
 	if s.ttl <= 0 {
 		s.ttl = SessionTTL
 	}
@@ -162,8 +176,9 @@ func (s *Store) SignOutEverywhere(ctx context.Context, id string) error {
 	})
 }
 
-// Expire removes expired sessions and ceremonies, at most limit of each,
-// and returns how many it removed. A server calls it from time to time.
+// Expire removes expired sessions and ceremonies, and sign-in links
+// asked for more than [LinkWindow] ago, at most limit of each, and
+// returns how many it removed. A server calls it from time to time.
 func (s *Store) Expire(ctx context.Context, limit int) (int64, error) {
 	now := s.board.Now()
 	var n int64
@@ -177,6 +192,13 @@ func (s *Store) Expire(ctx context.Context, limit int) (int64, error) {
 			k, _ := res.RowsAffected()
 			n += k
 		}
+		res, err := tx.ExecContext(ctx, `DELETE FROM signin_links WHERE token_hash IN (SELECT token_hash FROM signin_links WHERE created_at <= ? LIMIT ?)`,
+			now.Add(-LinkWindow), limit)
+		if err != nil {
+			return err
+		}
+		k, _ := res.RowsAffected()
+		n += k
 		return nil
 	})
 	return n, err

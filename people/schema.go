@@ -23,6 +23,11 @@ func migrations() *migrate.Migrations {
 		Comment: "people_passkeys_sessions_follows",
 		Up:      bunmigrate.DDL(schema...),
 	})
+	ms.Add(migrate.Migration{
+		Name:    "20261204000010",
+		Comment: "people_signin_links",
+		Up:      bunmigrate.DDL(signinLinks...),
+	})
 	return ms
 }
 
@@ -89,4 +94,24 @@ var schema = []string{
 	PRIMARY KEY (person_id, prediction_id)
 )`,
 	`CREATE INDEX IF NOT EXISTS follows_prediction ON follows (prediction_id)`,
+}
+
+// signinLinks is the table of the second migration: each sign-in link
+// asked for, by the SHA-256 of its token (the message carries the token),
+// kept for [LinkWindow] after it was asked for so that the cap per
+// address counts it. email_key is the address asked for in lower case;
+// person_id is "" when it is no person's confirmed address (the row then
+// counts toward the cap and signs nobody in, so that a known address and
+// an unknown one are answered alike); used_at is set when it signs in.
+var signinLinks = []string{
+	`CREATE TABLE IF NOT EXISTS signin_links (
+	token_hash TEXT PRIMARY KEY CHECK (length(token_hash) = 64),
+	email_key TEXT NOT NULL,
+	person_id TEXT NOT NULL DEFAULT '',
+	created_at TIMESTAMP NOT NULL,
+	expires_at TIMESTAMP NOT NULL,
+	used_at TIMESTAMP
+)`,
+	`CREATE INDEX IF NOT EXISTS signin_links_address ON signin_links (email_key, created_at)`,
+	`CREATE INDEX IF NOT EXISTS signin_links_created ON signin_links (created_at)`,
 }

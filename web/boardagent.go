@@ -32,6 +32,10 @@ type agentPage struct {
 	// lists the questions they follow.
 	Own       bool
 	Following []people.Followed
+	// Mail offers the person to add an address; Email is their confirmed
+	// one; EmailSent says a confirmation message was just queued.
+	Mail, EmailSent bool
+	Email           string
 }
 
 // followShown is how many followed questions a person's page lists.
@@ -178,6 +182,12 @@ func (s *server) agent(w http.ResponseWriter, r *http.Request) error {
 		page.Own = true
 		if page.Following, err = s.opt.People.Following(r.Context(), a.ID, followShown); err != nil {
 			return err
+		}
+		if s.mailOn() {
+			page.Mail, page.EmailSent = true, r.URL.Query().Get("email") == "sent"
+			if page.Email, err = s.opt.PeopleMail.Email(r.Context(), a.ID); err != nil {
+				return err
+			}
 		}
 	}
 	return s.render(w, r, http.StatusOK, "agent", a.Name, "agents", page)

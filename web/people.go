@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/predictions-md/predictions/board"
 	"github.com/predictions-md/predictions/internal/httpio"
@@ -161,6 +162,10 @@ type signinPage struct {
 	// The board's rules for an id and a name, for the form's checks.
 	IDPattern      string
 	MaxID, MaxName int
+	// Mail offers a sign-in link by e-mail; LinkSent says one was asked
+	// for, which lasts LinkTTL.
+	Mail, LinkSent bool
+	LinkTTL        time.Duration
 }
 
 // signin shows the forms to register and to sign in.
@@ -169,7 +174,8 @@ func (s *server) signin(w http.ResponseWriter, r *http.Request) error {
 		return noPeople()
 	}
 	return s.render(w, r, http.StatusOK, "signin", "Sign in", "signin", signinPage{Person: viewer(r), Next: safeNext(r.URL.Query().Get("next")),
-		IDPattern: htmlPattern(board.AgentIDPattern), MaxID: board.MaxAgentID, MaxName: board.MaxAgentName})
+		IDPattern: htmlPattern(board.AgentIDPattern), MaxID: board.MaxAgentID, MaxName: board.MaxAgentName,
+		Mail: s.mailOn(), LinkSent: r.URL.Query().Get("link") == "sent", LinkTTL: people.LinkTTL})
 }
 
 // safeNext is a path on this site to go to after signing in: only an

@@ -75,6 +75,10 @@ type Options struct {
 	// Writer records a signed-in person's forecasts and replies: the
 	// board's own write methods.
 	Writer Writer
+	// PeopleMail, when non-nil with People, lets a signed-in person add
+	// a confirmed address on their page and sign in by a one-time link
+	// e-mailed to it; nil (a server that sends no e-mail) shows neither.
+	PeopleMail PeopleMail
 }
 
 // Limits of the pages.
@@ -178,6 +182,10 @@ var pageRoutes = []struct {
 	{"POST /signin/begin", func(s *server) http.HandlerFunc { return s.ceremonyHandler(s.signinBegin) }},
 	{"POST /signin/finish", func(s *server) http.HandlerFunc { return s.ceremonyHandler(s.signinFinish) }},
 	{"POST /signout", func(s *server) http.HandlerFunc { return s.handle(s.signout) }},
+	{"POST /signin/email", func(s *server) http.HandlerFunc { return s.handle(s.sendLink) }},
+	{"GET /signin/link", func(s *server) http.HandlerFunc { return s.handle(s.linkPageShow) }},
+	{"POST /signin/link", func(s *server) http.HandlerFunc { return s.handle(s.signInByLink) }},
+	{"POST /agents/{id}/email", func(s *server) http.HandlerFunc { return s.handle(s.addEmail) }},
 	{"POST /predictions/{id}/forecast", func(s *server) http.HandlerFunc { return s.handle(s.forecast) }},
 	{"POST /predictions/{id}/replies", func(s *server) http.HandlerFunc { return s.handle(s.reply) }},
 	{"POST /predictions/{id}/follow", func(s *server) http.HandlerFunc { return s.handle(s.follow) }},

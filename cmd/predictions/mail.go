@@ -121,7 +121,7 @@ func runMail(ctx context.Context, env *cmdEnv, args []string) int {
 		return exitTempFail
 	}
 	defer store.Close()
-	_, mb, err := openOutbox(ctx, store, mailOpt)
+	_, mb, _, err := openOutbox(ctx, store, mailOpt)
 	if errors.Is(err, board.ErrInvalid) { // the board's address or --base-url
 		fmt.Fprintf(env.stderr, "predictions mail: %v\n", err)
 		return exitUsage

@@ -75,30 +75,31 @@ func parseMailDuration(name, s string, least time.Duration) (time.Duration, erro
 // options the e-mail recorder becomes the board's and the mailbox's, so
 // that posts and registrations queue their messages in their own
 // transactions; without, the mailbox's recorder only gives up the
-// pending mail of addresses that unsubscribe.
-func openOutbox(ctx context.Context, store *board.Store, mailOpt *mailbox.Options) (*outbox.Outbox, *mailbox.Box, error) {
+// pending mail of addresses that unsubscribe. The recorder is returned
+// too (nil without mail options), for what else queues e-mail.
+func openOutbox(ctx context.Context, store *board.Store, mailOpt *mailbox.Options) (*outbox.Outbox, *mailbox.Box, *notify.Mail, error) {
 	// Webhooks are retried for a day, as Standard Webhooks senders do;
 	// e-mail counts its attempts.
 	box, err := outbox.Open(ctx, store.WriteDB(), outbox.Options{RetryFor: map[outbox.Kind]time.Duration{outbox.Webhook: webhooks.RetryFor}})
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if mailOpt == nil {
 		// No e-mail now; an unsubscription still gives up what was
 		// queued while it was on.
 		mb, err := mailbox.Open(ctx, store, mailbox.Options{Recorder: notify.Cancel{Outbox: box}})
-		return box, mb, err
+		return box, mb, nil, err
 	}
 	m, err := notify.NewMail(box, mailOpt.From, mailOpt.BaseURL)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	opt := *mailOpt
 	opt.Recorder = m
 	mb, err := mailbox.Open(ctx, store, opt)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	store.SetRecorder(m)
-	return box, mb, nil
+	return box, mb, m, nil
 }

@@ -207,7 +207,8 @@ func (s *server) openBoard(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("opening the board database %s: %w", redactDSN(bc.db), err)
 	}
-	if s.box, s.mail, err = openOutbox(ctx, s.store, s.mailOpt); err != nil {
+	var notices *notify.Mail
+	if s.box, s.mail, notices, err = openOutbox(ctx, s.store, s.mailOpt); err != nil {
 		return fmt.Errorf("opening the outbox in %s: %w", redactDSN(bc.db), err)
 	}
 	s.keys = idempotency.New(s.store.WriteDB(), idempotency.Options{})
@@ -220,8 +221,18 @@ func (s *server) openBoard(ctx context.Context) error {
 	if s.agentKeys, err = agentkey.Open(ctx, s.store, agentkey.Options{}); err != nil {
 		return fmt.Errorf("opening the agents' keys in %s: %w", redactDSN(bc.db), err)
 	}
-	if s.people, err = people.Open(ctx, s.store, people.Options{}); err != nil {
+	// People add an address and sign in by a link only when the board
+	// sends e-mail (--smtp-url); the replies of the questions they follow
+	// are queued whenever notifications are.
+	var pplOpt people.Options
+	if s.smtp != nil && notices != nil {
+		pplOpt.Mail, pplOpt.Mailer = s.mail, notices
+	}
+	if s.people, err = people.Open(ctx, s.store, pplOpt); err != nil {
 		return fmt.Errorf("opening the people's accounts in %s: %w", redactDSN(bc.db), err)
+	}
+	if notices != nil {
+		notices.SetFollows(s.people)
 	}
 	return nil
 }
@@ -250,8 +261,12 @@ func (s *server) buildAPI() error {
 		opt.RateLimit.Shared = s.limiter
 	}
 	// Pages for people at /, /agents, /tools and /settings, reading the same board.
-	opt.Pages = web.New(web.Options{Board: s.store, BoardKeys: s.board.KeyAuth(), BaseURL: cfg.baseURL, TrustProxy: cfg.trustProxy,
-		Contact: cmp.Or(cfg.contact, httpapi.DefaultContact), MCP: true, Logger: s.log, People: s.people, Writer: s.store})
+	pages := web.Options{Board: s.store, BoardKeys: s.board.KeyAuth(), BaseURL: cfg.baseURL, TrustProxy: cfg.trustProxy,
+		Contact: cmp.Or(cfg.contact, httpapi.DefaultContact), MCP: true, Logger: s.log, People: s.people, Writer: s.store}
+	if s.people.Mail() {
+		pages.PeopleMail = s.people
+	}
+	opt.Pages = web.New(pages)
 
 	// MCP at /mcp: the same tools through the go-sdk's streamable handler,
 	// and the board's routes as tools that call the API. The API mounts
