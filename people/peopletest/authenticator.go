@@ -77,9 +77,12 @@ func Create(origin string, optionsJSON []byte) (*Passkey, []byte, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	x, y := make([]byte, 32), make([]byte, 32)
-	key.PublicKey.X.FillBytes(x)
-	key.PublicKey.Y.FillBytes(y)
+	// The uncompressed point: 0x04, then X and Y of 32 bytes each.
+	point, err := key.PublicKey.Bytes()
+	if err != nil {
+		return nil, nil, err
+	}
+	x, y := point[1:33], point[33:65]
 	// The COSE_Key of an ES256 public key (RFC 9053 §7.1.1).
 	cose, err := cbor.Marshal(map[int]any{1: 2, 3: -7, -1: 1, -2: x, -3: y})
 	if err != nil {
