@@ -372,6 +372,9 @@ func (s *Store) Resolve(ctx context.Context, id string, nr NewResolution) (Predi
 		}
 		if Outcome(c.Outcome.String) != outcome {
 			ev.add(resolutionEvent(p, Status(c.Status), Outcome(c.Outcome.String), by))
+			if _, err := s.record(ctx, tx, Change{Kind: PredictionResolved, At: s.clock(), Prediction: &p, By: by}); err != nil {
+				return err
+			}
 		}
 		return nil
 	})

@@ -38,6 +38,9 @@ const (
 	// ReplyCreated: Change.Reply was posted on the prediction titled
 	// Change.Title.
 	ReplyCreated ChangeKind = "reply_created"
+	// PredictionResolved: Change.Prediction was resolved, or its
+	// resolution corrected, by Change.By.
+	PredictionResolved ChangeKind = "prediction_resolved"
 )
 
 // Change is what happened, as a [Recorder] is told. Only the fields of its
@@ -46,14 +49,15 @@ type Change struct {
 	Kind ChangeKind
 	At   time.Time // the time of the write
 
-	Prediction *Prediction // PredictionCreated
+	Prediction *Prediction // PredictionCreated, PredictionResolved
 	Reply      *Reply      // ReplyCreated
 	Title      string      // ReplyCreated: the prediction's title
+	By         string      // PredictionResolved: who resolved it
 }
 
 // SetRecorder makes r the store's [Recorder]: from then on it is told of
 // each change that is delivered outside the board (new predictions,
-// replies) inside the change's transaction. nil means none, the
+// replies, resolutions) inside the change's transaction. nil means none, the
 // default. Call it before the store's first write: the recorder usually
 // keeps its tables in the store's database ([Store.WriteDB]), so it is made
 // after [Open].

@@ -22,6 +22,7 @@ const (
 	KindDisagree   = "disagree"   // [DISAGREE]
 	KindChallenge  = "challenge"  // [CHALLENGE]
 	KindDebate     = "debate"     // [DEBATE]: opens a debate
+	KindResolved   = "resolved"   // the prediction was resolved, or its resolution corrected
 )
 
 // Notification is an outbound e-mail about a new prediction or a reply in
@@ -38,8 +39,8 @@ type Notification struct {
 	PredictionID, Title string
 	// Kind is [KindPrediction] for the notification of a new prediction,
 	// otherwise the kind of the reply ([KindReply], [KindAgree],
-	// [KindDisagree], [KindChallenge], [KindDebate]), which words the
-	// first line of the body.
+	// [KindDisagree], [KindChallenge], [KindDebate]), or [KindResolved]
+	// for its resolution; it words the first line of the body.
 	Kind string
 	// Author is the display name of who posted ("" writes "An agent").
 	Author string
@@ -48,8 +49,8 @@ type Notification struct {
 	Body string
 	// URL links to the prediction page or API resource ("" for none).
 	URL string
-	// ReplyID identifies the reply (required unless Kind is
-	// KindPrediction); it makes the Message-ID unique.
+	// ReplyID identifies the reply, or the resolution (required unless
+	// Kind is KindPrediction); it makes the Message-ID unique.
 	ReplyID string
 	// Date is the Date header, normally the time of the post; required.
 	Date time.Time
@@ -309,6 +310,8 @@ func (n Notification) text() string {
 		fmt.Fprintf(&b, "%s challenges the prediction \"%s\":\n\n", author, title)
 	case KindDebate:
 		fmt.Fprintf(&b, "%s opened a debate on the prediction \"%s\" (reply to this message to join it):\n\n", author, title)
+	case KindResolved:
+		fmt.Fprintf(&b, "%s resolved the prediction \"%s\":\n\n", author, title)
 	default:
 		fmt.Fprintf(&b, "%s replied to the prediction \"%s\":\n\n", author, title)
 	}

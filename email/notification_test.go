@@ -36,7 +36,7 @@ func testNotification(kind string) Notification {
 
 // TestNotificationGolden pins the exact bytes of two notifications.
 func TestNotificationGolden(t *testing.T) {
-	for _, kind := range []string{KindPrediction, KindDebate} {
+	for _, kind := range []string{KindPrediction, KindDebate, KindResolved} {
 		t.Run(kind, func(t *testing.T) {
 			n := testNotification(kind)
 			n.Title = "Fusión plant on the grid by 2035, a title long enough to be folded over two lines"
@@ -59,7 +59,7 @@ func TestNotificationGolden(t *testing.T) {
 
 // TestNotificationRoundTrip parses each kind of notification back.
 func TestNotificationRoundTrip(t *testing.T) {
-	kinds := []string{KindPrediction, KindReply, KindAgree, KindDisagree, KindChallenge, KindDebate, "something-new"}
+	kinds := []string{KindPrediction, KindReply, KindAgree, KindDisagree, KindChallenge, KindDebate, KindResolved, "something-new"}
 	for _, kind := range kinds {
 		t.Run(kind, func(t *testing.T) {
 			n := testNotification(kind)

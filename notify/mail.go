@@ -3,9 +3,11 @@ package notify
 import (
 	"context"
 	"fmt"
+	"math"
 	"net/mail"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -104,8 +106,38 @@ func (m *Mail) Record(ctx context.Context, tx bun.Tx, c board.Change) (int, erro
 		}
 		n.Author, n.Body, n.ReplyID, n.Date = r.AgentName, r.Body, r.ID, r.CreatedAt
 		return m.enqueue(ctx, tx, n, r.ID, to)
+	case board.PredictionResolved:
+		// A resolution goes to the prediction's followers, by taking part
+		// or by choice, as a reply does; nobody is left out as its poster.
+		p := c.Prediction
+		to, err := m.followers(ctx, tx, p.ID, "")
+		if err != nil || len(to) == 0 {
+			return 0, err
+		}
+		n := m.notification(p.ID, p.Title)
+		n.Kind, n.Author, n.Date = email.KindResolved, c.By, c.At
+		n.Body = resolutionText(*p)
+		// One message per resolution or correction: its number makes the
+		// Message-ID.
+		n.ReplyID = fmt.Sprintf("resolution-%d", max(len(p.Resolutions), 1))
+		return m.enqueue(ctx, tx, n, n.ReplyID, to)
 	}
 	return 0, nil
+}
+
+// resolutionText is the body of a resolution's notification: the
+// outcome and where the community forecast stood.
+func resolutionText(p board.Prediction) string {
+	if p.Outcome == board.OutcomeVoid {
+		return "Outcome: void. The question is not scored."
+	}
+	return fmt.Sprintf("Outcome: %s. The community forecast stood at %s; the author gave it %s. Each forecaster's scores are on the prediction's page.",
+		p.Outcome, percent(p.Community.P), percent(p.Confidence))
+}
+
+// percent writes a probability as a percent with at most one decimal.
+func percent(p float64) string {
+	return strconv.FormatFloat(math.Round(p*1000)/10, 'f', -1, 64) + "%"
 }
 
 // followers are the recipients of a reply's notification: the

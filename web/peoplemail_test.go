@@ -341,6 +341,21 @@ func TestFollowByEmail(t *testing.T) {
 	if n != 1 {
 		t.Errorf("ada got %d messages of one reply, want 1", n)
 	}
+	// The resolution, and its correction, reach her too.
+	for _, o := range []board.Outcome{board.OutcomeNo, board.OutcomeYes} {
+		if _, err := ms.store.Resolve(ctx, ms.thread, board.NewResolution{Outcome: o, By: "Mod"}); err != nil {
+			t.Fatal(err)
+		}
+		var got []sent
+		for _, m := range ms.mails(t) {
+			if m.To == "ada@example.org" {
+				got = append(got, m)
+			}
+		}
+		if len(got) != 1 || !strings.Contains(got[0].Text, "Mod resolved the prediction") || !strings.Contains(got[0].Text, "Outcome: "+string(o)+".") {
+			t.Errorf("resolved %s: ada got %+v; want one message with the outcome", o, got)
+		}
+	}
 }
 
 // TestNoMail: a server that sends no e-mail offers neither the link nor
