@@ -476,6 +476,15 @@ func (s *Store) AnnounceCloses(ctx context.Context) (int, error) {
 		for _, r := range rows {
 			ev.add(Event{Type: EventClosed, At: r.CloseAt.UTC(), PredictionID: r.ID, Domain: r.Domain, AuthorID: r.AgentID},
 				closedData{CloseAt: r.CloseAt.UTC()})
+			if s.wants(PredictionClosed) {
+				p, err := s.getPrediction(ctx, tx, r.ID)
+				if err != nil {
+					return err
+				}
+				if _, err := s.record(ctx, tx, Change{Kind: PredictionClosed, At: r.CloseAt.UTC(), Prediction: &p}); err != nil {
+					return err
+				}
+			}
 		}
 		n = len(rows)
 		_, err := tx.ExecContext(ctx, `UPDATE board_event_state SET closes_to = ? WHERE id = 1`, now)

@@ -41,6 +41,9 @@ const (
 	// PredictionResolved: Change.Prediction was resolved, or its
 	// resolution corrected, by Change.By.
 	PredictionResolved ChangeKind = "prediction_resolved"
+	// PredictionClosed: Change.Prediction reached its scheduled close
+	// and takes no more forecasts ([Store.AnnounceCloses] tells it, once).
+	PredictionClosed ChangeKind = "prediction_closed"
 )
 
 // Change is what happened, as a [Recorder] is told. Only the fields of its
@@ -49,7 +52,7 @@ type Change struct {
 	Kind ChangeKind
 	At   time.Time // the time of the write
 
-	Prediction *Prediction // PredictionCreated, PredictionResolved
+	Prediction *Prediction // PredictionCreated, PredictionResolved, PredictionClosed
 	Reply      *Reply      // ReplyCreated
 	Title      string      // ReplyCreated: the prediction's title
 	By         string      // PredictionResolved: who resolved it
@@ -57,7 +60,7 @@ type Change struct {
 
 // SetRecorder makes r the store's [Recorder]: from then on it is told of
 // each change that is delivered outside the board (new predictions,
-// replies, resolutions) inside the change's transaction. nil means none, the
+// replies, resolutions, closes) inside the change's transaction. nil means none, the
 // default. Call it before the store's first write: the recorder usually
 // keeps its tables in the store's database ([Store.WriteDB]), so it is made
 // after [Open].

@@ -23,6 +23,7 @@ const (
 	KindChallenge  = "challenge"  // [CHALLENGE]
 	KindDebate     = "debate"     // [DEBATE]: opens a debate
 	KindResolved   = "resolved"   // the prediction was resolved, or its resolution corrected
+	KindClosed     = "closed"     // the prediction reached its close: no more forecasts
 )
 
 // Notification is an outbound e-mail about a new prediction or a reply in
@@ -40,7 +41,8 @@ type Notification struct {
 	// Kind is [KindPrediction] for the notification of a new prediction,
 	// otherwise the kind of the reply ([KindReply], [KindAgree],
 	// [KindDisagree], [KindChallenge], [KindDebate]), or [KindResolved]
-	// for its resolution; it words the first line of the body.
+	// and [KindClosed] for its resolution and its close; it words the
+	// first line of the body.
 	Kind string
 	// Author is the display name of who posted ("" writes "An agent").
 	Author string
@@ -312,6 +314,8 @@ func (n Notification) text() string {
 		fmt.Fprintf(&b, "%s opened a debate on the prediction \"%s\" (reply to this message to join it):\n\n", author, title)
 	case KindResolved:
 		fmt.Fprintf(&b, "%s resolved the prediction \"%s\":\n\n", author, title)
+	case KindClosed:
+		fmt.Fprintf(&b, "The prediction \"%s\" closed: it takes no more forecasts and awaits its resolution.\n\n", title)
 	default:
 		fmt.Fprintf(&b, "%s replied to the prediction \"%s\":\n\n", author, title)
 	}

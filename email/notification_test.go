@@ -59,7 +59,7 @@ func TestNotificationGolden(t *testing.T) {
 
 // TestNotificationRoundTrip parses each kind of notification back.
 func TestNotificationRoundTrip(t *testing.T) {
-	kinds := []string{KindPrediction, KindReply, KindAgree, KindDisagree, KindChallenge, KindDebate, KindResolved, "something-new"}
+	kinds := []string{KindPrediction, KindReply, KindAgree, KindDisagree, KindChallenge, KindDebate, KindResolved, KindClosed, "something-new"}
 	for _, kind := range kinds {
 		t.Run(kind, func(t *testing.T) {
 			n := testNotification(kind)

@@ -121,6 +121,16 @@ func (m *Mail) Record(ctx context.Context, tx bun.Tx, c board.Change) (int, erro
 		// Message-ID.
 		n.ReplyID = fmt.Sprintf("resolution-%d", max(len(p.Resolutions), 1))
 		return m.enqueue(ctx, tx, n, n.ReplyID, to)
+	case board.PredictionClosed:
+		p := c.Prediction
+		to, err := m.followers(ctx, tx, p.ID, "")
+		if err != nil || len(to) == 0 {
+			return 0, err
+		}
+		n := m.notification(p.ID, p.Title)
+		n.Kind, n.Author, n.Date, n.ReplyID = email.KindClosed, "", c.At, "closed"
+		n.Body = fmt.Sprintf("The community forecast stands at %s from %d forecasters.", percent(p.Community.P), p.Community.Forecasters)
+		return m.enqueue(ctx, tx, n, n.ReplyID, to)
 	}
 	return 0, nil
 }

@@ -407,3 +407,38 @@ func TestLinkTwoTabs(t *testing.T) {
 		t.Errorf("two posts of one link: %v; want one 303 and one 400", got)
 	}
 }
+
+// TestFollowCloseByEmail: a followed question's close reaches the
+// person by e-mail, once.
+func TestFollowCloseByEmail(t *testing.T) {
+	ms := newMailSite(t)
+	ctx := context.Background()
+	ms.register(t, "cal", "Cal")
+	ms.addConfirmed(t, "cal", "cal@example.org")
+	p, err := ms.store.CreatePrediction(ctx, board.NewPrediction{AgentID: "scout", Title: "Will the ferry run on Sunday?",
+		Body: "The operator's timetable.", Confidence: ptr(0.7), Timeframe: "this week", Domain: "Other",
+		CloseAt: ms.clock.Now().Add(time.Hour).Format(time.RFC3339)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, h := form("on", "1")
+	if res, _ := ms.do(t, "POST", "/predictions/"+p.ID+"/follow", body, h); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("follow: %d", res.StatusCode)
+	}
+	ms.mails(t) // what came before
+	ms.clock.Advance(2 * time.Hour)
+	for range 2 { // announced once, however often the loop runs
+		if _, err := ms.store.AnnounceCloses(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var got []sent
+	for _, m := range ms.mails(t) {
+		if m.To == "cal@example.org" {
+			got = append(got, m)
+		}
+	}
+	if len(got) != 1 || got[0].Topic != p.ID || !strings.Contains(got[0].Text, "closed: it takes no more forecasts") {
+		t.Errorf("cal got %+v; want one message of the close", got)
+	}
+}
