@@ -105,6 +105,10 @@ func (s *API) runOnce(br *boardRoute, next http.Handler, w http.ResponseWriter, 
 	if br.raw != nil {
 		limit = br.raw.maxBytes
 	}
+	if r.ContentLength > limit { // the route answers 413 at once and writes nothing: no key needed
+		next.ServeHTTP(w, r)
+		return nil
+	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, limit+1))
 	if err != nil {
 		return &httpio.Error{Field: "body", Err: httpio.ErrBadRequest, Problem: "could not be read: " + err.Error(),
