@@ -54,6 +54,8 @@ type Hub[E any] struct {
 	cfg  Config[E]
 	done chan struct{} // closed by Stop
 	once sync.Once
+	// backlog holds a token per stream reading its backlog (ReadBacklog).
+	backlog chan struct{}
 
 	mu sync.Mutex
 	// groups holds the streams by their filters, so that each event is
@@ -88,7 +90,25 @@ type eventSub struct {
 // NewHub returns a hub over cfg.Log. It starts no goroutine until a
 // stream opens.
 func NewHub[E any](cfg Config[E]) *Hub[E] {
-	return &Hub[E]{cfg: cfg.withDefaults(), done: make(chan struct{}), groups: map[string]*subGroup[E]{}}
+	cfg = cfg.withDefaults()
+	return &Hub[E]{cfg: cfg, done: make(chan struct{}), groups: map[string]*subGroup[E]{},
+		backlog: make(chan struct{}, cfg.BacklogReads)}
+}
+
+// ReadBacklog runs read, a read of a stream's backlog from the log, once
+// fewer than [Config.BacklogReads] run: the streams asking for a backlog
+// take turns, so that however many there are they hold at most that many
+// of the database's connections, and writes and health checks find
+// theirs. It returns ctx's error if ctx ends (the client went) before its
+// turn.
+func (h *Hub[E]) ReadBacklog(ctx context.Context, read func(ctx context.Context) (Page[E], error)) (Page[E], error) {
+	select {
+	case h.backlog <- struct{}{}:
+	case <-ctx.Done():
+		return Page[E]{}, context.Cause(ctx)
+	}
+	defer func() { <-h.backlog }()
+	return read(ctx)
 }
 
 // subscribe registers a stream whose filters are named key and select
@@ -167,6 +187,38 @@ func (h *Hub[E]) Stop() {
 			}
 		}
 	})
+}
+
+// Reap closes the parked streams whose clients closed their connection,
+// and returns how many: a parked connection is never read, so its close
+// is otherwise seen only at its next write, a heartbeat later. Closing
+// gives back what the connection holds (in cmd/predictions, its slot in
+// its address's connection limit, which calls Reap before it refuses a
+// connection). It looks at each parked stream without waiting: one
+// system call a stream.
+func (h *Hub[E]) Reap() int {
+	type parked struct {
+		sub *eventSub
+		out *parkedConn
+	}
+	h.mu.Lock()
+	var all []parked
+	for _, g := range h.groups {
+		for sub := range g.subs {
+			if sub.out != nil {
+				all = append(all, parked{sub, sub.out})
+			}
+		}
+	}
+	h.mu.Unlock()
+	n := 0
+	for _, p := range all {
+		if p.out.peerGone() && p.out.close() {
+			h.unsubscribe(p.sub)
+			n++
+		}
+	}
+	return n
 }
 
 // Counts returns the streams open and, of them, parked: served by the

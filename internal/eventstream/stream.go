@@ -62,7 +62,8 @@ func (s *Stream[E]) Close() { s.hub.unsubscribe(s.sub) }
 
 // Serve writes the stream: its header, its retry time, the backlog
 // (the page given, then the pages next reads after it while the log
-// holds more), then the events the hub offers, with a heartbeat while
+// holds more, each read in its turn: [Hub.ReadBacklog]; each write
+// within [Config.BacklogWait]), then the events the hub offers, with a heartbeat while
 // it is quiet. It returns when the client goes, when the stream is
 // dropped for falling behind, when a write fails or when the hub stops;
 // over HTTP/1.x it returns once the backlog is sent, and the hub writes
@@ -79,11 +80,12 @@ func (s *Stream[E]) Serve(backlog Page[E], next func(ctx context.Context, after 
 	if s.r.Method == http.MethodHead {
 		return
 	}
-	sw := &sseWriter{w: s.w, rc: s.rc, wait: s.hub.cfg.WriteWait}
+	sw := &sseWriter{w: s.w, rc: s.rc, wait: s.hub.cfg.BacklogWait}
 	after, err := s.sendBacklog(sw, backlog, next)
 	if err != nil {
 		return
 	}
+	sw.wait = s.hub.cfg.WriteWait
 	// Caught up: over HTTP/1.x the hub takes the connection and this
 	// goroutine ends. HTTP/2 streams share their connection and stay
 	// here.
@@ -130,7 +132,7 @@ func (s *Stream[E]) sendBacklog(sw *sseWriter, page Page[E], next func(ctx conte
 		if !page.More || sw.err != nil {
 			break
 		}
-		if page, err = next(s.r.Context(), after); err != nil {
+		if page, err = s.hub.ReadBacklog(s.r.Context(), func(ctx context.Context) (Page[E], error) { return next(ctx, after) }); err != nil {
 			return after, err
 		}
 	}
