@@ -249,16 +249,16 @@ func (s *API) backlog(ctx context.Context, q board.EventQuery, resume, from int6
 	// The backlog: the events after the client's last, up to where the
 	// hub takes over, read in the hub's turn.
 	q.After = resume
-	return s.hub.ReadBacklog(ctx, func(ctx context.Context) (eventstream.Page[board.Event], error) {
+	return s.hub.ReadBacklog(ctx, filterKey(q), resume, func(ctx context.Context) (eventstream.Page[board.Event], error) {
 		page, err := s.opt.Store.Events(ctx, q) // checks the filters and the id
 		return eventPage(page), err
 	})
 }
 
 // backlogPage is the page a stream reads its backlog in: what one stream
-// holds in memory while its client takes it (about 50 KB), however long
+// holds in memory while its client takes it (about 30 KB), however long
 // the backlog, and what one turn of the hub's backlog reads costs.
-const backlogPage = 100
+const backlogPage = 50
 
 // eventPage is page as the stream engine reads it.
 func eventPage(page board.EventPage) eventstream.Page[board.Event] {

@@ -22,7 +22,7 @@ const (
 	DefaultRetry = 2 * time.Second
 	// DefaultBacklogReads is how many streams may read their backlog
 	// from the log at once.
-	DefaultBacklogReads = 2
+	DefaultBacklogReads = 1
 	// DefaultBacklogWait bounds each write of a stream's backlog.
 	DefaultBacklogWait = 10 * time.Second
 )

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net"
 	"sync"
+	"time"
 )
 
 // Page is a page of the log: its events after an id, oldest first.
@@ -54,8 +55,11 @@ type Hub[E any] struct {
 	cfg  Config[E]
 	done chan struct{} // closed by Stop
 	once sync.Once
-	// backlog holds a token per stream reading its backlog (ReadBacklog).
+	// backlog holds a token per stream reading its backlog (ReadBacklog);
+	// pages are the backlog pages read lately, shared.
 	backlog chan struct{}
+	pagesMu sync.Mutex
+	pages   map[pageKey]*sharedPage[E]
 
 	mu sync.Mutex
 	// groups holds the streams by their filters, so that each event is
@@ -92,23 +96,124 @@ type eventSub struct {
 func NewHub[E any](cfg Config[E]) *Hub[E] {
 	cfg = cfg.withDefaults()
 	return &Hub[E]{cfg: cfg, done: make(chan struct{}), groups: map[string]*subGroup[E]{},
-		backlog: make(chan struct{}, cfg.BacklogReads)}
+		backlog: make(chan struct{}, cfg.BacklogReads), pages: map[pageKey]*sharedPage[E]{}}
 }
 
-// ReadBacklog runs read, a read of a stream's backlog from the log, once
-// fewer than [Config.BacklogReads] run: the streams asking for a backlog
-// take turns, so that however many there are they hold at most that many
-// of the database's connections, and writes and health checks find
-// theirs. It returns ctx's error if ctx ends (the client went) before its
-// turn.
-func (h *Hub[E]) ReadBacklog(ctx context.Context, read func(ctx context.Context) (Page[E], error)) (Page[E], error) {
+// ReadBacklog returns the page of the log after the id after for a
+// stream whose filters are named key (as in [Hub.Open]), read by read in
+// the stream's turn: streams take turns ([Config.BacklogReads] at once)
+// to read their backlog and write each page of it ([Stream.Serve]), so
+// that however many ask for a backlog they hold at most that many of the
+// database's connections and of the processor, and writes and health
+// checks find theirs. Streams that ask for the same page (the same key
+// and after) within sharedPageLife share one read and its events, which
+// they only read: a thousand streams resuming from one point read the
+// log about once. Only a full page (More) is shared; the log's last page
+// is read by each stream, so that none misses an event appended
+// meanwhile. It returns ctx's error if ctx ends (the client went) before
+// its turn.
+func (h *Hub[E]) ReadBacklog(ctx context.Context, key string, after int64, read func(ctx context.Context) (Page[E], error)) (Page[E], error) {
+	release, err := h.turn(ctx)
+	if err != nil {
+		return Page[E]{}, err
+	}
+	defer release()
+	return h.readShared(ctx, key, after, read)
+}
+
+// turn waits for a turn to read and write a backlog page, and returns
+// the function that gives it back (call it once).
+func (h *Hub[E]) turn(ctx context.Context) (release func(), err error) {
 	select {
 	case h.backlog <- struct{}{}:
+		return func() { <-h.backlog }, nil
 	case <-ctx.Done():
-		return Page[E]{}, context.Cause(ctx)
+		return nil, context.Cause(ctx)
 	}
-	defer func() { <-h.backlog }()
-	return read(ctx)
+}
+
+// readShared is ReadBacklog in a turn already taken.
+func (h *Hub[E]) readShared(ctx context.Context, key string, after int64, read func(ctx context.Context) (Page[E], error)) (Page[E], error) {
+	k := pageKey{key, after}
+	now := time.Now()
+	h.pagesMu.Lock()
+	sp := h.pages[k]
+	if sp != nil {
+		select {
+		case <-sp.done:
+			if now.Sub(sp.at) > sharedPageLife {
+				sp = nil
+			}
+		default:
+		}
+	}
+	own := sp == nil
+	if own {
+		sp = &sharedPage[E]{done: make(chan struct{})}
+		h.prunePages(now)
+		if len(h.pages) < maxSharedPages {
+			h.pages[k] = sp
+		}
+	}
+	h.pagesMu.Unlock()
+	if !own {
+		select {
+		case <-sp.done:
+			if sp.err == nil && sp.page.More {
+				return sp.page, nil
+			}
+			return read(ctx) // not to be shared: read it anew
+		case <-ctx.Done():
+			return Page[E]{}, context.Cause(ctx)
+		}
+	}
+	sp.page, sp.err = read(ctx)
+	sp.at = time.Now()
+	close(sp.done)
+	if sp.err != nil || !sp.page.More {
+		h.pagesMu.Lock()
+		if h.pages[k] == sp {
+			delete(h.pages, k)
+		}
+		h.pagesMu.Unlock()
+	}
+	return sp.page, sp.err
+}
+
+// sharedPageLife is how long a backlog page read for one stream is given
+// to others asking for the same one; maxSharedPages bounds how many are
+// kept.
+const (
+	sharedPageLife = 2 * time.Second
+	maxSharedPages = 1024
+)
+
+// pageKey names a backlog page: the filters' key and the id it follows.
+type pageKey struct {
+	key   string
+	after int64
+}
+
+// sharedPage is a backlog page being read (done open) or read.
+type sharedPage[E any] struct {
+	done chan struct{} // closed once page and err are set
+	page Page[E]
+	err  error
+	at   time.Time // when it was read
+}
+
+// prunePages drops the pages read more than sharedPageLife before now;
+// h.pagesMu is held.
+func (h *Hub[E]) prunePages(now time.Time) {
+	for k, sp := range h.pages {
+		select {
+		case <-sp.done:
+			if now.Sub(sp.at) > sharedPageLife {
+				delete(h.pages, k)
+			}
+		default:
+		}
+	}
 }
 
 // subscribe registers a stream whose filters are named key and select

@@ -117,27 +117,48 @@ func (s *Stream[E]) writeHeader() {
 }
 
 // sendBacklog writes the retry time, then page and the pages next reads
-// after it while the log holds more, and flushes them. It returns the
-// id of the last event read, or the error that ends the stream (a write,
-// or a read: the client resumes).
+// after it while the log holds more, each page read (after the first)
+// and written in a turn of the hub's ([Hub.ReadBacklog]), and flushed.
+// A write that waits for the client past turnWrite gives the turn back
+// as it waits: it costs the processor nothing more, and a client that
+// reads nothing holds no turn. It returns the id of the last event read,
+// or the error that ends the stream (a write, or a read: the client
+// resumes).
 func (s *Stream[E]) sendBacklog(sw *sseWriter, page Page[E], next func(ctx context.Context, after int64) (Page[E], error)) (after int64, err error) {
+	ctx := s.r.Context()
 	sw.begin()
 	sw.printf("retry: %d\n\n", s.hub.cfg.Retry.Milliseconds())
-	for {
+	for first := true; ; first = false {
+		release, err := s.hub.turn(ctx)
+		if err != nil {
+			return after, err
+		}
+		if !first {
+			last := after
+			page, err = s.hub.readShared(ctx, s.sub.key, last, func(ctx context.Context) (Page[E], error) { return next(ctx, last) })
+			if err != nil {
+				release()
+				return after, err
+			}
+		}
+		waiting := time.AfterFunc(turnWrite, release)
 		sw.begin() // a deadline a page
 		for _, e := range page.Events {
 			sw.write(s.hub.cfg.frame(e))
 		}
 		after = page.Last
-		if !page.More || sw.err != nil {
-			break
+		_ = sw.flush()
+		if waiting.Stop() {
+			release()
 		}
-		if page, err = s.hub.ReadBacklog(s.r.Context(), func(ctx context.Context) (Page[E], error) { return next(ctx, after) }); err != nil {
-			return after, err
+		if !page.More || sw.err != nil {
+			return after, sw.err
 		}
 	}
-	return after, sw.flush()
 }
+
+// turnWrite is how long a backlog page's write may hold its turn.
+const turnWrite = 20 * time.Millisecond
 
 // follow writes the events the hub offers the stream on its channel, and
 // a heartbeat while it is quiet, from the request's goroutine, until the
