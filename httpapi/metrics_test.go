@@ -167,9 +167,11 @@ func TestMetrics(t *testing.T) {
 		`predictions_rate_limited_total{limit="agent"}`:                                               1,
 		`predictions_rate_limited_total{limit="address_read"}`:                                        0,
 		`predictions_rate_limited_total{limit="address_write"}`:                                       0,
+		`predictions_rate_limited_total{limit="address_register"}`:                                    0,
 		`predictions_rate_limit_clients{limit="agent"}`:                                               1,
 		`predictions_rate_limit_clients{limit="address_read"}`:                                        1,
 		`predictions_rate_limit_clients{limit="address_write"}`:                                       1,
+		`predictions_rate_limit_clients{limit="address_register"}`:                                    0,
 		// SQLite: one writer connection, a pool of 4 readers.
 		`predictions_db_max_open_connections{pool="write"}`: 1,
 		`predictions_db_max_open_connections{pool="read"}`:  4,
