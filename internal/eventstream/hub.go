@@ -18,6 +18,32 @@ type Page[E any] struct {
 	Last int64
 	// More says whether the log holds events after Last.
 	More bool
+	// shared, set on a page that streams share (Hub.ReadBacklog), holds
+	// its events as sent, encoded once for all of them.
+	shared *encodedPage
+}
+
+// encodedPage is a shared page's events as a stream sends them.
+type encodedPage struct {
+	once sync.Once
+	b    []byte
+}
+
+// bytes returns what a stream sends of page: its events' frames, joined,
+// encoded once when the page is shared.
+func (c *Config[E]) bytes(page Page[E]) []byte {
+	enc := func() []byte {
+		var b []byte
+		for _, e := range page.Events {
+			b = append(b, c.frame(e).b...)
+		}
+		return b
+	}
+	if page.shared == nil {
+		return enc()
+	}
+	page.shared.once.Do(func() { page.shared.b = enc() })
+	return page.shared.b
 }
 
 // Log is the ordered log a [Hub] follows: every event has an id greater
@@ -168,6 +194,9 @@ func (h *Hub[E]) readShared(ctx context.Context, key string, after int64, read f
 		}
 	}
 	sp.page, sp.err = read(ctx)
+	if sp.err == nil && sp.page.More {
+		sp.page.shared = &encodedPage{}
+	}
 	sp.at = time.Now()
 	close(sp.done)
 	if sp.err != nil || !sp.page.More {

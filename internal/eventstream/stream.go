@@ -143,9 +143,7 @@ func (s *Stream[E]) sendBacklog(sw *sseWriter, page Page[E], next func(ctx conte
 		}
 		waiting := time.AfterFunc(turnWrite, release)
 		sw.begin() // a deadline a page
-		for _, e := range page.Events {
-			sw.write(s.hub.cfg.frame(e))
-		}
+		sw.writeBytes(s.hub.cfg.bytes(page))
 		after = page.Last
 		_ = sw.flush()
 		if waiting.Stop() {
