@@ -151,8 +151,11 @@ func ParseEventTypes(field, list string) ([]EventType, error) {
 // ParseEventID reads an event id, as the field named field: a whole
 // number from 0, as the log gave it.
 func ParseEventID(field, s string) (int64, error) {
-	n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
-	if err != nil || n < 0 {
+	// Digits only, as the published pattern ^\s*[0-9]+\s*$ says:
+	// strconv would also take a sign ("+5", "-0").
+	t := strings.TrimSpace(s)
+	n, err := strconv.ParseInt(t, 10, 64)
+	if err != nil || n < 0 || strings.TrimLeft(t, "0123456789") != "" {
 		return 0, invalid(field, fmt.Sprintf("is %q; it is an event id, a whole number from 0", truncate(s, 40)),
 			"send the id of the last event you received, such as 42, or 0 for the oldest event kept")
 	}

@@ -318,7 +318,7 @@ func TestParseEvents(t *testing.T) {
 		in   string
 		want int64
 		ok   bool
-	}{{"42", 42, true}, {" 0 ", 0, true}, {"-1", 0, false}, {"4x", 0, false}, {"", 0, false}, {"99999999999999999999", 0, false}} {
+	}{{"42", 42, true}, {" 0 ", 0, true}, {"-1", 0, false}, {"+5", 0, false}, {"-0", 0, false}, {"4x", 0, false}, {"", 0, false}, {"99999999999999999999", 0, false}} {
 		got, err := board.ParseEventID("last_event_id", c.in)
 		if (err == nil) != c.ok || got != c.want {
 			t.Errorf("ParseEventID(%q) = %d, %v; want %d (ok %v)", c.in, got, err, c.want, c.ok)

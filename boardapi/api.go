@@ -94,6 +94,16 @@ func (s *API) StopStreams() {
 	s.hub.Stop()
 }
 
+// ReapStreams closes the parked event streams whose clients closed their
+// connection, and returns how many: a parked connection is never read,
+// so a client's close is otherwise seen at its next write, up to a
+// heartbeat later. cmd/predictions calls it before it refuses a client
+// address over its connection limit, so that a client that closed its
+// streams can connect again at once.
+func (s *API) ReapStreams() int {
+	return s.hub.Reap()
+}
+
 // OpenStreams is the number of event streams open on this server
 // (GET /api/events), and how many of them are parked: served by the hub
 // on their connection alone, without a goroutine or the request's

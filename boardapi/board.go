@@ -5,6 +5,8 @@ import (
 	"crypto/subtle"
 	"errors"
 	"fmt"
+	"io"
+	"mime"
 	"net/http"
 	"net/url"
 	"slices"
@@ -156,6 +158,42 @@ type rawBody struct {
 	description string
 	maxBytes    int64
 	curlData    string // the curl argument that sends it, e.g. --data-binary @reply.eml
+}
+
+// read reads the raw body of r: its Content-Type must be the route's (or
+// one of also), with no charset but UTF-8 (or its subset US-ASCII), else
+// 415 naming it; a body over maxBytes is a 413, at once when its
+// Content-Length says so, before anything is read, so that a client
+// announcing more than the limit is not waited for. what names the body
+// in the problems ("a forecast file"); typeHint and sizeHint say how to
+// fix a wrong type or a body too large.
+func (raw *rawBody) read(w http.ResponseWriter, r *http.Request, what, typeHint, sizeHint string) ([]byte, error) {
+	ct := r.Header.Get("Content-Type")
+	mt, params, err := mime.ParseMediaType(ct)
+	if err != nil || (mt != raw.mediaType && !slices.Contains(raw.also, mt)) {
+		return nil, &httpio.Error{Field: "Content-Type", Err: httpio.ErrMediaType,
+			Problem: fmt.Sprintf("is %q; this route reads %s", ct, what), Hint: typeHint}
+	}
+	if cs, ok := params["charset"]; ok && !strings.EqualFold(cs, "utf-8") && !strings.EqualFold(cs, "us-ascii") {
+		return nil, &httpio.Error{Field: "Content-Type", Err: httpio.ErrMediaType,
+			Problem: fmt.Sprintf("has charset %q; this route reads %s in UTF-8 only", cs, what),
+			Hint:    fmt.Sprintf("convert the text to UTF-8 and send Content-Type: %s; charset=utf-8 (or no charset)", mt)}
+	}
+	tooLarge := func(problem string) error {
+		return &httpio.Error{Field: "body", Err: httpio.ErrTooLarge, Problem: problem, Hint: sizeHint}
+	}
+	if r.ContentLength > raw.maxBytes {
+		return nil, tooLarge(fmt.Sprintf("is %d bytes long (Content-Length); the limit is %d bytes (1 MB)", r.ContentLength, raw.maxBytes))
+	}
+	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, raw.maxBytes))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return nil, tooLarge(fmt.Sprintf("is larger than the limit of %d bytes (1 MB)", raw.maxBytes))
+		}
+		return nil, &httpio.Error{Field: "body", Problem: "could not be read: " + err.Error(), Hint: "send the whole body with its Content-Length", Err: httpio.ErrBadRequest}
+	}
+	return b, nil
 }
 
 // MaxMessageBytes is the largest e-mail POST /api/inbound/email accepts

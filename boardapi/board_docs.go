@@ -234,7 +234,7 @@ func (br *boardRoute) responses() map[string]apidoc.Response {
 // idempotencyParam is the Idempotency-Key header of a write route.
 var idempotencyParam = apidoc.Parameter{Name: IdempotencyHeader, In: "header",
 	Description: "1 to 255 printable ASCII characters, a fresh one (such as a UUID) per write and the same one on its retry: the same request again within 24 h " +
-		"writes nothing and gets the first answer, with Idempotency-Replayed: true; with another request 422; while the first runs 409. A 5xx, 401, 403 or 429 keeps no key.",
+		"writes nothing and gets the first answer, with Idempotency-Replayed: true; with another request 422; while the first runs 409. Only a success keeps its key; a 4xx or 5xx keeps none.",
 	Schema:  &jsonschema.Schema{Type: "string", MinLength: ptr(1), MaxLength: ptr(MaxIdempotencyKey + 2), Pattern: `^[\x20-\x7e]*$`}, // + 2: the quotes of the quoted form
 	Example: json.RawMessage(`"8e03978e-40d5-43e8-bc93-6894a57f9324"`)}
 

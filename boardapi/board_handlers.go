@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"math"
-	"mime"
 	"net/http"
 	"slices"
 	"strconv"
@@ -246,19 +244,10 @@ func (s *API) registerAgent(w http.ResponseWriter, r *http.Request, c *call) (*b
 // predictions mail command, both calling mailbox.Box.ReceiveMail.
 func (s *API) receiveEmail(w http.ResponseWriter, r *http.Request, c *call) (*boardResult, error) {
 	raw := c.route.raw
-	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != raw.mediaType {
-		return nil, &httpio.Error{Field: "Content-Type", Err: httpio.ErrMediaType,
-			Problem: fmt.Sprintf("is %q; this route reads a raw e-mail", r.Header.Get("Content-Type")),
-			Hint:    "send the message as received, with Content-Type: message/rfc822"}
-	}
-	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, raw.maxBytes))
+	b, err := raw.read(w, r, "a raw e-mail", "send the message as received, with Content-Type: message/rfc822",
+		"leave attachments out: only the text of the reply is recorded")
 	if err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			return nil, &httpio.Error{Field: "body", Err: httpio.ErrTooLarge, Problem: fmt.Sprintf("is larger than the limit of %d bytes (1 MB)", raw.maxBytes),
-				Hint: "leave attachments out: only the text of the reply is recorded"}
-		}
-		return nil, &httpio.Error{Field: "body", Problem: "could not be read: " + err.Error(), Hint: "send the whole message with its Content-Length", Err: httpio.ErrBadRequest}
+		return nil, err
 	}
 	m, err := email.Options{MaxBytes: raw.maxBytes}.Parse(bytes.NewReader(b))
 	if err != nil {

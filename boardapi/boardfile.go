@@ -3,10 +3,7 @@ package boardapi
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
-	"mime"
 	"net/http"
 	"slices"
 	"strings"
@@ -109,20 +106,10 @@ func (s *API) exportFile(w http.ResponseWriter, r *http.Request, c *call) (*boar
 
 // importFile loads a forecast file.
 func (s *API) importFile(w http.ResponseWriter, r *http.Request, c *call) (*boardResult, error) {
-	raw := c.route.raw
-	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || (mt != raw.mediaType && !slices.Contains(raw.also, mt)) {
-		return nil, &httpio.Error{Field: "Content-Type", Err: httpio.ErrMediaType,
-			Problem: fmt.Sprintf("is %q; this route reads a forecast file", r.Header.Get("Content-Type")),
-			Hint:    "send the file as it is, with Content-Type: text/markdown (curl --data-binary @forecasts.md)"}
-	}
-	text, err := io.ReadAll(http.MaxBytesReader(w, r.Body, raw.maxBytes))
+	text, err := c.route.raw.read(w, r, "a forecast file", "send the file as it is, with Content-Type: text/markdown (curl --data-binary @forecasts.md)",
+		"split the file by questions and send each part; questions already imported are not created again")
 	if err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			return nil, &httpio.Error{Field: "body", Err: httpio.ErrTooLarge, Problem: fmt.Sprintf("is larger than the limit of %d bytes (1 MB)", raw.maxBytes),
-				Hint: "split the file by questions and send each part; questions already imported are not created again"}
-		}
-		return nil, &httpio.Error{Field: "body", Problem: "could not be read: " + err.Error(), Hint: "send the whole file with its Content-Length", Err: httpio.ErrBadRequest}
+		return nil, err
 	}
 	res, err := boardfile.Import(r.Context(), s.opt.Store, bytes.NewReader(text))
 	if err != nil {

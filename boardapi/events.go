@@ -186,7 +186,7 @@ func (s *API) streamEvents(w http.ResponseWriter, r *http.Request, c *call) (*bo
 	if err != nil {
 		return nil, err
 	}
-	q.Limit = board.MaxEventPage
+	q.Limit = backlogPage
 	backlog, err := s.backlog(r.Context(), q, resume, st.From())
 	if err == nil && resume > 0 && len(backlog.Events) == 0 && backlog.Last == resume {
 		err = s.checkAhead(r.Context(), resume, board.EventPage{LastID: backlog.Last}, field)
@@ -247,11 +247,18 @@ func (s *API) backlog(ctx context.Context, q board.EventQuery, resume, from int6
 		return eventstream.Page[board.Event]{Last: from}, q.Check()
 	}
 	// The backlog: the events after the client's last, up to where the
-	// hub takes over.
+	// hub takes over, read in the hub's turn.
 	q.After = resume
-	page, err := s.opt.Store.Events(ctx, q) // checks the filters and the id
-	return eventPage(page), err
+	return s.hub.ReadBacklog(ctx, filterKey(q), resume, func(ctx context.Context) (eventstream.Page[board.Event], error) {
+		page, err := s.opt.Store.Events(ctx, q) // checks the filters and the id
+		return eventPage(page), err
+	})
 }
+
+// backlogPage is the page a stream reads its backlog in: what one stream
+// holds in memory while its client takes it (about 30 KB), however long
+// the backlog, and what one turn of the hub's backlog reads costs.
+const backlogPage = 50
 
 // eventPage is page as the stream engine reads it.
 func eventPage(page board.EventPage) eventstream.Page[board.Event] {

@@ -5,13 +5,13 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/predictions-md/predictions/board"
 	"github.com/predictions-md/predictions/internal/httpio"
@@ -40,9 +40,9 @@ const (
 
 // idempotencyText is what the published descriptions say of the header.
 const idempotencyText = "a unique string of 1 to 255 printable ASCII characters (such as a UUID), sent as a bare value or as a " +
-	"quoted string (RFC 8941), scoped to your credential and this route. The same request sent again with the same key within 24 h writes nothing " +
+	"quoted string (RFC 8941), scoped to your credential and this route, whether called over HTTP or as its MCP tool (a JSON body counts by its fields, not their order or spacing). The same request sent again with the same key within 24 h of a success writes nothing " +
 	"and gets the first answer back (same status and body) with Idempotency-Replayed: true; the key with another request (method, path or body) is a 422, " +
-	"and while the first request still runs a 409 with Retry-After. A write refused with a 401, 403 or 429 keeps no key; a 503 means the write may or may not be stored: retry with the same key, which answers the stored answer if it was and writes once if not. " +
+	"and while the first request still runs a 409 with Retry-After. Only a success keeps its key: a refused write (any 4xx) stores nothing, so the same key may be sent again with the corrected request; a 503 means the write may or may not be stored: retry with the same key, which answers the stored answer if it was and writes once if not. " +
 	"Send a fresh key for each new write and the same key when you retry one after a timeout, a dropped connection or a 503."
 
 // replayHeaders are the headers of an answer that are stored and replayed.
@@ -105,6 +105,10 @@ func (s *API) runOnce(br *boardRoute, next http.Handler, w http.ResponseWriter, 
 	if br.raw != nil {
 		limit = br.raw.maxBytes
 	}
+	if r.ContentLength > limit { // the route answers 413 at once and writes nothing: no key needed
+		next.ServeHTTP(w, r)
+		return nil
+	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, limit+1))
 	if err != nil {
 		return &httpio.Error{Field: "body", Err: httpio.ErrBadRequest, Problem: "could not be read: " + err.Error(),
@@ -158,9 +162,17 @@ func (s *API) runOnce(br *boardRoute, next http.Handler, w http.ResponseWriter, 
 		errors.Is(board.Classify(err), board.ErrUnavailable):
 		return outcomeUnknown(key, err)
 	case errors.Is(err, out):
-		if keepsKey(rec.status) {
-			s.keep(r.Context(), k, answerOf(rec))
-		}
+		// A refusal (a 4xx such as a 400 naming a field, a 404 or a 409
+		// for a closed question) wrote nothing and keeps no key: only a
+		// success is stored, in the write's own transaction. So the key
+		// table grows only as fast as the writes the rate limits allow
+		// (a refusal gives its budget back), and a client that corrects
+		// its request before retrying, as the IETF draft "The
+		// Idempotency-Key HTTP Header Field" (Error Scenarios) asks, is
+		// not told its key was reused. The draft's own 409 and 422 are
+		// about the key and are answered anew each time. A retry of a
+		// refusal runs again: the same refusal, or a success if what
+		// refused it changed.
 	case err != nil:
 		return withStatus(board.Classify(err))
 	case ans != nil:
@@ -225,40 +237,6 @@ func answerOf(rec *bufferWriter) idempotency.Answer {
 	return a
 }
 
-// keep stores the answer of a request that wrote nothing with its key. It
-// runs even when the request was cancelled, for a bounded time; a key it
-// could not store only means that the retry runs again.
-func (s *API) keep(ctx context.Context, k idempotency.Key, a idempotency.Answer) {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), keepTimeout)
-	defer cancel()
-	if err := s.idem.Keep(ctx, k, a); err != nil {
-		s.log.Warn("idempotency key not kept", "route", k.Route, "status", a.Status, "err", err)
-	}
-}
-
-// keepTimeout bounds storing the answer of a refused request.
-const keepTimeout = 5 * time.Second
-
-// keepsKey reports whether the answer of a request that wrote nothing is
-// kept with its key. Answers to the request itself (a 4xx such as a 400
-// naming a field or a 409 for a closed question) are kept: the same
-// request would get the same answer, and replaying it saves the write
-// lock. Failures a retry may cure are not, so that the retry runs: a 5xx
-// (the draft leaves the choice to the server; the write, if any, rolled
-// back with the key), 401 and 403 (refused before anything is written;
-// the caller fixes its credential), 408 and 429 (try later). A success is
-// always kept, in the write's own transaction.
-func keepsKey(status int) bool {
-	switch {
-	case status >= 500:
-		return false
-	case status == http.StatusUnauthorized, status == http.StatusForbidden,
-		status == http.StatusRequestTimeout, status == http.StatusTooManyRequests:
-		return false
-	}
-	return true
-}
-
 // replay writes a stored answer.
 func replay(w http.ResponseWriter, a *idempotency.Answer) {
 	h := w.Header()
@@ -292,12 +270,34 @@ func callerScope(r *http.Request) string {
 }
 
 // requestHash is the fingerprint of a request that a key is bound to:
-// its method, path and query, and body.
+// its method, path and query, and body. A body that is a JSON object is
+// hashed in one spelling (its members sorted by name, white space
+// outside strings dropped), the one the MCP tools send: so a retry of one
+// write through the other door (an HTTP POST and the MCP tool of its
+// route, with the same credential, key and fields) finds the same key,
+// and so does one whose client spaced or ordered its JSON otherwise. The
+// IETF draft leaves the fingerprint to the server (Idempotency
+// Fingerprint: "field value match for each field in the request
+// payload").
 func requestHash(r *http.Request, body []byte) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\n%s\n%s\n", r.Method, r.URL.EscapedPath(), r.URL.RawQuery)
-	h.Write(body)
+	h.Write(canonicalJSON(body))
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+// canonicalJSON is body as callRoute would marshal its fields when body
+// is one JSON object, else body as it came.
+func canonicalJSON(body []byte) []byte {
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(body, &fields) != nil || fields == nil {
+		return body
+	}
+	b, err := json.Marshal(fields) // sorted keys; each raw value compacted
+	if err != nil {
+		return body
+	}
+	return b
 }
 
 // parseIdempotencyKey reads the header's values: one value, either a

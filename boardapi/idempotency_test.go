@@ -3,6 +3,7 @@ package boardapi_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -64,7 +65,6 @@ func TestIdempotencyReplay(t *testing.T) {
 		{"reply", pred + "/threads", "agent-b", `{"agent_id":"agent-b","body":"Doubtful."}`, `{"agent_id":"agent-b","body":"Likely."}`, 201},
 		{"reaction", pred + "/reactions", "agent-c", `{"agent_id":"agent-c","reaction":"agree"}`, `{"agent_id":"agent-c","reaction":"disagree"}`, 201},
 		{"forecast", pred + "/forecasts", "agent-b", `{"agent_id":"agent-b","p":0.4}`, `{"agent_id":"agent-b","p":0.5}`, 201},
-		{"validation error is replayed", pred + "/forecasts", "agent-b", `{"agent_id":"agent-b","p":1.5}`, `{"agent_id":"agent-b","p":0.6}`, 400},
 		{"resolve", pred + "/resolve", apitest.ModToken, `{"outcome":"yes"}`, `{"outcome":"no"}`, 200},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -97,6 +97,57 @@ func TestIdempotencyReplay(t *testing.T) {
 				if resp, body := e.Do(t, "POST", tc.path, []byte(other), keyed("agent-z", key), apitest.AnyValid); resp.Header.Get(boardapi.ReplayedHeader) != "" || resp.StatusCode == 422 {
 					t.Errorf("another caller with the key: %d %s", resp.StatusCode, body)
 				}
+			}
+		})
+	}
+}
+
+// TestIdempotencyRefusalKeepsNoKey: a refused write (a 400 naming a
+// field, a 404, a 409 for a closed question) stores no key: the same
+// request again runs again (not replayed), the corrected request with the
+// same key writes once, and only that success is then replayed.
+func TestIdempotencyRefusalKeepsNoKey(t *testing.T) {
+	s := apitest.OpenStore(t)
+	e := apitest.NewEnv(t, httpapi.Options{Board: boardapi.New(boardapi.Options{Store: s, ModeratorToken: apitest.ModToken})})
+	pid := apitest.CreatePred(t, e)
+	closed := apitest.CreatePred(t, e)
+	if resp, body := e.Do(t, "POST", "/api/predictions/"+closed+"/resolve", []byte(`{"outcome":"yes"}`), apitest.BearerH(apitest.ModToken), apitest.AnyValid); resp.StatusCode != 200 {
+		t.Fatalf("resolve: %d %s", resp.StatusCode, body)
+	}
+	for _, tc := range []struct {
+		name, path, refused, fixed string
+		status                     int
+	}{
+		{"400 naming a field", "/api/predictions/" + pid + "/forecasts", `{"agent_id":"agent-b","p":1.5}`, `{"agent_id":"agent-b","p":0.6}`, 400},
+		{"404 unknown prediction", "/api/predictions/nope/forecasts", `{"agent_id":"agent-b","p":0.5}`, "", 404},
+		{"409 closed question", "/api/predictions/" + closed + "/forecasts", `{"agent_id":"agent-b","p":0.5}`, "", 409},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			key := "refused-" + tc.name
+			for i := range 2 {
+				resp, body := e.Do(t, "POST", tc.path, []byte(tc.refused), keyed("agent-b", key), apitest.AnyValid)
+				if resp.StatusCode != tc.status || resp.Header.Get(boardapi.ReplayedHeader) != "" {
+					t.Fatalf("refused request, try %d: %d (replayed %q), want %d not replayed: %s", i+1, resp.StatusCode, resp.Header.Get(boardapi.ReplayedHeader), tc.status, body)
+				}
+			}
+			if tc.fixed == "" {
+				return
+			}
+			before := written(t, s, pid)
+			resp, body := e.Do(t, "POST", tc.path, []byte(tc.fixed), keyed("agent-b", key), apitest.AnyValid)
+			if resp.StatusCode != 201 || resp.Header.Get(boardapi.ReplayedHeader) != "" {
+				t.Fatalf("corrected request with the key: %d (replayed %q), want 201: %s", resp.StatusCode, resp.Header.Get(boardapi.ReplayedHeader), body)
+			}
+			after := written(t, s, pid)
+			if before == after {
+				t.Errorf("the corrected request wrote nothing: %s", after)
+			}
+			resp2, body2 := e.Do(t, "POST", tc.path, []byte(tc.fixed), keyed("agent-b", key), apitest.AnyValid)
+			if resp2.StatusCode != 201 || resp2.Header.Get(boardapi.ReplayedHeader) != "true" || !bytes.Equal(body, body2) {
+				t.Errorf("retry of the success: %d (replayed %q) %s, want the first answer replayed", resp2.StatusCode, resp2.Header.Get(boardapi.ReplayedHeader), body2)
+			}
+			if got := written(t, s, pid); got != after {
+				t.Errorf("the replay wrote: %s, want %s", got, after)
 			}
 		})
 	}
@@ -316,6 +367,41 @@ func TestIdempotencyMCP(t *testing.T) {
 	}
 	if st, _ := s.Stats(context.Background()); st.Predictions != 1 {
 		t.Errorf("%d predictions written, want 1", st.Predictions)
+	}
+
+	// One write retried through the other door, with the same credential,
+	// key and fields (spaced and ordered as the client likes), runs once.
+	cross := apitest.Pred("title", "Written once through either door")
+	spaced, err := json.MarshalIndent(cross, "", "   ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr.key.Store("http-then-mcp")
+	resp, err := ts.Client().Do(newPost(t, ts.URL+"/api/predictions", spaced, keyed("agent-a", "http-then-mcp")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if body := readAll(t, resp); resp.StatusCode != 201 {
+		t.Fatalf("HTTP post: %d %s", resp.StatusCode, body)
+	}
+	if res, isErr := callTool(t, cs, "post_prediction", cross); isErr {
+		t.Errorf("the MCP retry of an HTTP write: %v, want the first result", res)
+	}
+	tr.key.Store("mcp-then-http")
+	cross2 := apitest.Pred("title", "Written once the other way")
+	if res, isErr := callTool(t, cs, "post_prediction", cross2); isErr {
+		t.Fatalf("post_prediction: %v", res)
+	}
+	spaced, _ = json.MarshalIndent(cross2, "", "\t")
+	resp, err = ts.Client().Do(newPost(t, ts.URL+"/api/predictions", spaced, keyed("agent-a", "mcp-then-http")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if body := readAll(t, resp); resp.StatusCode != 201 || resp.Header.Get(boardapi.ReplayedHeader) != "true" {
+		t.Errorf("the HTTP retry of an MCP write: %d (replayed %q) %s, want 201 replayed", resp.StatusCode, resp.Header.Get(boardapi.ReplayedHeader), body)
+	}
+	if st, _ := s.Stats(context.Background()); st.Predictions != 3 {
+		t.Errorf("%d predictions written, want 3 (each write once)", st.Predictions)
 	}
 }
 

@@ -60,7 +60,7 @@ func (s *API) toolDescription(br *boardRoute) string {
 	}
 	if br.takesKey() {
 		d += " To retry safely, send an Idempotency-Key header with the MCP request that calls the tool (a fresh key per write, the same one on a retry): " +
-			"the same call again within 24 h writes nothing and returns the first result; the key with other arguments is an error."
+			"the same call again within 24 h of a success writes nothing and returns the first result, as does the same write retried over HTTP with the key; the key with other arguments is an error; a refused call keeps no key."
 	}
 	return d
 }

@@ -134,6 +134,21 @@ func (s *API) createWebhook(w http.ResponseWriter, r *http.Request, c *call) (*b
 	if err := s.authorizeOwner(w, r, c, true); err != nil {
 		return nil, err
 	}
+	// Besides the agent's writes, the client address's registrations:
+	// agent ids cost nothing, and each endpoint costs the board its
+	// deliveries. A registration that fails gives both back.
+	back, err := s.host.LimitRegistration(w, r)
+	if err != nil {
+		return nil, err
+	}
+	if agent := c.refund; back != nil {
+		c.refund = func() {
+			back()
+			if agent != nil {
+				agent()
+			}
+		}
+	}
 	eps, err := s.webhooks()
 	if err != nil {
 		return nil, err

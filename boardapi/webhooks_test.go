@@ -6,10 +6,12 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/predictions-md/predictions/boardapi"
 	"github.com/predictions-md/predictions/httpapi"
+	"github.com/predictions-md/predictions/httpapi/middleware"
 	"github.com/predictions-md/predictions/internal/apitest"
 	"github.com/predictions-md/predictions/webhooks"
 	"github.com/predictions-md/predictions/webhooks/signature"
@@ -192,4 +194,42 @@ func TestWebhookBoardCap(t *testing.T) {
 		t.Fatalf("DELETE = %d %s", resp.StatusCode, apitest.Trim(body))
 	}
 	e.Post(t, "/api/agents/cy/webhooks", "cy", map[string]any{"url": "https://hooks.example.org/c"}, apitest.MustPass, http.StatusCreated)
+}
+
+// TestWebhookRegistrationLimit: one client address registers at most
+// RateLimit.Registration endpoints, whichever agents they are for (agent
+// ids cost nothing); a registration refused for its input gives its
+// budget back.
+func TestWebhookRegistrationLimit(t *testing.T) {
+	s := apitest.OpenStore(t)
+	e := apitest.NewEnv(t, httpapi.Options{Board: boardapi.New(boardapi.Options{Store: s, Webhooks: apitest.OpenWebhooks(t, s)}),
+		RateLimit: middleware.RateLimit{Registration: middleware.Rate{Events: 2, Per: time.Hour, Burst: 2}}})
+	post := func(agent, url string) (int, httpapi.Problem) {
+		rv := apitest.AnyValid
+		if strings.Contains(url, "127.0.0.1") {
+			rv = apitest.Beyond // an address rule no schema says
+		}
+		resp, body := e.Do(t, http.MethodPost, "/api/agents/"+agent+"/webhooks", apitest.JSONBody(t, map[string]any{"url": url}),
+			apitest.BearerH(agent), rv)
+		if resp.StatusCode == http.StatusCreated {
+			return resp.StatusCode, httpapi.Problem{}
+		}
+		return resp.StatusCode, apitest.ProblemOf(t, body)
+	}
+	var got []int
+	for _, r := range []struct{ agent, url string }{
+		{"ada", "https://hooks.example.org/a"},
+		{"bob", "https://127.0.0.1/b"}, // refused: its budget comes back
+		{"bob", "https://hooks.example.org/b"},
+		{"cy", "https://hooks.example.org/c"},
+	} {
+		status, p := post(r.agent, r.url)
+		got = append(got, status)
+		if status == http.StatusTooManyRequests && (!strings.HasPrefix(p.Error, "rate limit:") || !strings.Contains(p.Error, "registrations")) {
+			t.Errorf("429 %q, want it to name the registrations' limit", p.Error)
+		}
+	}
+	if diff := cmp.Diff([]int{201, 400, 201, 429}, got); diff != "" {
+		t.Errorf("statuses (-want +got):\n%s", diff)
+	}
 }

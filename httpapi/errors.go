@@ -1,6 +1,8 @@
 package httpapi
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -50,6 +52,14 @@ func (s *Server) docsURL(r *http.Request) string {
 // writeError writes the Problem for err. Headers set before (Allow,
 // WWW-Authenticate) are kept. The detail of a 500 goes only to the log.
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	if clientGone(r) {
+		// Nobody reads this answer: its status is 499, as nginx logs a
+		// request whose client closed the connection first, so that a
+		// client that goes away counts neither as a fault of the service
+		// (5xx) in /metrics and the log nor as its own error.
+		w.WriteHeader(StatusClientClosed)
+		return
+	}
 	status, p := s.problemFor(r, err)
 	if status == http.StatusServiceUnavailable && w.Header().Get("Retry-After") == "" {
 		w.Header().Set("Retry-After", strconv.Itoa(unavailableRetry))
@@ -68,6 +78,19 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		return
 	}
 	httpio.WriteBody(w, status, httpio.JSONType, body)
+}
+
+// StatusClientClosed is the status recorded (in /metrics and the log) of
+// a request whose client went away before its answer: nginx's 499
+// "client closed request". It is never read by a client.
+const StatusClientClosed = 499
+
+// clientGone reports whether r's client went away: net/http cancels the
+// request's context when its connection closes (or its HTTP/2 stream is
+// reset). A deadline of the server's own is not a client going away.
+func clientGone(r *http.Request) bool {
+	ctx := r.Context()
+	return ctx.Err() != nil && errors.Is(context.Cause(ctx), context.Canceled)
 }
 
 // handle wraps h so that its error is written in one place.

@@ -167,9 +167,11 @@ func TestMetrics(t *testing.T) {
 		`predictions_rate_limited_total{limit="agent"}`:                                               1,
 		`predictions_rate_limited_total{limit="address_read"}`:                                        0,
 		`predictions_rate_limited_total{limit="address_write"}`:                                       0,
+		`predictions_rate_limited_total{limit="address_register"}`:                                    0,
 		`predictions_rate_limit_clients{limit="agent"}`:                                               1,
 		`predictions_rate_limit_clients{limit="address_read"}`:                                        1,
 		`predictions_rate_limit_clients{limit="address_write"}`:                                       1,
+		`predictions_rate_limit_clients{limit="address_register"}`:                                    0,
 		// SQLite: one writer connection, a pool of 4 readers.
 		`predictions_db_max_open_connections{pool="write"}`: 1,
 		`predictions_db_max_open_connections{pool="read"}`:  4,
@@ -243,5 +245,28 @@ func TestMetricsPlacement(t *testing.T) {
 	e := apitest.NewEnv(t, httpapi.Options{})
 	if resp, _ := e.Do(t, "GET", "/metrics", nil, nil, apitest.MustPass); resp.StatusCode != 200 {
 		t.Errorf("GET /metrics: %d", resp.StatusCode)
+	}
+}
+
+// TestMetricsClientGone: a request whose client went away (its context
+// cancelled, as net/http does when the connection closes) before the
+// board answered counts as code 499 in /metrics, never as a 500.
+func TestMetricsClientGone(t *testing.T) {
+	store := apitest.OpenStore(t)
+	srv := httpapi.New(httpapi.Options{Board: boardapi.New(boardapi.Options{Store: store}), Logger: apitest.Discard, RateLimit: apitest.NoLimits})
+	for _, path := range []string{"/api/predictions", "/api/events?last_event_id=0", "/api/events.json?since=0", "/api/stats"} {
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		req := httptest.NewRequest("GET", path, nil).WithContext(ctx)
+		rec := httptest.NewRecorder()
+		srv.ServeHTTP(rec, req)
+		if rec.Code != httpapi.StatusClientClosed {
+			t.Errorf("GET %s, client gone: %d %s, want %d", path, rec.Code, rec.Body, httpapi.StatusClientClosed)
+		}
+	}
+	for name, v := range pick(scrape(t, srv), "predictions_http_requests_total") {
+		if strings.Contains(name, `code="5`) {
+			t.Errorf("%s = %v: a client that went away counted as a fault of the service", name, v)
+		}
 	}
 }

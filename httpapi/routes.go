@@ -88,3 +88,6 @@ func (h host) BaseURL(r *http.Request) string        { return h.s.baseURL(r) }
 func (h host) LimitAgent(w http.ResponseWriter, r *http.Request, agentID string) (func(), error) {
 	return h.s.chain.LimitAgent(w, r, agentID)
 }
+func (h host) LimitRegistration(w http.ResponseWriter, r *http.Request) (func(), error) {
+	return h.s.chain.LimitRegistration(w, r)
+}

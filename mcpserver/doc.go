@@ -114,8 +114,10 @@
 // The transport specification says servers must validate the Origin
 // header. A request with one is served when it is a loopback origin (a
 // local page, such as an inspector on http://localhost:6274), the
-// service's own origin (that of BaseURL, or the scheme and host the
-// request was sent to when BaseURL is empty) or one of
+// service's own origin (that of BaseURL, or, when BaseURL is empty, the
+// scheme and host the request was sent to if that host is an IP address
+// or one of [Options.AllowedHosts]: a name alone could be an attacker's,
+// rebound to this server's address, on any listener) or one of
 // [Options.AllowedOrigins] ("*" for any); any other, "null" and
 // unreadable values included, gets 403. Requests without Origin, as MCP
 // clients that are not browsers send, are served. Both 403s carry a

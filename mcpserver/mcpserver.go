@@ -66,8 +66,9 @@ type Options struct {
 	// AllowedOrigins lists further origins (scheme and host, such as
 	// "https://app.example.org") whose browser pages [Handler] serves; a
 	// request with another Origin header gets 403. The service's own
-	// origin (that of BaseURL, or the scheme and host a request was sent
-	// to when BaseURL is empty) and loopback origins are always served,
+	// origin (that of BaseURL, or when BaseURL is empty the scheme and
+	// host a request was sent to, if that host is an IP address or one of
+	// AllowedHosts) and loopback origins are always served,
 	// and so are requests without Origin. "*" allows every origin: the
 	// check is then off.
 	AllowedOrigins []string

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"slices"
 	"strings"
@@ -61,7 +62,7 @@ func originOf(u *url.URL) string {
 // proceeds when it is a loopback origin (a local page, such as an
 // inspector on http://localhost:6274), the service's own origin (that of
 // Options.BaseURL when set, else the scheme and host the request was sent
-// to) or one of Options.AllowedOrigins; anything else, an unreadable
+// to, if boundHost) or one of Options.AllowedOrigins; anything else, an unreadable
 // origin and "null" included, is refused. It returns the origin read.
 func (h *handler) originOK(r *http.Request) (string, bool) {
 	vals := r.Header.Values("Origin")
@@ -81,7 +82,7 @@ func (h *handler) originOK(r *http.Request) (string, bool) {
 	self := h.selfOrigin
 	if self == "" {
 		u, err := url.Parse(baseurl.Of(r, "", h.opt.TrustProxy))
-		if err != nil {
+		if err != nil || !h.boundHost(u.Host) {
 			return o, false
 		}
 		self = originOf(u)
@@ -89,7 +90,23 @@ func (h *handler) originOK(r *http.Request) (string, bool) {
 	return o, o == self
 }
 
+// boundHost reports whether the host (and port) a request was sent to may
+// name the service's own origin when no base URL says it: an IP address,
+// which a browser sends only for a page loaded from that address, or an
+// allowed host (Options.AllowedHosts). A name is not enough: in a DNS
+// rebinding the attacker's name resolves to this server, and the page
+// served under it sends that name as both Host and Origin, on any
+// listener. With a name, set the base URL, whose origin is then the
+// service's own.
+func (h *handler) boundHost(hostport string) bool {
+	if _, err := netip.ParseAddr(hostname(hostport)); err == nil {
+		return true
+	}
+	hp := strings.ToLower(hostport)
+	return slices.Contains(h.allowed, hp) || slices.Contains(h.allowed, hostname(hp))
+}
+
 // originHint tells the operator how to allow a refused origin.
-const originHint = "a browser page may call /mcp only from the service's own origin, a loopback origin or an allowed one; " +
-	"the operator allows more with --allowed-origins (PREDICTIONS_ALLOWED_ORIGINS), such as https://app.example.org. " +
+const originHint = "a browser page may call /mcp only from the service's own origin (that of --base-url, or of an IP address the request was sent to), " +
+	"a loopback origin or an allowed one; the operator sets --base-url to the public address, and allows more with --allowed-origins (PREDICTIONS_ALLOWED_ORIGINS), such as https://app.example.org. " +
 	"Clients that are not browsers send no Origin header and are not affected"

@@ -72,7 +72,12 @@ func TestOrigin(t *testing.T) {
 		{"any", mcpserver.Options{AllowedOrigins: []string{"*"}}, []string{"http://evil.example"}, "", 200},
 		{"base URL's origin", base, []string{"https://predictions.example.org"}, "predictions.example.org", 200},
 		{"base URL set: the Host's origin is not the service's", baseAnyHost, []string{"http://other.example"}, "other.example", 403},
-		{"Host's origin without a base URL", mcpserver.Options{DisableDNSRebindingProtection: true}, []string{"http://other.example"}, "other.example", 200},
+		// DisableDNSRebindingProtection stands for a listener on a public
+		// address, where the Host check does not apply: a rebound name's
+		// page sends that name as Host and Origin alike.
+		{"rebound name as Host and Origin, no base URL", mcpserver.Options{DisableDNSRebindingProtection: true}, []string{"http://evil.example:8080"}, "evil.example:8080", 403},
+		{"an IP address as Host and Origin, no base URL", mcpserver.Options{DisableDNSRebindingProtection: true}, []string{"http://192.0.2.7:8080"}, "192.0.2.7:8080", 200},
+		{"an allowed host as Host and Origin, no base URL", mcpserver.Options{DisableDNSRebindingProtection: true, AllowedHosts: []string{"Other.example"}}, []string{"http://other.example"}, "other.example", 200},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -35,6 +35,41 @@ type connLimiter struct {
 
 	mu   sync.Mutex
 	open map[netip.Addr]int
+	// reap, when set, closes the connections whose clients have gone
+	// but that nothing reads (parked event streams), giving their slots
+	// back; lastReap is when it last ran.
+	reap     func() int
+	lastReap time.Time
+}
+
+// reapInterval bounds how often a full address makes the limiter reap:
+// each reap looks at every parked stream (one system call each).
+const reapInterval = 100 * time.Millisecond
+
+// reapWith sets what the limiter calls before it refuses a connection.
+func (l *connLimiter) reapWith(reap func() int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.reap = reap
+}
+
+// full reports whether ip holds its max connections, after reaping the
+// closed ones first (at most once per reapInterval): a client that closed
+// its event streams is not refused for the slots they held. l.mu is
+// held, and released while reaping.
+func (l *connLimiter) full(ip netip.Addr) bool {
+	if l.open[ip] < l.max {
+		return false
+	}
+	if l.reap == nil || time.Since(l.lastReap) < reapInterval {
+		return true
+	}
+	l.lastReap = time.Now()
+	reap := l.reap
+	l.mu.Unlock()
+	reap() // closing a counted connection releases its slot, under l.mu
+	l.mu.Lock()
+	return l.open[ip] >= l.max
 }
 
 // limitConns wraps ln so that no address outside exempt holds more than max
@@ -67,7 +102,7 @@ func (l *connLimiter) Accept() (net.Conn, error) {
 		}
 		ip := ap.Addr().Unmap()
 		l.mu.Lock()
-		if l.open[ip] >= l.max {
+		if l.full(ip) {
 			l.mu.Unlock()
 			go l.turnAway(c)
 			continue

@@ -12,7 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/predictions-md/predictions/boardapi"
 	"github.com/predictions-md/predictions/httpapi"
+	"github.com/predictions-md/predictions/internal/apitest"
 	"github.com/predictions-md/predictions/internal/tools"
 )
 
@@ -153,4 +155,66 @@ func TestCountedConnSyscallConn(t *testing.T) {
 	if _, err := (&countedConn{Conn: a, release: func() {}}).SyscallConn(); !errors.Is(err, errors.ErrUnsupported) {
 		t.Errorf("SyscallConn over net.Pipe: %v, want errors.ErrUnsupported", err)
 	}
+}
+
+// TestConnLimitClosedStreams: an address that held its maximum of
+// connections as event streams, and closed them, is served on its next
+// connection at once: the limiter reaps the parked streams whose clients
+// went (a parked connection is never read, so otherwise its close is seen
+// only at the next heartbeat, 15 s later).
+func TestConnLimitClosedStreams(t *testing.T) {
+	const max = 3
+	api := boardapi.New(boardapi.Options{Store: apitest.OpenStore(t)})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl := limitConns(ln, max, func(netip.Addr) bool { return false }, "/terms")
+	cl.reapWith(api.ReapStreams)
+	srv := &http.Server{Handler: httpapi.New(httpapi.Options{Board: api, Logger: apitest.Discard, RateLimit: apitest.NoLimits})}
+	go srv.Serve(cl)
+	t.Cleanup(func() { api.StopStreams(); srv.Close() })
+	addr := ln.Addr().String()
+
+	var streams []net.Conn
+	for range max {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		streams = append(streams, c)
+		if _, err := io.WriteString(c, "GET /api/events HTTP/1.1\r\nHost: x\r\n\r\n"); err != nil {
+			t.Fatal(err)
+		}
+		_ = c.SetReadDeadline(time.Now().Add(10 * time.Second))
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil || resp.StatusCode != 200 {
+			t.Fatalf("stream: %v %v", resp, err)
+		}
+	}
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		if _, parked := api.OpenStreams(); parked == max {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the streams were not parked within 10 s")
+		}
+	}
+	for _, c := range streams {
+		c.Close()
+	}
+	time.Sleep(50 * time.Millisecond) // the FINs cross loopback
+	start := time.Now()
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if got := getOn(t, c); got.StatusCode == http.StatusTooManyRequests {
+		t.Fatalf("the next request after closing %d streams: 429", max)
+	}
+	if open, _ := api.OpenStreams(); open != 0 {
+		t.Errorf("%d streams still open after their clients closed them", open)
+	}
+	t.Logf("served %s after the streams closed", time.Since(start).Round(time.Millisecond))
 }

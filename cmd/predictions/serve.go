@@ -136,6 +136,9 @@ func (s *server) open(ctx context.Context) error {
 		return err
 	}
 	s.board = s.boardAPI()
+	if cl, ok := s.ln.(*connLimiter); ok {
+		cl.reapWith(s.board.ReapStreams)
+	}
 	return s.buildAPI()
 }
 

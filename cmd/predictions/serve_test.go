@@ -33,7 +33,7 @@ import (
 // The store serve wires in satisfies the adapter's interface.
 var _ boardapi.Board = (*board.Store)(nil)
 
-var defaultLimits = middleware.RateLimit{Agent: middleware.DefaultAgentRate, Address: middleware.DefaultAddressRate}
+var defaultLimits = middleware.RateLimit{Agent: middleware.DefaultAgentRate, Address: middleware.DefaultAddressRate, Registration: middleware.DefaultRegistrationRate}
 
 func TestParseServe(t *testing.T) {
 	for _, tc := range []struct {
@@ -51,9 +51,9 @@ func TestParseServe(t *testing.T) {
 			serveConfig{listen: listenConfig{addr: ":7000"}, board: boardConfig{pool: pool.Skill, db: "predictions.db", moderatorToken: "flag"}, limits: limitConfig{redisPrefix: redislimit.DefaultPrefix, rateLimit: defaultLimits}, log: logConfig{format: "json"}, gc: gcConfig{percent: "400", memoryLimit: "48MiB"}}},
 		{"auth, limits and metrics from the environment", nil, map[string]string{"PREDICTIONS_AUTH": "keys", "PREDICTIONS_RATE_AGENT": "10/s:5",
 			"PREDICTIONS_RATE_ADDRESS": "100/min", "PREDICTIONS_METRICS_ADDR": "127.0.0.1:9090"},
-			serveConfig{listen: listenConfig{addr: "127.0.0.1:8080"}, board: boardConfig{pool: pool.Skill, db: "predictions.db", auth: boardapi.AuthKeys}, limits: limitConfig{redisPrefix: redislimit.DefaultPrefix, rateLimit: middleware.RateLimit{Agent: middleware.Rate{Events: 10, Per: time.Second, Burst: 5}, Address: middleware.Rate{Events: 100, Per: time.Minute, Burst: 100}}}, observe: observeConfig{metricsAddr: "127.0.0.1:9090"}, log: logConfig{format: "text"}, gc: gcConfig{percent: "400", memoryLimit: "48MiB"}}},
+			serveConfig{listen: listenConfig{addr: "127.0.0.1:8080"}, board: boardConfig{pool: pool.Skill, db: "predictions.db", auth: boardapi.AuthKeys}, limits: limitConfig{redisPrefix: redislimit.DefaultPrefix, rateLimit: middleware.RateLimit{Agent: middleware.Rate{Events: 10, Per: time.Second, Burst: 5}, Address: middleware.Rate{Events: 100, Per: time.Minute, Burst: 100}, Registration: middleware.DefaultRegistrationRate}}, observe: observeConfig{metricsAddr: "127.0.0.1:9090"}, log: logConfig{format: "text"}, gc: gcConfig{percent: "400", memoryLimit: "48MiB"}}},
 		{"limits and metrics off", []string{"--rate-limit=off", "--metrics-addr=off", "--auth=id"}, map[string]string{"PREDICTIONS_AUTH": "keys"},
-			serveConfig{listen: listenConfig{addr: "127.0.0.1:8080"}, board: boardConfig{pool: pool.Skill, db: "predictions.db"}, limits: limitConfig{redisPrefix: redislimit.DefaultPrefix, rateLimit: middleware.RateLimit{Off: true, Agent: middleware.DefaultAgentRate, Address: middleware.DefaultAddressRate}}, observe: observeConfig{metricsAddr: "off"}, log: logConfig{format: "text"}, gc: gcConfig{percent: "400", memoryLimit: "48MiB"}}},
+			serveConfig{listen: listenConfig{addr: "127.0.0.1:8080"}, board: boardConfig{pool: pool.Skill, db: "predictions.db"}, limits: limitConfig{redisPrefix: redislimit.DefaultPrefix, rateLimit: middleware.RateLimit{Off: true, Agent: middleware.DefaultAgentRate, Address: middleware.DefaultAddressRate, Registration: middleware.DefaultRegistrationRate}}, observe: observeConfig{metricsAddr: "off"}, log: logConfig{format: "text"}, gc: gcConfig{percent: "400", memoryLimit: "48MiB"}}},
 		{"webhook rules", []string{"--webhooks-allow-http"}, map[string]string{"PREDICTIONS_WEBHOOKS_ALLOW_PRIVATE": "true"},
 			serveConfig{listen: listenConfig{addr: "127.0.0.1:8080"}, board: boardConfig{pool: pool.Skill, db: "predictions.db"}, limits: limitConfig{redisPrefix: redislimit.DefaultPrefix, rateLimit: defaultLimits}, log: logConfig{format: "text"}, gc: gcConfig{percent: "400", memoryLimit: "48MiB"}, webhooks: webhookConfig{client: webhooks.ClientOptions{AllowHTTPLoopback: true, AllowPrivate: true}}}},
 		{"webhook endpoints' bound", []string{"--webhooks-max-endpoints", "50"}, map[string]string{"PREDICTIONS_WEBHOOKS_MAX_ENDPOINTS": "20"},
@@ -104,6 +104,7 @@ func TestParseServeErrors(t *testing.T) {
 		{"--rate-limit", "maybe"},
 		{"--rate-agent", "60"},
 		{"--rate-address", "0/min"},
+		{"--rate-register", "0/h"},
 		{"--metrics-addr", "9090"},
 		{"--redis-url", "http://127.0.0.1:6379"},
 		{"--redis-url", "redis://127.0.0.1:6379/0", "--rate-limit=off"},

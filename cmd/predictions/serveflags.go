@@ -265,13 +265,14 @@ func (c *boardConfig) flags(fs *flag.FlagSet, env func(name, def string) string)
 	}
 }
 
-// flags declares --rate-limit, --rate-agent, --rate-address, --redis-url
+// flags declares --rate-limit, --rate-agent, --rate-address, --rate-register, --redis-url
 // and --redis-prefix. The check connects to Redis once, to refuse an
 // address that does not answer at start.
 func (c *limitConfig) flags(fs *flag.FlagSet, env func(name, def string) string) (check func() error) {
 	rateLimit := fs.String("rate-limit", env("PREDICTIONS_RATE_LIMIT", "on"), "rate limits: on or off; over a limit the answer is 429 with Retry-After [PREDICTIONS_RATE_LIMIT]")
 	rateAgent := fs.String("rate-agent", env("PREDICTIONS_RATE_AGENT", middleware.DefaultAgentRate.String()), "board writes per agent, as `EVENTS/UNIT:BURST` (UNIT s, min or hour) [PREDICTIONS_RATE_AGENT]")
 	rateAddress := fs.String("rate-address", env("PREDICTIONS_RATE_ADDRESS", middleware.DefaultAddressRate.String()), "requests per client address, as `EVENTS/UNIT:BURST`, counted separately for\nreads (GET, HEAD, OPTIONS) and other requests [PREDICTIONS_RATE_ADDRESS]")
+	rateRegister := fs.String("rate-register", env("PREDICTIONS_RATE_REGISTER", middleware.DefaultRegistrationRate.String()), "webhook endpoint registrations per client address, whichever agents they are for,\nas `EVENTS/UNIT:BURST`; a refused registration does not count [PREDICTIONS_RATE_REGISTER]")
 	fs.StringVar(&c.redisURL, "redis-url", env("PREDICTIONS_REDIS_URL", ""), "Redis `URL` that keeps the rate-limit budgets, shared by every replica, such as\nredis://127.0.0.1:6379/0; empty means each replica (process) has budgets of its own.\nWhile Redis does not answer, each replica uses its own limits [PREDICTIONS_REDIS_URL]")
 	fs.StringVar(&c.redisPrefix, "redis-prefix", env("PREDICTIONS_REDIS_PREFIX", redislimit.DefaultPrefix), "`prefix` of the rate-limit keys in Redis [PREDICTIONS_REDIS_PREFIX]")
 	return func() error {
@@ -288,6 +289,9 @@ func (c *limitConfig) flags(fs *flag.FlagSet, env func(name, def string) string)
 		}
 		if c.rateLimit.Address, err = middleware.ParseRate(*rateAddress); err != nil {
 			return fmt.Errorf("--rate-address: %w", err)
+		}
+		if c.rateLimit.Registration, err = middleware.ParseRate(*rateRegister); err != nil {
+			return fmt.Errorf("--rate-register: %w", err)
 		}
 		if c.redisURL != "" {
 			l, err := redislimit.Open(c.redisURL, redislimit.Options{Prefix: c.redisPrefix})

@@ -54,7 +54,7 @@ func newMetrics(s *Chain) *metrics {
 		}),
 		limited: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "predictions_rate_limited_total",
-			Help: "Requests refused with 429, by limit: agent, address_read or address_write.",
+			Help: "Requests refused with 429, by limit: agent, address_read, address_write or address_register.",
 		}, []string{"limit"}),
 	}
 	m.reg.MustRegister(m.requests, m.duration, m.inFlight, m.limited,
@@ -63,7 +63,8 @@ func newMetrics(s *Chain) *metrics {
 		for _, l := range []struct {
 			name  string
 			table *limiterTable
-		}{{limitAgent, s.limits.agent}, {limitAddressRead, s.limits.addrRead}, {limitAddressWrite, s.limits.addrWrite}} {
+		}{{limitAgent, s.limits.agent}, {limitAddressRead, s.limits.addrRead}, {limitAddressWrite, s.limits.addrWrite},
+			{limitAddressRegister, s.limits.addrRegister}} {
 			m.limited.WithLabelValues(l.name) // publish zeros
 			m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 				Name: "predictions_rate_limit_clients", Help: "Limiters held (agents or client addresses seen recently), by limit.",

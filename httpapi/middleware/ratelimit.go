@@ -40,6 +40,13 @@ type RateLimit struct {
 	// subscriber usually holds. Zero means [DefaultAddressRate], as for
 	// Agent.
 	Address Rate
+	// Registration is the limit on each client address's registrations
+	// of what the board keeps serving at its own cost (webhook
+	// endpoints), counted besides Address and refunded when the
+	// registration fails: agent ids cost nothing, so a per-agent limit
+	// alone lets one address register for many. Zero means
+	// [DefaultRegistrationRate], as for Agent.
+	Registration Rate
 	// MaxClients bounds each table of limiters (agents, addresses for
 	// reads, addresses for writes); zero means [DefaultMaxClients]. Entries
 	// idle long enough to have a full bucket are dropped first (this loses
@@ -66,6 +73,10 @@ type Rate struct {
 var (
 	DefaultAgentRate   = Rate{Events: 60, Per: time.Minute, Burst: 20}
 	DefaultAddressRate = Rate{Events: 1200, Per: time.Minute, Burst: 200}
+	// DefaultRegistrationRate: a client that sets up a few agents'
+	// endpoints at once is served; one that registers them by the
+	// thousand is not.
+	DefaultRegistrationRate = Rate{Events: 20, Per: time.Hour, Burst: 10}
 )
 
 // DefaultMaxClients is the default of [RateLimit.MaxClients]: about 10 MB
@@ -248,6 +259,7 @@ func (t *limiterTable) len() int {
 type limits struct {
 	cfg                        RateLimit
 	agent, addrRead, addrWrite *limiterTable
+	addrRegister               *limiterTable
 	shared                     *shared // nil without RateLimit.Shared
 }
 
@@ -258,13 +270,15 @@ func newLimits(cfg RateLimit, log *slog.Logger) *limits {
 	}
 	cfg.Agent = cfg.Agent.orDefault(DefaultAgentRate)
 	cfg.Address = cfg.Address.orDefault(DefaultAddressRate)
+	cfg.Registration = cfg.Registration.orDefault(DefaultRegistrationRate)
 	if cfg.MaxClients <= 0 {
 		cfg.MaxClients = DefaultMaxClients
 	}
 	l := &limits{cfg: cfg,
-		agent:     newLimiterTable(cfg.Agent, cfg.MaxClients),
-		addrRead:  newLimiterTable(cfg.Address, cfg.MaxClients),
-		addrWrite: newLimiterTable(cfg.Address, cfg.MaxClients),
+		agent:        newLimiterTable(cfg.Agent, cfg.MaxClients),
+		addrRead:     newLimiterTable(cfg.Address, cfg.MaxClients),
+		addrWrite:    newLimiterTable(cfg.Address, cfg.MaxClients),
+		addrRegister: newLimiterTable(cfg.Registration, cfg.MaxClients),
 	}
 	if cfg.Shared != nil {
 		l.shared = newShared(cfg.Shared, log)
@@ -283,6 +297,8 @@ func (l *limits) take(ctx context.Context, limit, key string, now time.Time, ref
 		table = l.agent
 	case limitAddressRead:
 		table = l.addrRead
+	case limitAddressRegister:
+		table = l.addrRegister
 	default:
 		table = l.addrWrite
 	}
@@ -308,6 +324,8 @@ const (
 	limitAgent        = "agent"
 	limitAddressRead  = "address_read"
 	limitAddressWrite = "address_write"
+	// limitAddressRegister is RateLimit.Registration.
+	limitAddressRegister = "address_register"
 )
 
 // tooMany sets Retry-After and returns the 429 Problem.
@@ -335,6 +353,23 @@ func (s *Chain) LimitAgent(w http.ResponseWriter, r *http.Request, agentID strin
 	rt := s.limits.cfg.Agent
 	return nil, s.tooMany(w, limitAgent, d, fmt.Sprintf("agent %q is over its limit of %s", agentID, rt.text("writes")),
 		"each agent may write "+rt.text("times")+"; spread writes out")
+}
+
+// LimitRegistration takes one registration from the client address's
+// budget ([RateLimit.Registration]; see [httpio.Host]). As with
+// LimitAgent, refund gives it back when the registration then fails.
+func (s *Chain) LimitRegistration(w http.ResponseWriter, r *http.Request) (refund func(), err error) {
+	if s.limits == nil {
+		return nil, nil
+	}
+	addr := s.clientAddr(r)
+	d, refund := s.limits.take(r.Context(), limitAddressRegister, addr, s.now(), true)
+	if d <= 0 {
+		return refund, nil
+	}
+	rt := s.limits.cfg.Registration
+	return nil, s.tooMany(w, limitAddressRegister, d, fmt.Sprintf("client address %s is over its limit of %s", addr, rt.text("registrations")),
+		"each client address may register "+rt.text("endpoints")+", whichever agents they are for; register only the endpoints you use")
 }
 
 // requestTime is the limits' clock for r: the time the chain took the

@@ -214,10 +214,8 @@ func fail(ctx context.Context, interrupted bool, err error) error {
 		return nil
 	case interrupted:
 		return fmt.Errorf("%w (the statement was cancelled: %w)", context.Cause(ctx), err)
-	case connLost(err):
-		return fmt.Errorf("%w: %w", errConnLost, err)
 	}
-	return err
+	return lostConn(err)
 }
 
 // connLost reports whether err says that the connection failed or was
@@ -296,7 +294,27 @@ func (cn *pgConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx
 		return nil, fail(ctx, interrupted, err)
 	}
 	cn.unwatch()
-	return tx, nil
+	return pgTx{tx}, nil
+}
+
+// pgTx is a pgdriver transaction whose COMMIT and ROLLBACK, which
+// pgdriver sends on the connection itself (past [pgConn.ExecContext]),
+// give the errors of a connection that failed or was cut (a read timeout
+// included) wrapped around errConnLost, as every statement's do: a write
+// whose COMMIT got no answer is an outage (its outcome unknown), on every
+// route, never an unknown error.
+type pgTx struct{ driver.Tx }
+
+func (t pgTx) Commit() error   { return lostConn(t.Tx.Commit()) }
+func (t pgTx) Rollback() error { return lostConn(t.Tx.Rollback()) }
+
+// lostConn wraps err around errConnLost when it says the connection
+// failed or was cut.
+func lostConn(err error) error {
+	if err != nil && connLost(err) {
+		return fmt.Errorf("%w: %w", errConnLost, err)
+	}
+	return err
 }
 
 // Ping runs SELECT 1 as ExecContext does.

@@ -20,6 +20,11 @@ const (
 	// DefaultRetry is the reconnection time a stream asks of an
 	// EventSource.
 	DefaultRetry = 2 * time.Second
+	// DefaultBacklogReads is how many streams may read their backlog
+	// from the log at once.
+	DefaultBacklogReads = 1
+	// DefaultBacklogWait bounds each write of a stream's backlog.
+	DefaultBacklogWait = 10 * time.Second
 )
 
 // Config configures a [Hub]. Log and Encode are required; every other
@@ -50,6 +55,17 @@ type Config[E any] struct {
 	// dropped. It replaces the server's WriteTimeout and ReadTimeout,
 	// which bound requests, not streams. 0 means [DefaultWriteWait].
 	WriteWait time.Duration
+	// BacklogReads bounds the streams reading their backlog from the log
+	// at once; the others wait for a turn (or for their client to go).
+	// Set it below the log's pool of database connections, so that
+	// however many streams ask for a backlog, connections are left for
+	// writes and health checks. 0 means [DefaultBacklogReads].
+	BacklogReads int
+	// BacklogWait bounds each write of a stream's backlog (a page of
+	// events and its flush), shorter than WriteWait: a client that asks
+	// for the backlog and reads nothing is dropped before it holds a
+	// page in memory for long. 0 means [DefaultBacklogWait].
+	BacklogWait time.Duration
 	// Retry is the reconnection time the stream asks of an EventSource
 	// (its retry: line), rounded down to the millisecond; 0 means
 	// [DefaultRetry].
@@ -75,6 +91,12 @@ func (c Config[E]) withDefaults() Config[E] {
 	}
 	if c.Retry <= 0 {
 		c.Retry = DefaultRetry
+	}
+	if c.BacklogReads <= 0 {
+		c.BacklogReads = DefaultBacklogReads
+	}
+	if c.BacklogWait <= 0 {
+		c.BacklogWait = DefaultBacklogWait
 	}
 	return c
 }

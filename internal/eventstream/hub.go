@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net"
 	"sync"
+	"time"
 )
 
 // Page is a page of the log: its events after an id, oldest first.
@@ -17,6 +18,32 @@ type Page[E any] struct {
 	Last int64
 	// More says whether the log holds events after Last.
 	More bool
+	// shared, set on a page that streams share (Hub.ReadBacklog), holds
+	// its events as sent, encoded once for all of them.
+	shared *encodedPage
+}
+
+// encodedPage is a shared page's events as a stream sends them.
+type encodedPage struct {
+	once sync.Once
+	b    []byte
+}
+
+// bytes returns what a stream sends of page: its events' frames, joined,
+// encoded once when the page is shared.
+func (c *Config[E]) bytes(page Page[E]) []byte {
+	enc := func() []byte {
+		var b []byte
+		for _, e := range page.Events {
+			b = append(b, c.frame(e).b...)
+		}
+		return b
+	}
+	if page.shared == nil {
+		return enc()
+	}
+	page.shared.once.Do(func() { page.shared.b = enc() })
+	return page.shared.b
 }
 
 // Log is the ordered log a [Hub] follows: every event has an id greater
@@ -54,6 +81,11 @@ type Hub[E any] struct {
 	cfg  Config[E]
 	done chan struct{} // closed by Stop
 	once sync.Once
+	// backlog holds a token per stream reading its backlog (ReadBacklog);
+	// pages are the backlog pages read lately, shared.
+	backlog chan struct{}
+	pagesMu sync.Mutex
+	pages   map[pageKey]*sharedPage[E]
 
 	mu sync.Mutex
 	// groups holds the streams by their filters, so that each event is
@@ -88,7 +120,129 @@ type eventSub struct {
 // NewHub returns a hub over cfg.Log. It starts no goroutine until a
 // stream opens.
 func NewHub[E any](cfg Config[E]) *Hub[E] {
-	return &Hub[E]{cfg: cfg.withDefaults(), done: make(chan struct{}), groups: map[string]*subGroup[E]{}}
+	cfg = cfg.withDefaults()
+	return &Hub[E]{cfg: cfg, done: make(chan struct{}), groups: map[string]*subGroup[E]{},
+		backlog: make(chan struct{}, cfg.BacklogReads), pages: map[pageKey]*sharedPage[E]{}}
+}
+
+// ReadBacklog returns the page of the log after the id after for a
+// stream whose filters are named key (as in [Hub.Open]), read by read in
+// the stream's turn: streams take turns ([Config.BacklogReads] at once)
+// to read their backlog and write each page of it ([Stream.Serve]), so
+// that however many ask for a backlog they hold at most that many of the
+// database's connections and of the processor, and writes and health
+// checks find theirs. Streams that ask for the same page (the same key
+// and after) within sharedPageLife share one read and its events, which
+// they only read: a thousand streams resuming from one point read the
+// log about once. Only a full page (More) is shared; the log's last page
+// is read by each stream, so that none misses an event appended
+// meanwhile. It returns ctx's error if ctx ends (the client went) before
+// its turn.
+func (h *Hub[E]) ReadBacklog(ctx context.Context, key string, after int64, read func(ctx context.Context) (Page[E], error)) (Page[E], error) {
+	release, err := h.turn(ctx)
+	if err != nil {
+		return Page[E]{}, err
+	}
+	defer release()
+	return h.readShared(ctx, key, after, read)
+}
+
+// turn waits for a turn to read and write a backlog page, and returns
+// the function that gives it back (call it once).
+func (h *Hub[E]) turn(ctx context.Context) (release func(), err error) {
+	select {
+	case h.backlog <- struct{}{}:
+		return func() { <-h.backlog }, nil
+	case <-ctx.Done():
+		return nil, context.Cause(ctx)
+	}
+}
+
+// readShared is ReadBacklog in a turn already taken.
+func (h *Hub[E]) readShared(ctx context.Context, key string, after int64, read func(ctx context.Context) (Page[E], error)) (Page[E], error) {
+	k := pageKey{key, after}
+	now := time.Now()
+	h.pagesMu.Lock()
+	sp := h.pages[k]
+	if sp != nil {
+		select {
+		case <-sp.done:
+			if now.Sub(sp.at) > sharedPageLife {
+				sp = nil
+			}
+		default:
+		}
+	}
+	own := sp == nil
+	if own {
+		sp = &sharedPage[E]{done: make(chan struct{})}
+		h.prunePages(now)
+		if len(h.pages) < maxSharedPages {
+			h.pages[k] = sp
+		}
+	}
+	h.pagesMu.Unlock()
+	if !own {
+		select {
+		case <-sp.done:
+			if sp.err == nil && sp.page.More {
+				return sp.page, nil
+			}
+			return read(ctx) // not to be shared: read it anew
+		case <-ctx.Done():
+			return Page[E]{}, context.Cause(ctx)
+		}
+	}
+	sp.page, sp.err = read(ctx)
+	if sp.err == nil && sp.page.More {
+		sp.page.shared = &encodedPage{}
+	}
+	sp.at = time.Now()
+	close(sp.done)
+	if sp.err != nil || !sp.page.More {
+		h.pagesMu.Lock()
+		if h.pages[k] == sp {
+			delete(h.pages, k)
+		}
+		h.pagesMu.Unlock()
+	}
+	return sp.page, sp.err
+}
+
+// sharedPageLife is how long a backlog page read for one stream is given
+// to others asking for the same one; maxSharedPages bounds how many are
+// kept.
+const (
+	sharedPageLife = 2 * time.Second
+	maxSharedPages = 1024
+)
+
+// pageKey names a backlog page: the filters' key and the id it follows.
+type pageKey struct {
+	key   string
+	after int64
+}
+
+// sharedPage is a backlog page being read (done open) or read.
+type sharedPage[E any] struct {
+	done chan struct{} // closed once page and err are set
+	page Page[E]
+	err  error
+	at   time.Time // when it was read
+}
+
+// prunePages drops the pages read more than sharedPageLife before now;
+// h.pagesMu is held.
+func (h *Hub[E]) prunePages(now time.Time) {
+	for k, sp := range h.pages {
+		select {
+		case <-sp.done:
+			if now.Sub(sp.at) > sharedPageLife {
+				delete(h.pages, k)
+			}
+		default:
+		}
+	}
 }
 
 // subscribe registers a stream whose filters are named key and select
@@ -167,6 +321,38 @@ func (h *Hub[E]) Stop() {
 			}
 		}
 	})
+}
+
+// Reap closes the parked streams whose clients closed their connection,
+// and returns how many: a parked connection is never read, so its close
+// is otherwise seen only at its next write, a heartbeat later. Closing
+// gives back what the connection holds (in cmd/predictions, its slot in
+// its address's connection limit, which calls Reap before it refuses a
+// connection). It looks at each parked stream without waiting: one
+// system call a stream.
+func (h *Hub[E]) Reap() int {
+	type parked struct {
+		sub *eventSub
+		out *parkedConn
+	}
+	h.mu.Lock()
+	var all []parked
+	for _, g := range h.groups {
+		for sub := range g.subs {
+			if sub.out != nil {
+				all = append(all, parked{sub, sub.out})
+			}
+		}
+	}
+	h.mu.Unlock()
+	n := 0
+	for _, p := range all {
+		if p.out.peerGone() && p.out.close() {
+			h.unsubscribe(p.sub)
+			n++
+		}
+	}
+	return n
 }
 
 // Counts returns the streams open and, of them, parked: served by the

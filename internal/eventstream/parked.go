@@ -219,6 +219,20 @@ func (p *parkedConn) write() {
 	}
 }
 
+// peerGone reports whether the client closed the connection, looking
+// without waiting (peerClosed). The server never reads a parked
+// connection, so a close is otherwise seen only at the next write.
+func (p *parkedConn) peerGone() bool {
+	if p.raw == nil {
+		return false
+	}
+	gone := false
+	if err := p.raw.Read(func(fd uintptr) bool { gone = peerClosed(fd); return true }); err != nil {
+		return true
+	}
+	return gone
+}
+
 // fail closes a stream whose write failed and tells the hub.
 func (p *parkedConn) fail() {
 	if p.close() && p.gone != nil {

@@ -62,7 +62,8 @@ func (s *Stream[E]) Close() { s.hub.unsubscribe(s.sub) }
 
 // Serve writes the stream: its header, its retry time, the backlog
 // (the page given, then the pages next reads after it while the log
-// holds more), then the events the hub offers, with a heartbeat while
+// holds more, each read in its turn: [Hub.ReadBacklog]; each write
+// within [Config.BacklogWait]), then the events the hub offers, with a heartbeat while
 // it is quiet. It returns when the client goes, when the stream is
 // dropped for falling behind, when a write fails or when the hub stops;
 // over HTTP/1.x it returns once the backlog is sent, and the hub writes
@@ -79,11 +80,12 @@ func (s *Stream[E]) Serve(backlog Page[E], next func(ctx context.Context, after 
 	if s.r.Method == http.MethodHead {
 		return
 	}
-	sw := &sseWriter{w: s.w, rc: s.rc, wait: s.hub.cfg.WriteWait}
+	sw := &sseWriter{w: s.w, rc: s.rc, wait: s.hub.cfg.BacklogWait}
 	after, err := s.sendBacklog(sw, backlog, next)
 	if err != nil {
 		return
 	}
+	sw.wait = s.hub.cfg.WriteWait
 	// Caught up: over HTTP/1.x the hub takes the connection and this
 	// goroutine ends. HTTP/2 streams share their connection and stay
 	// here.
@@ -115,27 +117,46 @@ func (s *Stream[E]) writeHeader() {
 }
 
 // sendBacklog writes the retry time, then page and the pages next reads
-// after it while the log holds more, and flushes them. It returns the
-// id of the last event read, or the error that ends the stream (a write,
-// or a read: the client resumes).
+// after it while the log holds more, each page read (after the first)
+// and written in a turn of the hub's ([Hub.ReadBacklog]), and flushed.
+// A write that waits for the client past turnWrite gives the turn back
+// as it waits: it costs the processor nothing more, and a client that
+// reads nothing holds no turn. It returns the id of the last event read,
+// or the error that ends the stream (a write, or a read: the client
+// resumes).
 func (s *Stream[E]) sendBacklog(sw *sseWriter, page Page[E], next func(ctx context.Context, after int64) (Page[E], error)) (after int64, err error) {
+	ctx := s.r.Context()
 	sw.begin()
 	sw.printf("retry: %d\n\n", s.hub.cfg.Retry.Milliseconds())
-	for {
-		sw.begin() // a deadline a page
-		for _, e := range page.Events {
-			sw.write(s.hub.cfg.frame(e))
-		}
-		after = page.Last
-		if !page.More || sw.err != nil {
-			break
-		}
-		if page, err = next(s.r.Context(), after); err != nil {
+	for first := true; ; first = false {
+		release, err := s.hub.turn(ctx)
+		if err != nil {
 			return after, err
 		}
+		if !first {
+			last := after
+			page, err = s.hub.readShared(ctx, s.sub.key, last, func(ctx context.Context) (Page[E], error) { return next(ctx, last) })
+			if err != nil {
+				release()
+				return after, err
+			}
+		}
+		waiting := time.AfterFunc(turnWrite, release)
+		sw.begin() // a deadline a page
+		sw.writeBytes(s.hub.cfg.bytes(page))
+		after = page.Last
+		_ = sw.flush()
+		if waiting.Stop() {
+			release()
+		}
+		if !page.More || sw.err != nil {
+			return after, sw.err
+		}
 	}
-	return after, sw.flush()
 }
+
+// turnWrite is how long a backlog page's write may hold its turn.
+const turnWrite = 20 * time.Millisecond
 
 // follow writes the events the hub offers the stream on its channel, and
 // a heartbeat while it is quiet, from the request's goroutine, until the

@@ -15,4 +15,8 @@ type Host interface {
 	// error is a 429 Problem with Retry-After. refund gives the write back
 	// (for a write that then fails); it is nil when nothing was taken.
 	LimitAgent(w http.ResponseWriter, r *http.Request, agentID string) (refund func(), err error)
+	// LimitRegistration takes one registration (of a webhook endpoint)
+	// from the client address's budget; over it, the error is a 429
+	// Problem with Retry-After. refund is as LimitAgent's.
+	LimitRegistration(w http.ResponseWriter, r *http.Request) (refund func(), err error)
 }

@@ -9,7 +9,7 @@
 // transaction, so a crash, a lost acknowledgement or a failed statement
 // can leave either the write with its answer or neither, never a write
 // whose retry would run it again. A request that fails without writing is
-// rolled back whole; its answer may be kept apart by [Store.Keep].
+// rolled back whole and keeps no key: only successes are stored.
 //
 //	keys := idempotency.New(store.WriteDB(), idempotency.Options{})
 //	err := store.Atomically(ctx, func(ctx context.Context) error {

@@ -71,8 +71,12 @@ type Store struct {
 	// running holds the keys of this process's requests in flight
 	// (Hold), so that a second request with one waits for nothing.
 	running sync.Map // scope, route and key → struct{}
-	// expired is when Claim last removed expired keys (UnixNano, store clock).
-	expired atomic.Int64
+	// expired is when Claim last removed expired keys (UnixNano, store
+	// clock), saved how many keys were saved since, expiring is held by
+	// the request removing them.
+	expired  atomic.Int64
+	saved    atomic.Int64
+	expiring sync.Mutex
 }
 
 // New returns a store of keys in db, which must be the pool that writes
@@ -197,17 +201,6 @@ func (s *Store) Save(ctx context.Context, k Key, a Answer) error {
 	return s.put(ctx, tx, k, a)
 }
 
-// Keep stores the answer to a request that wrote nothing (a refusal the
-// same request would get again, such as a 400 naming a field), in a
-// statement of its own, so that its retry is answered without running.
-// A key that is in use meanwhile is left as it is.
-func (s *Store) Keep(ctx context.Context, k Key, a Answer) error {
-	if err := s.Migrate(ctx); err != nil {
-		return err
-	}
-	return s.put(ctx, s.db, k, a)
-}
-
 // put inserts the key with its answer, or replaces an expired one.
 func (s *Store) put(ctx context.Context, db bun.IDB, k Key, a Answer) error {
 	h := a.Header
@@ -229,6 +222,7 @@ func (s *Store) put(ctx context.Context, db bun.IDB, k Key, a Answer) error {
 	if err != nil {
 		return fmt.Errorf("idempotency: save: %w", err)
 	}
+	s.saved.Add(1)
 	return nil
 }
 
@@ -255,21 +249,36 @@ func expire(ctx context.Context, db bun.IDB, cutoff time.Time, limit int) (int64
 	return n, nil
 }
 
-// expireBatch and expireEvery bound the clean-up Claim does: at most
-// expireBatch expired keys, at most once per expireEvery (store clock).
+// expireBatch and expireEvery pace the clean-up Claim does: a statement
+// removing at most 2×expireBatch expired keys, run once expireBatch keys
+// were saved since the last, or expireEvery passed (store clock). Each
+// replica so removes at least twice the keys it stores, whatever rate the
+// limits allow (a key is saved only with a successful write), and the
+// table holds about [TTL] of writes, never more; one statement deletes a
+// few hundred rows, so it holds the write lock for little.
 const (
 	expireBatch = 200
 	expireEvery = time.Minute
 )
 
-// expireSometimes removes a batch of expired keys in tx when the last
-// batch is older than expireEvery.
+// expireSometimes removes a batch of expired keys in tx when it is due
+// (see expireBatch). A batch that rolls back with its unit is not made up
+// at once; the next is due expireBatch keys later.
 func (s *Store) expireSometimes(ctx context.Context, tx bun.IDB, now time.Time) error {
-	last := s.expired.Load()
-	if now.UnixNano()-last < int64(expireEvery) || !s.expired.CompareAndSwap(last, now.UnixNano()) {
+	if s.saved.Load() < expireBatch && now.UnixNano()-s.expired.Load() < int64(expireEvery) {
 		return nil
 	}
-	_, err := expire(ctx, tx, now.Add(-TTL), expireBatch)
+	if !s.expiring.TryLock() {
+		return nil // another request runs the batch
+	}
+	defer s.expiring.Unlock()
+	n := s.saved.Load()
+	if n < expireBatch && now.UnixNano()-s.expired.Load() < int64(expireEvery) {
+		return nil
+	}
+	s.saved.Add(-n)
+	s.expired.Store(now.UnixNano())
+	_, err := expire(ctx, tx, now.Add(-TTL), 2*expireBatch)
 	return err
 }
 
