@@ -116,7 +116,7 @@ func repool(ctx context.Context, tx bun.Tx, id string) error {
 			agents = append(agents, f.AgentID)
 		}
 		slices.Sort(agents)
-		hist, err := skillHistory(ctx, tx, slices.Compact(agents), fs[len(fs)-1].CreatedAt)
+		hist, err := skillHistory(ctx, tx, slices.Compact(agents), fs[0].CreatedAt)
 		if err != nil {
 			return err
 		}
