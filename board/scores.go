@@ -178,12 +178,9 @@ const agentSums = `SELECT COUNT(*), COALESCE(SUM(sc.peer_score), 0), COALESCE(SU
 // by [scoring.TimeAveraged], and the Brier and log scores of the standing
 // forecast at the close by [scoring.Score].
 func insertScores(ctx context.Context, tx bun.Tx, id string, life scoring.Life, resolved time.Time, outcome Outcome) ([]scoreSums, error) {
-	var evs []struct {
-		AgentID   string    `bun:"agent_id"`
-		P         float64   `bun:"p"`
-		CreatedAt time.Time `bun:"created_at"`
-	}
-	if err := tx.NewRaw(`SELECT agent_id, p, created_at FROM forecasts WHERE prediction_id = ? ORDER BY seq`, id).Scan(ctx, &evs); err != nil {
+	var evs []historyRow
+	if err := tx.NewRaw(`SELECT agent_id, p, created_at, community_geo, community_mean, community_median, community_recency, community_skill
+	FROM forecasts WHERE prediction_id = ? ORDER BY seq`, id).Scan(ctx, &evs); err != nil {
 		return nil, err
 	}
 	if len(evs) == 0 {
@@ -223,7 +220,16 @@ func insertScores(ctx context.Context, tx bun.Tx, id string, life scoring.Life, 
 	(prediction_id, agent_id, p, outcome, brier, log_score, baseline_score, peer_score, coverage, resolved_at) VALUES `, rows, ""); err != nil {
 		return nil, err
 	}
-	return scored, scoreCommunity(ctx, tx, id, events, life, resolved, outcome)
+	return scored, scoreCommunity(ctx, tx, id, events, evs, life, resolved, outcome)
+}
+
+// historyRow is a forecast of a prediction's history with the community
+// forecast after it.
+type historyRow struct {
+	AgentID   string    `bun:"agent_id"`
+	P         float64   `bun:"p"`
+	CreatedAt time.Time `bun:"created_at"`
+	pools
 }
 
 // communityWho names the community forecast among the forecasters given
@@ -231,20 +237,12 @@ func insertScores(ctx context.Context, tx bun.Tx, id string, life scoring.Life, 
 const communityWho = "\x00community"
 
 // scoreCommunity scores the community forecast of a prediction as a
-// forecaster, by every method of package pool: its history (the
+// forecaster, by every method of package pool: its history hist (the
 // community after each forecast, standing until the next) scored with
 // the agents' forecasts events by [scoring.TimeAveraged], so that its
 // peer score is against the agents, who are scored without it; its Brier
 // and log scores are those of its value at the close.
-func scoreCommunity(ctx context.Context, tx bun.Tx, id string, events []scoring.TimedForecast, life scoring.Life, resolved time.Time, outcome Outcome) error {
-	var hist []struct {
-		CreatedAt time.Time `bun:"created_at"`
-		pools
-	}
-	if err := tx.NewRaw(`SELECT created_at, community_geo, community_mean, community_median, community_recency, community_skill
-	FROM forecasts WHERE prediction_id = ? ORDER BY seq`, id).Scan(ctx, &hist); err != nil {
-		return err
-	}
+func scoreCommunity(ctx context.Context, tx bun.Tx, id string, events []scoring.TimedForecast, hist []historyRow, life scoring.Life, resolved time.Time, outcome Outcome) error {
 	yes := outcome == OutcomeYes
 	var rows [][]any
 	for _, m := range pool.Methods() {
