@@ -423,7 +423,7 @@ func (s *Store) setOutcome(ctx context.Context, tx bun.Tx, id, authorID string, 
 	}
 	// Lock order: prediction, agents (in id order, the author among them:
 	// its confidence is a forecast), domain counters.
-	if err := scorePrediction(ctx, tx, s.pg, id); err != nil {
+	if err := scorePrediction(ctx, tx, s.pg, id, was == StatusOpen); err != nil {
 		return domainDelta{}, err
 	}
 	if was == StatusOpen {

@@ -61,8 +61,10 @@ type ScoreTable struct {
 // rows in id order on PostgreSQL after the prediction's row, which the
 // caller holds. An agent's sums change by its score here, not by a
 // recount of its scores, so that a resolution costs the same on a board
-// of any size ([agentSums] is the recount).
-func scorePrediction(ctx context.Context, tx bun.Tx, pg bool, id string) error {
+// of any size ([agentSums] is the recount). first says the prediction was
+// open until now: an open prediction has no scores (it is never reopened),
+// so there are none to take back.
+func scorePrediction(ctx context.Context, tx bun.Tx, pg bool, id string, first bool) error {
 	var ps []struct {
 		CreatedAt time.Time    `bun:"created_at"`
 		CloseAt   bun.NullTime `bun:"close_at"`
@@ -84,12 +86,14 @@ func scorePrediction(ctx context.Context, tx bun.Tx, pg bool, id string) error {
 		}
 	}
 	var old []scoreSums
-	if err := tx.NewRaw(`SELECT agent_id, peer_score, baseline_score, brier, log_score, coverage FROM scores WHERE prediction_id = ?`, id).Scan(ctx, &old); err != nil {
-		return err
-	}
-	for _, q := range []string{`DELETE FROM scores WHERE prediction_id = ?`, `DELETE FROM community_scores WHERE prediction_id = ?`} {
-		if _, err := tx.ExecContext(ctx, q, id); err != nil {
+	if !first {
+		if err := tx.NewRaw(`SELECT agent_id, peer_score, baseline_score, brier, log_score, coverage FROM scores WHERE prediction_id = ?`, id).Scan(ctx, &old); err != nil {
 			return err
+		}
+		for _, q := range []string{`DELETE FROM scores WHERE prediction_id = ?`, `DELETE FROM community_scores WHERE prediction_id = ?`} {
+			if _, err := tx.ExecContext(ctx, q, id); err != nil {
+				return err
+			}
 		}
 	}
 	var scored []scoreSums
