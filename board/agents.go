@@ -186,6 +186,31 @@ func (s *Store) rescore(ctx context.Context, tx bun.Tx, agentID string) error {
 	return err
 }
 
+// countResolved adds the prediction id, just resolved for the first time
+// with status, to the scoring columns of its author agentID, as
+// [Store.rescore] would count it: the author's record changes by one
+// prediction, not by a recount of all its own (a void one counts in
+// none). The agent row is locked first on PostgreSQL, as rescore locks it.
+func (s *Store) countResolved(ctx context.Context, tx bun.Tx, agentID, id string, status Status) error {
+	if status != StatusResolved {
+		return nil
+	}
+	if s.pg {
+		if _, err := tx.ExecContext(ctx, `SELECT id FROM agents WHERE id = ? FOR UPDATE`, agentID); err != nil {
+			return err
+		}
+	}
+	_, err := tx.ExecContext(ctx, `UPDATE agents SET (resolved, brier_sum, correct, decided) = (
+	SELECT agents.resolved + 1,
+		agents.brier_sum + COALESCE((p.confidence - CASE WHEN p.outcome = 'yes' THEN 1.0 ELSE 0.0 END) *
+			(p.confidence - CASE WHEN p.outcome = 'yes' THEN 1.0 ELSE 0.0 END), 0),
+		agents.correct + CASE WHEN (p.confidence > 0.5 AND p.outcome = 'yes') OR (p.confidence < 0.5 AND p.outcome = 'no') THEN 1 ELSE 0 END,
+		agents.decided + CASE WHEN p.confidence <> 0.5 THEN 1 ELSE 0 END
+	FROM predictions AS p WHERE p.id = ?
+) WHERE id = ?`, id, agentID)
+	return err
+}
+
 type agentRow struct {
 	ID          string    `bun:"id"`
 	Name        string    `bun:"name"`

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/predictions-md/predictions/internal/database"
+	"github.com/predictions-md/predictions/scoring"
 	"github.com/uptrace/bun"
 )
 
@@ -24,27 +25,30 @@ type line struct {
 // forecasts by agent before the first line (changed in place). The
 // community after each forecast, stored on its history row, pools the
 // standing forecasts then, each with its agent's skill known at that
-// forecast's time ([skillHistory]), as [Store.Forecast] would have
-// stored it at that moment; the prediction's own community is the last
-// of them. Rows go in multi-row statements of [database.RowsPerInsert].
+// forecast's time by hist, as [Store.Forecast] would have stored it at
+// that moment; the prediction's own community is the last of them. hist
+// holds the scores of every agent of stand and lines from the first
+// line's time on ([skillHistory]); nil reads them. Rows go in multi-row
+// statements of [database.RowsPerInsert].
 //
 // It returns the prediction's community forecast after the last line.
-func appendForecasts(ctx context.Context, tx bun.Tx, predictionID string, seq int, stand map[string]standing, lines []line) (pooled, error) {
+func appendForecasts(ctx context.Context, tx bun.Tx, predictionID string, seq int, stand map[string]standing, lines []line, hist *scoring.History) (pooled, error) {
 	if len(lines) == 0 {
 		return pooled{}, nil
 	}
-	agents := make([]string, 0, len(stand)+len(lines))
-	for a := range stand {
-		agents = append(agents, a)
-	}
-	for _, l := range lines {
-		agents = append(agents, l.agentID)
-	}
-	slices.Sort(agents)
-	agents = slices.Compact(agents)
-	hist, err := skillHistory(ctx, tx, agents, lines[len(lines)-1].at)
-	if err != nil {
-		return pooled{}, err
+	if hist == nil {
+		agents := make([]string, 0, len(stand)+len(lines))
+		for a := range stand {
+			agents = append(agents, a)
+		}
+		for _, l := range lines {
+			agents = append(agents, l.agentID)
+		}
+		slices.Sort(agents)
+		var err error
+		if hist, err = skillHistory(ctx, tx, slices.Compact(agents), lines[0].at); err != nil {
+			return pooled{}, err
+		}
 	}
 	type latest struct {
 		forecastID string
@@ -54,6 +58,7 @@ func appendForecasts(ctx context.Context, tx bun.Tx, predictionID string, seq in
 	touched := map[string]*latest{}
 	history := make([][]any, len(lines))
 	var c pooled
+	var err error
 	for i, l := range lines {
 		if c, err = poolAfter(stand, hist, l.agentID, l.p, l.at); err != nil {
 			return pooled{}, err

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/predictions-md/predictions/scoring"
 	"github.com/uptrace/bun"
 )
 
@@ -320,12 +321,24 @@ func (l *loader) create(ctx context.Context, tx bun.Tx, ev *eventBatch, todo []i
 	if err := upsertAgents(ctx, tx, ws); err != nil {
 		return err
 	}
+	// The skills known of every forecaster from the earliest forecast
+	// on, read once for the load; each resolution below adds its scores.
+	from := l.qs[todo[0]].lines[0].at
+	for _, i := range todo {
+		if at := l.qs[i].lines[0].at; at.Before(from) {
+			from = at
+		}
+	}
+	hist, err := skillHistory(ctx, tx, order, from)
+	if err != nil {
+		return err
+	}
 	// The domains' counters change last, once a domain, in name order
 	// (counters come last in the lock order, and are then held for the
 	// least time).
 	domains := map[string]*domainDelta{}
 	for _, i := range todo {
-		d, err := l.createOne(ctx, tx, ev, i)
+		d, err := l.createOne(ctx, tx, ev, i, hist)
 		if err != nil {
 			return err
 		}
@@ -343,9 +356,10 @@ func (l *loader) create(ctx context.Context, tx bun.Tx, ev *eventBatch, todo []i
 }
 
 // createOne inserts the prediction of l.qs[i] with its forecasts and,
-// with an outcome, its resolution, and returns the change to its
+// with an outcome, its resolution (whose scores it adds to hist, the
+// skills known of the load's forecasters), and returns the change to its
 // domain's counters.
-func (l *loader) createOne(ctx context.Context, tx bun.Tx, ev *eventBatch, i int) (domainDelta, error) {
+func (l *loader) createOne(ctx context.Context, tx bun.Tx, ev *eventBatch, i int, hist *scoring.History) (domainDelta, error) {
 	q := &l.qs[i]
 	flags := l.s.flags(q.v.title, q.v.body, q.v.timeframe)
 	if err := insertPredictionRow(ctx, tx, q.id, q.v, flags, q.opens); err != nil {
@@ -364,7 +378,7 @@ func (l *loader) createOne(ctx context.Context, tx bun.Tx, ev *eventBatch, i int
 		}
 		lines[j] = line{id: id, agentID: fc.agentID, note: fc.note, p: fc.p, at: fc.at}
 	}
-	if _, err := appendForecasts(ctx, tx, q.id, 0, map[string]standing{}, lines); err != nil {
+	if _, err := appendForecasts(ctx, tx, q.id, 0, map[string]standing{}, lines, hist); err != nil {
 		return domainDelta{}, err
 	}
 	ev.add(Event{Type: EventPredictionCreated, At: q.opens, PredictionID: q.id, Domain: q.v.domain, AuthorID: q.v.agentID, AgentID: q.v.agentID},
@@ -374,6 +388,9 @@ func (l *loader) createOne(ctx context.Context, tx bun.Tx, ev *eventBatch, i int
 	if q.outcome != "" {
 		r, err := l.s.recordResolution(ctx, tx, q.id, q.v.agentID, StatusOpen, "", q.outcome, derefTime(q.v.closeAt), q.closed, "import")
 		if err != nil {
+			return domainDelta{}, err
+		}
+		if err := addScores(ctx, tx, hist, q.id); err != nil {
 			return domainDelta{}, err
 		}
 		closed := q.closed // the actual close, as recordResolution takes it

@@ -152,7 +152,7 @@ func (l *loader) appendTo(ctx context.Context, tx bun.Tx, ev *eventBatch, id str
 	if err != nil {
 		return err
 	}
-	c, err := appendForecasts(ctx, tx, id, prev.Seq, t.standing, lines)
+	c, err := appendForecasts(ctx, tx, id, prev.Seq, t.standing, lines, nil)
 	if err != nil {
 		return err
 	}

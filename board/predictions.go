@@ -434,10 +434,15 @@ func (s *Store) setOutcome(ctx context.Context, tx bun.Tx, id, authorID string, 
 	}
 	// Lock order: prediction, agents (in id order, the author among them:
 	// its confidence is a forecast), domain counters.
-	if err := scorePrediction(ctx, tx, s.pg, id); err != nil {
+	if err := scorePrediction(ctx, tx, s.pg, id, was == StatusOpen); err != nil {
 		return domainDelta{}, err
 	}
-	if err := s.rescore(ctx, tx, authorID); err != nil {
+	if was == StatusOpen {
+		// A first resolution adds one prediction to its author's record.
+		if err := s.countResolved(ctx, tx, authorID, id, status); err != nil {
+			return domainDelta{}, err
+		}
+	} else if err := s.rescore(ctx, tx, authorID); err != nil {
 		return domainDelta{}, err
 	}
 	var d domainDelta

@@ -49,6 +49,24 @@ func (s *Store) CounterMismatches(ctx context.Context) ([]string, error) {
 		{"agent forecast counters", `SELECT COUNT(*) FROM agents AS a WHERE
 	a.forecasts <> (SELECT COUNT(*) FROM standings AS s WHERE s.agent_id = a.id)
 	OR a.scored <> (SELECT COUNT(*) FROM scores AS c WHERE c.agent_id = a.id)`},
+		// The running score sums change by each score's difference
+		// (scorePrediction); a recount adds them in another order, so
+		// they agree to rounding, not to the bit.
+		{"agent score sums", `SELECT COUNT(*) FROM agents AS a JOIN (SELECT c.agent_id, SUM(c.peer_score) AS peer, SUM(c.baseline_score) AS baseline,
+		SUM(c.brier) AS brier, SUM(c.log_score) AS lg, SUM(c.peer_score * c.peer_score) AS sq, SUM(c.coverage) AS coverage
+	FROM scores AS c GROUP BY c.agent_id) AS r ON r.agent_id = a.id WHERE
+	ABS(a.peer_sum - r.peer) > 1e-9 * (1 + ABS(r.peer)) OR ABS(a.baseline_sum - r.baseline) > 1e-9 * (1 + ABS(r.baseline))
+	OR ABS(a.fbrier_sum - r.brier) > 1e-9 * (1 + ABS(r.brier)) OR ABS(a.flog_sum - r.lg) > 1e-9 * (1 + ABS(r.lg))
+	OR ABS(a.peer_sq_sum - r.sq) > 1e-9 * (1 + ABS(r.sq)) OR ABS(a.coverage_sum - r.coverage) > 1e-9 * (1 + ABS(r.coverage))`},
+		// A first resolution adds to its author's record (countResolved);
+		// a correction recounts it (rescore).
+		{"agent resolution sums", `SELECT COUNT(*) FROM agents AS a JOIN (SELECT p.agent_id,
+		COALESCE(SUM((p.confidence - CASE WHEN p.outcome = 'yes' THEN 1.0 ELSE 0.0 END) *
+			(p.confidence - CASE WHEN p.outcome = 'yes' THEN 1.0 ELSE 0.0 END)), 0) AS brier,
+		COALESCE(SUM(CASE WHEN (p.confidence > 0.5 AND p.outcome = 'yes') OR (p.confidence < 0.5 AND p.outcome = 'no') THEN 1 ELSE 0 END), 0) AS correct,
+		COALESCE(SUM(CASE WHEN p.confidence <> 0.5 THEN 1 ELSE 0 END), 0) AS decided
+	FROM predictions AS p WHERE p.status = 'resolved' GROUP BY p.agent_id) AS r ON r.agent_id = a.id WHERE
+	ABS(a.brier_sum - r.brier) > 1e-9 * (1 + r.brier) OR a.correct <> r.correct OR a.decided <> r.decided`},
 		{"domains without counters", `SELECT COUNT(*) FROM predictions AS p WHERE
 	NOT EXISTS (SELECT 1 FROM domain_counts AS d WHERE d.domain = p.domain)`},
 	}

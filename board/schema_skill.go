@@ -78,7 +78,7 @@ func migrateSkill(ctx context.Context, m *migrate.Migrator, _ *migrate.Migration
 		// the pools, then the community's scores of those pools.
 		rescore := func() error {
 			for _, id := range resolved {
-				if err := scorePrediction(ctx, tx, pg, id); err != nil {
+				if err := scorePrediction(ctx, tx, pg, id, false); err != nil {
 					return fmt.Errorf("rescore %s: %w", id, err)
 				}
 			}
@@ -116,7 +116,7 @@ func repool(ctx context.Context, tx bun.Tx, id string) error {
 			agents = append(agents, f.AgentID)
 		}
 		slices.Sort(agents)
-		hist, err := skillHistory(ctx, tx, slices.Compact(agents), fs[len(fs)-1].CreatedAt)
+		hist, err := skillHistory(ctx, tx, slices.Compact(agents), fs[0].CreatedAt)
 		if err != nil {
 			return err
 		}

@@ -3,6 +3,7 @@ package board
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 
@@ -55,11 +56,15 @@ type ScoreTable struct {
 }
 
 // scorePrediction replaces the scores of a prediction by those of its
-// current state (none unless resolved yes or no) and recomputes the
-// forecast statistics of every agent that forecast it, locking their rows
-// in id order on PostgreSQL after the prediction's row, which the caller
-// holds.
-func scorePrediction(ctx context.Context, tx bun.Tx, pg bool, id string) error {
+// current state (none unless resolved yes or no) and changes the running
+// sums of every agent that forecast it by the difference, locking their
+// rows in id order on PostgreSQL after the prediction's row, which the
+// caller holds. An agent's sums change by its score here, not by a
+// recount of its scores, so that a resolution costs the same on a board
+// of any size ([agentSums] is the recount). first says the prediction was
+// open until now: an open prediction has no scores (it is never reopened),
+// so there are none to take back.
+func scorePrediction(ctx context.Context, tx bun.Tx, pg bool, id string, first bool) error {
 	var ps []struct {
 		CreatedAt time.Time    `bun:"created_at"`
 		CloseAt   bun.NullTime `bun:"close_at"`
@@ -80,26 +85,89 @@ func scorePrediction(ctx context.Context, tx bun.Tx, pg bool, id string) error {
 			return err
 		}
 	}
-	for _, q := range []string{`DELETE FROM scores WHERE prediction_id = ?`, `DELETE FROM community_scores WHERE prediction_id = ?`} {
-		if _, err := tx.ExecContext(ctx, q, id); err != nil {
+	var old []scoreSums
+	if !first {
+		if err := tx.NewRaw(`SELECT agent_id, peer_score, baseline_score, brier, log_score, coverage FROM scores WHERE prediction_id = ?`, id).Scan(ctx, &old); err != nil {
 			return err
 		}
+		for _, q := range []string{`DELETE FROM scores WHERE prediction_id = ?`, `DELETE FROM community_scores WHERE prediction_id = ?`} {
+			if _, err := tx.ExecContext(ctx, q, id); err != nil {
+				return err
+			}
+		}
 	}
+	var scored []scoreSums
 	p := ps[0]
 	if Status(p.Status) == StatusResolved {
 		life := scoring.Life{Open: p.CreatedAt.UTC(), Close: p.CloseAt.Time.UTC(), ActualClose: p.ClosedAt.Time.UTC()}
 		if p.CloseAt.IsZero() {
 			life.Close = time.Time{}
 		}
-		if err := insertScores(ctx, tx, id, life, p.Resolved.Time.UTC(), Outcome(p.Outcome)); err != nil {
+		var err error
+		if scored, err = insertScores(ctx, tx, id, life, p.Resolved.Time.UTC(), Outcome(p.Outcome)); err != nil {
 			return err
 		}
 	}
-	// One statement for every forecaster: their rows are locked above.
-	_, err := tx.ExecContext(ctx, `UPDATE agents SET (scored, peer_sum, baseline_sum, fbrier_sum, flog_sum, peer_sq_sum, coverage_sum) = (
-	`+agentSums+`
-) WHERE id IN (SELECT agent_id FROM standings WHERE prediction_id = ?)`, id)
-	return err
+	return addAgentSums(ctx, tx, old, scored)
+}
+
+// scoreSums is what an agent's running sums keep of one of its scores.
+type scoreSums struct {
+	AgentID  string  `bun:"agent_id"`
+	Peer     float64 `bun:"peer_score"`
+	Baseline float64 `bun:"baseline_score"`
+	Brier    float64 `bun:"brier"`
+	Log      float64 `bun:"log_score"`
+	Coverage float64 `bun:"coverage"`
+}
+
+// addAgentSums takes the scores removed from the running sums on their
+// agents' rows and adds the scores added, in one statement a few hundred
+// agents, in agent id order (the rows are locked by the caller).
+func addAgentSums(ctx context.Context, tx bun.Tx, removed, added []scoreSums) error {
+	type delta struct {
+		n                                        int
+		peer, baseline, brier, log, sq, coverage float64
+	}
+	by := map[string]*delta{}
+	change := func(sc scoreSums, sign float64) {
+		d := by[sc.AgentID]
+		if d == nil {
+			d = &delta{}
+			by[sc.AgentID] = d
+		}
+		d.n += int(sign)
+		d.peer += sign * sc.Peer
+		d.baseline += sign * sc.Baseline
+		d.brier += sign * sc.Brier
+		d.log += sign * sc.Log
+		d.sq += sign * sc.Peer * sc.Peer
+		d.coverage += sign * sc.Coverage
+	}
+	for _, sc := range removed {
+		change(sc, -1)
+	}
+	for _, sc := range added {
+		change(sc, +1)
+	}
+	if len(by) == 0 {
+		return nil
+	}
+	rows := make([][]any, 0, len(by))
+	for _, a := range slices.Sorted(maps.Keys(by)) {
+		d := by[a]
+		rows = append(rows, []any{a, d.n, d.peer, d.baseline, d.brier, d.log, d.sq, d.coverage})
+	}
+	// VALUES names its columns column1, column2, … on SQLite and
+	// PostgreSQL alike.
+	return database.InsertRows(ctx, tx, `UPDATE agents SET scored = agents.scored + CAST(d.column2 AS BIGINT),
+	peer_sum = agents.peer_sum + CAST(d.column3 AS DOUBLE PRECISION),
+	baseline_sum = agents.baseline_sum + CAST(d.column4 AS DOUBLE PRECISION),
+	fbrier_sum = agents.fbrier_sum + CAST(d.column5 AS DOUBLE PRECISION),
+	flog_sum = agents.flog_sum + CAST(d.column6 AS DOUBLE PRECISION),
+	peer_sq_sum = agents.peer_sq_sum + CAST(d.column7 AS DOUBLE PRECISION),
+	coverage_sum = agents.coverage_sum + CAST(d.column8 AS DOUBLE PRECISION)
+	FROM (VALUES `, rows, `) AS d WHERE agents.id = d.column1`)
 }
 
 // agentSums selects the running sums an agent's row keeps of its scores
@@ -110,20 +178,17 @@ const agentSums = `SELECT COUNT(*), COALESCE(SUM(sc.peer_score), 0), COALESCE(SU
 	FROM scores AS sc WHERE sc.agent_id = agents.id`
 
 // insertScores scores every forecaster of a prediction resolved yes or
-// no over its life: Metaculus's baseline and peer scores and the coverage
+// no over its life, and returns the scores it stored: Metaculus's baseline and peer scores and the coverage
 // by [scoring.TimeAveraged], and the Brier and log scores of the standing
 // forecast at the close by [scoring.Score].
-func insertScores(ctx context.Context, tx bun.Tx, id string, life scoring.Life, resolved time.Time, outcome Outcome) error {
-	var evs []struct {
-		AgentID   string    `bun:"agent_id"`
-		P         float64   `bun:"p"`
-		CreatedAt time.Time `bun:"created_at"`
-	}
-	if err := tx.NewRaw(`SELECT agent_id, p, created_at FROM forecasts WHERE prediction_id = ? ORDER BY seq`, id).Scan(ctx, &evs); err != nil {
-		return err
+func insertScores(ctx context.Context, tx bun.Tx, id string, life scoring.Life, resolved time.Time, outcome Outcome) ([]scoreSums, error) {
+	var evs []historyRow
+	if err := tx.NewRaw(`SELECT agent_id, p, created_at, community_geo, community_mean, community_median, community_recency, community_skill
+	FROM forecasts WHERE prediction_id = ? ORDER BY seq`, id).Scan(ctx, &evs); err != nil {
+		return nil, err
 	}
 	if len(evs) == 0 {
-		return nil
+		return nil, nil
 	}
 	yes := outcome == OutcomeYes
 	events := make([]scoring.TimedForecast, len(evs))
@@ -134,7 +199,7 @@ func insertScores(ctx context.Context, tx bun.Tx, id string, life scoring.Life, 
 	}
 	ts, err := scoring.TimeAveraged(events, life, yes)
 	if err != nil {
-		return fmt.Errorf("scoring: %w", err)
+		return nil, fmt.Errorf("scoring: %w", err)
 	}
 	fs := make([]scoring.Forecast, 0, len(ts))
 	for _, t := range ts {
@@ -142,22 +207,33 @@ func insertScores(ctx context.Context, tx bun.Tx, id string, life scoring.Life, 
 	}
 	res, err := scoring.Score(fs, scoring.Options{})
 	if err != nil {
-		return fmt.Errorf("scoring: %w", err)
+		return nil, fmt.Errorf("scoring: %w", err)
 	}
 	by := map[string]scoring.Summary{}
 	for _, f := range res.Forecasters {
 		by[f.Who] = f.Summary
 	}
 	rows := make([][]any, len(ts))
+	scored := make([]scoreSums, len(ts))
 	for i, t := range ts {
 		sum := by[t.Who]
 		rows[i] = []any{id, t.Who, final[t.Who], string(outcome), sum.Brier, sum.LogScore, t.Baseline, t.Peer, t.Coverage, resolved}
+		scored[i] = scoreSums{AgentID: t.Who, Peer: t.Peer, Baseline: t.Baseline, Brier: sum.Brier, Log: sum.LogScore, Coverage: t.Coverage}
 	}
 	if err := database.InsertRows(ctx, tx, `INSERT INTO scores
 	(prediction_id, agent_id, p, outcome, brier, log_score, baseline_score, peer_score, coverage, resolved_at) VALUES `, rows, ""); err != nil {
-		return err
+		return nil, err
 	}
-	return scoreCommunity(ctx, tx, id, events, life, resolved, outcome)
+	return scored, scoreCommunity(ctx, tx, id, events, evs, life, resolved, outcome)
+}
+
+// historyRow is a forecast of a prediction's history with the community
+// forecast after it.
+type historyRow struct {
+	AgentID   string    `bun:"agent_id"`
+	P         float64   `bun:"p"`
+	CreatedAt time.Time `bun:"created_at"`
+	pools
 }
 
 // communityWho names the community forecast among the forecasters given
@@ -165,20 +241,12 @@ func insertScores(ctx context.Context, tx bun.Tx, id string, life scoring.Life, 
 const communityWho = "\x00community"
 
 // scoreCommunity scores the community forecast of a prediction as a
-// forecaster, by every method of package pool: its history (the
+// forecaster, by every method of package pool: its history hist (the
 // community after each forecast, standing until the next) scored with
 // the agents' forecasts events by [scoring.TimeAveraged], so that its
 // peer score is against the agents, who are scored without it; its Brier
 // and log scores are those of its value at the close.
-func scoreCommunity(ctx context.Context, tx bun.Tx, id string, events []scoring.TimedForecast, life scoring.Life, resolved time.Time, outcome Outcome) error {
-	var hist []struct {
-		CreatedAt time.Time `bun:"created_at"`
-		pools
-	}
-	if err := tx.NewRaw(`SELECT created_at, community_geo, community_mean, community_median, community_recency, community_skill
-	FROM forecasts WHERE prediction_id = ? ORDER BY seq`, id).Scan(ctx, &hist); err != nil {
-		return err
-	}
+func scoreCommunity(ctx context.Context, tx bun.Tx, id string, events []scoring.TimedForecast, hist []historyRow, life scoring.Life, resolved time.Time, outcome Outcome) error {
 	yes := outcome == OutcomeYes
 	var rows [][]any
 	for _, m := range pool.Methods() {

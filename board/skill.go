@@ -74,25 +74,73 @@ func poolAfter(stand map[string]standing, hist *scoring.History, agentID string,
 // bound parameters SQLite (32,766) and PostgreSQL (65,535) take.
 const maxListed = 10000
 
-// skillHistory returns the scores of agents on predictions resolved
-// before t as a [scoring.History], to ask what was known of their skill
-// at any moment up to t.
-func skillHistory(ctx context.Context, db bun.IDB, agents []string, t time.Time) (*scoring.History, error) {
+// skillHistory returns what was known of the skill of agents at any
+// moment from "from" on, as a [scoring.History]: their scores on
+// predictions resolved at or after from one by one, and the rest by
+// their sums, which are the running sums on the agents' rows less those
+// scores. So it reads the scores resolved since from, not an agent's
+// whole record: a forecast file loaded in time order onto a board of
+// older predictions reads few, however large the board. The caller asks
+// [scoring.History.At] about moments at or after from only.
+func skillHistory(ctx context.Context, db bun.IDB, agents []string, from time.Time) (*scoring.History, error) {
+	// The scores resolved at or after from, to the microsecond stored:
+	// every other one is before each moment asked about.
+	from = from.Truncate(time.Microsecond)
 	h := &scoring.History{}
 	for chunk := range slices.Chunk(agents, maxListed) {
+		// One statement, so that the sums and the scores are of one
+		// moment: rows without a time are an agent's sums.
 		var rows []struct {
-			AgentID    string    `bun:"agent_id"`
-			ResolvedAt time.Time `bun:"resolved_at"`
-			Peer       float64   `bun:"peer_score"`
-			Coverage   float64   `bun:"coverage"`
+			AgentID    string       `bun:"agent_id"`
+			ResolvedAt bun.NullTime `bun:"resolved_at"`
+			N          int          `bun:"n"`
+			Peer       float64      `bun:"peer"`
+			Squares    float64      `bun:"squares"`
+			Coverage   float64      `bun:"coverage"`
 		}
-		if err := db.NewRaw(`SELECT agent_id, resolved_at, peer_score, coverage FROM scores
-	WHERE agent_id IN (?) AND resolved_at < ?`, bun.List(chunk), t).Scan(ctx, &rows); err != nil {
+		if err := db.NewRaw(`SELECT id AS agent_id, NULL AS resolved_at, scored AS n, peer_sum AS peer, peer_sq_sum AS squares, coverage_sum AS coverage
+	FROM agents WHERE id IN (?) AND scored > 0
+UNION ALL
+SELECT agent_id, resolved_at, 1, peer_score, peer_score * peer_score, coverage
+	FROM scores WHERE agent_id IN (?) AND resolved_at >= ?
+ORDER BY 1, 2`, bun.List(chunk), bun.List(chunk), from).Scan(ctx, &rows); err != nil {
 			return nil, err
 		}
+		type sums struct {
+			n                       int
+			peer, squares, coverage float64
+		}
+		all, since := map[string]sums{}, map[string]sums{}
 		for _, r := range rows {
-			h.Add(r.AgentID, r.ResolvedAt.UTC(), r.Peer, r.Coverage)
+			if r.ResolvedAt.IsZero() {
+				all[r.AgentID] = sums{r.N, r.Peer, r.Squares, r.Coverage}
+				continue
+			}
+			h.Add(r.AgentID, r.ResolvedAt.Time.UTC(), r.Peer, r.Coverage)
+			l := since[r.AgentID]
+			since[r.AgentID] = sums{l.n + 1, l.peer + r.Peer, l.squares + r.Squares, l.coverage + r.Coverage}
+		}
+		for a, t := range all {
+			l := since[a]
+			h.AddEarlier(a, t.n-l.n, t.peer-l.peer, t.squares-l.squares, t.coverage-l.coverage)
 		}
 	}
 	return h, nil
+}
+
+// addScores adds to hist the scores of the prediction id, just resolved.
+func addScores(ctx context.Context, db bun.IDB, hist *scoring.History, id string) error {
+	var rows []struct {
+		AgentID    string    `bun:"agent_id"`
+		ResolvedAt time.Time `bun:"resolved_at"`
+		Peer       float64   `bun:"peer_score"`
+		Coverage   float64   `bun:"coverage"`
+	}
+	if err := db.NewRaw(`SELECT agent_id, resolved_at, peer_score, coverage FROM scores WHERE prediction_id = ?`, id).Scan(ctx, &rows); err != nil {
+		return err
+	}
+	for _, r := range rows {
+		hist.Add(r.AgentID, r.ResolvedAt.UTC(), r.Peer, r.Coverage)
+	}
+	return nil
 }

@@ -94,3 +94,38 @@ func TestHistoryMatchesSkillOf(t *testing.T) {
 		}
 	}
 }
+
+// TestHistoryAddEarlier: sums given for the questions resolved before a
+// moment, with the later questions added one by one, answer At at that
+// moment and after as the whole history added one by one does; the sums
+// given twice add up.
+func TestHistoryAddEarlier(t *testing.T) {
+	r := rand.New(rand.NewPCG(45, 1))
+	for trial := range 50 {
+		var whole, split History
+		from := day(10)
+		var early sums
+		for range 1 + r.IntN(60) {
+			at, peer, cov := day(r.IntN(20)), 200*r.Float64()-100, r.Float64()
+			whole.Add("ann", at, peer, cov)
+			if at.Before(from) {
+				early.n++
+				early.peer, early.sq, early.cov = early.peer+peer, early.sq+peer*peer, early.cov+cov
+			} else {
+				split.Add("ann", at, peer, cov)
+			}
+		}
+		split.AddEarlier("ann", early.n/2, early.peer/2, early.sq/2, early.cov/2)
+		split.AddEarlier("ann", early.n-early.n/2, early.peer/2, early.sq/2, early.cov/2)
+		for d := 10; d < 22; d++ {
+			if diff := cmp.Diff(whole.At("ann", day(d)), split.At("ann", day(d)), cmpopts.EquateApprox(1e-12, 1e-9)); diff != "" {
+				t.Fatalf("trial %d: At(day %d) (-whole +with AddEarlier):\n%s", trial, d, diff)
+			}
+		}
+	}
+	var h History
+	h.AddEarlier("bob", 2, 10, 68, 1.5)
+	if diff := cmp.Diff(SkillOf([]float64{8, 2}, []float64{1, 0.5}), h.At("bob", day(0)), cmpopts.EquateApprox(0, 1e-12)); diff != "" {
+		t.Errorf("At with only sums given (-want +got):\n%s", diff)
+	}
+}

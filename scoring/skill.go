@@ -129,11 +129,18 @@ type History struct {
 }
 
 // record is one forecaster's scored questions in resolution order, with
-// running sums filled on demand.
+// running sums filled on demand, after those summed in base.
 type record struct {
+	base            sums
 	at              []time.Time
 	peer, cov       []float64
 	sum, sq, covSum []float64 // running sums; nil when stale
+}
+
+// sums are running sums over n scored questions.
+type sums struct {
+	n             int
+	peer, sq, cov float64
 }
 
 // Add records a scored question of who: resolved at at, with its peer
@@ -154,7 +161,30 @@ func (h *History) Add(who string, at time.Time, peer, coverage float64) {
 	r.sum = nil
 }
 
-// At returns who's skill from the questions resolved strictly before t.
+// AddEarlier records n scored questions of who resolved before every
+// question given to [History.Add], by their sums: of the peer scores,
+// of their squares and of the coverages. A store that keeps running sums
+// gives those of the questions resolved before the earliest moment it
+// will ask [History.At] about, and adds the later ones one by one, so
+// that it reads only those. Sums given again are added to those given.
+func (h *History) AddEarlier(who string, n int, peerSum, peerSquares, coverageSum float64) {
+	if h.by == nil {
+		h.by = map[string]*record{}
+	}
+	r := h.by[who]
+	if r == nil {
+		r = &record{}
+		h.by[who] = r
+	}
+	r.base.n += n
+	r.base.peer += peerSum
+	r.base.sq += peerSquares
+	r.base.cov += coverageSum
+	r.sum = nil
+}
+
+// At returns who's skill from the questions resolved strictly before t
+// (with those given to [History.AddEarlier]).
 func (h *History) At(who string, t time.Time) Skill {
 	r := h.by[who]
 	if r == nil {
@@ -162,7 +192,7 @@ func (h *History) At(who string, t time.Time) Skill {
 	}
 	if r.sum == nil {
 		r.sum, r.sq, r.covSum = make([]float64, len(r.at)), make([]float64, len(r.at)), make([]float64, len(r.at))
-		var s, q, c float64
+		s, q, c := r.base.peer, r.base.sq, r.base.cov
 		for i := range r.at {
 			s, q, c = s+r.peer[i], q+r.peer[i]*r.peer[i], c+r.cov[i]
 			r.sum[i], r.sq[i], r.covSum[i] = s, q, c
@@ -170,7 +200,7 @@ func (h *History) At(who string, t time.Time) Skill {
 	}
 	n := sort.Search(len(r.at), func(i int) bool { return !r.at[i].Before(t) })
 	if n == 0 {
-		return Skill{}
+		return SkillFromSums(r.base.n, r.base.peer, r.base.sq, r.base.cov)
 	}
-	return SkillFromSums(n, r.sum[n-1], r.sq[n-1], r.covSum[n-1])
+	return SkillFromSums(r.base.n+n, r.sum[n-1], r.sq[n-1], r.covSum[n-1])
 }
