@@ -16,6 +16,7 @@ type agentsPage struct {
 	Community *board.CommunityRecord
 	Sorts     []link
 	Kinds     []link // the kind filter: everyone, agents, people
+	Kind      string // the kind shown: "" everyone, "agent" or "person"
 	Headers   []header
 	NoBoard   bool
 	Total     int
@@ -136,7 +137,7 @@ func (s *server) agents(w http.ResponseWriter, r *http.Request) error {
 		}
 		return boardError(err)
 	}
-	page.Agents, page.Total, page.Notes, page.Community = list.Agents, list.Total, list.Notes, list.Community
+	page.Agents, page.Total, page.Notes, page.Community, page.Kind = list.Agents, list.Total, list.Notes, list.Community, list.Kind
 	q.limit = list.Limit
 	if q.cursor != "" {
 		page.First = agentsQuery{sort: q.sort, kind: q.kind, limit: q.limit}.url()

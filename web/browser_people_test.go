@@ -191,6 +191,12 @@ func TestBrowserPeople(t *testing.T) {
 	}
 	b.shot(t, ctx, "prediction-person-resolved")
 
+	// The leaderboard of people names them so.
+	b.open(t, ctx, "/agents?kind=person", 200)
+	if got := eval[string](t, ctx, `document.querySelector("h1").textContent + " | " + document.getElementById("range").textContent`); got != "People | Showing 1–1 of 1 person." {
+		t.Errorf("people's leaderboard reads %q", got)
+	}
+
 	// Every page a person sees, at both widths and in both schemes.
 	for _, s := range screens {
 		for _, dark := range []bool{false, true} {
