@@ -121,12 +121,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if quick {
 		cfg = loadbench.Quick(cfg)
 	}
-	fs.Visit(func(f *flag.Flag) {
-		if f.Name == "real-questions" || !quick {
-			cfg.RealQuestions = realQuestions
-		}
-	})
-	if !quick {
+	if !quick || flagSet(fs, "real-questions") { // -quick's own size unless given
 		cfg.RealQuestions = realQuestions
 	}
 	cfg.Large, cfg.Progress = large, stderr
@@ -166,6 +161,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// flagSet reports whether the flag name was given.
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }
 
 func writeJSONFile(path string, rep *loadbench.Report) error {
