@@ -59,6 +59,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		cfg                loadbench.Config
 		quick, large       bool
 		jsonPath, scenario string
+		realQuestions      int
 	)
 	fs := flag.NewFlagSet("predictions-bench", flag.ContinueOnError)
 	fs.SetOutput(stdout)
@@ -73,7 +74,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&jsonPath, "json", "", "also write the table as JSON to this `file`")
 	fs.StringVar(&scenario, "scenarios", "", "run only the scenarios whose names match this `regexp` (and the baselines they need)")
 	fs.BoolVar(&large, "large", false, "add the feed over 1,000,000 predictions (seeding takes minutes)")
-	fs.StringVar(&cfg.SeedDir, "keep-seed", "", "keep the seeded feed boards in this `directory` and reuse them in later runs")
+	fs.BoolVar(&cfg.Real, "real", false, "add the real-size group: a generated board of -real-questions resolved questions (PredictionBook's shape, about 8 forecasts each) against one of 1,000 (importing 50,000 takes minutes: use -keep-seed)")
+	fs.IntVar(&realQuestions, "real-questions", 50_000, "resolved `questions` of the real-size board (with -quick: 300 unless given)")
+	fs.StringVar(&cfg.SeedDir, "keep-seed", "", "keep the seeded feed and real-size boards in this `directory` and reuse them in later runs")
 	fs.IntVar(&cfg.Streams, "streams", loadbench.DefaultStreams, "event streams the streams scenario holds open (each a connection: the file limit, ulimit -Hn, must exceed it)")
 	fs.StringVar(&cfg.StreamsQuery, "streams-query", "", "the streams' query, such as ?type=prediction.resolved (empty: every event)")
 	fs.StringVar(&cfg.StreamsMemoryLimit, "streams-memory-limit", "", "serve's --memory-limit for the streams scenario's servers, such as 512MiB (empty: serve's default)")
@@ -111,8 +114,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if cfg.Warmup == 0 {
 		cfg.Warmup = -1 // none
 	}
+	if realQuestions < 2 {
+		fmt.Fprintf(stderr, "predictions-bench: -real-questions %d: the real-size board needs at least 2 questions (the default is 50000)\n", realQuestions)
+		return 2
+	}
 	if quick {
 		cfg = loadbench.Quick(cfg)
+	}
+	if !quick || flagSet(fs, "real-questions") { // -quick's own size unless given
+		cfg.RealQuestions = realQuestions
 	}
 	cfg.Large, cfg.Progress = large, stderr
 	if cfg.Exe == "" {
@@ -151,6 +161,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// flagSet reports whether the flag name was given.
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }
 
 func writeJSONFile(path string, rep *loadbench.Report) error {

@@ -53,6 +53,13 @@ type Config struct {
 	// SmallSeed and LargeSeed are the feed's seed sizes; 0 means 10,000
 	// and 1,000,000.
 	SmallSeed, LargeSeed int
+	// Real adds the real-size group: a generated board of RealQuestions
+	// resolved questions of PredictionBook's shape, imported through the
+	// board's own import (minutes at 50,000; keep it with SeedDir),
+	// against one of RealSmall. 0 means 50,000 and 1,000 (or half of
+	// RealQuestions, when less).
+	Real                     bool
+	RealQuestions, RealSmall int
 	// DeepOffset is the second feed offset; 0 means 10,000.
 	DeepOffset int
 	// Streams is how many event streams the streams scenario holds open;
@@ -74,7 +81,8 @@ type Config struct {
 	// scenario (<scenario>.pprof), taken with serve's --pprof endpoint.
 	ProfileDir string
 	// SeedDir, when set, keeps the seeded feed boards (feed-<n>-<version>.db)
-	// for later runs, which reuse them instead of seeding again.
+	// and the real-size boards (real-<n>-<version>.db) for later runs,
+	// which reuse them instead of seeding again.
 	SeedDir string
 	// TempDir holds the databases; "" means a new temporary directory,
 	// removed at the end.
@@ -90,6 +98,10 @@ type Config struct {
 func Quick(c Config) Config {
 	c.Duration, c.Warmup, c.Rounds = time.Second, -1, 1
 	c.SmallSeed, c.LargeSeed, c.DeepOffset = 1000, 3000, 40
+	c.RealSmall = 100
+	if c.RealQuestions == 0 {
+		c.RealQuestions = 300
+	}
 	if c.Streams == 0 {
 		c.Streams = 100
 	}
@@ -120,6 +132,12 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Streams <= 0 {
 		c.Streams = DefaultStreams
+	}
+	if c.RealQuestions <= 0 {
+		c.RealQuestions = 50_000
+	}
+	if c.RealSmall <= 0 {
+		c.RealSmall = min(1000, max(1, c.RealQuestions/2))
 	}
 	if c.DeepOffset <= 0 {
 		c.DeepOffset = 10_000
@@ -277,7 +295,16 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if cfg.Large {
 		large = feedScenarios(cfg.LargeSeed, cfg.SmallSeed, cfg.DeepOffset, true)
 	}
-	all := append(append(append(append([]*scenario{}, tools...), write, forecastScenario(nil), streamsScenario(cfg.Streams)), small...), large...)
+	var realSmall, realLarge []*scenario
+	if cfg.Real {
+		if cfg.RealSmall >= cfg.RealQuestions {
+			return nil, fmt.Errorf("the real-size boards: RealSmall (%d questions) must be below RealQuestions (%d)", cfg.RealSmall, cfg.RealQuestions)
+		}
+		depth := realDepth(cfg.RealSmall)
+		realSmall = realScenarios(cfg.RealSmall, 0, depth)
+		realLarge = realScenarios(cfg.RealQuestions, cfg.RealSmall, depth)
+	}
+	all := append(append(append(append(append(append([]*scenario{}, tools...), write, forecastScenario(nil), streamsScenario(cfg.Streams)), small...), large...), realSmall...), realLarge...)
 	r.sel = selectScenarios(all, cfg.Filter)
 	if len(r.sel) == 0 {
 		return nil, fmt.Errorf("no scenario matches %q", cfg.Filter)
@@ -290,6 +317,9 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		return r.rep, err
 	}
 	if err := r.runFeeds(ctx, small, large); err != nil {
+		return r.rep, err
+	}
+	if err := r.runReal(ctx, realSmall, realLarge); err != nil {
 		return r.rep, err
 	}
 	r.rep.Machine.LoadEnd = load1()

@@ -286,3 +286,59 @@ func checkFeed(depth int) func(int, []byte) error {
 		return nil
 	}
 }
+
+// GroupReal is the reads and writes of a board of real size (a
+// generated board of PredictionBook's shape, realboard.go), each against
+// the same scenario on a small board in the same rounds.
+const GroupReal = "real size"
+
+// realScenarios are the reads of a generated board of n questions: the
+// feed's first page and the page after its cursor at depth, the
+// leaderboard by skill and a domain's, the most active forecaster's page,
+// and the question of realBigForecasters forecasters (JSON, its
+// forecasts and its HTML page); then the forecast writes on its open
+// questions beside a reader of that question. With small set, each
+// names its counterpart on the board of small questions as its baseline.
+func realScenarios(n, small, depth int) []*scenario {
+	big := realBigID(n)
+	ok := func(contains string) func(int, []byte) error { return wantStatus(http.StatusOK, contains) }
+	out := []*scenario{
+		{name: "feed recent, first page", path: feedPath("recent", "", "offset=0"), sort: "recent", check: checkFeed(0)},
+		{name: fmt.Sprintf("feed recent, cursor at %s", count(depth)), path: feedPath("recent", "", "offset=0"), sort: "recent", cursorAt: depth, check: checkFeed(depth)},
+		{name: "leaderboard by skill", path: "/api/agents?sort=skill", check: ok(`"ranked":true`)},
+		{name: "leaderboard by skill, Science", path: "/api/agents?sort=skill&domain=Science", check: ok(`"skill"`)},
+		{name: "agent page (most active)", path: "/api/agents/" + realAgent(0), check: ok(`"` + realAgent(0) + `"`)},
+		{name: "question of 200 forecasters", path: "/api/predictions/" + big, check: ok(`"forecasters":200`)},
+		{name: "question of 200 forecasters, its forecasts", path: "/api/predictions/" + big + "/forecasts", check: ok(`"forecasts"`)},
+		{name: "question of 200 forecasters, HTML page", path: "/predictions/" + big, check: ok("<html")},
+	}
+	ids := make([]string, realOpen)
+	for j := range ids {
+		ids[j] = realOpenID(j)
+	}
+	w := forecastScenario(ids)
+	w.name, w.deps = "forecast writes, beside a reader", nil
+	out = append(out, w)
+	for _, s := range out {
+		s.group, s.n = GroupReal, n
+		if s.method == "" {
+			s.method = http.MethodGet
+		}
+		s.name = realName(s.name, n)
+		if small > 0 {
+			s.deps = []string{realName(strings.TrimSuffix(s.name, realSuffix(n)), small)}
+		}
+	}
+	return out
+}
+
+// realReader is the read beside the forecast writes on a board of n
+// questions: the question of realBigForecasters forecasters.
+func realReader(n int) *scenario {
+	return &scenario{name: realName("reader beside the writes", n), group: GroupReal, method: http.MethodGet,
+		path: "/api/predictions/" + realBigID(n), check: wantStatus(http.StatusOK, "")}
+}
+
+func realName(name string, n int) string { return name + realSuffix(n) }
+
+func realSuffix(n int) string { return ", " + count(n) + " questions" }

@@ -3,13 +3,11 @@ package loadbench
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
 	"net/url"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -279,44 +277,16 @@ const seedVersion = "v1"
 // at from (holding 0 to have-1) when from is set, then seeded. With
 // SeedDir, a board seeded there by an earlier run is reused.
 func (r *runner) seed(ctx context.Context, from string, have, to int) (string, error) {
-	dir := r.dir
-	if r.cfg.SeedDir != "" {
-		dir = r.cfg.SeedDir
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return "", err
+	return r.keep(fmt.Sprintf("feed-%d-%s.db", to, seedVersion), thousands(float64(to))+" predictions", func(path string) error {
+		if from != "" {
+			if err := copyFile(from, path); err != nil {
+				return err
+			}
+		} else {
+			have = 0
 		}
-	}
-	path := filepath.Join(dir, fmt.Sprintf("feed-%d-%s.db", to, seedVersion))
-	done := path + ".done"
-	if _, err := os.Stat(done); err == nil && r.cfg.SeedDir != "" {
-		r.logf("reusing %s", path)
-		r.rep.Seeding = append(r.rep.Seeding, fmt.Sprintf("%s predictions: reused from %s", thousands(float64(to)), path))
-		return path, nil
-	}
-	for _, f := range []string{path, path + "-wal", path + "-shm"} {
-		if err := os.Remove(f); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return "", err
-		}
-	}
-	r.logf("seeding %s predictions", thousands(float64(to)))
-	t := time.Now()
-	if from != "" {
-		if err := copyFile(from, path); err != nil {
-			return "", err
-		}
-	} else {
-		have = 0
-	}
-	if err := seed(ctx, path, have, to); err != nil {
-		return "", err
-	}
-	r.rep.Seeding = append(r.rep.Seeding, fmt.Sprintf("%s predictions: %s", thousands(float64(to)), time.Since(t).Round(100*time.Millisecond)))
-	if r.cfg.SeedDir != "" {
-		if err := os.WriteFile(done, []byte(seedVersion+"\n"), 0o644); err != nil {
-			return "", err
-		}
-	}
-	return path, nil
+		return seed(ctx, path, have, to)
+	})
 }
 
 // copyFile copies a closed SQLite database (its WAL checkpointed) to dst.
