@@ -3,6 +3,7 @@ package board
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"time"
 
@@ -10,23 +11,28 @@ import (
 	"github.com/uptrace/bun"
 )
 
-// calibration is the calibration table of an agent's scored forecasts.
+// calibration is the calibration table of an agent's scored forecasts,
+// from its running sums (calibration_sums); nil when it has none.
 func (s *Store) calibration(ctx context.Context, agentID string) ([]scoring.Bin, error) {
 	var rows []struct {
-		P       float64 `bun:"p"`
-		Outcome string  `bun:"outcome"`
+		Bin  int     `bun:"bin"`
+		N    int     `bun:"scored"`
+		Yes  int     `bun:"yes"`
+		PSum float64 `bun:"p_sum"`
 	}
-	if err := s.read.NewRaw(`SELECT p, outcome FROM scores WHERE agent_id = ?`, agentID).Scan(ctx, &rows); err != nil {
+	if err := s.read.NewRaw(`SELECT bin, scored, yes, p_sum FROM calibration_sums WHERE agent_id = ?`, agentID).Scan(ctx, &rows); err != nil {
 		return nil, fmt.Errorf("board: agent calibration: %w", err)
 	}
-	fs := make([]scoring.Forecast, len(rows))
-	for i, r := range rows {
-		fs[i] = scoring.Forecast{P: r.P, Outcome: r.Outcome == string(OutcomeYes)}
+	sums := make([]scoring.BinSums, calibrationBins)
+	for _, r := range rows {
+		if r.Bin >= 0 && r.Bin < len(sums) {
+			sums[r.Bin] = scoring.BinSums{Count: r.N, Yes: r.Yes, SumP: r.PSum}
+		}
 	}
-	if len(fs) == 0 {
+	bins, err := scoring.CalibrationFromSums(sums)
+	if errors.Is(err, scoring.ErrEmpty) {
 		return nil, nil
 	}
-	bins, err := scoring.Calibration(fs, scoring.DefaultBins)
 	if err != nil {
 		return nil, fmt.Errorf("board: agent calibration: %w", err)
 	}

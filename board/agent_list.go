@@ -76,15 +76,29 @@ func agentKeyOf(sort AgentSort, pg bool) (k agentKey, ok bool) {
 	case AgentSortBrier:
 		return agentKey{`CASE WHEN a.scored > 0 THEN a.fbrier_sum / a.scored END`, false}, true
 	case AgentSortTrust: // scoring.Trust rises with the estimate
-		return agentKey{`CASE WHEN a.scored > 0 THEN ` + skillSQL + ` END`, true}, true
+		return agentKey{`CASE WHEN a.scored > 0 THEN ` + skillSQL("a.") + ` END`, true}, true
 	case AgentSortSkill:
-		return agentKey{`CASE WHEN a.scored >= ` + strconv.Itoa(scoring.MinRanked) + ` THEN ` + skillSQL + ` END`, true}, true
+		return agentKey{skillKey("a."), true}, true
 	}
 	return agentKey{}, false
 }
 
-// skillSQL is [scoring.Skill.Estimate] of the agent's sums.
-var skillSQL = `a.peer_sum / (` + strconv.FormatFloat(scoring.SkillPrior, 'f', -1, 64) + ` + a.coverage_sum)`
+// skillSQL is [scoring.Skill.Estimate] of the agent's sums, their columns
+// prefixed by p.
+func skillSQL(p string) string {
+	return p + `peer_sum / (` + strconv.FormatFloat(scoring.SkillPrior, 'f', -1, 64) + ` + ` + p + `coverage_sum)`
+}
+
+// skillKey is the skill sort's key of the agent's sums, their columns
+// prefixed by p: the estimate of a ranked agent, null for the others. The
+// indexes agents_skill and agent_domain_sums_skill (schema_sums.go) hold
+// it with p = "", so that a leaderboard page by skill reads its rows in
+// order instead of sorting every agent; the databases use them only while
+// the query's expression is the index's, so a change to the prior or to
+// [scoring.MinRanked] needs a migration that makes them anew.
+func skillKey(p string) string {
+	return `CASE WHEN ` + p + `scored >= ` + strconv.Itoa(scoring.MinRanked) + ` THEN ` + skillSQL(p) + ` END`
+}
 
 // agentCursorSalt starts the checksum input of an agent list cursor (see
 // sealCursor): a feed cursor does not check as one.
@@ -199,9 +213,10 @@ func checkAgentQuery(q AgentQuery) (sort AgentSort, limit int, after *agentCurso
 // the sort's key (nulls last), then last seen (newest first), then id;
 // the cursor's condition is the rows after its position in that order.
 func agentPageSQL(sort AgentSort, after *agentCursor, n int, pg bool, domain, kind string) (string, []any) {
-	from, args := agentsFrom(domain, kind)
-	cols := `(SELECT COUNT(*) FROM ` + from + `) AS total, ` + agentCols
-	args = append(args, args...)
+	count, args := agentsCount(domain, kind)
+	from, fargs := agentsFrom(domain, kind, sort == AgentSortSkill && !pg)
+	cols := `(` + count + `) AS total, ` + agentCols
+	args = append(args, fargs...)
 	order := `a.last_seen DESC, a.id`
 	k, scored := agentKeyOf(sort, pg)
 	if scored {
@@ -238,28 +253,50 @@ func agentPageSQL(sort AgentSort, after *agentCursor, n int, pg bool, domain, ki
 }
 
 // agentsFrom is the agent list's source as "a": the agents' rows, or
-// with a domain each agent scored on its predictions, its score sums
-// taken over those predictions only; with a kind, only that kind's rows.
-func agentsFrom(domain, kind string) (string, []any) {
+// with a domain each agent scored on its predictions, with its score
+// sums over those predictions only (agent_domain_sums, which has a row
+// only while its agent has a score in the domain); with a kind, only
+// that kind's rows. bySkill (SQLite's leaderboard by skill) names the
+// index of skillKey that orders them: without it, SQLite's planner sorts
+// every agent rather than read the index's first rows, whatever the
+// LIMIT, and a page would cost what the board holds.
+func agentsFrom(domain, kind string, bySkill bool) (string, []any) {
+	indexed := func(table, alias, index string) string {
+		if bySkill {
+			return table + ` AS ` + alias + ` INDEXED BY ` + index
+		}
+		return table + ` AS ` + alias
+	}
 	if domain == "" {
 		if kind == "" {
-			return `agents AS a`, nil
+			return indexed(`agents`, `a`, `agents_skill`), nil
 		}
-		return `(SELECT * FROM agents WHERE kind = ?) AS a`, []any{kind}
+		return `(SELECT * FROM ` + indexed(`agents`, `ag`, `agents_skill`) + ` WHERE kind = ?) AS a`, []any{kind}
 	}
 	var args []any
 	where := ``
 	if kind != "" {
-		where, args = ` WHERE ag.kind = ?`, []any{kind}
+		where, args = ` AND ag.kind = ?`, []any{kind}
 	}
 	return `(SELECT ag.id, ag.name, ag.kind, ag.flags, ag.first_seen, ag.last_seen, ag.predictions, ag.replies, ag.reactions,
 	ag.resolved, ag.brier_sum, ag.correct, ag.decided, ag.forecasts,
 	d.scored, d.peer_sum, d.baseline_sum, d.fbrier_sum, d.flog_sum, d.peer_sq_sum, d.coverage_sum
-	FROM agents AS ag JOIN (SELECT sc.agent_id, COUNT(*) AS scored, SUM(sc.peer_score) AS peer_sum,
-		SUM(sc.baseline_score) AS baseline_sum, SUM(sc.brier) AS fbrier_sum, SUM(sc.log_score) AS flog_sum,
-		SUM(sc.peer_score * sc.peer_score) AS peer_sq_sum, SUM(sc.coverage) AS coverage_sum
-		FROM scores AS sc JOIN predictions AS p ON p.id = sc.prediction_id
-		WHERE p.domain = ? GROUP BY sc.agent_id) AS d ON d.agent_id = ag.id` + where + `) AS a`, append([]any{domain}, args...)
+	FROM ` + indexed(`agent_domain_sums`, `d`, `agent_domain_sums_skill`) + ` JOIN agents AS ag ON ag.id = d.agent_id
+	WHERE d.domain = ?` + where + `) AS a`, append([]any{domain}, args...)
+}
+
+// agentsCount is the query of the number of agents of the agent list
+// of domain and kind, as agentsFrom lists them: without a kind, it reads
+// no row of agents.
+func agentsCount(domain, kind string) (string, []any) {
+	if kind == "" {
+		if domain == "" {
+			return `SELECT COUNT(*) FROM agents`, nil
+		}
+		return `SELECT COUNT(*) FROM agent_domain_sums WHERE domain = ?`, []any{domain}
+	}
+	from, args := agentsFrom(domain, kind, false)
+	return `SELECT COUNT(*) FROM ` + from, args
 }
 
 // Agents returns a page of the agents with their statistics, in the order
@@ -305,8 +342,8 @@ func (s *Store) Agents(ctx context.Context, q AgentQuery) (AgentPage, error) {
 		if err := db.NewRaw(sq, args...).Scan(ctx, &rows); err != nil || len(rows) > 0 {
 			return err
 		}
-		from, fargs := agentsFrom(domain, kind)
-		return db.NewRaw(`SELECT COUNT(*) FROM `+from, fargs...).Scan(ctx, &page.Total) // no row carries it
+		count, cargs := agentsCount(domain, kind)
+		return db.NewRaw(count, cargs...).Scan(ctx, &page.Total) // no row carries it
 	})
 	if err != nil {
 		return AgentPage{}, fmt.Errorf("board: agents: %w", err)

@@ -27,30 +27,23 @@ type CommunityRecord struct {
 }
 
 // communityRecord sets *out to the community's record by method m, of
-// the domain's predictions ("" for all); nil when it has none scored.
+// the domain's predictions ("" for all), from its running sums
+// (community_sums); nil when it has none scored.
 func communityRecord(ctx context.Context, db bun.IDB, m pool.Method, domain string, out **CommunityRecord) error {
 	var rows []struct {
-		N        int     `bun:"n"`
-		Peer     float64 `bun:"peer"`
-		PeerSq   float64 `bun:"peer_sq"`
-		Baseline float64 `bun:"baseline"`
-		Brier    float64 `bun:"brier"`
-		Log      float64 `bun:"log"`
-		Coverage float64 `bun:"coverage"`
+		N        int     `bun:"scored"`
+		Peer     float64 `bun:"peer_sum"`
+		PeerSq   float64 `bun:"peer_sq_sum"`
+		Baseline float64 `bun:"baseline_sum"`
+		Brier    float64 `bun:"fbrier_sum"`
+		Log      float64 `bun:"flog_sum"`
+		Coverage float64 `bun:"coverage_sum"`
 	}
-	q := `SELECT COUNT(*) AS n, COALESCE(SUM(cs.peer_score), 0.0) AS peer, COALESCE(SUM(cs.peer_score * cs.peer_score), 0.0) AS peer_sq,
-	COALESCE(SUM(cs.baseline_score), 0.0) AS baseline, COALESCE(SUM(cs.brier), 0.0) AS brier, COALESCE(SUM(cs.log_score), 0.0) AS log,
-	COALESCE(SUM(cs.coverage), 0.0) AS coverage FROM community_scores AS cs WHERE cs.method = ?`
-	args := []any{string(m)}
-	if domain != "" {
-		q += ` AND cs.prediction_id IN (SELECT id FROM predictions WHERE domain = ?)`
-		args = append(args, domain)
-	}
-	if err := db.NewRaw(q, args...).Scan(ctx, &rows); err != nil {
+	if err := db.NewRaw(`SELECT `+scoreSumCols+` FROM community_sums WHERE method = ? AND domain = ?`, string(m), domain).Scan(ctx, &rows); err != nil {
 		return err
 	}
 	*out = nil
-	if len(rows) == 0 || rows[0].N == 0 {
+	if len(rows) == 0 || rows[0].N <= 0 {
 		return nil
 	}
 	r := rows[0]

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/predictions-md/predictions/internal/database/databasetest"
+	"github.com/uptrace/bun"
 )
 
 // queryPlan returns SQLite's EXPLAIN QUERY PLAN details for q.
@@ -140,21 +141,7 @@ func TestFeedQueryPlansPostgres(t *testing.T) {
 		t.Skip("PREDICTIONS_TEST_POSTGRES is not set")
 	}
 	ctx := context.Background()
-	s, err := Open(ctx, pgTestDatabase(t, admin), Options{MaxConns: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	conn, err := s.read.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	for _, q := range []string{"SET enable_seqscan = off", "SET enable_sort = off"} {
-		if _, err := conn.ExecContext(ctx, q); err != nil {
-			t.Fatal(err)
-		}
-	}
+	s, conn := pgPlanConn(t, admin)
 	plan := func(q string, args ...any) string {
 		var lines []string
 		if err := conn.NewRaw("EXPLAIN "+q, args...).Scan(ctx, &lines); err != nil {
@@ -179,6 +166,31 @@ func TestFeedQueryPlansPostgres(t *testing.T) {
 			}
 		})
 	}
+}
+
+// pgPlanConn opens a board in a new database on the server at admin and
+// returns it with a read connection with sequential scans and sorts priced out
+// (enable_seqscan and enable_sort off), for plans on empty tables; both
+// close when the test ends.
+func pgPlanConn(t *testing.T, admin string) (*Store, bun.Conn) {
+	t.Helper()
+	ctx := context.Background()
+	s, err := Open(ctx, pgTestDatabase(t, admin), Options{MaxConns: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	conn, err := s.read.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	for _, q := range []string{"SET enable_seqscan = off", "SET enable_sort = off"} {
+		if _, err := conn.ExecContext(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return s, conn
 }
 
 // pgTestDatabase creates a database on the server at admin and drops it
@@ -230,5 +242,99 @@ func TestSearchQueryPlan(t *testing.T) {
 	t.Logf("plan:\n%s", p)
 	if !strings.Contains(p, "predictions_search") {
 		t.Errorf("search does not use the GIN index predictions_search")
+	}
+}
+
+// leaderboardPlanCases are the first pages of the leaderboards by skill,
+// each with the index that gives their order.
+func leaderboardPlanCases() []struct{ name, domain, kind, index string } {
+	return []struct{ name, domain, kind, index string }{
+		{"whole board", "", "", "agents_skill"},
+		{"people", "", KindPerson, "agents_skill"},
+		{"a domain", "Science", "", "agent_domain_sums_skill"},
+		{"a domain's agents", "Science", KindAgent, "agent_domain_sums_skill"},
+	}
+}
+
+// TestLeaderboardQueryPlans asserts on SQLite that a leaderboard page by
+// skill on a board of 5,000 agents reads the agents in the order of its
+// index, sorting only the ties of the key (by last seen and id), never
+// every agent. (On an empty board SQLite rightly sorts.)
+func TestLeaderboardQueryPlans(t *testing.T) {
+	ctx := context.Background()
+	s, err := Open(ctx, filepath.Join(t.TempDir(), "plan.db"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for _, q := range []string{
+		`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 5000)
+	INSERT INTO agents (id, name, kind, first_seen, last_seen, scored, peer_sum, coverage_sum)
+	SELECT 'a' || i, 'a' || i, CASE WHEN i % 50 = 0 THEN 'person' ELSE 'agent' END, '2026-01-01', '2026-01-01', i % 40, (i % 17) - 8.5, (i % 40) * 0.9 FROM n`,
+		`INSERT INTO agent_domain_sums (domain, agent_id, scored, peer_sum, coverage_sum)
+	SELECT CASE WHEN scored % 3 = 0 THEN 'Science' ELSE 'AI' END, id, scored, peer_sum, coverage_sum FROM agents`,
+	} {
+		if _, err := s.write.ExecContext(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A sort of the key's ties (a temporary B-tree for the right part
+	// of the ORDER BY) is what the leaderboard asks for; a sort of every
+	// row is not.
+	problems := func(plan []string, index string) []string {
+		var kept []string
+		for _, line := range plan {
+			if !strings.Contains(line, "TEMP B-TREE FOR RIGHT PART") && !strings.Contains(line, "TEMP B-TREE FOR LAST") {
+				kept = append(kept, line)
+			}
+		}
+		return planProblems(kept, index)
+	}
+	// The checker itself must catch the sort an index does not serve.
+	q, args := agentPageSQL(AgentSortPeer, nil, 51, false, "", "")
+	if got := problems(queryPlan(t, s, q, args...), "agents_skill"); len(got) == 0 {
+		t.Fatalf("the leaderboard by peer score passes the check of an index on skill")
+	}
+	for _, c := range leaderboardPlanCases() {
+		t.Run(c.name, func(t *testing.T) {
+			q, args := agentPageSQL(AgentSortSkill, nil, 51, false, c.domain, c.kind)
+			plan := queryPlan(t, s, q, args...)
+			t.Logf("plan:\n%s", strings.Join(plan, "\n"))
+			for _, p := range problems(plan, c.index) {
+				t.Errorf("leaderboard query %s", p)
+			}
+		})
+	}
+}
+
+// TestLeaderboardQueryPlansPostgres is TestLeaderboardQueryPlans on
+// PostgreSQL, its scans and sorts priced out as in
+// TestFeedQueryPlansPostgres: an incremental sort of the key's ties is
+// fine, a sort of every row is not.
+func TestLeaderboardQueryPlansPostgres(t *testing.T) {
+	admin := os.Getenv("PREDICTIONS_TEST_POSTGRES")
+	if admin == "" {
+		t.Skip("PREDICTIONS_TEST_POSTGRES is not set")
+	}
+	ctx := context.Background()
+	_, conn := pgPlanConn(t, admin)
+	for _, c := range leaderboardPlanCases() {
+		t.Run(c.name, func(t *testing.T) {
+			q, args := agentPageSQL(AgentSortSkill, nil, 51, true, c.domain, c.kind)
+			var lines []string
+			if err := conn.NewRaw("EXPLAIN "+q, args...).Scan(ctx, &lines); err != nil {
+				t.Fatal(err)
+			}
+			p := strings.Join(lines, "\n")
+			t.Logf("plan:\n%s", p)
+			if !strings.Contains(p, "Index Scan using "+c.index+" ") && !strings.Contains(p, "Index Only Scan using "+c.index+" ") {
+				t.Errorf("leaderboard query does not scan index %s", c.index)
+			}
+			for _, l := range lines {
+				if strings.Contains(l, "Sort") && !strings.Contains(l, "Incremental Sort") && !strings.Contains(l, "Sort Key") && !strings.Contains(l, "Presorted Key") {
+					t.Errorf("leaderboard query sorts every row: %s", l)
+				}
+			}
+		})
 	}
 }

@@ -105,6 +105,11 @@ func migrations() *migrate.Migrations {
 		Comment: "forecaster_kinds", // schema_kinds.go: agents.kind, agent or person
 		Up:      migrateKinds,
 	})
+	ms.Add(migrate.Migration{
+		Name:    "20261202000010",
+		Comment: "score_sums", // schema_sums.go: the running sums the leaderboards and an agent's calibration read
+		Up:      migrateSums,
+	})
 	return ms
 }
 

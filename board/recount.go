@@ -3,6 +3,9 @@ package board
 import (
 	"context"
 	"fmt"
+	"math"
+
+	"github.com/predictions-md/predictions/scoring"
 )
 
 // CounterMismatches recounts every stored counter from the rows with SQL
@@ -67,6 +70,22 @@ func (s *Store) CounterMismatches(ctx context.Context) ([]string, error) {
 		COALESCE(SUM(CASE WHEN p.confidence <> 0.5 THEN 1 ELSE 0 END), 0) AS decided
 	FROM predictions AS p WHERE p.status = 'resolved' GROUP BY p.agent_id) AS r ON r.agent_id = a.id WHERE
 	ABS(a.brier_sum - r.brier) > 1e-9 * (1 + r.brier) OR a.correct <> r.correct OR a.decided <> r.decided`},
+		// The tables of schema_sums.go, recounted as refillSums fills
+		// them: every recounted row stored and equal, and no stored row
+		// with scores beyond them.
+		{"agent domain sums", `SELECT COUNT(*) FROM (SELECT p.domain AS domain, sc.agent_id AS agent_id, ` + recountSums + `
+	FROM scores AS sc JOIN predictions AS p ON p.id = sc.prediction_id GROUP BY p.domain, sc.agent_id) AS r
+	LEFT JOIN agent_domain_sums AS d ON d.domain = r.domain AND d.agent_id = r.agent_id WHERE ` + sumsDiffer},
+		{"agent domain sums without scores", `SELECT COUNT(*) FROM agent_domain_sums AS d WHERE d.scored <> (SELECT COUNT(*)
+	FROM scores AS sc JOIN predictions AS p ON p.id = sc.prediction_id WHERE p.domain = d.domain AND sc.agent_id = d.agent_id)`},
+		{"community sums", `SELECT COUNT(*) FROM (SELECT sc.method AS method, p.domain AS domain, ` + recountSums + `
+	FROM community_scores AS sc JOIN predictions AS p ON p.id = sc.prediction_id GROUP BY sc.method, p.domain
+	UNION ALL SELECT sc.method, '', ` + recountSums + ` FROM community_scores AS sc GROUP BY sc.method) AS r
+	LEFT JOIN community_sums AS d ON d.method = r.method AND d.domain = r.domain WHERE ` + sumsDiffer},
+		{"community sums without scores", `SELECT COUNT(*) FROM community_sums AS d WHERE d.scored <> (SELECT COUNT(*)
+	FROM community_scores AS sc JOIN predictions AS p ON p.id = sc.prediction_id WHERE sc.method = d.method AND (d.domain = '' OR p.domain = d.domain))`},
+		{"sum rows without a score", `SELECT (SELECT COUNT(*) FROM agent_domain_sums WHERE scored <= 0)
+	+ (SELECT COUNT(*) FROM community_sums WHERE scored <= 0) + (SELECT COUNT(*) FROM calibration_sums WHERE scored <= 0)`},
 		{"domains without counters", `SELECT COUNT(*) FROM predictions AS p WHERE
 	NOT EXISTS (SELECT 1 FROM domain_counts AS d WHERE d.domain = p.domain)`},
 	}
@@ -80,5 +99,76 @@ func (s *Store) CounterMismatches(ctx context.Context) ([]string, error) {
 			out = append(out, fmt.Sprintf("%s: %d row(s) differ from a recount", c.name, n))
 		}
 	}
+	cal, err := s.calibrationMismatches(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("board: recount of the calibration sums: %w", err)
+	}
+	if cal > 0 {
+		out = append(out, fmt.Sprintf("calibration sums: %d row(s) differ from a recount", cal))
+	}
 	return out, nil
+}
+
+// sumsDiffer is the condition that a recounted row r of scoreSumCols has
+// no stored row d or differs from it (the sums to rounding: they change
+// by each score's difference, and a recount adds them in another order).
+var sumsDiffer = func() string {
+	q := `d.scored IS NULL OR d.scored <> r.scored`
+	for _, c := range []string{"peer_sum", "baseline_sum", "fbrier_sum", "flog_sum", "peer_sq_sum", "coverage_sum"} {
+		q += ` OR ABS(d.` + c + ` - r.` + c + `) > 1e-9 * (1 + ABS(r.` + c + `))`
+	}
+	return q
+}()
+
+// calibrationMismatches counts the stored calibration rows that differ
+// from a recount of the scores (a recounted bin stored with other counts
+// or sums, or a stored row with scores where the recount has none).
+func (s *Store) calibrationMismatches(ctx context.Context) (int, error) {
+	want, err := recountCalibration(ctx, s.read)
+	if err != nil {
+		return 0, err
+	}
+	var rows []struct {
+		AgentID string  `bun:"agent_id"`
+		Bin     int     `bun:"bin"`
+		N       int     `bun:"scored"`
+		Yes     int     `bun:"yes"`
+		PSum    float64 `bun:"p_sum"`
+	}
+	if err := s.read.NewRaw(`SELECT agent_id, bin, scored, yes, p_sum FROM calibration_sums`).Scan(ctx, &rows); err != nil {
+		return 0, err
+	}
+	got := map[string][]scoring.BinSums{}
+	bad := 0
+	for _, r := range rows {
+		if r.Bin < 0 || r.Bin >= calibrationBins {
+			bad++
+			continue
+		}
+		if got[r.AgentID] == nil {
+			got[r.AgentID] = make([]scoring.BinSums, calibrationBins)
+		}
+		got[r.AgentID][r.Bin] = scoring.BinSums{Count: r.N, Yes: r.Yes, SumP: r.PSum}
+	}
+	for a, bins := range got {
+		w := want[a]
+		if w == nil {
+			w = make([]scoring.BinSums, calibrationBins)
+		}
+		for i, b := range bins {
+			if b.Count != w[i].Count || b.Yes != w[i].Yes || math.Abs(b.SumP-w[i].SumP) > 1e-9*(1+math.Abs(w[i].SumP)) {
+				bad++
+			}
+		}
+	}
+	for a, bins := range want {
+		if got[a] == nil {
+			for _, b := range bins {
+				if b.Count != 0 {
+					bad++
+				}
+			}
+		}
+	}
+	return bad, nil
 }

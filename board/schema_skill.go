@@ -60,7 +60,10 @@ func migrateSkill(ctx context.Context, m *migrate.Migrator, _ *migrate.Migration
 	db := m.DB()
 	pg := db.Dialect().Name() == dialect.PG
 	return db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		if _, err := bunmigrate.AddSchema(ctx, tx, skillColumns(), skillTables()); err != nil {
+		// scorePrediction also keeps the running sums of schema_sums.go,
+		// a later migration's tables, which that migration fills anew:
+		// they are made here for it to write to.
+		if _, err := bunmigrate.AddSchema(ctx, tx, skillColumns(), append(skillTables(), sumTables()...)); err != nil {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE agents SET (scored, peer_sum, baseline_sum, fbrier_sum, flog_sum, peer_sq_sum, coverage_sum) = (

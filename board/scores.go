@@ -3,7 +3,6 @@ package board
 import (
 	"context"
 	"fmt"
-	"maps"
 	"slices"
 	"time"
 
@@ -66,6 +65,7 @@ type ScoreTable struct {
 // so there are none to take back.
 func scorePrediction(ctx context.Context, tx bun.Tx, pg bool, id string, first bool) error {
 	var ps []struct {
+		Domain    string       `bun:"domain"`
 		CreatedAt time.Time    `bun:"created_at"`
 		CloseAt   bun.NullTime `bun:"close_at"`
 		ClosedAt  bun.NullTime `bun:"closed_at"`
@@ -73,7 +73,7 @@ func scorePrediction(ctx context.Context, tx bun.Tx, pg bool, id string, first b
 		Status    string       `bun:"status"`
 		Outcome   string       `bun:"outcome"`
 	}
-	if err := tx.NewRaw(`SELECT created_at, close_at, closed_at, resolved_at, status, COALESCE(outcome, '') AS outcome FROM predictions WHERE id = ?`, id).Scan(ctx, &ps); err != nil {
+	if err := tx.NewRaw(`SELECT domain, created_at, close_at, closed_at, resolved_at, status, COALESCE(outcome, '') AS outcome FROM predictions WHERE id = ?`, id).Scan(ctx, &ps); err != nil {
 		return err
 	}
 	if len(ps) == 0 {
@@ -85,9 +85,13 @@ func scorePrediction(ctx context.Context, tx bun.Tx, pg bool, id string, first b
 			return err
 		}
 	}
-	var old []scoreSums
+	var old, scored []scoreSums
+	var oldCom, scoredCom []communitySums
 	if !first {
-		if err := tx.NewRaw(`SELECT agent_id, peer_score, baseline_score, brier, log_score, coverage FROM scores WHERE prediction_id = ?`, id).Scan(ctx, &old); err != nil {
+		if err := tx.NewRaw(`SELECT agent_id, p, outcome, peer_score, baseline_score, brier, log_score, coverage FROM scores WHERE prediction_id = ?`, id).Scan(ctx, &old); err != nil {
+			return err
+		}
+		if err := tx.NewRaw(`SELECT method, peer_score, baseline_score, brier, log_score, coverage FROM community_scores WHERE prediction_id = ?`, id).Scan(ctx, &oldCom); err != nil {
 			return err
 		}
 		for _, q := range []string{`DELETE FROM scores WHERE prediction_id = ?`, `DELETE FROM community_scores WHERE prediction_id = ?`} {
@@ -96,7 +100,6 @@ func scorePrediction(ctx context.Context, tx bun.Tx, pg bool, id string, first b
 			}
 		}
 	}
-	var scored []scoreSums
 	p := ps[0]
 	if Status(p.Status) == StatusResolved {
 		life := scoring.Life{Open: p.CreatedAt.UTC(), Close: p.CloseAt.Time.UTC(), ActualClose: p.ClosedAt.Time.UTC()}
@@ -104,70 +107,11 @@ func scorePrediction(ctx context.Context, tx bun.Tx, pg bool, id string, first b
 			life.Close = time.Time{}
 		}
 		var err error
-		if scored, err = insertScores(ctx, tx, id, life, p.Resolved.Time.UTC(), Outcome(p.Outcome)); err != nil {
+		if scored, scoredCom, err = insertScores(ctx, tx, id, life, p.Resolved.Time.UTC(), Outcome(p.Outcome)); err != nil {
 			return err
 		}
 	}
-	return addAgentSums(ctx, tx, old, scored)
-}
-
-// scoreSums is what an agent's running sums keep of one of its scores.
-type scoreSums struct {
-	AgentID  string  `bun:"agent_id"`
-	Peer     float64 `bun:"peer_score"`
-	Baseline float64 `bun:"baseline_score"`
-	Brier    float64 `bun:"brier"`
-	Log      float64 `bun:"log_score"`
-	Coverage float64 `bun:"coverage"`
-}
-
-// addAgentSums takes the scores removed from the running sums on their
-// agents' rows and adds the scores added, in one statement a few hundred
-// agents, in agent id order (the rows are locked by the caller).
-func addAgentSums(ctx context.Context, tx bun.Tx, removed, added []scoreSums) error {
-	type delta struct {
-		n                                        int
-		peer, baseline, brier, log, sq, coverage float64
-	}
-	by := map[string]*delta{}
-	change := func(sc scoreSums, sign float64) {
-		d := by[sc.AgentID]
-		if d == nil {
-			d = &delta{}
-			by[sc.AgentID] = d
-		}
-		d.n += int(sign)
-		d.peer += sign * sc.Peer
-		d.baseline += sign * sc.Baseline
-		d.brier += sign * sc.Brier
-		d.log += sign * sc.Log
-		d.sq += sign * sc.Peer * sc.Peer
-		d.coverage += sign * sc.Coverage
-	}
-	for _, sc := range removed {
-		change(sc, -1)
-	}
-	for _, sc := range added {
-		change(sc, +1)
-	}
-	if len(by) == 0 {
-		return nil
-	}
-	rows := make([][]any, 0, len(by))
-	for _, a := range slices.Sorted(maps.Keys(by)) {
-		d := by[a]
-		rows = append(rows, []any{a, d.n, d.peer, d.baseline, d.brier, d.log, d.sq, d.coverage})
-	}
-	// VALUES names its columns column1, column2, … on SQLite and
-	// PostgreSQL alike.
-	return database.InsertRows(ctx, tx, `UPDATE agents SET scored = agents.scored + CAST(d.column2 AS BIGINT),
-	peer_sum = agents.peer_sum + CAST(d.column3 AS DOUBLE PRECISION),
-	baseline_sum = agents.baseline_sum + CAST(d.column4 AS DOUBLE PRECISION),
-	fbrier_sum = agents.fbrier_sum + CAST(d.column5 AS DOUBLE PRECISION),
-	flog_sum = agents.flog_sum + CAST(d.column6 AS DOUBLE PRECISION),
-	peer_sq_sum = agents.peer_sq_sum + CAST(d.column7 AS DOUBLE PRECISION),
-	coverage_sum = agents.coverage_sum + CAST(d.column8 AS DOUBLE PRECISION)
-	FROM (VALUES `, rows, `) AS d WHERE agents.id = d.column1`)
+	return addScoreSums(ctx, tx, p.Domain, old, scored, oldCom, scoredCom)
 }
 
 // agentSums selects the running sums an agent's row keeps of its scores
@@ -181,14 +125,14 @@ const agentSums = `SELECT COUNT(*), COALESCE(SUM(sc.peer_score), 0), COALESCE(SU
 // no over its life, and returns the scores it stored: Metaculus's baseline and peer scores and the coverage
 // by [scoring.TimeAveraged], and the Brier and log scores of the standing
 // forecast at the close by [scoring.Score].
-func insertScores(ctx context.Context, tx bun.Tx, id string, life scoring.Life, resolved time.Time, outcome Outcome) ([]scoreSums, error) {
+func insertScores(ctx context.Context, tx bun.Tx, id string, life scoring.Life, resolved time.Time, outcome Outcome) ([]scoreSums, []communitySums, error) {
 	var evs []historyRow
 	if err := tx.NewRaw(`SELECT agent_id, p, created_at, community_geo, community_mean, community_median, community_recency, community_skill
 	FROM forecasts WHERE prediction_id = ? ORDER BY seq`, id).Scan(ctx, &evs); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if len(evs) == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
 	yes := outcome == OutcomeYes
 	events := make([]scoring.TimedForecast, len(evs))
@@ -199,7 +143,7 @@ func insertScores(ctx context.Context, tx bun.Tx, id string, life scoring.Life, 
 	}
 	ts, err := scoring.TimeAveraged(events, life, yes)
 	if err != nil {
-		return nil, fmt.Errorf("scoring: %w", err)
+		return nil, nil, fmt.Errorf("scoring: %w", err)
 	}
 	fs := make([]scoring.Forecast, 0, len(ts))
 	for _, t := range ts {
@@ -207,7 +151,7 @@ func insertScores(ctx context.Context, tx bun.Tx, id string, life scoring.Life, 
 	}
 	res, err := scoring.Score(fs, scoring.Options{})
 	if err != nil {
-		return nil, fmt.Errorf("scoring: %w", err)
+		return nil, nil, fmt.Errorf("scoring: %w", err)
 	}
 	by := map[string]scoring.Summary{}
 	for _, f := range res.Forecasters {
@@ -218,13 +162,14 @@ func insertScores(ctx context.Context, tx bun.Tx, id string, life scoring.Life, 
 	for i, t := range ts {
 		sum := by[t.Who]
 		rows[i] = []any{id, t.Who, final[t.Who], string(outcome), sum.Brier, sum.LogScore, t.Baseline, t.Peer, t.Coverage, resolved}
-		scored[i] = scoreSums{AgentID: t.Who, Peer: t.Peer, Baseline: t.Baseline, Brier: sum.Brier, Log: sum.LogScore, Coverage: t.Coverage}
+		scored[i] = scoreSums{AgentID: t.Who, P: final[t.Who], Outcome: string(outcome), Peer: t.Peer, Baseline: t.Baseline, Brier: sum.Brier, Log: sum.LogScore, Coverage: t.Coverage}
 	}
 	if err := database.InsertRows(ctx, tx, `INSERT INTO scores
 	(prediction_id, agent_id, p, outcome, brier, log_score, baseline_score, peer_score, coverage, resolved_at) VALUES `, rows, ""); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return scored, scoreCommunity(ctx, tx, id, events, evs, life, resolved, outcome)
+	com, err := scoreCommunity(ctx, tx, id, events, evs, life, resolved, outcome)
+	return scored, com, err
 }
 
 // historyRow is a forecast of a prediction's history with the community
@@ -246,9 +191,10 @@ const communityWho = "\x00community"
 // the agents' forecasts events by [scoring.TimeAveraged], so that its
 // peer score is against the agents, who are scored without it; its Brier
 // and log scores are those of its value at the close.
-func scoreCommunity(ctx context.Context, tx bun.Tx, id string, events []scoring.TimedForecast, hist []historyRow, life scoring.Life, resolved time.Time, outcome Outcome) error {
+func scoreCommunity(ctx context.Context, tx bun.Tx, id string, events []scoring.TimedForecast, hist []historyRow, life scoring.Life, resolved time.Time, outcome Outcome) ([]communitySums, error) {
 	yes := outcome == OutcomeYes
 	var rows [][]any
+	var sums []communitySums
 	for _, m := range pool.Methods() {
 		all := slices.Clone(events)
 		for _, h := range hist {
@@ -256,20 +202,21 @@ func scoreCommunity(ctx context.Context, tx bun.Tx, id string, events []scoring.
 		}
 		ts, err := scoring.TimeAveraged(all, life, yes)
 		if err != nil {
-			return fmt.Errorf("scoring: %w", err)
+			return nil, fmt.Errorf("scoring: %w", err)
 		}
 		final := hist[len(hist)-1].pick(m)
 		res, err := scoring.Score([]scoring.Forecast{{Who: communityWho, P: final, Outcome: yes}}, scoring.Options{})
 		if err != nil {
-			return fmt.Errorf("scoring: %w", err)
+			return nil, fmt.Errorf("scoring: %w", err)
 		}
 		for _, t := range ts {
 			if t.Who == communityWho {
 				rows = append(rows, []any{id, string(m), final, string(outcome), res.Overall.Brier, res.Overall.LogScore, t.Baseline, t.Peer, t.Coverage, resolved})
+				sums = append(sums, communitySums{Method: string(m), Peer: t.Peer, Baseline: t.Baseline, Brier: res.Overall.Brier, Log: res.Overall.LogScore, Coverage: t.Coverage})
 			}
 		}
 	}
-	return database.InsertRows(ctx, tx, `INSERT INTO community_scores
+	return sums, database.InsertRows(ctx, tx, `INSERT INTO community_scores
 	(prediction_id, method, p, outcome, brier, log_score, baseline_score, peer_score, coverage, resolved_at) VALUES `, rows, "")
 }
 
