@@ -337,8 +337,9 @@ func (l *loader) create(ctx context.Context, tx bun.Tx, ev *eventBatch, todo []i
 	// (counters come last in the lock order, and are then held for the
 	// least time).
 	domains := map[string]*domainDelta{}
+	var sums sumBatch
 	for _, i := range todo {
-		d, err := l.createOne(ctx, tx, ev, i, hist)
+		d, err := l.createOne(ctx, tx, ev, &sums, i, hist)
 		if err != nil {
 			return err
 		}
@@ -346,6 +347,9 @@ func (l *loader) create(ctx context.Context, tx bun.Tx, ev *eventBatch, todo []i
 			domains[l.qs[i].v.domain] = &domainDelta{}
 		}
 		domains[l.qs[i].v.domain].plus(d)
+	}
+	if err := sums.flush(ctx, tx); err != nil {
+		return err
 	}
 	for _, domain := range slices.Sorted(maps.Keys(domains)) {
 		if err := bumpDomain(ctx, tx, domain, *domains[domain]); err != nil {
@@ -357,9 +361,9 @@ func (l *loader) create(ctx context.Context, tx bun.Tx, ev *eventBatch, todo []i
 
 // createOne inserts the prediction of l.qs[i] with its forecasts and,
 // with an outcome, its resolution (whose scores it adds to hist, the
-// skills known of the load's forecasters), and returns the change to its
-// domain's counters.
-func (l *loader) createOne(ctx context.Context, tx bun.Tx, ev *eventBatch, i int, hist *scoring.History) (domainDelta, error) {
+// skills known of the load's forecasters; the other running sums of its
+// scores go into sums), and returns the change to its domain's counters.
+func (l *loader) createOne(ctx context.Context, tx bun.Tx, ev *eventBatch, sums *sumBatch, i int, hist *scoring.History) (domainDelta, error) {
 	q := &l.qs[i]
 	flags := l.s.flags(q.v.title, q.v.body, q.v.timeframe)
 	if err := insertPredictionRow(ctx, tx, q.id, q.v, flags, q.opens); err != nil {
@@ -386,7 +390,7 @@ func (l *loader) createOne(ctx context.Context, tx bun.Tx, ev *eventBatch, i int
 	d := domainDelta{predictions: 1}
 	status := StatusOpen
 	if q.outcome != "" {
-		r, err := l.s.recordResolution(ctx, tx, q.id, q.v.agentID, StatusOpen, "", q.outcome, derefTime(q.v.closeAt), q.closed, "import")
+		r, err := l.s.recordResolution(ctx, tx, q.id, q.v.agentID, StatusOpen, "", q.outcome, derefTime(q.v.closeAt), q.closed, "import", sums)
 		if err != nil {
 			return domainDelta{}, err
 		}

@@ -359,7 +359,7 @@ func (s *Store) Resolve(ctx context.Context, id string, nr NewResolution) (Predi
 			if last.CreatedAt.After(at) {
 				at = last.CreatedAt.UTC()
 			}
-			d, err := s.recordResolution(ctx, tx, id, c.AgentID, Status(c.Status), Outcome(c.Outcome.String), outcome, c.CloseAt.Time, at, by)
+			d, err := s.recordResolution(ctx, tx, id, c.AgentID, Status(c.Status), Outcome(c.Outcome.String), outcome, c.CloseAt.Time, at, by, nil)
 			if err != nil {
 				return err
 			}
@@ -391,14 +391,15 @@ func (s *Store) Resolve(ctx context.Context, id string, nr NewResolution) (Predi
 // (it was: status and outcome, with the scheduled close closeAt, zero for
 // none) with outcome at the time at, by the name by: setOutcome, with
 // the actual close at the earlier of at and closeAt for a first
-// resolution, and the resolution's row. It returns the change to the
-// domain's counters, for the caller to make ([bumpDomain]).
-func (s *Store) recordResolution(ctx context.Context, tx bun.Tx, id, authorID string, was Status, wasOutcome, outcome Outcome, closeAt, at time.Time, by string) (domainDelta, error) {
+// resolution, and the resolution's row; the running score sums change
+// through b (addScoreSums). It returns the change to the domain's
+// counters, for the caller to make ([bumpDomain]).
+func (s *Store) recordResolution(ctx context.Context, tx bun.Tx, id, authorID string, was Status, wasOutcome, outcome Outcome, closeAt, at time.Time, by string, b *sumBatch) (domainDelta, error) {
 	closed := at
 	if was == StatusOpen && !closeAt.IsZero() && closeAt.Before(at) {
 		closed = closeAt.UTC()
 	}
-	d, err := s.setOutcome(ctx, tx, id, authorID, was, outcome, at, closed)
+	d, err := s.setOutcome(ctx, tx, id, authorID, was, outcome, at, closed, b)
 	if err != nil {
 		return d, err
 	}
@@ -419,7 +420,7 @@ func (s *Store) recordResolution(ctx context.Context, tx bun.Tx, id, authorID st
 // forecaster and rescores the author. It returns the change to the
 // domain's counters, for the caller to make last (domain counters come
 // last in the lock order).
-func (s *Store) setOutcome(ctx context.Context, tx bun.Tx, id, authorID string, was Status, outcome Outcome, at, closed time.Time) (domainDelta, error) {
+func (s *Store) setOutcome(ctx context.Context, tx bun.Tx, id, authorID string, was Status, outcome Outcome, at, closed time.Time, b *sumBatch) (domainDelta, error) {
 	status := StatusResolved
 	if outcome == OutcomeVoid {
 		status = StatusVoid
@@ -434,7 +435,7 @@ func (s *Store) setOutcome(ctx context.Context, tx bun.Tx, id, authorID string, 
 	}
 	// Lock order: prediction, agents (in id order, the author among them:
 	// its confidence is a forecast), domain counters.
-	if err := scorePrediction(ctx, tx, s.pg, id, was == StatusOpen); err != nil {
+	if err := scorePrediction(ctx, tx, s.pg, id, was == StatusOpen, b); err != nil {
 		return domainDelta{}, err
 	}
 	if was == StatusOpen {

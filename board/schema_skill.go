@@ -81,7 +81,7 @@ func migrateSkill(ctx context.Context, m *migrate.Migrator, _ *migrate.Migration
 		// the pools, then the community's scores of those pools.
 		rescore := func() error {
 			for _, id := range resolved {
-				if err := scorePrediction(ctx, tx, pg, id, false); err != nil {
+				if err := scorePrediction(ctx, tx, pg, id, false, nil); err != nil {
 					return fmt.Errorf("rescore %s: %w", id, err)
 				}
 			}

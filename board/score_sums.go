@@ -72,26 +72,86 @@ func upsertSums(ctx context.Context, tx bun.Tx, table, key string, rows [][]any)
 
 // addScoreSums changes every running sum of the scores of one prediction
 // of domain: it takes back the scores removed (an agent's and the
-// community's) and adds those added, on the agents' rows, their rows of
-// the domain, their calibration tables and the community's rows of the
-// domain and of the whole board. Each sum changes by the difference, not
+// community's) and adds those added, on the agents' rows at once (the
+// skills that later forecasts in the transaction pool by), and through b
+// on their rows of the domain, their calibration tables and the
+// community's rows of the domain and of the whole board; with b nil,
+// those are written at once too. Each sum changes by the difference, not
 // by a recount, so that scoring costs the same on a board of any size
 // ([Store.CounterMismatches] recounts them). The agents' rows are locked
-// by the caller, in id order; the community's rows are changed in key
-// order after them, before the domain counters (the lock order of
-// setOutcome). Rows a correction leaves with no score are deleted.
-func addScoreSums(ctx context.Context, tx bun.Tx, domain string, removed, added []scoreSums, removedCom, addedCom []communitySums) error {
+// by the caller, in id order; the other rows are written after them, in
+// key order, before the domain counters (the lock order of setOutcome).
+func addScoreSums(ctx context.Context, tx bun.Tx, b *sumBatch, domain string, removed, added []scoreSums, removedCom, addedCom []communitySums) error {
 	agents := map[string]*sums{}
-	cal := map[string][]scoring.BinSums{}
+	for _, sc := range removed {
+		sumOf(agents, sc.AgentID).add(-1, sc.Peer, sc.Baseline, sc.Brier, sc.Log, sc.Coverage)
+	}
+	for _, sc := range added {
+		sumOf(agents, sc.AgentID).add(+1, sc.Peer, sc.Baseline, sc.Brier, sc.Log, sc.Coverage)
+	}
+	var rows [][]any
+	for _, a := range slices.Sorted(maps.Keys(agents)) {
+		rows = append(rows, agents[a].row(a))
+	}
+	if err := updateAgentSums(ctx, tx, rows); err != nil {
+		return err
+	}
+	now := b == nil
+	if now {
+		b = &sumBatch{}
+	}
+	if err := b.add(domain, removed, added, removedCom, addedCom); err != nil {
+		return err
+	}
+	if now {
+		return b.flush(ctx, tx)
+	}
+	return nil
+}
+
+// sumOf returns m's sums of key, made when m has none.
+func sumOf[K comparable](m map[K]*sums, key K) *sums {
+	s := m[key]
+	if s == nil {
+		s = &sums{}
+		m[key] = s
+	}
+	return s
+}
+
+// sumBatch gathers the changes that scorings make to the running sums of
+// agent_domain_sums, calibration_sums and community_sums, for flush to
+// write in a few statements: a load of many questions writes them once a
+// batch, not once a question. Nothing reads those tables while the
+// batch's transaction writes, so nothing sees them late.
+type sumBatch struct {
+	domains map[[2]string]*sums          // by domain and agent
+	cal     map[string][]scoring.BinSums // by agent
+	com     map[[2]string]*sums          // by method and domain ("" for all)
+	// emptied says a score was taken back, so a row may be left with
+	// none: flush deletes such rows.
+	emptied bool
+}
+
+// add adds the change of one prediction's scoring to b.
+func (b *sumBatch) add(domain string, removed, added []scoreSums, removedCom, addedCom []communitySums) error {
+	if b.domains == nil {
+		b.domains, b.cal, b.com = map[[2]string]*sums{}, map[string][]scoring.BinSums{}, map[[2]string]*sums{}
+	}
+	b.emptied = b.emptied || len(removed) > 0 || len(removedCom) > 0
 	change := func(sc scoreSums, sign int) error {
-		a := agents[sc.AgentID]
-		if a == nil {
-			a = &sums{}
-			agents[sc.AgentID] = a
-			cal[sc.AgentID] = make([]scoring.BinSums, calibrationBins)
+		sumOf(b.domains, [2]string{domain, sc.AgentID}).add(sign, sc.Peer, sc.Baseline, sc.Brier, sc.Log, sc.Coverage)
+		bins := b.cal[sc.AgentID]
+		if bins == nil {
+			bins = make([]scoring.BinSums, calibrationBins)
+			b.cal[sc.AgentID] = bins
 		}
-		a.add(sign, sc.Peer, sc.Baseline, sc.Brier, sc.Log, sc.Coverage)
-		return addCalibration(cal[sc.AgentID], sc.P, sc.Outcome == string(OutcomeYes), sign)
+		return addCalibration(bins, sc.P, sc.Outcome == string(OutcomeYes), sign)
+	}
+	changeCom := func(c communitySums, sign int) {
+		for _, d := range []string{"", domain} {
+			sumOf(b.com, [2]string{c.Method, d}).add(sign, c.Peer, c.Baseline, c.Brier, c.Log, c.Coverage)
+		}
 	}
 	for _, sc := range removed {
 		if err := change(sc, -1); err != nil {
@@ -103,41 +163,38 @@ func addScoreSums(ctx context.Context, tx bun.Tx, domain string, removed, added 
 			return err
 		}
 	}
-	var agentRows, domainRows, calRows [][]any
-	for _, a := range slices.Sorted(maps.Keys(agents)) {
-		agentRows = append(agentRows, agents[a].row(a))
-		domainRows = append(domainRows, agents[a].row(domain, a))
-		for bin, b := range cal[a] {
-			if b.Count != 0 || b.Yes != 0 || b.SumP != 0 {
-				calRows = append(calRows, []any{a, bin, b.Count, b.Yes, b.SumP})
-			}
-		}
-	}
-	com := map[[2]string]*sums{}
-	changeCom := func(c communitySums, sign int) {
-		for _, d := range []string{"", domain} {
-			k := [2]string{c.Method, d}
-			s := com[k]
-			if s == nil {
-				s = &sums{}
-				com[k] = s
-			}
-			s.add(sign, c.Peer, c.Baseline, c.Brier, c.Log, c.Coverage)
-		}
-	}
 	for _, c := range removedCom {
 		changeCom(c, -1)
 	}
 	for _, c := range addedCom {
 		changeCom(c, +1)
 	}
-	var comRows [][]any
-	for _, k := range slices.SortedFunc(maps.Keys(com), func(a, b [2]string) int { return slices.Compare(a[:], b[:]) }) {
-		comRows = append(comRows, com[k].row(k[0], k[1]))
+	return nil
+}
+
+// flush writes b's changes, each table's rows in key order, deletes the
+// rows a correction left without a score, and empties b.
+func (b *sumBatch) flush(ctx context.Context, tx bun.Tx) error {
+	byKey := func(a, b [2]string) int { return slices.Compare(a[:], b[:]) }
+	var domainRows, calRows, comRows [][]any
+	domains, agents := map[string]bool{}, map[string]bool{}
+	for _, k := range slices.SortedFunc(maps.Keys(b.domains), byKey) {
+		domainRows = append(domainRows, b.domains[k].row(k[0], k[1]))
+		domains[k[0]] = true
 	}
-	if err := updateAgentSums(ctx, tx, agentRows); err != nil {
-		return err
+	for _, a := range slices.Sorted(maps.Keys(b.cal)) {
+		agents[a] = true
+		for bin, c := range b.cal[a] {
+			if c.Count != 0 || c.Yes != 0 || c.SumP != 0 {
+				calRows = append(calRows, []any{a, bin, c.Count, c.Yes, c.SumP})
+			}
+		}
 	}
+	for _, k := range slices.SortedFunc(maps.Keys(b.com), byKey) {
+		comRows = append(comRows, b.com[k].row(k[0], k[1]))
+	}
+	emptied := b.emptied
+	*b = sumBatch{}
 	if err := upsertSums(ctx, tx, "agent_domain_sums", "domain, agent_id", domainRows); err != nil {
 		return err
 	}
@@ -149,17 +206,18 @@ func addScoreSums(ctx context.Context, tx bun.Tx, domain string, removed, added 
 	if err := upsertSums(ctx, tx, "community_sums", "method, domain", comRows); err != nil {
 		return err
 	}
-	if len(removed) == 0 && len(removedCom) == 0 {
+	if !emptied {
 		return nil // only added: no row emptied
 	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM community_sums WHERE domain IN ('', ?) AND scored <= 0`, domain); err != nil {
+	ds := bun.List(append(slices.Sorted(maps.Keys(domains)), ""))
+	if _, err := tx.ExecContext(ctx, `DELETE FROM community_sums WHERE domain IN (?) AND scored <= 0`, ds); err != nil {
 		return err
 	}
 	if len(agents) == 0 {
 		return nil
 	}
 	ids := bun.List(slices.Sorted(maps.Keys(agents)))
-	if _, err := tx.ExecContext(ctx, `DELETE FROM agent_domain_sums WHERE domain = ? AND agent_id IN (?) AND scored <= 0`, domain, ids); err != nil {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM agent_domain_sums WHERE domain IN (?) AND agent_id IN (?) AND scored <= 0`, ds, ids); err != nil {
 		return err
 	}
 	_, err := tx.ExecContext(ctx, `DELETE FROM calibration_sums WHERE agent_id IN (?) AND scored <= 0`, ids)

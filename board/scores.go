@@ -62,8 +62,9 @@ type ScoreTable struct {
 // recount of its scores, so that a resolution costs the same on a board
 // of any size ([agentSums] is the recount). first says the prediction was
 // open until now: an open prediction has no scores (it is never reopened),
-// so there are none to take back.
-func scorePrediction(ctx context.Context, tx bun.Tx, pg bool, id string, first bool) error {
+// so there are none to take back. The other running sums change through
+// b (addScoreSums).
+func scorePrediction(ctx context.Context, tx bun.Tx, pg bool, id string, first bool, b *sumBatch) error {
 	var ps []struct {
 		Domain    string       `bun:"domain"`
 		CreatedAt time.Time    `bun:"created_at"`
@@ -111,7 +112,7 @@ func scorePrediction(ctx context.Context, tx bun.Tx, pg bool, id string, first b
 			return err
 		}
 	}
-	return addScoreSums(ctx, tx, p.Domain, old, scored, oldCom, scoredCom)
+	return addScoreSums(ctx, tx, b, p.Domain, old, scored, oldCom, scoredCom)
 }
 
 // agentSums selects the running sums an agent's row keeps of its scores
