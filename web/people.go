@@ -76,8 +76,8 @@ func (s *server) withViewer(w http.ResponseWriter, r *http.Request) *http.Reques
 		return r
 	}
 	token := sessionToken(r)
-	if token == "" {
-		return r
+	if token == "" || strings.HasPrefix(r.URL.Path, staticPrefix) {
+		return r // the static files are the same for everyone: no lookup
 	}
 	p, err := s.opt.People.Session(r.Context(), token)
 	if err != nil {

@@ -298,6 +298,13 @@ func TestSessionCookie(t *testing.T) {
 	if !strings.Contains(res.Header.Get("Set-Cookie"), "Max-Age=0") {
 		t.Errorf("a foreign cookie is not dropped: Set-Cookie %q", res.Header.Get("Set-Cookie"))
 	}
+	// A static file is the same for everyone: its request looks up no
+	// session, so it neither drops the cookie nor reads the database.
+	ps.client.Jar.SetCookies(mustURL(ps.base), []*http.Cookie{{Name: "predictions_session", Value: "from-another-server"}})
+	res, _ = ps.do(t, "GET", "/static/style.css", nil, nil)
+	if res.StatusCode != 200 || res.Header.Get("Set-Cookie") != "" {
+		t.Errorf("GET /static/style.css with a foreign cookie: %d, Set-Cookie %q; want 200 and none", res.StatusCode, res.Header.Get("Set-Cookie"))
+	}
 }
 
 // TestRegisterRefusals: an id an agent holds, and a name with markup or

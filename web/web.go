@@ -173,7 +173,7 @@ var pageRoutes = []struct {
 	{"GET /tools/{name}", func(s *server) http.HandlerFunc { return s.handle(s.tool) }},
 	{"POST /tools/{name}", func(s *server) http.HandlerFunc { return s.handle(s.tool) }},
 	{"GET /settings", func(s *server) http.HandlerFunc { return s.handle(s.settings) }},
-	{"GET /static/{file}", func(s *server) http.HandlerFunc { return s.serveStatic }},
+	{"GET " + staticPrefix + "{file}", func(s *server) http.HandlerFunc { return s.serveStatic }},
 	{"GET /terms", func(s *server) http.HandlerFunc { return s.handle(s.terms) }},
 	// People: sign-in with a passkey, and their writes.
 	{"GET /signin", func(s *server) http.HandlerFunc { return s.handle(s.signin) }},
@@ -218,6 +218,10 @@ func (s *server) routes() {
 	}
 	s.mux.HandleFunc("/", s.handle(s.notFound))
 }
+
+// staticPrefix starts the path of every static file (style, script,
+// icon): the same bytes for every visitor.
+const staticPrefix = "/static/"
 
 // ServeHTTP serves the pages with the security headers every answer carries.
 func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
