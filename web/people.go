@@ -229,7 +229,11 @@ func (s *server) ceremonyHandler(step func(w http.ResponseWriter, r *http.Reques
 			}
 		}
 		var ve *board.ValidationError
+		var tooBig *http.MaxBytesError
 		switch {
+		case errors.As(err, &tooBig):
+			writeJSON(w, http.StatusRequestEntityTooLarge, jsonError{Error: fmt.Sprintf("the passkey's answer is over %d bytes", tooBig.Limit),
+				Hint: "Send the answer your browser's passkey prompt gave, unchanged."})
 		case errors.As(err, &ve):
 			status := http.StatusBadRequest
 			if errors.Is(err, board.ErrConflict) {
@@ -254,7 +258,7 @@ func (s *server) ceremonyHandler(step func(w http.ResponseWriter, r *http.Reques
 func readAnswer(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, people.MaxCredentialBytes))
 	if err != nil {
-		return nil, fmt.Errorf("%w: the answer could not be read (%v); it may be at most %d bytes", people.ErrRefused, err, people.MaxCredentialBytes)
+		return nil, fmt.Errorf("%w: the answer could not be read (%w); it may be at most %d bytes", people.ErrRefused, err, people.MaxCredentialBytes)
 	}
 	return b, nil
 }

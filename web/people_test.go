@@ -8,6 +8,7 @@ import (
 	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -405,5 +406,26 @@ func TestPersonWriteLimit(t *testing.T) {
 	}
 	if diff := cmp.Diff([]int{303, 303, 429}, codes); diff != "" {
 		t.Errorf("statuses (-want +got):\n%s", diff)
+	}
+}
+
+// TestCeremonyAnswerTooLarge: an answer over people.MaxCredentialBytes is
+// a 413 that says the limit, for registration and sign-in alike; one at
+// the limit is read (and refused as the wrong answer, a 400).
+func TestCeremonyAnswerTooLarge(t *testing.T) {
+	ps := newPeopleSite(t)
+	for _, path := range []string{"/signin/register/finish?token=x", "/signin/finish?token=x"} {
+		for _, c := range []struct {
+			size   int
+			status int
+		}{{people.MaxCredentialBytes + 1, http.StatusRequestEntityTooLarge}, {people.MaxCredentialBytes, http.StatusBadRequest}} {
+			res, out := ps.do(t, "POST", path, strings.NewReader(strings.Repeat("a", c.size)), nil)
+			if res.StatusCode != c.status {
+				t.Errorf("POST %s with %d bytes: %d %s, want %d", path, c.size, res.StatusCode, out, c.status)
+			}
+			if c.status == http.StatusRequestEntityTooLarge && !strings.Contains(out, strconv.Itoa(people.MaxCredentialBytes)) {
+				t.Errorf("POST %s with %d bytes: %s does not name the limit", path, c.size, out)
+			}
+		}
 	}
 }
