@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/predictions-md/predictions/bayes"
 )
@@ -73,10 +74,22 @@ func runBayes(_ context.Context, in *bayesInput, r *Reply) (bayesOutput, error) 
 		return bayesOutput{}, err
 	}
 	r.Notes = append(r.Notes, res.Notes...)
-	r.Summary = fmt.Sprintf("From a prior of %s, %s moved the forecast to %s (%+.1f points).",
-		pct(res.Prior), plural(len(res.Steps), "piece of evidence", "pieces of evidence"), pct(res.Posterior), res.ChangePts)
+	r.Summary = bayesSummary(pct(res.Prior), plural(len(res.Steps), "piece of evidence", "pieces of evidence"), pct(res.Posterior), res.ChangePts)
 	return bayesOutput{
 		Prior: res.Prior, PriorReadAs: as, PriorOdds: res.PriorOdds, Steps: res.Steps, TotalLR: res.TotalLR,
 		PosteriorOdds: res.PosteriorOdds, Posterior: res.Posterior, ChangePts: res.ChangePts,
 	}, nil
+}
+
+// bayesSummary says how the evidence moved the forecast from prior to
+// posterior, by change percentage points, shown to a tenth: a change
+// that shows as 0.0 (never "+0.0") is said in words.
+func bayesSummary(prior, evidence, posterior string, change float64) string {
+	switch {
+	case change == 0:
+		return fmt.Sprintf("From a prior of %s, %s left the forecast at %s.", prior, evidence, posterior)
+	case math.Abs(change) < 0.05:
+		return fmt.Sprintf("From a prior of %s, %s moved the forecast by less than 0.1 points, to %s.", prior, evidence, posterior)
+	}
+	return fmt.Sprintf("From a prior of %s, %s moved the forecast to %s (%+.1f points).", prior, evidence, posterior, change)
 }

@@ -24,3 +24,20 @@ func TestCount(t *testing.T) {
 		}
 	}
 }
+
+func TestBayesSummary(t *testing.T) {
+	for _, tc := range []struct {
+		change float64
+		want   string
+	}{
+		{0, "From a prior of 50%, 1 piece of evidence left the forecast at 50%."},
+		{0.04, "From a prior of 50%, 1 piece of evidence moved the forecast by less than 0.1 points, to 50%."},
+		{-0.049, "From a prior of 50%, 1 piece of evidence moved the forecast by less than 0.1 points, to 50%."},
+		{0.06, "From a prior of 50%, 1 piece of evidence moved the forecast to 50% (+0.1 points)."},
+		{-12.34, "From a prior of 50%, 1 piece of evidence moved the forecast to 50% (-12.3 points)."},
+	} {
+		if got := bayesSummary("50%", "1 piece of evidence", "50%", tc.change); got != tc.want {
+			t.Errorf("bayesSummary(change %v) = %q, want %q", tc.change, got, tc.want)
+		}
+	}
+}
