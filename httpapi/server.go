@@ -145,9 +145,11 @@ func New(opt Options) *Server {
 	}
 	s.chain = middleware.New(mo)
 	s.routes()
-	// The chain wraps the router (see middleware.Chain.Wrap); only
-	// RouteTemplate, which needs the matched route, is router middleware.
-	s.router.Use(middleware.RouteTemplate)
+	// The chain wraps the router (see middleware.Chain.Wrap); each route
+	// records its template for the metrics (LabelRoutes).
+	if err := s.chain.LabelRoutes(); err != nil { // the callback returns none
+		panic(err)
+	}
 	s.handler = s.chain.Wrap(s.router)
 	return s
 }
