@@ -1,6 +1,7 @@
 package middleware
 
 import (
+	"context"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -160,6 +161,7 @@ func (m *metrics) observe(route *routeLabel, method string, status int, elapsed 
 // first requests store the same series, which the vectors hand out.
 type routeLabel struct {
 	template string
+	name     string // the route's name (RouteName); "" but from LabelRoutes
 	cache    [len(methodLabels)]struct {
 		duration atomic.Pointer[observer]
 		ok       atomic.Pointer[counter] // code 200
@@ -186,9 +188,19 @@ func (s *Chain) LabelRoutes() error {
 		if err != nil { // no path: the label stays unmatched, as with RouteTemplate
 			return nil
 		}
-		route.Handler(labelRoute(h, &routeLabel{template: t}))
+		route.Handler(labelRoute(h, &routeLabel{template: t, name: route.GetName()}))
 		return nil
 	})
+}
+
+// RouteName returns the name of the route serving the request of ctx,
+// as recorded by [Chain.LabelRoutes]; "" before routing, for a route
+// without a name or a path, and outside a chain.
+func RouteName(ctx context.Context) string {
+	if info, _ := ctx.Value(requestIDKey).(*requestInfo); info != nil && info.route != nil {
+		return info.route.name
+	}
+	return ""
 }
 
 // labelRoute records route on the requests next serves.
