@@ -58,7 +58,7 @@ func BenchmarkConvertOddsGET(b *testing.B) {
 
 func BenchmarkCombineForecastsPOST(b *testing.B) {
 	srv := httpapi.New(httpapi.Options{Logger: apitest.Discard, RateLimit: apitest.NoLimits})
-	body := []byte(`{"forecasts":[{"who":"agent:a","p":0.62},{"who":"agent:b","p":"35%"},{"who":"person","p":55,"weight":2},` +
+	body := []byte(`{"forecasts":[{"who":"agent:a","p":0.62},{"who":"agent:b","p":"35%"},{"who":"person","p":0.55,"weight":2},` +
 		`{"who":"agent:c","p":0.7},{"who":"agent:d","p":0.4}],"method":"geo_odds","extremize":1.2}`)
 	benchRequest(b, srv, func() *http.Request {
 		r := httptest.NewRequest(http.MethodPost, tools.PathPrefix+"/combine_forecasts", bytes.NewReader(body))

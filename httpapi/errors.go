@@ -41,10 +41,14 @@ func (s *Server) problemFor(r *http.Request, err error) (int, Problem) {
 }
 
 // docsURL links the llms.txt section of the matched tool, else llms.txt.
+// The route is the chain's record of it (the tools' routes are served
+// without the router: see toolRoutes), else the router's.
 func (s *Server) docsURL(r *http.Request) string {
-	name := ""
-	if route := mux.CurrentRoute(r); route != nil {
-		name = route.GetName()
+	name := middleware.RouteName(r.Context())
+	if name == "" {
+		if route := mux.CurrentRoute(r); route != nil {
+			name = route.GetName()
+		}
 	}
 	return tools.DocsURL(s.baseURL(r), name)
 }

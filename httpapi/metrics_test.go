@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"sort"
@@ -268,5 +269,66 @@ func TestMetricsClientGone(t *testing.T) {
 		if strings.Contains(name, `code="5`) {
 			t.Errorf("%s = %v: a client that went away counted as a fault of the service", name, v)
 		}
+	}
+}
+
+// TestMetricsToolRoutes: the tools' series, which the chain keeps once
+// looked up, count every request under the route template, method and
+// code, on the server that answered only; the latency buckets are the
+// documented ones.
+func TestMetricsToolRoutes(t *testing.T) {
+	srv := httpapi.New(httpapi.Options{Logger: apitest.Discard, RateLimit: apitest.NoLimits})
+	other := httpapi.New(httpapi.Options{Logger: apitest.Discard, RateLimit: apitest.NoLimits})
+	do := func(method, target, body string) int {
+		req := httptest.NewRequest(method, target, strings.NewReader(body))
+		rec := httptest.NewRecorder()
+		srv.ServeHTTP(rec, req)
+		return rec.Code
+	}
+	var codes []int
+	for range 3 {
+		codes = append(codes, do("GET", "/api/v1/convert_odds?value=2", ""), do("POST", "/api/v1/convert_odds", `{"value":"2"}`),
+			do("POST", "/api/v1/convert_odds", `{"value":"abc"}`))
+	}
+	codes = append(codes, do("HEAD", "/api/v1/convert_odds?value=2", ""), do("GET", "/api/v1/convert_odds?value=abc", ""),
+		do("PUT", "/api/v1/convert_odds", ""))
+	if diff := cmp.Diff([]int{200, 200, 400, 200, 200, 400, 200, 200, 400, 200, 400, 405}, codes); diff != "" {
+		t.Fatalf("statuses (-want +got):\n%s", diff)
+	}
+	const route = `route="/api/v1/convert_odds"`
+	want := map[string]float64{
+		`predictions_http_requests_total{code="200",method="GET",` + route + `}`:          3,
+		`predictions_http_requests_total{code="400",method="GET",` + route + `}`:          1,
+		`predictions_http_requests_total{code="200",method="HEAD",` + route + `}`:         1,
+		`predictions_http_requests_total{code="200",method="POST",` + route + `}`:         3,
+		`predictions_http_requests_total{code="400",method="POST",` + route + `}`:         3,
+		`predictions_http_requests_total{code="405",method="PUT",route="unmatched"}`:      1,
+		`predictions_http_request_duration_seconds_count{method="GET",` + route + `}`:     4,
+		`predictions_http_request_duration_seconds_count{method="HEAD",` + route + `}`:    1,
+		`predictions_http_request_duration_seconds_count{method="POST",` + route + `}`:    6,
+		`predictions_http_request_duration_seconds_count{method="PUT",route="unmatched"}`: 1,
+	}
+	// Nothing else: no series of a code, method or route not served.
+	got := pick(scrape(t, srv), "predictions_http_requests_total", "predictions_http_request_duration_seconds_count")
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("series (-want +got):\n%s", diff)
+	}
+	if got := pick(scrape(t, other), "predictions_http_requests_total"); len(got) != 0 {
+		t.Errorf("another server's series: %v, want none", got)
+	}
+
+	rec := httptest.NewRecorder()
+	srv.ServeHTTP(rec, httptest.NewRequest("GET", httpapi.MetricsPath, nil))
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	families, err := p.TextToMetricFamilies(rec.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var bounds []float64
+	for _, b := range families["predictions_http_request_duration_seconds"].GetMetric()[0].GetHistogram().GetBucket() {
+		bounds = append(bounds, b.GetUpperBound())
+	}
+	if diff := cmp.Diff([]float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, math.Inf(1)}, bounds); diff != "" {
+		t.Errorf("latency buckets (-want +got):\n%s", diff)
 	}
 }

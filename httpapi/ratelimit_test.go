@@ -381,3 +381,35 @@ func TestRateLimitOptions(t *testing.T) {
 		})
 	}
 }
+
+// TestRateLimitAddressKey: the address a 429 names is the key counted:
+// an IPv4 address, an IPv6 /64, or a RemoteAddr that is no address as it
+// is; each key keeps one limiter however often it comes back.
+func TestRateLimitAddressKey(t *testing.T) {
+	l := newLimited(t, middleware.RateLimit{Address: middleware.Rate{Events: 1, Per: time.Hour, Burst: 1}}, false)
+	var got []string
+	for _, addr := range []string{"192.0.2.7:1", "[2001:db8:5:6:7::8]:1", "[::ffff:192.0.2.8]:1", "pipe"} {
+		for i := range 3 {
+			rec := l.do("GET", "/healthz", addr, "", nil)
+			if i == 0 {
+				if rec.Code != 200 {
+					t.Errorf("%s: first request %d", addr, rec.Code)
+				}
+				continue
+			}
+			got = append(got, fmt.Sprintf("%d %s", rec.Code, apitest.ProblemOf(t, rec.Body.Bytes()).Error))
+		}
+	}
+	over := " is over its limit of 1 reads (GET, HEAD and OPTIONS requests) an hour (bursts of 1)"
+	var want []string
+	for _, key := range []string{"192.0.2.7", "2001:db8:5:6::/64", "192.0.2.8", "pipe"} {
+		want = append(want, "429 rate limit: client address "+key+over, "429 rate limit: client address "+key+over)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("refusals (-want +got):\n%s", diff)
+	}
+	// And the scrape's own address, httptest's 192.0.2.1.
+	if n := scrape(t, l.h)[`predictions_rate_limit_clients{limit="address_read"}`]; n != 5 {
+		t.Errorf("read limiters held: %v, want 5", n)
+	}
+}

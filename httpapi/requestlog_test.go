@@ -2,10 +2,13 @@ package httpapi_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -72,4 +75,58 @@ type recordAll struct {
 func (h recordAll) Handle(ctx context.Context, r slog.Record) error {
 	*h.records = append(*h.records, r.Clone())
 	return h.Handler.Handle(ctx, r)
+}
+
+// TestRequestLogSource: the log line's source, for a handler that adds
+// it, is the chain's line that logs the request, as when it called
+// Logger.LogAttrs itself, on the first request as on later ones.
+func TestRequestLogSource(t *testing.T) {
+	var records []slog.Record
+	h := slog.NewTextHandler(io.Discard, &slog.HandlerOptions{AddSource: true})
+	srv := httpapi.New(httpapi.Options{Logger: slog.New(recordAll{h, &records}), RateLimit: apitest.NoLimits})
+	var got []string
+	for range 2 {
+		records = records[:0]
+		srv.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/healthz", nil))
+		if len(records) != 1 {
+			t.Fatalf("%d log records, want 1", len(records))
+		}
+		src := records[0].Source()
+		if src == nil {
+			t.Fatal("no source")
+		}
+		// The closure's name depends on inlining: only its method's is fixed.
+		fn := src.Function
+		if i := strings.Index(fn, ".logRequests."); i >= 0 {
+			fn = "logRequests"
+		}
+		got = append(got, fmt.Sprintf("%s %s line %d", filepath.Base(src.File), fn, src.Line))
+	}
+	if got[1] != got[0] {
+		t.Errorf("sources differ: first %s, then %s", got[0], got[1])
+	}
+	src, err := os.ReadFile(filepath.Join("middleware", "middleware.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, _, ok := strings.Cut(string(src), "s.logRequest(r.Context()")
+	if !ok {
+		t.Fatal("middleware.go: no call of logRequest")
+	}
+	if want := fmt.Sprintf("middleware.go logRequests line %d", strings.Count(before, "\n")+1); got[0] != want {
+		t.Errorf("source %s, want %s", got[0], want)
+	}
+}
+
+// TestRequestLogLevel: a logger that takes only errors gets no line for
+// an answered request; the handler is not called at all.
+func TestRequestLogLevel(t *testing.T) {
+	var records []slog.Record
+	h := slog.NewTextHandler(io.Discard, &slog.HandlerOptions{Level: slog.LevelError})
+	srv := httpapi.New(httpapi.Options{Logger: slog.New(recordAll{h, &records}), RateLimit: apitest.NoLimits})
+	srv.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/healthz", nil))
+	srv.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/nowhere", nil))
+	if len(records) != 0 {
+		t.Errorf("%d records at level ERROR, want 0: %v", len(records), records)
+	}
 }

@@ -1,9 +1,13 @@
 package httpapi
 
 import (
+	"fmt"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
+
+	"github.com/gorilla/mux"
 
 	"github.com/predictions-md/predictions/internal/httpio"
 	"github.com/predictions-md/predictions/internal/tools"
@@ -90,4 +94,89 @@ func (h host) LimitAgent(w http.ResponseWriter, r *http.Request, agentID string)
 }
 func (h host) LimitRegistration(w http.ResponseWriter, r *http.Request) (func(), error) {
 	return h.s.chain.LimitRegistration(w, r)
+}
+
+// toolRoutes answers the requests of the calculation tools' routes and
+// the settings catalog, the service's most called, as the router would
+// but without it: gorilla/mux tries the routes' regular expressions in
+// turn, then copies the request twice to put the route and its variables
+// (these routes have none) in its context. A path of the table with a
+// method it has no route for (405 with Allow), and every other path, go
+// to the router.
+type toolRoutes struct {
+	byPath map[string]*toolRoute
+	router http.Handler
+}
+
+// toolRoute is a path's handlers by method: GET, HEAD, POST.
+type toolRoute struct{ get, head, post http.Handler }
+
+// newToolRoutes takes from router the routes that the table serves:
+// those named after a tool or "settings", with a path template without
+// variables. They were added first and match on path and method alone
+// (see routes), so that the router's answer to their path and method is
+// theirs; newToolRoutes checks that it is. Call it once the routes have
+// their final handlers (after Chain.LabelRoutes).
+func newToolRoutes(router *mux.Router) (*toolRoutes, error) {
+	names := map[string]bool{"settings": true}
+	for _, t := range tools.All() {
+		names[t.Name] = true
+	}
+	t := &toolRoutes{byPath: map[string]*toolRoute{}, router: router}
+	err := router.Walk(func(route *mux.Route, _ *mux.Router, _ []*mux.Route) error {
+		if !names[route.GetName()] {
+			return nil
+		}
+		path, err := route.GetPathTemplate()
+		if err != nil || strings.ContainsAny(path, "{}") {
+			return fmt.Errorf("route %q: path %q: not served without the router", route.GetName(), path)
+		}
+		methods, err := route.GetMethods()
+		if err != nil {
+			return fmt.Errorf("route %q: %w", route.GetName(), err)
+		}
+		tr := t.byPath[path]
+		if tr == nil {
+			tr = &toolRoute{}
+			t.byPath[path] = tr
+		}
+		for _, m := range methods {
+			var match mux.RouteMatch
+			if !router.Match(&http.Request{Method: m, URL: &url.URL{Path: path}, Header: http.Header{}}, &match) ||
+				match.MatchErr != nil || match.Route != route {
+				return fmt.Errorf("route %q: the router does not match %s %s to it", route.GetName(), m, path)
+			}
+			switch m {
+			case http.MethodGet:
+				tr.get = route.GetHandler()
+			case http.MethodHead:
+				tr.head = route.GetHandler()
+			case http.MethodPost:
+				tr.post = route.GetHandler()
+			default:
+				return fmt.Errorf("route %q: method %s not served without the router", route.GetName(), m)
+			}
+		}
+		return nil
+	})
+	return t, err
+}
+
+func (t *toolRoutes) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if tr := t.byPath[r.URL.Path]; tr != nil {
+		var h http.Handler
+		switch r.Method {
+		case http.MethodGet:
+			h = tr.get
+		case http.MethodHead:
+			h = tr.head
+		case http.MethodPost:
+			h = tr.post
+		}
+		if h != nil {
+			h.ServeHTTP(w, r)
+			return
+		}
+	}
+	t.router.ServeHTTP(w, r)
 }

@@ -117,6 +117,7 @@ type Server struct {
 	router  *mux.Router
 	handler http.Handler
 	chain   *middleware.Chain
+	tools   *toolRoutes // the tools' routes, served before the router
 
 	// Published documents, per base URL.
 	openapiDocs, llmsDocs, llmsFullDocs, manifestDocs docCache
@@ -145,10 +146,18 @@ func New(opt Options) *Server {
 	}
 	s.chain = middleware.New(mo)
 	s.routes()
-	// The chain wraps the router (see middleware.Chain.Wrap); only
-	// RouteTemplate, which needs the matched route, is router middleware.
-	s.router.Use(middleware.RouteTemplate)
-	s.handler = s.chain.Wrap(s.router)
+	// The chain wraps the router (see middleware.Chain.Wrap); each route
+	// records its template for the metrics (LabelRoutes). The tools'
+	// routes are served without the router (toolRoutes).
+	if err := s.chain.LabelRoutes(); err != nil { // the callback returns none
+		panic(err)
+	}
+	var err error
+	s.tools, err = newToolRoutes(s.router)
+	if err != nil { // routes registers them so: cannot happen
+		panic(err)
+	}
+	s.handler = s.chain.Wrap(s.tools)
 	return s
 }
 

@@ -37,7 +37,8 @@ type Options struct {
 	// Collectors are more metrics to register (the board's).
 	Collectors []prometheus.Collector
 	// Router holds the routes: it gives the Allow header of preflights
-	// and the route label of the metrics. Register [RouteTemplate] on it.
+	// and the route label of the metrics: call [Chain.LabelRoutes] once
+	// every route is registered (or register [RouteTemplate] on it).
 	Router *mux.Router
 	// WriteError writes err as the API's Problem (a panic's 500, a 429).
 	WriteError func(w http.ResponseWriter, r *http.Request, err error)
@@ -52,11 +53,13 @@ type Chain struct {
 	router  *mux.Router
 	limits  *limits  // nil when rate limits are off
 	metrics *metrics // nil without metrics
+	// unmatched is the route label of requests that match no route.
+	unmatched *routeLabel
 }
 
 // New returns the chain configured by opt.
 func New(opt Options) *Chain {
-	s := &Chain{opt: opt, log: opt.Logger, now: opt.Now, router: opt.Router}
+	s := &Chain{opt: opt, log: opt.Logger, now: opt.Now, router: opt.Router, unmatched: &routeLabel{template: unmatchedRoute}}
 	if s.log == nil {
 		s.log = slog.Default()
 	}

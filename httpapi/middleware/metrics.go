@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/gorilla/mux"
@@ -112,8 +113,8 @@ func (s *Chain) observe(next http.Handler) http.Handler {
 		}
 		info := infoOf(r)
 		if info == nil { // not under requestID
-			info = &requestInfo{route: unmatchedRoute, start: time.Now()}
-			r = r.WithContext(context.WithValue(r.Context(), requestIDKey, info))
+			info = &requestInfo{route: s.unmatched, start: time.Now()}
+			r = withInfo(r, info)
 		}
 		m.inFlight.Inc()
 		defer func() {
@@ -123,16 +124,99 @@ func (s *Chain) observe(next http.Handler) http.Handler {
 			if status == 0 {
 				status = http.StatusOK
 			}
-			method := methodLabel(r.Method)
-			m.requests.WithLabelValues(info.route, method, statusLabel(status)).Inc()
-			m.duration.WithLabelValues(info.route, method).Observe(info.elapsed.Seconds())
+			m.observe(info.route, r.Method, status, info.elapsed)
 		}()
 		next.ServeHTTP(rw, r)
 	})
 }
 
+// observe counts one request of route: its code and its duration. The
+// series of the route's methods, and of their code 200, are looked up
+// once and kept in route (a series is still created by its first
+// request, as with WithLabelValues alone); other codes are looked up on
+// each request.
+func (m *metrics) observe(route *routeLabel, method string, status int, elapsed time.Duration) {
+	i := methodIndex(method)
+	c := &route.cache[i]
+	dur := c.duration.Load()
+	if dur == nil {
+		dur = &observer{m.duration.WithLabelValues(route.template, methodLabels[i])}
+		c.duration.Store(dur)
+	}
+	if status == http.StatusOK {
+		ok := c.ok.Load()
+		if ok == nil {
+			ok = &counter{m.requests.WithLabelValues(route.template, methodLabels[i], "200")}
+			c.ok.Store(ok)
+		}
+		ok.Inc()
+	} else {
+		m.requests.WithLabelValues(route.template, methodLabels[i], statusLabel(status)).Inc()
+	}
+	dur.Observe(elapsed.Seconds())
+}
+
+// routeLabel is a route as the metrics see it: its template, the route
+// label, and the series of each method label once they exist. Racing
+// first requests store the same series, which the vectors hand out.
+type routeLabel struct {
+	template string
+	name     string // the route's name (RouteName); "" but from LabelRoutes
+	cache    [len(methodLabels)]struct {
+		duration atomic.Pointer[observer]
+		ok       atomic.Pointer[counter] // code 200
+	}
+}
+
+type (
+	observer struct{ prometheus.Observer }
+	counter  struct{ prometheus.Counter }
+)
+
+// LabelRoutes makes every route of [Options.Router] record its template
+// for the metrics when it serves a request: call it once all routes are
+// registered, in place of [RouteTemplate]. Each route's handler is
+// wrapped once, where router middleware would be wrapped again for every
+// request, and the template is read once.
+func (s *Chain) LabelRoutes() error {
+	return s.router.Walk(func(route *mux.Route, _ *mux.Router, _ []*mux.Route) error {
+		h := route.GetHandler()
+		if h == nil { // a subrouter's route: Walk visits its routes
+			return nil
+		}
+		t, err := route.GetPathTemplate()
+		if err != nil { // no path: the label stays unmatched, as with RouteTemplate
+			return nil
+		}
+		route.Handler(labelRoute(h, &routeLabel{template: t, name: route.GetName()}))
+		return nil
+	})
+}
+
+// RouteName returns the name of the route serving the request of ctx,
+// as recorded by [Chain.LabelRoutes]; "" before routing, for a route
+// without a name or a path, and outside a chain.
+func RouteName(ctx context.Context) string {
+	if info, _ := ctx.Value(requestIDKey).(*requestInfo); info != nil && info.route != nil {
+		return info.route.name
+	}
+	return ""
+}
+
+// labelRoute records route on the requests next serves.
+func labelRoute(next http.Handler, route *routeLabel) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if info := infoOf(r); info != nil {
+			info.route = route
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
 // RouteTemplate is router middleware: it records the matched route's
 // template for observe. It runs only for requests that match a route.
+// gorilla/mux builds router middleware again for every request;
+// [Chain.LabelRoutes] does the same work once.
 func RouteTemplate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		setRoute(r, mux.CurrentRoute(r))
@@ -155,7 +239,7 @@ func setRoute(r *http.Request, route *mux.Route) {
 		return
 	}
 	if t, err := route.GetPathTemplate(); err == nil {
-		info.route = t
+		info.route = &routeLabel{template: t}
 	}
 }
 
@@ -170,12 +254,28 @@ func statusLabel(code int) string {
 	return strconv.Itoa(code)
 }
 
-// methodLabel bounds the method label: any method is allowed on the wire.
-func methodLabel(m string) string {
+// methodLabels are the values of the method label: any method is allowed
+// on the wire, so the others share "other" (the last).
+var methodLabels = [...]string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch,
+	http.MethodDelete, http.MethodOptions, "other"}
+
+// methodIndex is the index in methodLabels of m's label.
+func methodIndex(m string) int {
 	switch m {
-	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch,
-		http.MethodDelete, http.MethodOptions:
-		return m
+	case http.MethodGet:
+		return 0
+	case http.MethodHead:
+		return 1
+	case http.MethodPost:
+		return 2
+	case http.MethodPut:
+		return 3
+	case http.MethodPatch:
+		return 4
+	case http.MethodDelete:
+		return 5
+	case http.MethodOptions:
+		return 6
 	}
-	return "other"
+	return len(methodLabels) - 1
 }

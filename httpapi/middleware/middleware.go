@@ -6,8 +6,10 @@ import (
 	"log/slog"
 	"net/http"
 	"regexp"
+	"runtime"
 	"runtime/debug"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -22,8 +24,14 @@ const requestIDKey ctxKey = 0
 // context under requestIDKey: one context value and one copy of the
 // request for both the ID and the route label.
 type requestInfo struct {
-	id    string
-	route string // the matched route's template, for the metrics (see setRoute)
+	// Context is the request's context: requestInfo is the context
+	// value itself (see Value), which saves context.WithValue's node.
+	context.Context
+	id string
+	// idHeader is the X-Request-Id header's value, held here so that
+	// setting the header allocates nothing more.
+	idHeader [1]string
+	route    *routeLabel // the matched route, for the metrics (see labelRoute)
 	// start is when the chain took the request: the clock read once for
 	// the log line, the metrics and the per-address limit.
 	start time.Time
@@ -33,6 +41,22 @@ type requestInfo struct {
 	elapsed time.Duration
 	// rec is the response's recorder, allocated with the rest.
 	rec recorder
+}
+
+// Value makes a requestInfo the context value of requestIDKey (see
+// context.WithValue: comparable key, one value); other keys go to the
+// request's context. Deadline, Done and Err are the request context's.
+func (info *requestInfo) Value(key any) any {
+	if key == any(requestIDKey) {
+		return info
+	}
+	return info.Context.Value(key)
+}
+
+// withInfo returns r with info as its context, info's parent being r's.
+func withInfo(r *http.Request, info *requestInfo) *http.Request {
+	info.Context = r.Context()
+	return r.WithContext(info)
 }
 
 // infoOf returns the requestInfo of r's context, or nil outside requestID.
@@ -58,17 +82,19 @@ var validRequestID = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,64}$`)
 func (s *Chain) requestID(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id := r.Header.Get("X-Request-Id")
-		if !validRequestID.MatchString(id) {
+		if id == "" || !validRequestID.MatchString(id) { // most requests send none: no regexp run
 			if u, err := uuid.NewV7(); err == nil {
 				id = u.String()
 			} else {
 				id = uuid.NewString()
 			}
 		}
-		w.Header()["X-Request-Id"] = []string{id}
-		info := &requestInfo{id: id, route: unmatchedRoute, start: time.Now()}
+		info := &requestInfo{id: id, idHeader: [1]string{id}, route: s.unmatched, start: time.Now()}
+		// A map assignment of the canonical key: Header.Set would
+		// canonicalize it again and allocate the slice.
+		w.Header()["X-Request-Id"] = info.idHeader[:1:1]
 		info.rec.ResponseWriter = w
-		next.ServeHTTP(&info.rec, r.WithContext(context.WithValue(r.Context(), requestIDKey, info)))
+		next.ServeHTTP(&info.rec, withInfo(r, info))
 	})
 }
 
@@ -127,11 +153,37 @@ func (s *Chain) logRequests(next http.Handler) http.Handler {
 		if elapsed == 0 {
 			elapsed = time.Since(info.start)
 		}
-		s.log.LogAttrs(r.Context(), levelFor(status), "request",
+		s.logRequest(r.Context(), levelFor(status),
 			slog.String("method", r.Method), slog.String("path", r.URL.Path),
 			slog.Int("status", status), slog.Duration("duration", elapsed),
 			slog.Int("bytes", rw.bytes), slog.String("request_id", info.id))
 	})
+}
+
+// requestLinePC is the program counter of logRequest's one caller, taken
+// on the first request: the record's source, as Logger.LogAttrs would
+// give it, without runtime.Callers on every request.
+var requestLinePC atomic.Uintptr
+
+// logRequest writes the request's log line as s.log.LogAttrs(ctx, level,
+// "request", attrs...) does, following the slog documentation's
+// "Wrapping output methods": a record with the caller's program counter,
+// given to the handler when it is enabled at level.
+func (s *Chain) logRequest(ctx context.Context, level slog.Level, attrs ...slog.Attr) {
+	h := s.log.Handler()
+	if !h.Enabled(ctx, level) {
+		return
+	}
+	pc := requestLinePC.Load()
+	if pc == 0 {
+		var pcs [1]uintptr
+		runtime.Callers(2, pcs[:]) // skip runtime.Callers and logRequest
+		pc = pcs[0]
+		requestLinePC.Store(pc)
+	}
+	rec := slog.NewRecord(time.Now(), level, "request", pc)
+	rec.AddAttrs(attrs...)
+	_ = h.Handle(ctx, rec) // as Logger.LogAttrs, which ignores the handler's error
 }
 
 // recoverPanics turns a panic into a 500 Problem; the panic and its stack

@@ -210,8 +210,53 @@ func newLimiterTable(r Rate, max int) *limiterTable {
 func (t *limiterTable) take(key string, now time.Time) (time.Duration, *rate.Reservation) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	lim := t.use(t.byKey[key], key, now)
+	res := lim.ReserveN(now, 1)
+	if !res.OK() { // cannot happen: Burst ≥ 1
+		return t.rate.Per, nil
+	}
+	d := res.DelayFrom(now)
+	if d > 0 {
+		res.CancelAt(now)
+		return d, nil
+	}
+	return 0, res
+}
+
+// allow is take without the reservation, for a token that is never
+// given back: it returns 0 when the request may go ahead, else how long
+// until a token is free. It allocates nothing for a key it holds: key is
+// bytes, and a map index string(key) does not copy them (a Go compiler
+// optimization), and Limiter.AllowN, unlike ReserveN, returns no
+// *Reservation. AllowN takes nothing when it refuses, so the delay is
+// then read from a reservation cancelled at once, as take does.
+func (t *limiterTable) allow(key []byte, now time.Time) time.Duration {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	el := t.byKey[string(key)]
+	var lim *rate.Limiter
+	if el != nil {
+		lim = t.use(el, "", now)
+	} else {
+		lim = t.use(nil, string(key), now)
+	}
+	if lim.AllowN(now, 1) {
+		return 0
+	}
+	res := lim.ReserveN(now, 1)
+	if !res.OK() { // cannot happen: Burst ≥ 1
+		return t.rate.Per
+	}
+	d := res.DelayFrom(now)
+	res.CancelAt(now)
+	return max(d, 1) // AllowN refused: no token is free now
+}
+
+// use returns the limiter of el, or of a new entry for key when el is
+// nil, marks it used at now and evicts what has to go. t.mu is held.
+func (t *limiterTable) use(el *list.Element, key string, now time.Time) *rate.Limiter {
 	var e *limiterEntry
-	if el, ok := t.byKey[key]; ok {
+	if el != nil {
 		e = el.Value.(*limiterEntry)
 		t.order.MoveToFront(el)
 	} else {
@@ -222,16 +267,7 @@ func (t *limiterTable) take(key string, now time.Time) (time.Duration, *rate.Res
 		e.last = now
 	}
 	t.evict(now)
-	res := e.lim.ReserveN(now, 1)
-	if !res.OK() { // cannot happen: Burst ≥ 1
-		return t.rate.Per, nil
-	}
-	d := res.DelayFrom(now)
-	if d > 0 {
-		res.CancelAt(now)
-		return d, nil
-	}
-	return 0, res
+	return e.lim
 }
 
 // evict drops entries from the least recently used end while they are
@@ -291,17 +327,7 @@ func newLimits(cfg RateLimit, log *slog.Logger) *limits {
 // table. It returns the delay (0: go ahead) and, when refundable and an
 // event was taken, a function that gives it back.
 func (l *limits) take(ctx context.Context, limit, key string, now time.Time, refundable bool) (time.Duration, func()) {
-	var table *limiterTable
-	switch limit {
-	case limitAgent:
-		table = l.agent
-	case limitAddressRead:
-		table = l.addrRead
-	case limitAddressRegister:
-		table = l.addrRegister
-	default:
-		table = l.addrWrite
-	}
+	table := l.table(limit)
 	if l.shared != nil {
 		if d, ok := l.shared.take(ctx, limit+":"+key, table.rate, now); ok {
 			if d > 0 || !refundable {
@@ -317,6 +343,31 @@ func (l *limits) take(ctx context.Context, limit, key string, now time.Time, ref
 	// CancelAt at the time of the take gives the token back in full unless
 	// the same key took another since; it never fills the bucket past Burst.
 	return 0, func() { res.CancelAt(now) }
+}
+
+// allow is take for an event that is never refunded (the per-address
+// limit of every request), with the key as bytes: see limiterTable.allow.
+func (l *limits) allow(ctx context.Context, limit string, key []byte, now time.Time) time.Duration {
+	table := l.table(limit)
+	if l.shared != nil {
+		if d, ok := l.shared.take(ctx, limit+":"+string(key), table.rate, now); ok {
+			return d
+		}
+	}
+	return table.allow(key, now)
+}
+
+// table is the local table of the named limit.
+func (l *limits) table(limit string) *limiterTable {
+	switch limit {
+	case limitAgent:
+		return l.agent
+	case limitAddressRead:
+		return l.addrRead
+	case limitAddressRegister:
+		return l.addrRegister
+	}
+	return l.addrWrite
 }
 
 // Names of the limits, in Problems and in the metrics' limit label.
@@ -396,16 +447,18 @@ func (s *Chain) limitAddress(next http.Handler) http.Handler {
 		return next
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		addr := s.clientAddr(r)
+		var buf [48]byte // room for an IPv6 /64 prefix, the longest key but an unreadable RemoteAddr
+		key := s.appendClientAddr(buf[:0], r)
 		limit, noun := limitAddressWrite, "writes (requests other than GET, HEAD and OPTIONS)"
 		if isRead(r.Method) {
 			limit, noun = limitAddressRead, "reads (GET, HEAD and OPTIONS requests)"
 		}
-		d, _ := s.limits.take(r.Context(), limit, addr, s.requestTime(r), false)
+		d := s.limits.allow(r.Context(), limit, key, s.requestTime(r))
 		if d <= 0 {
 			next.ServeHTTP(w, r)
 			return
 		}
+		addr := string(key)
 		s.noteRoute(r)
 		setCORS(w.Header())
 		rt := s.limits.cfg.Address
@@ -420,9 +473,14 @@ func (s *Chain) limitAddress(next http.Handler) http.Handler {
 // X-Forwarded-For (the one the proxy in front appended). IPv6 addresses
 // are cut to their /64.
 func (s *Chain) clientAddr(r *http.Request) string {
+	return string(s.appendClientAddr(nil, r))
+}
+
+// appendClientAddr appends [Chain.clientAddr] to b.
+func (s *Chain) appendClientAddr(b []byte, r *http.Request) []byte {
 	if s.opt.TrustProxy {
 		if a, ok := lastForwarded(r.Header.Values("X-Forwarded-For")); ok {
-			return addrKey(a)
+			return appendAddrKey(b, a)
 		}
 	}
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
@@ -430,9 +488,9 @@ func (s *Chain) clientAddr(r *http.Request) string {
 		host = r.RemoteAddr
 	}
 	if a, err := netip.ParseAddr(host); err == nil {
-		return addrKey(a)
+		return appendAddrKey(b, a)
 	}
-	return host
+	return append(b, host...)
 }
 
 // lastForwarded returns the last address of X-Forwarded-For, over every
@@ -457,14 +515,15 @@ func lastForwarded(values []string) (netip.Addr, bool) {
 	return netip.Addr{}, false
 }
 
-// addrKey is the limiter key of an address: IPv4 as it is, IPv6 by /64.
-func addrKey(a netip.Addr) string {
+// appendAddrKey appends the limiter key of an address to b: IPv4 as it
+// is, IPv6 by /64.
+func appendAddrKey(b []byte, a netip.Addr) []byte {
 	a = a.Unmap().WithZone("")
 	if a.Is6() {
 		p, _ := a.Prefix(64)
-		return p.String()
+		return p.AppendTo(b)
 	}
-	return a.String()
+	return a.AppendTo(b)
 }
 
 // RateLimitText describes the limits for llms.txt and the manifest

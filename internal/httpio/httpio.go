@@ -171,12 +171,26 @@ func Document(v any) ([]byte, error) {
 // WriteBody writes a complete body, already encoded, with its status.
 func WriteBody(w http.ResponseWriter, status int, contentType string, body []byte) {
 	h := w.Header()
-	h.Set("Content-Type", contentType)
-	h.Set("Content-Length", strconv.Itoa(len(body)))
-	h.Set("X-Content-Type-Options", "nosniff")
+	// Map assignments of canonical keys (net/http.CanonicalHeaderKey)
+	// and, for the fixed values, of shared slices: Header.Set would
+	// canonicalize each key again and allocate each slice. A later Set or
+	// Del replaces a shared slice; Add appends to a full one, so copies it.
+	if contentType == JSONType {
+		h["Content-Type"] = jsonTypeHeader
+	} else {
+		h["Content-Type"] = []string{contentType}
+	}
+	h["Content-Length"] = []string{strconv.Itoa(len(body))}
+	h["X-Content-Type-Options"] = nosniffHeader
 	w.WriteHeader(status)
 	_, _ = w.Write(body)
 }
+
+// Header values shared by every answer: full slices (see WriteBody).
+var (
+	jsonTypeHeader = []string{JSONType}[:1:1]
+	nosniffHeader  = []string{"nosniff"}[:1:1]
+)
 
 // WriteJSON encodes v, then writes it with its status.
 func WriteJSON(w http.ResponseWriter, status int, v any) error {
