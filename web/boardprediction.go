@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"fmt"
 	"html/template"
 	"net/http"
@@ -25,6 +26,10 @@ type predictionPage struct {
 	HistoryShown int          // of which the chart draws the first
 	Rows         []historyRow // the chart's forecasts as a table
 	Scores       []board.Score
+	// All says the page lists every row (?all=1); else each long list
+	// shows its first listCut rows, and the Cut* say what it left out.
+	All                             bool
+	CutStanding, CutScores, CutRows cut
 	// The signed-in person's part: People says that people can sign in;
 	// Person is the one signed in (nil for none), You their standing
 	// forecast, YourScore their scores once resolved, Following whether
@@ -74,6 +79,63 @@ type historyRow struct {
 // historyLimit is how many forecasts the history chart draws.
 const historyLimit = 1000
 
+// listCut is how many rows each long list of the question page (the
+// history table, the standing forecasts and the scores) shows unless
+// asked for all (?all=1): the size of the board's own first page of
+// agents (board.DefaultAgentLimit, the leaderboard's), a few screens of
+// rows, which holds every forecaster of most questions while a question
+// of hundreds costs a page what a person reads of it, not what the board
+// holds.
+const listCut = 50
+
+// legendShown is how many forecasters the history chart's legend names
+// when the lists are cut: those with the most forecasts, six rows of two
+// under the plot, then "+N more"; each mark's tooltip and the tables
+// name every forecaster.
+const legendShown = 12
+
+// cut is what a long list of the question page left out: it has Total
+// rows, of which the page shows the first Shown, then, of the Hidden
+// others, the signed-in person's own (Yours). The page's note about it
+// (id ID) counts them by Noun and links All, the page of every row, and
+// JSON, the API's route that lists them all; Cols is the table's width.
+type cut struct {
+	Total, Shown, Hidden, Yours int
+	ID, Noun, All, JSON         string
+	Cols                        int
+}
+
+// cutList keeps the first listCut rows of a list, then those of the rest
+// that yours says are the signed-in person's; all keeps every row.
+func cutList[T any](rows []T, all bool, yours func(T) bool) ([]T, cut) {
+	c := cut{Total: len(rows), Shown: len(rows)}
+	if all || len(rows) <= listCut {
+		return rows, c
+	}
+	out := rows[:listCut:listCut] // appending copies: rows stays whole
+	for _, r := range rows[listCut:] {
+		if yours(r) {
+			out = append(out, r)
+		}
+	}
+	c.Shown, c.Hidden, c.Yours = listCut, len(rows)-listCut, len(out)-listCut
+	return out, c
+}
+
+// allRows reads the question page's all parameter: 1 lists every row,
+// 0 or none the first listCut of each list.
+func allRows(r *http.Request) (bool, error) {
+	switch raw := r.URL.Query().Get("all"); raw {
+	case "", "0":
+		return false, nil
+	case "1":
+		return true, nil
+	default:
+		return false, badQuery("all", fmt.Sprintf("is %q; it must be 1 (every row) or 0 (the first %d of each list)", raw, listCut),
+			"such as ?all=1, or leave it out")
+	}
+}
+
 func (s *server) prediction(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("id")
 	if s.opt.Board == nil {
@@ -81,6 +143,10 @@ func (s *server) prediction(w http.ResponseWriter, r *http.Request) error {
 	}
 	if !board.ValidPredictionID(id) {
 		return notFoundError("prediction", id)
+	}
+	all, err := allRows(r)
+	if err != nil {
+		return err
 	}
 	ctx := r.Context()
 	p, err := s.opt.Board.Prediction(ctx, id)
@@ -125,13 +191,12 @@ func (s *server) prediction(w http.ResponseWriter, r *http.Request) error {
 	if p.ClosedAt != nil {
 		chart.Close = p.ClosedAt
 	}
+	if !all {
+		chart.Legend = legendShown
+	}
 	page.History, page.HistoryShown = hist.Total, len(hist.Forecasts)
 	page.Chart = historySVG(hist.Forecasts, chart)
-	mk, _ := markers(hist.Forecasts)
-	for _, f := range hist.Forecasts {
-		page.Rows = append(page.Rows, historyRow{Forecast: f, Mark: markSVG(mk[f.AgentID]), Shape: mk[f.AgentID].Shape})
-	}
-	if page.Standing, err = s.opt.Board.Standing(ctx, id); err != nil {
+	if page.Standing, err = s.standing(ctx, id, hist); err != nil {
 		return notFoundAs(err, "prediction", id)
 	}
 	if p.Status == board.StatusResolved {
@@ -145,7 +210,58 @@ func (s *server) prediction(w http.ResponseWriter, r *http.Request) error {
 	if err := s.personPart(r, &page); err != nil {
 		return err
 	}
+	// The long lists, cut after the person's part has found their rows.
+	page.All = all
+	yours := func(agentID string) bool { return chart.You != "" && agentID == chart.You }
+	page.Standing, page.CutStanding = cutList(page.Standing, all, func(f board.Forecast) bool { return yours(f.AgentID) })
+	page.Scores, page.CutScores = cutList(page.Scores, all, func(sc board.Score) bool { return yours(sc.AgentID) })
+	rows, cr := cutList(hist.Forecasts, all, func(f board.Forecast) bool { return yours(f.AgentID) })
+	page.CutRows = cr
+	// Each note links the page of every row at the list's heading, and
+	// the API's route that lists them all.
+	self, api := "/predictions/"+id+"?all=1#", "/api/predictions/"+id
+	page.CutStanding.ID, page.CutStanding.Noun, page.CutStanding.Cols = "standing-cut", "forecaster", 4
+	page.CutStanding.All, page.CutStanding.JSON = self+"standing-h", api+"/forecasts"
+	page.CutScores.ID, page.CutScores.Noun, page.CutScores.Cols = "scores-cut", "forecaster", 2+len(scoreColumns)
+	page.CutScores.All, page.CutScores.JSON = self+"scores-h", api+"/scores"
+	page.CutRows.ID, page.CutRows.Noun, page.CutRows.Cols = "history-cut", "forecast", 3
+	page.CutRows.All, page.CutRows.JSON = self+"history", fmt.Sprintf("%s/forecasts?limit=%d", api, historyLimit)
+	// Each agent's marker is drawn once, however many rows it marks.
+	mk, _ := markers(hist.Forecasts)
+	marks := make(map[string]template.HTML, len(mk))
+	page.Rows = make([]historyRow, 0, len(rows))
+	for _, f := range rows {
+		m, ok := marks[f.AgentID]
+		if !ok {
+			m = markSVG(mk[f.AgentID])
+			marks[f.AgentID] = m
+		}
+		page.Rows = append(page.Rows, historyRow{Forecast: f, Mark: m, Shape: mk[f.AgentID].Shape})
+	}
 	return s.render(w, r, http.StatusOK, "prediction", p.Title, "board", page)
+}
+
+// standing returns each agent's standing forecast on the question,
+// ordered by agent id. The board defines it as each agent's latest
+// forecast, with the community forecast right after it (board.Store.
+// Standing), so when hist holds the whole history it is read from there,
+// not read again; else it is asked of the board.
+func (s *server) standing(ctx context.Context, id string, hist board.ForecastPage) ([]board.Forecast, error) {
+	if hist.Offset != 0 || hist.HasMore || len(hist.Forecasts) != hist.Total {
+		return s.opt.Board.Standing(ctx, id)
+	}
+	latest := map[string]int{}
+	for i, f := range hist.Forecasts {
+		if j, ok := latest[f.AgentID]; !ok || f.Seq > hist.Forecasts[j].Seq {
+			latest[f.AgentID] = i
+		}
+	}
+	out := make([]board.Forecast, 0, len(latest))
+	for _, i := range latest {
+		out = append(out, hist.Forecasts[i])
+	}
+	slices.SortFunc(out, func(a, b board.Forecast) int { return strings.Compare(a.AgentID, b.AgentID) })
+	return out, nil
 }
 
 // personPart fills the signed-in person's part of the question page:
