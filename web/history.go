@@ -243,12 +243,16 @@ func historySVG(fs []board.Forecast, c historyChart) template.HTML {
 	}
 	if len(fs) > 0 {
 		// The community holds from one forecast to the next: a step line.
-		pts := make([]string, 0, 2*len(fs)+1)
+		// Its points are written straight into the chart: a history of
+		// many forecasts has twice as many.
+		b.WriteString(`<polyline class="community" points="`)
 		for i, f := range fs {
 			if i > 0 {
-				pts = append(pts, pt(x(f.CreatedAt), y(fs[i-1].Community.P)))
+				appendPt(&b, x(f.CreatedAt), y(fs[i-1].Community.P))
+				b.WriteByte(' ')
 			}
-			pts = append(pts, pt(x(f.CreatedAt), y(f.Community.P)))
+			appendPt(&b, x(f.CreatedAt), y(f.Community.P))
+			b.WriteByte(' ')
 		}
 		// The line runs to the close, after which no forecast counts, or
 		// to the chart's end when the question has not closed.
@@ -256,8 +260,8 @@ func historySVG(fs []board.Forecast, c historyChart) template.HTML {
 		if c.Close != nil && c.Close.Before(end) {
 			last = *c.Close
 		}
-		pts = append(pts, pt(x(last), y(fs[len(fs)-1].Community.P)))
-		line(&b, `<polyline class="community" points="%s" fill="none" stroke="#1f5fa8" stroke-width="2.5"/>`, strings.Join(pts, " "))
+		appendPt(&b, x(last), y(fs[len(fs)-1].Community.P))
+		b.WriteString(`" fill="none" stroke="#1f5fa8" stroke-width="2.5"/>` + "\n")
 		placed := placedMarks{cells: map[[2]int][][2]float64{}}
 		names := map[string]string{} // each name escaped once, however many marks it names
 		for _, f := range fs {
@@ -505,12 +509,12 @@ func axisCaption(start, end time.Time, layout string) string {
 	return "date (UTC)"
 }
 
-// pt writes a point as "%.1f,%.1f" does.
-func pt(x, y float64) string {
+// appendPt writes a point to b as "%.1f,%.1f" does.
+func appendPt(b *strings.Builder, x, y float64) {
 	var buf [48]byte
-	b := strconv.AppendFloat(buf[:0], x, 'f', 1, 64)
-	b = append(b, ',')
-	return string(strconv.AppendFloat(b, y, 'f', 1, 64))
+	p := strconv.AppendFloat(buf[:0], x, 'f', 1, 64)
+	p = append(p, ',')
+	b.Write(strconv.AppendFloat(p, y, 'f', 1, 64))
 }
 
 // stripBidi removes the bidirectional controls from text shown to people:

@@ -86,7 +86,7 @@ func TestHistorySVG(t *testing.T) {
 	}
 }
 
-// TestShapeNumbers: each marker shape, and pt, writes its numbers as %.1f does,
+// TestShapeNumbers: each marker shape, and appendPt, writes its numbers as %.1f does,
 // at the places and sizes it always has (the chart draws them with
 // strconv, which is cheaper).
 func TestShapeNumbers(t *testing.T) {
@@ -96,8 +96,9 @@ func TestShapeNumbers(t *testing.T) {
 	for _, at := range [][2]float64{{6, 6.5}, {44.04, 183.96}, {383.95, 14}, {0.04, -0.04}} {
 		x, y := at[0], at[1]
 		fill := `fill="#0072b2" stroke="#1d1d1f" stroke-width="0.8"`
-		if got, want := pt(x, y), fp(x, y); got != want {
-			t.Errorf("pt(%v, %v) = %q, want %q", x, y, got, want)
+		var pb strings.Builder
+		if appendPt(&pb, x, y); pb.String() != fp(x, y) {
+			t.Errorf("appendPt(%v, %v) wrote %q, want %q", x, y, pb.String(), fp(x, y))
 		}
 		for _, tc := range []struct{ shape, want string }{
 			{"circle", f(`<circle cx="%.1f" cy="%.1f" r="%.1f" %s/>`, x, y, r, fill)},

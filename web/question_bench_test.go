@@ -68,26 +68,28 @@ func cpuTime(tb testing.TB) time.Duration {
 }
 
 // BenchmarkQuestionPageCrowd reads the page of a resolved question of
-// 200 forecasters with 3 forecasts each, signed out and signed in (the
-// person forecast it too), at the server on SQLite. It reports the CPU
-// time a page costs (cpu-ms/op, the process's: the page's work and the
-// database's), steadier than the time on a shared machine, and the
-// page's size (kB/op).
+// 200 forecasters, with 3 forecasts each and with 1, signed out and
+// signed in (the person forecast it too), at the server on SQLite. It
+// reports the CPU time a page costs (cpu-ms/op, the process's: the
+// page's work and the database's), steadier than the time on a shared
+// machine, and the page's size (kB/op).
 func BenchmarkQuestionPageCrowd(b *testing.B) {
-	ps, cookie := benchSite(b)
-	q := "/predictions/" + seedCrowdQuestion(b, ps.fixture, crowdForecasters, crowdEach, "ada")
-	for _, c := range []struct {
-		name   string
-		cookie *http.Cookie
-	}{{"signed-out", nil}, {"signed-in", cookie}} {
-		b.Run(c.name, func(b *testing.B) {
-			size := len(pageBody(b, ps, q, c.cookie))
-			c0 := cpuTime(b)
-			for b.Loop() {
-				page(b, ps, q, c.cookie)
-			}
-			b.ReportMetric(float64((cpuTime(b)-c0).Microseconds())/1000/float64(b.N), "cpu-ms/op")
-			b.ReportMetric(float64(size)/1000, "kB/op")
-		})
+	for _, each := range []int{crowdEach, 1} {
+		ps, cookie := benchSite(b)
+		q := "/predictions/" + seedCrowdQuestion(b, ps.fixture, crowdForecasters, each, "ada")
+		for _, c := range []struct {
+			name   string
+			cookie *http.Cookie
+		}{{"signed-out", nil}, {"signed-in", cookie}} {
+			b.Run(fmt.Sprintf("%dx%d/%s", crowdForecasters, each, c.name), func(b *testing.B) {
+				size := len(pageBody(b, ps, q, c.cookie))
+				c0 := cpuTime(b)
+				for b.Loop() {
+					page(b, ps, q, c.cookie)
+				}
+				b.ReportMetric(float64((cpuTime(b)-c0).Microseconds())/1000/float64(b.N), "cpu-ms/op")
+				b.ReportMetric(float64(size)/1000, "kB/op")
+			})
+		}
 	}
 }
