@@ -262,7 +262,7 @@ func historySVG(fs []board.Forecast, c historyChart) template.HTML {
 		}
 		appendPt(&b, x(last), y(fs[len(fs)-1].Community.P))
 		b.WriteString(`" fill="none" stroke="#1f5fa8" stroke-width="2.5"/>` + "\n")
-		placed := placedMarks{cells: map[[2]int][][2]float64{}}
+		placed := newPlacedMarks(histTop)
 		names := map[string]string{} // each name escaped once, however many marks it names
 		for _, f := range fs {
 			mx, my := placed.dodge(x(f.CreatedAt), y(f.P))
@@ -350,31 +350,43 @@ func labelSpan(x, w, lo, hi float64) (float64, float64, string) {
 // at about the same value show as two marks, not one.
 const markGap = 7.0
 
-// placedMarks are the marks placed on the chart so far, filed by the
-// square of side markGap they fall in, so that a mark's neighbours are
-// those of the 3×3 squares around it, not every mark placed.
+// placedMarks are the marks placed on the plot so far, filed by the
+// square of side markGap they fall in (a grid over the plot, row by
+// row), so that a mark's neighbours are those of the 3×3 squares around
+// it, not every mark placed. Every mark lies within the plot: x() and
+// y() keep forecasts there, and dodge does not move one out.
 type placedMarks struct {
-	cells map[[2]int][][2]float64
-	n     int
+	cells      [][][2]float64
+	cols, rows int
+	top        float64 // the plot's top: y of the first row
+	n          int
 }
 
-func markCell(x, y float64) [2]int {
-	return [2]int{int(math.Floor(x / markGap)), int(math.Floor(y / markGap))}
+func newPlacedMarks(top float64) *placedMarks {
+	cols, rows := int(math.Floor(histW/markGap))+1, int(math.Floor(histH/markGap))+1
+	return &placedMarks{cells: make([][][2]float64, cols*rows), cols: cols, rows: rows, top: top}
+}
+
+// cell is the grid square of x, y, within the grid.
+func (pm *placedMarks) cell(x, y float64) (int, int) {
+	cx := min(max(int(math.Floor((x-histLeft)/markGap)), 0), pm.cols-1)
+	cy := min(max(int(math.Floor((y-pm.top)/markGap)), 0), pm.rows-1)
+	return cx, cy
 }
 
 func (pm *placedMarks) add(x, y float64) {
-	c := markCell(x, y)
-	pm.cells[c] = append(pm.cells[c], [2]float64{x, y})
+	cx, cy := pm.cell(x, y)
+	pm.cells[cy*pm.cols+cx] = append(pm.cells[cy*pm.cols+cx], [2]float64{x, y})
 	pm.n++
 }
 
 // clash says whether a mark already placed lies within markGap of x, y
 // both across and up.
 func (pm *placedMarks) clash(x, y float64) bool {
-	c := markCell(x, y)
-	for dx := -1; dx <= 1; dx++ {
-		for dy := -1; dy <= 1; dy++ {
-			for _, p := range pm.cells[[2]int{c[0] + dx, c[1] + dy}] {
+	cx, cy := pm.cell(x, y)
+	for j := max(cy-1, 0); j <= min(cy+1, pm.rows-1); j++ {
+		for i := max(cx-1, 0); i <= min(cx+1, pm.cols-1); i++ {
+			for _, p := range pm.cells[j*pm.cols+i] {
 				if math.Abs(p[0]-x) < markGap && math.Abs(p[1]-y) < markGap {
 					return true
 				}

@@ -2,6 +2,9 @@ package web
 
 import (
 	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -151,5 +154,49 @@ func TestLegendAgents(t *testing.T) {
 				t.Errorf("named (-want +got):\n%s; more %d, want %d", diff, more, tc.more)
 			}
 		})
+	}
+}
+
+// TestDodgeGrid: the grid places a crowded chart's marks where a search
+// of every mark placed would (each kept within the plot), forecasts
+// bunched in time as on a question of hundreds.
+func TestDodgeGrid(t *testing.T) {
+	top := 36.0
+	brute := func(placed [][2]float64, x, y float64) (float64, float64) {
+		step := markGap
+		if x > histLeft+histW-3*markGap {
+			step = -markGap
+		}
+		x0 := x
+		for range len(placed) + 1 {
+			clash := slices.ContainsFunc(placed, func(p [2]float64) bool {
+				return math.Abs(p[0]-x) < markGap && math.Abs(p[1]-y) < markGap
+			})
+			if !clash {
+				return x, y
+			}
+			x += step
+			if x < histLeft || x > histLeft+histW {
+				return x0, y
+			}
+		}
+		return x, y
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	pm := newPlacedMarks(top)
+	var placed [][2]float64
+	for i := range 1500 {
+		x := histLeft + histW*float64(i)/1500 + rng.Float64()*3 // about a unit apart
+		if i%7 == 0 {
+			x = histLeft + histW - rng.Float64()*10 // at the right edge
+		}
+		y := top + rng.Float64()*histH
+		wx, wy := brute(placed, x, y)
+		gx, gy := pm.dodge(x, y)
+		if gx != wx || gy != wy {
+			t.Fatalf("mark %d at %.2f,%.2f: grid %.2f,%.2f, search %.2f,%.2f", i, x, y, gx, gy, wx, wy)
+		}
+		placed = append(placed, [2]float64{wx, wy})
+		pm.add(gx, gy)
 	}
 }
