@@ -31,9 +31,8 @@ type predictionPage struct {
 	// score tables shown: Standing and Scores as the tables write them.
 	StandingRows []standingRow
 	ScoreRows    []scoreRow
-	// All says the page lists every row (?all=1); else each long list
-	// shows its first listCut rows, and the Cut* say what it left out.
-	All                             bool
+	// Each long list shows its first listCut rows unless the page lists
+	// every row (?all=1); the Cut* say what it left out.
 	CutStanding, CutScores, CutRows cut
 	// The signed-in person's part: People says that people can sign in;
 	// Person is the one signed in (nil for none), You their standing
@@ -226,7 +225,6 @@ func (s *server) prediction(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	// The long lists, cut after the person's part has found their rows.
-	page.All = all
 	yours := func(agentID string) bool { return chart.You != "" && agentID == chart.You }
 	page.Standing, page.CutStanding = cutList(page.Standing, all, func(f board.Forecast) bool { return yours(f.AgentID) })
 	page.Scores, page.CutScores = cutList(page.Scores, all, func(sc board.Score) bool { return yours(sc.AgentID) })
@@ -266,10 +264,11 @@ func (s *server) prediction(w http.ResponseWriter, r *http.Request) error {
 }
 
 // standing returns each agent's standing forecast on the question,
-// ordered by agent id. The board defines it as each agent's latest
-// forecast, with the community forecast right after it (board.Store.
-// Standing), so when hist holds the whole history it is read from there,
-// not read again; else it is asked of the board.
+// ordered by agent id (byte by byte, as SQLite orders them). The board
+// defines it as each agent's latest forecast, with the community forecast
+// right after it (board.Store.Standing), so when hist holds the whole
+// history it is read from there, not read again; else it is asked of the
+// board.
 func (s *server) standing(ctx context.Context, id string, hist board.ForecastPage) ([]board.Forecast, error) {
 	if hist.Offset != 0 || hist.HasMore || len(hist.Forecasts) != hist.Total {
 		return s.opt.Board.Standing(ctx, id)
