@@ -1,10 +1,10 @@
 package web
 
 import (
-	"fmt"
 	"html/template"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -35,6 +35,32 @@ type historyChart struct {
 	// You is the signed-in person's id ("" for none): their forecasts get
 	// a ring, and their legend entry says "(you)".
 	You string
+	// Legend is the most agents the legend names, those with the most
+	// forecasts (and You among them), then a line "+N more"; 0 names
+	// every agent.
+	Legend int
+}
+
+// legendAgents are the agents the legend names, of order (the agents in
+// the order they first forecast): all of them when there are at most
+// most (or most is 0), else the most who forecast most often (the first
+// to forecast first among equals), then you if not among them. It
+// returns them and how many it left out.
+func legendAgents(fs []board.Forecast, order []string, most int, you string) ([]string, int) {
+	if most <= 0 || len(order) <= most {
+		return order, 0
+	}
+	count := make(map[string]int, len(order))
+	for _, f := range fs {
+		count[f.AgentID]++
+	}
+	top := slices.Clone(order)
+	slices.SortStableFunc(top, func(a, b string) int { return count[b] - count[a] })
+	top = top[:most]
+	if _, ok := count[you]; ok && you != "" && !slices.Contains(top, you) {
+		top = append(top, you)
+	}
+	return top, len(order) - len(top)
 }
 
 // A marker is how an agent's forecasts are drawn: a shape and a colour,
@@ -71,25 +97,69 @@ func markers(fs []board.Forecast) (map[string]marker, []string) {
 // shape writes a marker centred at x, y.
 func shape(b *strings.Builder, mk marker, x, y float64, tip string) {
 	const r = 4.5
-	fill := fmt.Sprintf(`fill="%s" stroke="#1d1d1f" stroke-width="0.8"`, mk.Color)
+	fill := ` fill="` + mk.Color + `" stroke="#1d1d1f" stroke-width="0.8"/>`
 	if tip != "" { // a forecast
 		b.WriteString(`<g class="mark"><title>` + tip + `</title>`)
 	} else { // a key: the legend's or the table's
 		b.WriteString(`<g class="key">`)
 	}
+	// Every number as %.1f writes it: a chart of many forecasts draws
+	// many marks, and strconv is several times cheaper than fmt.
+	n := func(prefix string, v float64) {
+		var buf [32]byte
+		b.WriteString(prefix)
+		b.Write(strconv.AppendFloat(buf[:0], v, 'f', 1, 64))
+	}
 	switch mk.Shape {
 	case "square":
-		fmt.Fprintf(b, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" %s/>`, x-r+0.5, y-r+0.5, 2*r-1, 2*r-1, fill)
+		n(`<rect x="`, x-r+0.5)
+		n(`" y="`, y-r+0.5)
+		n(`" width="`, 2*r-1)
+		n(`" height="`, 2*r-1)
+		b.WriteString(`"` + fill)
 	case "triangle":
-		fmt.Fprintf(b, `<polygon points="%s %s %s" %s/>`, pt(x, y-r-0.5), pt(x+r, y+r-1), pt(x-r, y+r-1), fill)
+		n(`<polygon points="`, x)
+		n(`,`, y-r-0.5)
+		n(` `, x+r)
+		n(`,`, y+r-1)
+		n(` `, x-r)
+		n(`,`, y+r-1)
+		b.WriteString(`"` + fill)
 	case "diamond":
-		fmt.Fprintf(b, `<polygon points="%s %s %s %s" %s/>`, pt(x, y-r-0.5), pt(x+r+0.5, y), pt(x, y+r+0.5), pt(x-r-0.5, y), fill)
+		n(`<polygon points="`, x)
+		n(`,`, y-r-0.5)
+		n(` `, x+r+0.5)
+		n(`,`, y)
+		n(` `, x)
+		n(`,`, y+r+0.5)
+		n(` `, x-r-0.5)
+		n(`,`, y)
+		b.WriteString(`"` + fill)
 	case "cross":
-		fmt.Fprintf(b, `<path d="M%.1f %.1fL%.1f %.1fM%.1f %.1fL%.1f %.1f" stroke="%s" stroke-width="2.5"/>`, x-r, y-r, x+r, y+r, x-r, y+r, x+r, y-r, mk.Color)
+		n(`<path d="M`, x-r)
+		n(` `, y-r)
+		n(`L`, x+r)
+		n(` `, y+r)
+		n(`M`, x-r)
+		n(` `, y+r)
+		n(`L`, x+r)
+		n(` `, y-r)
+		b.WriteString(`" stroke="` + mk.Color + `" stroke-width="2.5"/>`)
 	case "plus":
-		fmt.Fprintf(b, `<path d="M%.1f %.1fL%.1f %.1fM%.1f %.1fL%.1f %.1f" stroke="%s" stroke-width="2.5"/>`, x-r-0.5, y, x+r+0.5, y, x, y-r-0.5, x, y+r+0.5, mk.Color)
+		n(`<path d="M`, x-r-0.5)
+		n(` `, y)
+		n(`L`, x+r+0.5)
+		n(` `, y)
+		n(`M`, x)
+		n(` `, y-r-0.5)
+		n(`L`, x)
+		n(` `, y+r+0.5)
+		b.WriteString(`" stroke="` + mk.Color + `" stroke-width="2.5"/>`)
 	default:
-		fmt.Fprintf(b, `<circle cx="%.1f" cy="%.1f" r="%.1f" %s/>`, x, y, r, fill)
+		n(`<circle cx="`, x)
+		n(`" cy="`, y)
+		n(`" r="`, r)
+		b.WriteString(`"` + fill)
 	}
 	b.WriteString("</g>\n")
 }
@@ -135,7 +205,11 @@ func historySVG(fs []board.Forecast, c historyChart) template.HTML {
 	}
 	y := func(p float64) float64 { return histTop + (1-p)*histH }
 	mk, order := markers(fs)
-	legendRows := (len(order) + 2) / 2 // the community line, then each agent, two a row
+	named, more := legendAgents(fs, order, c.Legend, c.You)
+	legendRows := (len(named) + 2) / 2 // the community line, then each agent, two a row
+	if more > 0 {
+		legendRows++ // the line "+N more"
+	}
 	height := histTop + histH + 46 + float64(legendRows)*18
 	line(&b, `<svg class="plot history" viewBox="0 0 %g %g" role="img" aria-labelledby="hist-title" xmlns="http://www.w3.org/2000/svg" font-size="%g">`, histWidth, height, histFont)
 	line(&b, `<title id="hist-title">%s: %s from %s to %s</title>`, esc(c.Title), tools.Count(len(fs), "forecast"), date(start), date(end))
@@ -169,12 +243,16 @@ func historySVG(fs []board.Forecast, c historyChart) template.HTML {
 	}
 	if len(fs) > 0 {
 		// The community holds from one forecast to the next: a step line.
-		var pts []string
+		// Its points are written straight into the chart: a history of
+		// many forecasts has twice as many.
+		b.WriteString(`<polyline class="community" points="`)
 		for i, f := range fs {
 			if i > 0 {
-				pts = append(pts, pt(x(f.CreatedAt), y(fs[i-1].Community.P)))
+				appendPt(&b, x(f.CreatedAt), y(fs[i-1].Community.P))
+				b.WriteByte(' ')
 			}
-			pts = append(pts, pt(x(f.CreatedAt), y(f.Community.P)))
+			appendPt(&b, x(f.CreatedAt), y(f.Community.P))
+			b.WriteByte(' ')
 		}
 		// The line runs to the close, after which no forecast counts, or
 		// to the chart's end when the question has not closed.
@@ -182,14 +260,19 @@ func historySVG(fs []board.Forecast, c historyChart) template.HTML {
 		if c.Close != nil && c.Close.Before(end) {
 			last = *c.Close
 		}
-		pts = append(pts, pt(x(last), y(fs[len(fs)-1].Community.P)))
-		line(&b, `<polyline class="community" points="%s" fill="none" stroke="#1f5fa8" stroke-width="2.5"/>`, strings.Join(pts, " "))
-		var placed [][2]float64
+		appendPt(&b, x(last), y(fs[len(fs)-1].Community.P))
+		b.WriteString(`" fill="none" stroke="#1f5fa8" stroke-width="2.5"/>` + "\n")
+		placed := newPlacedMarks(histTop)
+		names := map[string]string{} // each name escaped once, however many marks it names
 		for _, f := range fs {
-			mx, my := dodge(placed, x(f.CreatedAt), y(f.P))
-			placed = append(placed, [2]float64{mx, my})
-			shape(&b, mk[f.AgentID], mx, my, fmt.Sprintf("%s: %s at %s (community %s)",
-				esc(stripBidi(f.AgentName)), pct(f.P), date(f.CreatedAt), pct(f.Community.P)))
+			mx, my := placed.dodge(x(f.CreatedAt), y(f.P))
+			placed.add(mx, my)
+			name, ok := names[f.AgentName]
+			if !ok {
+				name = esc(stripBidi(f.AgentName))
+				names[f.AgentName] = name
+			}
+			shape(&b, mk[f.AgentID], mx, my, name+": "+pct(f.P)+" at "+date(f.CreatedAt)+" (community "+pct(f.Community.P)+")")
 			if c.You != "" && f.AgentID == c.You {
 				line(&b, `<circle class="you-ring" cx="%.1f" cy="%.1f" r="9" fill="none" stroke="#1d1d1f" stroke-width="2"/>`, x(f.CreatedAt), y(f.P))
 			}
@@ -213,22 +296,29 @@ func historySVG(fs []board.Forecast, c historyChart) template.HTML {
 	ly := histTop + histH + 52
 	line(&b, `<line class="community" x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#1f5fa8" stroke-width="2.5"/><text x="%.1f" y="%.1f" fill="#222">community</text>`,
 		histLeft, ly-4, histLeft+16, ly-4, histLeft+22, ly)
-	for i, id := range order {
+	names := make(map[string]string, len(named)) // each agent's name in its first forecast
+	for _, id := range named {
+		names[id] = id
+	}
+	for i := len(fs) - 1; i >= 0; i-- {
+		if _, ok := names[fs[i].AgentID]; ok {
+			names[fs[i].AgentID] = fs[i].AgentName
+		}
+	}
+	for i, id := range named {
 		col, row := (i+1)%2, (i+1)/2
 		lx, lyy := histLeft+float64(col)*histW/2, ly+float64(row)*18
-		name := id
-		for _, f := range fs {
-			if f.AgentID == id {
-				name = f.AgentName
-				break
-			}
-		}
+		name := names[id]
 		shape(&b, mk[id], lx+8, lyy-4, "")
 		label := shorten(stripBidi(name), 22)
 		if c.You != "" && id == c.You {
 			label += " (you)"
 		}
 		line(&b, `<text class="legend" x="%.1f" y="%.1f" fill="#222">%s</text>`, lx+22, lyy, esc(label))
+	}
+	if more > 0 {
+		line(&b, `<text class="legend more" x="%.1f" y="%.1f" fill="#222">+%s (the tables list all)</text>`,
+			histLeft, ly+float64(legendRows-1)*18, esc(tools.Count(more, "more forecaster")))
 	}
 	b.WriteString(`</svg>`)
 	return template.HTML(b.String()) //nolint:gosec // numbers and escaped text only
@@ -260,22 +350,71 @@ func labelSpan(x, w, lo, hi float64) (float64, float64, string) {
 // at about the same value show as two marks, not one.
 const markGap = 7.0
 
+// placedMarks are the marks placed on the plot so far, filed by the
+// square of side markGap they fall in (a grid over the plot, row by
+// row), so that a mark's neighbours are those of the 3×3 squares around
+// it, not every mark placed. Every mark lies within the plot: x() and
+// y() keep forecasts there, and dodge does not move one out.
+type placedMarks struct {
+	cells      [][][2]float64
+	cols, rows int
+	top        float64 // the plot's top: y of the first row
+	n          int
+}
+
+func newPlacedMarks(top float64) *placedMarks {
+	cols, rows := int(math.Floor(histW/markGap))+1, int(math.Floor(histH/markGap))+1
+	return &placedMarks{cells: make([][][2]float64, cols*rows), cols: cols, rows: rows, top: top}
+}
+
+// cell is the grid square of x, y, within the grid.
+func (pm *placedMarks) cell(x, y float64) (int, int) {
+	cx := min(max(int(math.Floor((x-histLeft)/markGap)), 0), pm.cols-1)
+	cy := min(max(int(math.Floor((y-pm.top)/markGap)), 0), pm.rows-1)
+	return cx, cy
+}
+
+func (pm *placedMarks) add(x, y float64) {
+	cx, cy := pm.cell(x, y)
+	pm.cells[cy*pm.cols+cx] = append(pm.cells[cy*pm.cols+cx], [2]float64{x, y})
+	pm.n++
+}
+
+// clash says whether a mark already placed lies within markGap of x, y
+// both across and up.
+func (pm *placedMarks) clash(x, y float64) bool {
+	cx, cy := pm.cell(x, y)
+	for j := max(cy-1, 0); j <= min(cy+1, pm.rows-1); j++ {
+		for i := max(cx-1, 0); i <= min(cx+1, pm.cols-1); i++ {
+			for _, p := range pm.cells[j*pm.cols+i] {
+				if math.Abs(p[0]-x) < markGap && math.Abs(p[1]-y) < markGap {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
 // dodge moves a mark at x, y right (or left at the plot's right edge)
 // until no mark already placed lies within markGap of it both across and
-// up; the table under the chart gives the exact times.
-func dodge(placed [][2]float64, x, y float64) (float64, float64) {
+// up; the table under the chart gives the exact times. A mark that would
+// leave the plot so stays where it is, over the others: a crowded
+// chart's marks stay within its time axis.
+func (pm *placedMarks) dodge(x, y float64) (float64, float64) {
 	step := markGap
 	if x > histLeft+histW-3*markGap {
 		step = -markGap
 	}
-	for range len(placed) + 1 {
-		clash := slices.ContainsFunc(placed, func(p [2]float64) bool {
-			return math.Abs(p[0]-x) < markGap && math.Abs(p[1]-y) < markGap
-		})
-		if !clash {
-			break
+	x0 := x
+	for range pm.n + 1 {
+		if !pm.clash(x, y) {
+			return x, y
 		}
 		x += step
+		if x < histLeft || x > histLeft+histW {
+			return x0, y
+		}
 	}
 	return x, y
 }
@@ -382,7 +521,13 @@ func axisCaption(start, end time.Time, layout string) string {
 	return "date (UTC)"
 }
 
-func pt(x, y float64) string { return fmt.Sprintf("%.1f,%.1f", x, y) }
+// appendPt writes a point to b as "%.1f,%.1f" does.
+func appendPt(b *strings.Builder, x, y float64) {
+	var buf [48]byte
+	p := strconv.AppendFloat(buf[:0], x, 'f', 1, 64)
+	p = append(p, ',')
+	b.Write(strconv.AppendFloat(p, y, 'f', 1, 64))
+}
 
 // stripBidi removes the bidirectional controls from text shown to people:
 // the embeddings and overrides (U+202A–U+202E), the isolates

@@ -48,6 +48,12 @@ func BenchmarkQuestionPage(b *testing.B) {
 }
 
 func page(b *testing.B, ps *benchPeople, path string, cookie *http.Cookie) {
+	pageBody(b, ps, path, cookie)
+}
+
+// pageBody GETs path from the handler, with cookie when not nil, and
+// returns the page; any status but 200 fails b.
+func pageBody(b *testing.B, ps *benchPeople, path string, cookie *http.Cookie) string {
 	req := httptest.NewRequest("GET", path, nil)
 	if cookie != nil {
 		req.AddCookie(cookie)
@@ -57,6 +63,7 @@ func page(b *testing.B, ps *benchPeople, path string, cookie *http.Cookie) {
 	if w.Code != http.StatusOK {
 		b.Fatalf("GET %s: %d", path, w.Code)
 	}
+	return w.Body.String()
 }
 
 type benchPeople struct {
