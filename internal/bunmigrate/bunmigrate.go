@@ -53,6 +53,9 @@ func Apply(ctx context.Context, db *bun.DB, s Set) error {
 		for {
 			var ok bool
 			if err := conn.QueryRowContext(ctx, "SELECT pg_try_advisory_lock(?)", s.LockKey).Scan(&ok); err != nil {
+				if ctx.Err() != nil { // the time ran out while it waited, in a try as between them
+					return fmt.Errorf("%s: migrate: waiting for another replica's migration: %w", s.Name, ctx.Err())
+				}
 				return fmt.Errorf("%s: migrate: taking the lock: %w", s.Name, err)
 			}
 			if ok {
