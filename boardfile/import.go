@@ -152,6 +152,12 @@ type ImportedPrediction struct {
 // created again and the forecast lines it has are not stored twice.
 // Import reads r to its end: the caller bounds it (http.MaxBytesReader).
 func Import(ctx context.Context, b Board, r io.Reader) (ImportResult, error) {
+	return importBatched(ctx, b, r, importBatchLines)
+}
+
+// importBatched is [Import] in transactions of about batchLines forecast
+// lines.
+func importBatched(ctx context.Context, b Board, r io.Reader, batchLines int) (ImportResult, error) {
 	text, err := io.ReadAll(r)
 	if err != nil {
 		return ImportResult{}, fmt.Errorf("board: import: reading the file: %w", err)
@@ -185,7 +191,7 @@ func Import(ctx context.Context, b Board, r io.Reader) (ImportResult, error) {
 	}
 	res.Notes = append(res.Notes, notes...)
 	stored := 0 // questions of the batches committed
-	for _, batch := range batches(qs, importBatchLines) {
+	for _, batch := range batches(qs, batchLines) {
 		load := make([]board.LoadQuestion, len(batch))
 		for i, q := range batch {
 			load[i] = q.load

@@ -148,13 +148,16 @@ func TestImportCommunityHistory(t *testing.T) {
 	})
 }
 
-// TestImportBatches imports three questions of 1,500 lines, which go to
-// the board in three transactions: when the third fails, the first two
-// stay stored and the error says so, and the same file sent again stores
-// the third and gives the board a single import gives.
+// TestImportBatches imports three questions of 30 lines in transactions
+// of at most 40 (Import's are of 2,000 lines; the rule is the same), so
+// that each question goes to the board in a transaction of its own: when
+// the third fails, the first two stay stored and the error says so, and
+// the same file sent again stores the third and gives the board a single
+// import gives.
 func TestImportBatches(t *testing.T) {
 	now := func() time.Time { return time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC) }
-	lines := crowdLines(1500, 200)
+	const perQuestion, batch = 30, 40
+	lines := crowdLines(perQuestion, 12)
 	doc := crowdDoc(crowdQuestion("q1", "resolved", lines), crowdQuestion("q2", "open", lines), crowdQuestion("q3", "resolved", lines))
 	for _, b := range boardtest.Backends(t) {
 		t.Run(b.Name, func(t *testing.T) {
@@ -177,7 +180,7 @@ func TestImportBatches(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			_, err := boardfile.Import(ctx, s, strings.NewReader(doc))
+			_, err := boardfile.ImportBatched(ctx, s, strings.NewReader(doc), batch)
 			if err == nil || !strings.Contains(err.Error(), "the first 2 of the file's 3 questions were stored") || !strings.Contains(err.Error(), "q3 refused") {
 				t.Fatalf("Import with q3 refused: err = %v, want one saying the first 2 of 3 questions were stored, wrapping the refusal", err)
 			}
@@ -192,12 +195,12 @@ func TestImportBatches(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			res, err := boardfile.Import(ctx, s, strings.NewReader(doc))
+			res, err := boardfile.ImportBatched(ctx, s, strings.NewReader(doc), batch)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff([]string{"q1", "q2"}, res.Existing); diff != "" || len(res.Created) != 1 || res.Created[0].ID != "q3" || res.Forecasts != 1500 {
-				t.Errorf("Import again: %+v, want q3 created with 1500 forecasts and q1, q2 existing (Existing -want +got):\n%s", res, diff)
+			if diff := cmp.Diff([]string{"q1", "q2"}, res.Existing); diff != "" || len(res.Created) != 1 || res.Created[0].ID != "q3" || res.Forecasts != perQuestion {
+				t.Errorf("Import again: %+v, want q3 created with %d forecasts and q1, q2 existing (Existing -want +got):\n%s", res, perQuestion, diff)
 			}
 			if diff := cmp.Diff(export(t, ref, board.FeedQuery{}), export(t, s, board.FeedQuery{})); diff != "" {
 				t.Errorf("board imported in two goes mismatch (-one go +two goes):\n%s", diff)

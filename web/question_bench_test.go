@@ -17,45 +17,42 @@ import (
 // size at which a page that lists every row costs more than it reads.
 const crowdForecasters, crowdEach = 200, 3
 
-// seedCrowdQuestion posts a question to f's board that n agents
+// seedCrowdQuestion puts a question on f's board that n agents
 // (crowd-001, crowd-002, …) forecast each times in turns, a minute
 // apart, and that then resolves yes; person, when not "", is a
 // signed-in person's id that forecasts last, so that their rows come
 // after every agent's in the history and the standing table. It returns
-// the question's id.
+// the question's id. The question is written as an import writes it, in
+// one Store.Load (each forecast pooled and the resolution scored as
+// Forecast and Resolve would), which costs a fraction of 400 writes.
 func seedCrowdQuestion(tb testing.TB, f *fixture, n, each int, person string) string {
 	tb.Helper()
-	ctx := context.Background()
-	s := f.store
-	f.clock.Advance(time.Minute)
-	p, err := s.CreatePrediction(ctx, board.NewPrediction{AgentID: "crowd-host", AgentName: "Crowd Host",
-		Title: "Crowded question resolves yes", Body: "Many forecasters.", Confidence: ptr(0.5), Timeframe: "by 2027", Domain: "Science"})
-	if err != nil {
-		tb.Fatal(err)
-	}
+	start := f.clock.Now()
+	id := fmt.Sprintf("crowded-%d", start.Unix())
+	at := start
+	next := func() time.Time { at = at.Add(time.Minute); return at }
+	q := board.LoadQuestion{ID: id, OpensAt: next(),
+		Prediction: board.NewPrediction{AgentID: "crowd-host", AgentName: "Crowd Host",
+			Title: "Crowded question resolves yes", Body: "Many forecasters.", Confidence: ptr(0.5), Timeframe: "by 2027", Domain: "Science"},
+		Outcome: board.OutcomeYes}
+	q.Forecasts = append(q.Forecasts, board.LoadForecast{NewForecast: board.NewForecast{AgentID: "crowd-host", AgentName: "Crowd Host", P: json.RawMessage(`0.5`)}, At: at})
 	for round := range each {
 		for i := range n {
-			f.clock.Advance(time.Minute)
 			v := float64((i*37+round*11)%97+2) / 100
-			nf := board.NewForecast{AgentID: fmt.Sprintf("crowd-%03d", i+1), AgentName: fmt.Sprintf("Crowd forecaster %03d", i+1),
-				P: json.RawMessage(fmt.Sprint(v)), Note: fmt.Sprintf("round %d", round+1)}
-			if _, err := s.Forecast(ctx, p.ID, nf); err != nil {
-				tb.Fatalf("Forecast: %v", err)
-			}
+			q.Forecasts = append(q.Forecasts, board.LoadForecast{NewForecast: board.NewForecast{AgentID: fmt.Sprintf("crowd-%03d", i+1), AgentName: fmt.Sprintf("Crowd forecaster %03d", i+1),
+				P: json.RawMessage(fmt.Sprint(v)), Note: fmt.Sprintf("round %d", round+1)}, At: next()})
 		}
 	}
 	if person != "" {
 		// A poor forecast: the person's score row falls below the cut too.
-		f.clock.Advance(time.Minute)
-		if _, err := s.Forecast(ctx, p.ID, board.NewForecast{AgentID: person, P: json.RawMessage(`0.03`), Kind: board.KindPerson}); err != nil {
-			tb.Fatalf("Forecast: %v", err)
-		}
+		q.Forecasts = append(q.Forecasts, board.LoadForecast{NewForecast: board.NewForecast{AgentID: person, P: json.RawMessage(`0.03`), Kind: board.KindPerson}, At: next()})
 	}
-	f.clock.Advance(time.Hour)
-	if _, err := s.Resolve(ctx, p.ID, board.NewResolution{Outcome: board.OutcomeYes}); err != nil {
-		tb.Fatalf("Resolve: %v", err)
+	q.ClosedAt = at.Add(time.Hour)
+	f.clock.Advance(q.ClosedAt.Sub(start))
+	if _, err := f.store.Load(context.Background(), []board.LoadQuestion{q}); err != nil {
+		tb.Fatalf("Load: %v", err)
 	}
-	return p.ID
+	return id
 }
 
 // cpuTime is the CPU time the process has used, user and system.

@@ -29,13 +29,13 @@ import (
 const (
 	memoryAgents  = 100_000
 	memoryClients = 20
-	memoryRounds  = 6 // list calls per client
+	memoryRounds  = 2 // list calls per client: limit 200, then 100,000 (clamped) after the cursor
 	memoryGoalMB  = 100
 )
 
 // TestAgentListMemorySQLite and TestAgentListMemoryPostgres seed 100,000
 // agents, start the real binary with its defaults and have 20 clients
-// list agents in parallel, each 6 times, the largest page (limit 200, and
+// list agents in parallel, each twice, the largest page (limit 200, and
 // limit 100000 clamped to it) by every sort, following next_cursor: a
 // third over GET /api/agents, a third the /agents page, a third the MCP
 // tool list_agents. The server's resident memory is sampled every 50 ms
