@@ -51,7 +51,7 @@ func openFilled(t *testing.T, db string, seed uint64) *board.Store {
 }
 
 // shared is the board of seed 7 that the tests which only read it share:
-// a fill is about ten seconds of writes under the race detector.
+// a fill is seconds of writes.
 var shared struct {
 	once sync.Once
 	dir  string
