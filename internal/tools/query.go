@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -16,12 +17,13 @@ import (
 
 // FromQuery builds the tool's JSON input from query parameters, as GET
 // requests send them: strings as they are, numbers as numbers, arrays and
-// objects as URL-encoded JSON. A parameter given twice, or an array that is
-// not valid JSON, is an [*InputError]. Unknown parameters are kept, so that
+// objects as URL-encoded JSON. A parameter given twice, a name that is not
+// valid UTF-8, or an array that is not valid JSON, is an [*InputError]. Unknown parameters are kept, so that
 // [Tool.Call] names them in its notes.
 //
-// The object's keys are written in sorted order, and strings are escaped
-// as [json.Marshal] escapes them.
+// The object's keys are written in sorted order, and string values are
+// escaped as [json.Marshal] escapes them; a JSON parameter is copied as
+// sent, without its white space.
 func (t *Tool) FromQuery(q url.Values) ([]byte, error) {
 	keys := make([]string, 0, len(q))
 	for k := range q {
@@ -31,6 +33,11 @@ func (t *Tool) FromQuery(q url.Values) ([]byte, error) {
 	b := make([]byte, 0, 64)
 	b = append(b, '{')
 	for i, key := range keys {
+		if !utf8.ValidString(key) {
+			// Two such names could read as one once made valid JSON.
+			return nil, &InputError{Field: strings.ToValidUTF8(key, "\uFFFD"), Problem: "is a parameter name that is not valid UTF-8",
+				Hint: "send parameter names as UTF-8, percent-encoded, as in %C3%A9 for é"}
+		}
 		vals := q[key]
 		if len(vals) > 1 {
 			return nil, &InputError{Field: key, Problem: "is given more than once",
