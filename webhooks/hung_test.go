@@ -83,6 +83,7 @@ func TestHealthyBesideHung(t *testing.T) {
 	forEachDB(t, func(t *testing.T, dsn func(testing.TB) string) {
 		for _, hung := range []int{0, 1, 25} {
 			t.Run(fmt.Sprintf("hung=%d", hung), func(t *testing.T) {
+				t.Parallel() // each has its own board and servers, and mostly waits
 				lat := healthyLatency(t, dsn(t), hung, 40, 50*time.Millisecond)
 				p50, p99, top := quantile(lat, 0.50), quantile(lat, 0.99), slices.Max(lat)
 				t.Logf("%d hung endpoints: commit to arrival at the healthy endpoint over %d events: p50 %s, p99 %s, max %s",

@@ -12,8 +12,8 @@ import (
 // names a new, migrated, empty board of the kind ([SQLite], [Postgres]).
 type Backend = databasetest.Backend
 
-// Backends lists SQLite always and PostgreSQL when [PostgresEnv] is set
-// (saying once in tb's log that PostgreSQL is skipped when not).
+// Backends lists SQLite always and PostgreSQL when [PostgresEnv] is set and
+// the tests do not run with -short ([databasetest.Templates.Backends]).
 func Backends(tb testing.TB) []Backend { return templates.Backends(tb) }
 
 // EachStore runs fn once per backend of [Backends], as a subtest named

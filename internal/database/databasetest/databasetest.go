@@ -226,14 +226,24 @@ type Backend struct {
 	Migrated func(tb testing.TB) string
 }
 
-// Backends lists SQLite always and PostgreSQL when [PostgresEnv] is set
-// (saying once in tb's log that PostgreSQL is skipped when not).
+// Backends lists SQLite always and PostgreSQL when [PostgresEnv] is set,
+// but not with -short (saying once in tb's log when PostgreSQL is
+// skipped). The quick pass checks each behaviour once, on SQLite: on
+// PostgreSQL a new database, copied from the template and dropped after,
+// costs the server about half a second, most of the quick pass's time;
+// the full run checks both. Tests that are about PostgreSQL itself ask
+// for it by [Templates.New] and still run.
 func (ts *Templates) Backends(tb testing.TB) []Backend {
 	bs := []Backend{{"sqlite", ts.SQLite}}
-	if admin := os.Getenv(PostgresEnv); admin != "" {
-		bs = append(bs, Backend{"postgres", func(tb testing.TB) string { return ts.New(tb, admin) }})
-	} else {
+	switch admin := os.Getenv(PostgresEnv); {
+	case admin == "":
 		ts.skipOnce.Do(func() { tb.Logf("%s is not set: PostgreSQL tests are skipped", PostgresEnv) })
+	case testing.Short():
+		ts.skipOnce.Do(func() {
+			tb.Logf("-short: the tests that run on each database run on SQLite only; without -short, on PostgreSQL too")
+		})
+	default:
+		bs = append(bs, Backend{"postgres", func(tb testing.TB) string { return ts.New(tb, admin) }})
 	}
 	return bs
 }

@@ -1,6 +1,7 @@
 package databasetest_test
 
 import (
+	"flag"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -10,9 +11,11 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/predictions-md/predictions/internal/database/databasetest"
 )
 
@@ -219,5 +222,35 @@ func TestMalformedEnvInPackages(t *testing.T) {
 	}
 	if !strings.Contains(string(out), example) {
 		t.Errorf("go test %v does not give the URL form %s:\n%s", pkgs, example, out)
+	}
+}
+
+// TestBackends: SQLite always; PostgreSQL when PREDICTIONS_TEST_POSTGRES
+// is set, but not with -short.
+func TestBackends(t *testing.T) {
+	short := flag.Lookup("test.short").Value.String()
+	t.Cleanup(func() { flag.Set("test.short", short) })
+	for _, tc := range []struct {
+		pg    string
+		short bool
+		want  []string
+	}{
+		{"", false, []string{"sqlite"}},
+		{"", true, []string{"sqlite"}},
+		{example, false, []string{"sqlite", "postgres"}},
+		{example, true, []string{"sqlite"}},
+	} {
+		t.Setenv(databasetest.PostgresEnv, tc.pg)
+		if err := flag.Set("test.short", strconv.FormatBool(tc.short)); err != nil {
+			t.Fatal(err)
+		}
+		var ts databasetest.Templates
+		var got []string
+		for _, b := range ts.Backends(t) {
+			got = append(got, b.Name)
+		}
+		if diff := cmp.Diff(tc.want, got); diff != "" {
+			t.Errorf("%s=%q, -short=%v: backends (-want +got):\n%s", databasetest.PostgresEnv, tc.pg, tc.short, diff)
+		}
 	}
 }
