@@ -18,8 +18,9 @@ import (
 // FromQuery builds the tool's JSON input from query parameters, as GET
 // requests send them: strings as they are, numbers as numbers, arrays and
 // objects as URL-encoded JSON. A parameter given twice, a name that is not
-// valid UTF-8, or an array that is not valid JSON, is an [*InputError]. Unknown parameters are kept, so that
-// [Tool.Call] names them in its notes.
+// valid UTF-8, or an array that is not valid JSON, is an [*InputError].
+// Unknown parameters are kept, so that [Tool.Call] names them in its
+// notes.
 //
 // The object's keys are written in sorted order, and string values are
 // escaped as [json.Marshal] escapes them; a JSON parameter is copied as
